@@ -1,0 +1,38 @@
+#include "core/dtype.h"
+
+#include "core/error.h"
+
+namespace nee {
+
+std::string to_string(DType t) {
+  switch (t) {
+    case DType::f32: return "f32";
+    case DType::i64: return "i64";
+    case DType::i32: return "i32";
+    case DType::boolean: return "bool";
+    case DType::i8: return "i8";
+    case DType::u8: return "u8";
+  }
+  return "?";
+}
+
+DType dtype_from_string(const std::string& name) {
+  for (DType t : {DType::f32, DType::i64, DType::i32, DType::boolean, DType::i8, DType::u8}) {
+    if (to_string(t) == name) return t;
+  }
+  throw Error("unknown data type '" + name + "'");
+}
+
+size_t dtype_size(DType t) {
+  switch (t) {
+    case DType::f32: return 4;
+    case DType::i64: return 8;
+    case DType::i32: return 4;
+    case DType::boolean: return 1;
+    case DType::i8: return 1;
+    case DType::u8: return 1;
+  }
+  return 0;
+}
+
+}  // namespace nee

@@ -1,0 +1,61 @@
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/schedule_config.h"
+#include "core/target.h"
+#include "core/workload.h"
+
+namespace nee {
+
+// The typed records that flow between the tuner's stages (DESIGN.md, "Data flow").
+
+struct Candidate {
+  Workload workload;
+  Target target;
+  ScheduleConfig config;
+  std::string strategy;  // "default", "random", "evolutionary", ...
+  int trial = 0;
+  std::optional<int64_t> parent_record;
+};
+
+struct BuildResult {
+  std::string artifact;  // path of the shared library holding the kernel
+  std::string symbol;    // the kernel's entry point (Halide _argv function prefix)
+  std::string error;     // empty when the build succeeded
+  double seconds = 0;
+  bool ok() const { return error.empty(); }
+};
+
+enum class MeasureStatus { ok, build_error, runtime_error, wrong_result, timeout, crash };
+std::string to_string(MeasureStatus s);
+MeasureStatus measure_status_from_string(const std::string& s);
+
+struct MeasureResult {
+  MeasureStatus status = MeasureStatus::runtime_error;
+  double median_us = 0, min_us = 0, stddev_us = 0;
+  int repeats = 0;
+  double max_abs_error = 0;  // largest difference from the reference on the check
+  std::string error;
+
+  nlohmann::json to_json() const;
+  static MeasureResult from_json(const nlohmann::json& j);
+};
+
+struct TuningRecord {
+  int64_t id = 0;
+  Workload workload;
+  Target target;
+  ScheduleConfig config;
+  MeasureResult result;
+  std::string strategy;
+  int trial = 0;
+  std::optional<int64_t> parent_record;
+  std::string created_at;  // ISO-8601, UTC
+  std::string nee_version;
+  std::string halide_version;
+};
+
+}  // namespace nee

@@ -1,0 +1,146 @@
+#include "core/target.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "core/content_hash.h"
+#include "core/error.h"
+
+namespace nee {
+
+std::string DeviceFingerprint::hash() const { return sha256_hex(to_json().dump()).substr(0, 16); }
+
+nlohmann::json DeviceFingerprint::to_json() const {
+  return {{"cpu_model", cpu_model}, {"cores", cores}, {"l1d_bytes", l1d_bytes},
+          {"l2_bytes", l2_bytes},   {"l3_bytes", l3_bytes}, {"device", device}};
+}
+
+DeviceFingerprint DeviceFingerprint::from_json(const nlohmann::json& j) {
+  DeviceFingerprint d;
+  d.cpu_model = j.value("cpu_model", "");
+  d.cores = j.value("cores", 0);
+  d.l1d_bytes = j.value("l1d_bytes", int64_t{0});
+  d.l2_bytes = j.value("l2_bytes", int64_t{0});
+  d.l3_bytes = j.value("l3_bytes", int64_t{0});
+  d.device = j.value("device", "");
+  return d;
+}
+
+static int64_t parse_cache_size(const std::string& text) {
+  // sysfs writes sizes such as "32K" or "1024K" or "32M".
+  int64_t value = 0;
+  size_t i = 0;
+  while (i < text.size() && isdigit(static_cast<unsigned char>(text[i]))) {
+    value = value * 10 + (text[i] - '0');
+    ++i;
+  }
+  if (i < text.size() && (text[i] == 'K' || text[i] == 'k')) value *= 1024;
+  if (i < text.size() && (text[i] == 'M' || text[i] == 'm')) value *= 1024 * 1024;
+  return value;
+}
+
+static std::string read_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+DeviceFingerprint DeviceFingerprint::of_host() {
+  DeviceFingerprint d;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      d.cpu_model = line.substr(line.find(':') + 2);
+      break;
+    }
+  }
+  d.cores = static_cast<int>(std::thread::hardware_concurrency());
+  for (int index = 0; index < 8; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+    const std::string level = read_line(dir + "level");
+    if (level.empty()) break;
+    const std::string type = read_line(dir + "type");
+    const int64_t size = parse_cache_size(read_line(dir + "size"));
+    if (level == "1" && type == "Data") d.l1d_bytes = size;
+    if (level == "2") d.l2_bytes = size;
+    if (level == "3") d.l3_bytes = size;
+  }
+  return d;
+}
+
+std::string to_string(TargetKind k) {
+  switch (k) {
+    case TargetKind::cpu: return "cpu";
+    case TargetKind::opencl: return "opencl";
+    case TargetKind::cuda: return "cuda";
+  }
+  return "?";
+}
+
+TargetKind target_kind_from_string(const std::string& name) {
+  for (TargetKind k : {TargetKind::cpu, TargetKind::opencl, TargetKind::cuda}) {
+    if (to_string(k) == name) return k;
+  }
+  throw Error("unknown target kind '" + name + "' (expected cpu, opencl or cuda)");
+}
+
+bool Target::has_feature(const std::string& feature) const {
+  std::stringstream ss(halide);
+  std::string part;
+  while (std::getline(ss, part, '-')) {
+    if (part == feature) return true;
+  }
+  return false;
+}
+
+TargetKind Target::kind() const {
+  if (has_feature("cuda")) return TargetKind::cuda;
+  if (has_feature("opencl")) return TargetKind::opencl;
+  return TargetKind::cpu;
+}
+
+std::string Target::key() const { return halide + "@" + device.hash(); }
+
+nlohmann::json Target::to_json() const {
+  return {{"halide", halide}, {"device", device.to_json()}};
+}
+
+Target Target::from_json(const nlohmann::json& j) {
+  Target t;
+  t.halide = j.at("halide").get<std::string>();
+  t.device = DeviceFingerprint::from_json(j.at("device"));
+  return t;
+}
+
+std::string missing_cpu_feature(const std::string& halide_target) {
+  std::set<std::string> flags;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("flags", 0) == 0) {
+      std::stringstream ss(line.substr(line.find(':') + 1));
+      std::string flag;
+      while (ss >> flag) flags.insert(flag);
+      break;
+    }
+  }
+  // Halide feature name -> /proc/cpuinfo flag.
+  const std::pair<const char*, const char*> checks[] = {
+      {"sse41", "sse4_1"},     {"avx", "avx"},         {"avx2", "avx2"},
+      {"fma", "fma"},          {"f16c", "f16c"},       {"avx512", "avx512f"},
+      {"avx512_skylake", "avx512bw"}, {"avx512_cannonlake", "avx512ifma"},
+      {"avx512_sapphirerapids", "amx_tile"}};
+  Target t{halide_target, {}};
+  for (const auto& [feature, flag] : checks) {
+    if (t.has_feature(feature) && !flags.count(flag)) return feature;
+  }
+  return "";
+}
+
+}  // namespace nee

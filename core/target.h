@@ -1,0 +1,47 @@
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace nee {
+
+// What a measurement depends on besides the code: the processor and its caches. Records
+// count as measured on this machine only when the fingerprint matches.
+struct DeviceFingerprint {
+  std::string cpu_model;
+  int cores = 0;
+  int64_t l1d_bytes = 0;
+  int64_t l2_bytes = 0;
+  int64_t l3_bytes = 0;
+  std::string device;  // accelerator name for GPU targets, empty for the CPU
+
+  std::string hash() const;  // first 16 hex digits of sha256 of the JSON
+  nlohmann::json to_json() const;
+  static DeviceFingerprint from_json(const nlohmann::json& j);
+  static DeviceFingerprint of_host();
+};
+
+enum class TargetKind { cpu, opencl, cuda };
+
+std::string to_string(TargetKind k);
+TargetKind target_kind_from_string(const std::string& name);
+
+// A compilation and measurement target: a Halide target string plus the device it was
+// measured on. The kind is derived from the Halide features.
+struct Target {
+  std::string halide;  // full Halide target string, e.g. x86-64-linux-avx-avx2-f16c-fma-sse41
+  DeviceFingerprint device;
+
+  TargetKind kind() const;
+  bool has_feature(const std::string& feature) const;
+  std::string key() const;  // halide + "@" + device.hash()
+  nlohmann::json to_json() const;
+  static Target from_json(const nlohmann::json& j);
+};
+
+// Whether this machine's processor has every CPU feature a Halide target string asks for
+// (avx2, fma, avx512...). Returns the first missing feature, or empty.
+std::string missing_cpu_feature(const std::string& halide_target);
+
+}  // namespace nee

@@ -1,0 +1,12 @@
+#pragma once
+
+namespace nee {
+
+// NEE_VERSION comes from the CMake project version.
+inline constexpr const char* kVersion = NEE_VERSION;
+
+// Version of the flat C ABI between a kernel bundle and the runtime. Bump it whenever
+// the exported table (runtime/bundle_abi.h) changes shape.
+inline constexpr int kBundleAbiVersion = 1;
+
+}  // namespace nee

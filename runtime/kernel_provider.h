@@ -1,0 +1,30 @@
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/graph.h"
+#include "runtime/tensor.h"
+
+namespace nee {
+
+// A kernel bound to one node of a prepared graph. Output tensors are allocated by the
+// session with the node's inferred shapes before run() is called.
+class NodeKernel {
+ public:
+  virtual ~NodeKernel() = default;
+  virtual void run(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs) = 0;
+  virtual std::string name() const = 0;  // kernel or symbol name, for reports
+};
+
+// An execution provider: binds the nodes it can run. The session asks providers in
+// order (tuned bundle first, reference CPU last) and uses the first that binds.
+class KernelProvider {
+ public:
+  virtual ~KernelProvider() = default;
+  virtual std::string name() const = 0;  // "bundle", "reference"
+  // Returns null when this provider has no kernel for the node.
+  virtual std::unique_ptr<NodeKernel> bind(const Graph& graph, const Node& node) = 0;
+};
+
+}  // namespace nee

@@ -1,0 +1,42 @@
+#include "runtime/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "core/error.h"
+
+namespace nee {
+
+static constexpr size_t kAlignment = 64;
+
+Tensor::Tensor(DType dtype, std::vector<int64_t> shape)
+    : dtype_(dtype), shape_(std::move(shape)), elements_(1) {
+  for (int64_t d : shape_) {
+    if (d < 0) throw Error("negative tensor dimension");
+    elements_ *= d;
+  }
+  const size_t size = bytes();
+  const size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
+  void* p = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
+  if (!p) throw std::bad_alloc();
+  std::memset(p, 0, rounded == 0 ? kAlignment : rounded);
+  storage_ = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
+}
+
+Tensor Tensor::clone() const {
+  Tensor t(dtype_, shape_);
+  if (bytes()) std::memcpy(t.data(), data(), bytes());
+  return t;
+}
+
+Tensor Tensor::reshaped(std::vector<int64_t> shape) const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  if (n != elements_) throw Error("reshape changes the element count");
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  return t;
+}
+
+}  // namespace nee

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs NEE's build and test dependencies from Debian 12's packages.
+# Idempotent and quiet: it asks apt only for what is missing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libhalide14-0-dev llvm-14-dev libclang-14-dev liblld-14-dev
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  libsqlite3-dev libssl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libopenblas-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
+  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
+  python3-onnx python3-numpy
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
