@@ -1,0 +1,30 @@
+# NEE's two entry points for a fresh Debian 12 machine (run as root, or with sudo):
+#   make demo   install, build, make a small ONNX model, tune it on this CPU with a short
+#               budget, build the bundle, run it with nee-run, check it, print the speed-up
+#   make test   install, build, run the test suite (GoogleTest through CTest)
+BUILD ?= build
+JOBS ?= $(shell nproc)
+DEMO_DIR ?= $(BUILD)/demo
+DEMO_TIME ?= 3m
+export NEE_DB ?= $(CURDIR)/$(BUILD)/demo/tuning.db
+
+.PHONY: deps build demo test bench clean
+
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@bash scripts/demo.sh $(BUILD) $(DEMO_DIR) $(DEMO_TIME)
+
+test: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	@$(BUILD)/bench/nee-bench
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,267 @@
+#include "importer/import_onnx.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <onnx/onnx_pb.h>
+#include <spdlog/spdlog.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "core/error.h"
+#include "importer/onnx_attributes.h"
+#include "importer/op_importer.h"
+#include "runtime/onnx_tensor.h"
+#include "runtime/tensor_limits.h"
+
+namespace nee {
+
+namespace {
+
+// Opset assumed when a model declares none for the default domain.
+constexpr int64_t kAssumedOpset = 13;
+
+bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
+int64_t default_domain_opset(const onnx::ModelProto& model) {
+  for (const auto& opset : model.opset_import()) {
+    if (is_default_domain(opset.domain())) return opset.version();
+  }
+  spdlog::warn("model declares no opset for the default ONNX domain; assuming {}", kAssumedOpset);
+  return kAssumedOpset;
+}
+
+std::string supported_ops() {
+  std::set<std::string> names;
+  for (const auto& entry : op_importers()) names.insert(entry.first);
+  names.insert("Constant");
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+// A graph input's static shape: declared dims, with symbolic ones taken from
+// `input_shapes` or, for a leading batch dim, set to 1.
+std::vector<int64_t> resolve_input_shape(const onnx::ValueInfoProto& info, const InputShapes& input_shapes) {
+  const std::string& name = info.name();
+  const auto& tensor_type = info.type().tensor_type();
+  auto given = input_shapes.find(name);
+  if (!tensor_type.has_shape()) {
+    if (given == input_shapes.end()) {
+      throw Error(fmt::format("graph input '{}' declares no shape; give one with input shapes", name));
+    }
+    return given->second;
+  }
+  const auto& dims = tensor_type.shape().dim();
+  if (given != input_shapes.end()) {
+    if (given->second.size() != static_cast<size_t>(dims.size())) {
+      throw Error(fmt::format("shape [{}] given for graph input '{}' has rank {}, the model declares rank {}",
+                              fmt::join(given->second, ","), name, given->second.size(), dims.size()));
+    }
+    for (int i = 0; i < dims.size(); ++i) {
+      if (dims[i].has_dim_value() && dims[i].dim_value() != given->second[i]) {
+        throw Error(fmt::format("shape [{}] given for graph input '{}' contradicts its declared dim {} = {}",
+                                fmt::join(given->second, ","), name, i, dims[i].dim_value()));
+      }
+    }
+    return given->second;
+  }
+  std::vector<int64_t> shape;
+  for (int i = 0; i < dims.size(); ++i) {
+    if (dims[i].has_dim_value()) {
+      shape.push_back(dims[i].dim_value());
+      continue;
+    }
+    const std::string symbol = dims[i].has_dim_param() ? dims[i].dim_param() : "?";
+    if (i != 0) {
+      throw Error(fmt::format("graph input '{}' has dynamic dim {} ('{}'); NEE needs static shapes, "
+                              "give this input's shape explicitly", name, i, symbol));
+    }
+    spdlog::warn("graph input '{}' has a symbolic batch dim '{}'; using 1 (give input shapes to choose)",
+                 name, symbol);
+    shape.push_back(1);
+  }
+  return shape;
+}
+
+TensorType declared_type(const onnx::ValueInfoProto& info, const std::string& what) {
+  if (!info.type().has_tensor_type()) throw Error(what + " is not a tensor");
+  return TensorType{dtype_from_onnx(info.type().tensor_type().elem_type(), what), {}};
+}
+
+// Checks the inferred type against what the model declares for a graph output, where
+// it declares a static dim.
+void check_declared_output(const onnx::ValueInfoProto& info, const TensorType& inferred) {
+  const std::string what = fmt::format("graph output '{}'", info.name());
+  if (!info.type().has_tensor_type()) return;
+  const auto& tensor_type = info.type().tensor_type();
+  if (tensor_type.elem_type() != 0 && dtype_from_onnx(tensor_type.elem_type(), what) != inferred.dtype) {
+    throw Error(fmt::format("{} is declared {} but computes {}", what,
+                            to_string(dtype_from_onnx(tensor_type.elem_type(), what)), inferred.to_string()));
+  }
+  if (!tensor_type.has_shape()) return;
+  const auto& dims = tensor_type.shape().dim();
+  bool matches = static_cast<size_t>(dims.size()) == inferred.shape.size();
+  for (int i = 0; matches && i < dims.size(); ++i) {
+    matches = !dims[i].has_dim_value() || dims[i].dim_value() == inferred.shape[i];
+  }
+  if (!matches) {
+    std::vector<std::string> declared;
+    for (const auto& d : dims) declared.push_back(d.has_dim_value() ? std::to_string(d.dim_value()) : d.dim_param());
+    throw Error(fmt::format("shape mismatch: {} is declared [{}] but computes {}", what,
+                            fmt::join(declared, ","), inferred.to_string()));
+  }
+}
+
+Tensor constant_node_value(const onnx::NodeProto& proto, const std::string& what) {
+  if (proto.attribute_size() != 1) throw Error(what + " must have exactly one value attribute");
+  const onnx::AttributeProto& attr = proto.attribute(0);
+  if (attr.name() == "value") return tensor_from_proto(attr.t(), what);
+  if (attr.name() == "value_float") {
+    Tensor t(DType::f32, {});
+    *t.data_as<float>() = attr.f();
+    return t;
+  }
+  if (attr.name() == "value_int") {
+    Tensor t(DType::i64, {});
+    *t.data_as<int64_t>() = attr.i();
+    return t;
+  }
+  if (attr.name() == "value_floats") {
+    Tensor t(DType::f32, {attr.floats_size()});
+    std::copy(attr.floats().begin(), attr.floats().end(), t.data_as<float>());
+    return t;
+  }
+  if (attr.name() == "value_ints") {
+    Tensor t(DType::i64, {attr.ints_size()});
+    std::copy(attr.ints().begin(), attr.ints().end(), t.data_as<int64_t>());
+    return t;
+  }
+  throw Error(fmt::format("{} uses attribute '{}', which NEE does not support", what, attr.name()));
+}
+
+Graph import_model(const onnx::ModelProto& model, const InputShapes& input_shapes) {
+  const onnx::GraphProto& proto = model.graph();
+  Graph graph;
+  const ImportContext ctx{graph, default_domain_opset(model)};
+
+  if (proto.sparse_initializer_size() > 0) throw Error("sparse initializers are not supported");
+  for (const onnx::TensorProto& init : proto.initializer()) {
+    graph.add_constant(init.name(), tensor_from_proto(init, fmt::format("initializer '{}'", init.name())));
+  }
+
+  std::set<std::string> declared_inputs;
+  for (const onnx::ValueInfoProto& info : proto.input()) {
+    if (graph.constant(info.name())) continue;  // older models list initializers as inputs
+    const std::string what = fmt::format("graph input '{}'", info.name());
+    TensorType type = declared_type(info, what);
+    type.shape = resolve_input_shape(info, input_shapes);
+    checked_elements(type, what);
+    graph.add_value(info.name(), type);
+    graph.add_input(info.name());
+    declared_inputs.insert(info.name());
+  }
+  for (const auto& entry : input_shapes) {
+    if (!declared_inputs.count(entry.first)) {
+      throw Error(fmt::format("a shape is given for '{}', which is not a graph input", entry.first));
+    }
+  }
+
+  std::set<std::string> node_names;
+  for (int i = 0; i < proto.node_size(); ++i) {
+    const onnx::NodeProto& node_proto = proto.node(i);
+    std::string name = node_proto.name().empty() ? fmt::format("{}_{}", node_proto.op_type(), i) : node_proto.name();
+    if (!node_names.insert(name).second) name = fmt::format("{}_{}", name, i);
+    const std::string what = fmt::format("node '{}' ({})", name, node_proto.op_type());
+    if (!is_default_domain(node_proto.domain())) {
+      throw Error(fmt::format("unsupported operator '{}' from domain '{}' at node '{}'",
+                              node_proto.op_type(), node_proto.domain(), name));
+    }
+    if (node_proto.op_type() == "Constant") {
+      if (node_proto.output_size() != 1) throw Error(what + " must have one output");
+      graph.add_constant(node_proto.output(0), constant_node_value(node_proto, what));
+      continue;
+    }
+    if (!op_importers().count(node_proto.op_type())) {
+      throw Error(fmt::format("unsupported operator '{}' at node '{}' (supported: {})",
+                              node_proto.op_type(), name, supported_ops()));
+    }
+    Node node;
+    node.op = node_proto.op_type();
+    node.name = name;
+    node.inputs.assign(node_proto.input().begin(), node_proto.input().end());
+    node.outputs.assign(node_proto.output().begin(), node_proto.output().end());
+    node.attrs = attributes_from_onnx(node_proto, what);
+    graph.add_node(std::move(node));
+  }
+
+  std::set<std::string> produced;
+  for (const std::string& name : graph.value_names()) produced.insert(name);
+  for (const Node& node : graph.nodes()) {
+    for (const std::string& out : node.outputs) {
+      if (out.empty()) continue;
+      if (!produced.insert(out).second) {
+        throw Error(fmt::format("value '{}' is defined twice (again by node '{}')", out, node.name));
+      }
+    }
+  }
+  for (const Node& node : graph.nodes()) {
+    for (const std::string& in : node.inputs) {
+      if (!in.empty() && !produced.count(in)) {
+        throw Error(fmt::format("node '{}' ({}) reads '{}', which is no graph input, initializer or "
+                                "node output", node.name, node.op, in));
+      }
+    }
+  }
+
+  graph.sort_topologically();
+  for (Node& node : graph.nodes()) {
+    std::vector<TensorType> types;
+    try {
+      types = op_importers().at(node.op)(ctx, node);
+    } catch (const Error& e) {
+      throw Error(fmt::format("node '{}' ({}): {}", node.name, node.op, e.what()));
+    }
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      if (node.outputs[i].empty()) continue;
+      checked_elements(types[i], fmt::format("output '{}' of node '{}' ({})", node.outputs[i], node.name, node.op));
+      graph.add_value(node.outputs[i], types[i]);
+    }
+  }
+
+  for (const onnx::ValueInfoProto& info : proto.output()) {
+    if (!graph.has_value(info.name())) {
+      throw Error(fmt::format("graph output '{}' is not computed by any node", info.name()));
+    }
+    check_declared_output(info, graph.type_of(info.name()));
+    graph.add_output(info.name());
+  }
+  return graph;
+}
+
+}  // namespace
+
+Graph import_onnx_bytes(const std::string& bytes, const InputShapes& input_shapes) {
+  onnx::ModelProto model;
+  if (!model.ParseFromString(bytes)) {
+    throw Error("the data is not a valid ONNX model (truncated or malformed protobuf)");
+  }
+  return import_model(model, input_shapes);
+}
+
+Graph import_onnx(const std::string& path, const InputShapes& input_shapes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("cannot open ONNX model '{}'", path));
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  onnx::ModelProto model;
+  if (!model.ParseFromString(bytes.str())) {
+    throw Error(fmt::format("'{}' is not a valid ONNX model (truncated or malformed protobuf)", path));
+  }
+  try {
+    return import_model(model, input_shapes);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", path, e.what()));
+  }
+}
+
+}  // namespace nee

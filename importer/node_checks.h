@@ -1,0 +1,23 @@
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+#include "importer/op_importer.h"
+
+namespace nee {
+
+// Small validations shared by the import functions; they throw nee::Error.
+
+// The node has between min and max inputs (omitted optional ones count) and exactly
+// `outputs` outputs; required inputs (index < min) are not omitted.
+void expect_arity(const Node& node, size_t min_inputs, size_t max_inputs, size_t outputs);
+
+// The type of input `index`, which must have one of `allowed` dtypes.
+const TensorType& input_type(const ImportContext& ctx, const Node& node, size_t index,
+                             std::initializer_list<DType> allowed);
+
+// An axis in [-rank, rank) made non-negative.
+int64_t normalize_axis(int64_t axis, size_t rank, const std::string& attribute);
+
+}  // namespace nee

@@ -1,0 +1,111 @@
+#include "kernels/matmul_algorithm.h"
+
+#include "core/error.h"
+
+namespace nee {
+
+using namespace Halide;
+
+// Makes every dimension of a buffer static: min 0, constant extent, dense row-major
+// strides. Constant strides let the schedule's vector loads and unrolling resolve at
+// compile time.
+static void constrain_dense(ImageParam& p, const std::vector<int64_t>& onnx_shape) {
+  const int rank = static_cast<int>(onnx_shape.size());
+  int64_t stride = 1;
+  for (int d = 0; d < rank; ++d) {
+    const int64_t extent = onnx_shape[rank - 1 - d];
+    p.dim(d).set_bounds(0, static_cast<int>(extent)).set_stride(static_cast<int>(stride));
+    stride *= extent;
+  }
+}
+
+// Index expressions for an operand of the given ONNX shape inside the output's batch
+// space: batch dims are aligned from the right and broadcast (size 1) dims read index 0.
+static std::vector<Expr> batch_indices(const std::vector<int64_t>& shape, int matrix_dims,
+                                       const std::vector<Var>& batch) {
+  std::vector<Expr> idx;
+  const int operand_batch = static_cast<int>(shape.size()) - matrix_dims;
+  for (int i = 0; i < operand_batch; ++i) {
+    const int64_t extent = shape[shape.size() - matrix_dims - 1 - i];
+    idx.push_back(extent == 1 ? Expr(0) : Expr(batch[i]));
+  }
+  return idx;
+}
+
+std::vector<Argument> MatmulPipeline::arguments() const {
+  std::vector<Argument> args = {a, b};
+  if (c.defined()) args.push_back(c);
+  return args;
+}
+
+MatmulPipeline define_matmul(const Workload& w) {
+  if (w.op != "matmul") throw Error("define_matmul got a '" + w.op + "' workload");
+  const MatmulAttrs attrs = matmul_attrs(w);
+  const auto& sa = w.inputs[0].shape;
+  const auto& sb = w.inputs[1].shape;
+  const auto& so = w.output.shape;
+  const int out_rank = static_cast<int>(so.size());
+
+  MatmulPipeline p;
+  p.a = ImageParam(Float(32), static_cast<int>(sa.size()), "a");
+  p.b = ImageParam(Float(32), static_cast<int>(sb.size()), "b");
+  constrain_dense(p.a, sa);
+  constrain_dense(p.b, sb);
+  p.size_m = so[out_rank - 2];
+  p.size_n = so[out_rank - 1];
+  p.size_k = attrs.trans_a ? sa[sa.size() - 2] : sa.back();
+  for (int i = 0; i < out_rank - 2; ++i) {
+    p.batch.push_back(Var("b" + std::to_string(i)));
+    p.batch_sizes.push_back(so[out_rank - 3 - i]);
+  }
+  p.k = RDom(0, static_cast<int>(p.size_k), "k");
+  const Var& n = p.n;
+  const Var& m = p.m;
+  const RVar k = p.k.x;
+
+  std::vector<Var> b_vars = {n, Var("kb")};
+  std::vector<Expr> a_idx = attrs.trans_a ? std::vector<Expr>{m, k} : std::vector<Expr>{k, m};
+  for (const Expr& e : batch_indices(sa, 2, p.batch)) a_idx.push_back(e);
+
+  // b_panel(n, kk, batch...) = B[.., kk, n]: the schedule stores it as a packed panel
+  // of the right-hand matrix, or inlines it.
+  std::vector<Var> panel_vars = {n, Var("kk")};
+  for (const Var& v : p.batch) panel_vars.push_back(v);
+  std::vector<Expr> b_idx = attrs.trans_b ? std::vector<Expr>{panel_vars[1], n}
+                                          : std::vector<Expr>{n, panel_vars[1]};
+  for (const Expr& e : batch_indices(sb, 2, p.batch)) b_idx.push_back(e);
+  p.b_panel = Func("b_panel");
+  p.b_panel(panel_vars) = p.b(b_idx);
+
+  std::vector<Var> out_vars = {n, m};
+  for (const Var& v : p.batch) out_vars.push_back(v);
+  std::vector<Expr> panel_at_k = {n, k};
+  for (const Var& v : p.batch) panel_at_k.push_back(v);
+
+  p.acc = Func("acc");
+  p.acc(out_vars) = 0.0f;
+  p.acc(out_vars) += p.a(a_idx) * p.b_panel(panel_at_k);
+
+  Expr value = p.acc(out_vars);
+  if (attrs.alpha != 1.0) value = value * static_cast<float>(attrs.alpha);
+  if (matmul_has_bias(w)) {
+    const auto& sc = w.inputs[2].shape;
+    p.c = ImageParam(Float(32), static_cast<int>(sc.size()), "c");
+    constrain_dense(p.c, sc);
+    // C broadcasts to the output from the right, over matrix and batch dims alike.
+    std::vector<Expr> c_idx;
+    for (size_t i = 0; i < sc.size(); ++i) {
+      const int64_t extent = sc[sc.size() - 1 - i];
+      c_idx.push_back(extent == 1 ? Expr(0) : Expr(out_vars[i]));
+    }
+    Expr bias = p.c(c_idx);
+    if (attrs.beta != 1.0) bias = bias * static_cast<float>(attrs.beta);
+    value = value + bias;
+  }
+  if (attrs.relu) value = max(value, 0.0f);
+  p.out = Func("out");
+  p.out(out_vars) = value;
+  return p;
+}
+
+}  // namespace nee

@@ -1,0 +1,31 @@
+#pragma once
+#include <vector>
+
+#include <Halide.h>
+
+#include "core/workload.h"
+
+namespace nee {
+
+// The matmul family as a Halide algorithm: what is computed, never how. Shapes are static
+// (taken from the workload) so the schedule sees constant extents and strides.
+//
+// Halide dimension order is the reverse of ONNX's: out(n, m, batch...) where n is the
+// innermost (contiguous) ONNX dimension.
+struct MatmulPipeline {
+  Halide::ImageParam a, b, c;  // c is defined only when the workload has a bias
+  Halide::Func b_panel;        // identity stage over B; the schedule may store it packed
+  Halide::Func acc;            // the reduction: acc(n, m, batch...) += A * B
+  Halide::Func out;            // epilogue: alpha, bias, relu
+  Halide::Var n{"n"}, m{"m"};
+  std::vector<Halide::Var> batch;  // outer-first order reversed: batch[0] is the innermost batch dim
+  Halide::RDom k;
+  int64_t size_m = 0, size_n = 0, size_k = 0;
+  std::vector<int64_t> batch_sizes;  // same order as `batch`
+
+  std::vector<Halide::Argument> arguments() const;  // a, b, [c] in the kernel's call order
+};
+
+MatmulPipeline define_matmul(const Workload& w);
+
+}  // namespace nee

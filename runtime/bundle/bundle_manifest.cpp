@@ -1,0 +1,76 @@
+#include "runtime/bundle/bundle_manifest.h"
+
+#include <fstream>
+
+#include "core/error.h"
+
+namespace nee {
+
+static constexpr const char* kFormat = "nee-bundle";
+
+nlohmann::json BundleManifest::to_json() const {
+  nlohmann::json kernels_json = nlohmann::json::array();
+  for (const BundleKernelEntry& k : kernels) {
+    nlohmann::json e = {{"key", k.workload.key()}, {"workload", k.workload.to_json()}, {"symbol", k.symbol},
+                        {"source", k.source},      {"schedule", k.schedule.to_json()}};
+    e["record_id"] = k.record_id ? nlohmann::json(*k.record_id) : nlohmann::json();
+    e["median_us"] = k.median_us ? nlohmann::json(*k.median_us) : nlohmann::json();
+    kernels_json.push_back(e);
+  }
+  return {{"format", kFormat},
+          {"nee_version", nee_version},
+          {"abi_version", abi_version},
+          {"target", target.to_json()},
+          {"model", {{"file", model_file}, {"sha256", model_sha256}}},
+          {"library", {{"file", library_file}, {"sha256", library_sha256}}},
+          {"kernels", kernels_json}};
+}
+
+BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
+  if (j.value("format", "") != kFormat) throw Error("not a NEE bundle manifest (format is not 'nee-bundle')");
+  BundleManifest m;
+  m.nee_version = j.at("nee_version").get<std::string>();
+  m.abi_version = j.at("abi_version").get<int>();
+  m.target = Target::from_json(j.at("target"));
+  m.model_file = j.at("model").value("file", "");
+  m.model_sha256 = j.at("model").value("sha256", "");
+  m.library_file = j.at("library").at("file").get<std::string>();
+  m.library_sha256 = j.at("library").at("sha256").get<std::string>();
+  for (const auto& e : j.at("kernels")) {
+    BundleKernelEntry k;
+    k.workload = Workload::from_json(e.at("workload"));
+    if (k.workload.key() != e.at("key").get<std::string>()) {
+      throw Error("bundle manifest entry '" + e.at("symbol").get<std::string>() + "' has a key that does not match its workload");
+    }
+    k.symbol = e.at("symbol").get<std::string>();
+    k.source = e.at("source").get<std::string>();
+    k.schedule = ScheduleConfig::from_json(e.at("schedule"));
+    if (!e.at("record_id").is_null()) k.record_id = e.at("record_id").get<int64_t>();
+    if (!e.at("median_us").is_null()) k.median_us = e.at("median_us").get<double>();
+    m.kernels.push_back(std::move(k));
+  }
+  if (m.library_file.find('/') != std::string::npos) throw Error("bundle library path must be a plain file name");
+  return m;
+}
+
+BundleManifest BundleManifest::load(const std::string& bundle_dir) {
+  const std::string path = bundle_dir + "/manifest.json";
+  std::ifstream in(path);
+  if (!in) throw Error("'" + bundle_dir + "' is not a NEE bundle: no manifest.json");
+  try {
+    return from_json(nlohmann::json::parse(in));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error("bundle manifest '" + path + "' is malformed: " + e.what());
+  } catch (const Error& e) {
+    throw Error("bundle manifest '" + path + "': " + e.what());
+  }
+}
+
+void BundleManifest::save(const std::string& bundle_dir) const {
+  const std::string path = bundle_dir + "/manifest.json";
+  std::ofstream out(path);
+  if (!out) throw Error("cannot write '" + path + "'");
+  out << to_json().dump(2) << "\n";
+}
+
+}  // namespace nee

@@ -1,0 +1,46 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include <HalideRuntime.h>
+
+#include "core/workload.h"
+#include "runtime/bundle/shared_library.h"
+#include "runtime/tensor.h"
+
+namespace nee {
+
+// Calls one ahead-of-time compiled Halide kernel through its `<symbol>_argv` entry point.
+// The argument list is read from the kernel's own `<symbol>_metadata()` and checked
+// against the tensors a workload expects, so a kernel built for other shapes or types is
+// refused at load, not discovered by a crash. Needs only Halide's runtime header.
+class HalideKernel {
+ public:
+  HalideKernel(const SharedLibrary& library, const std::string& symbol);
+
+  // Throws nee::Error naming the first argument whose kind, type or rank differ.
+  void check_signature(const std::vector<TensorType>& inputs, const TensorType& output) const;
+
+  // Runs on host tensors. For GPU targets Halide copies inputs to the device; the
+  // output is copied back and every device allocation released before returning.
+  void run(const std::vector<const Tensor*>& inputs, Tensor& output) const;
+
+  const std::string& symbol() const { return symbol_; }
+
+ private:
+  using ArgvFunction = int (*)(void**);
+  using MetadataFunction = const halide_filter_metadata_t* (*)();
+  using BufferFunction = int (*)(void*, halide_buffer_t*);
+
+  std::string symbol_;
+  ArgvFunction argv_ = nullptr;
+  const halide_filter_metadata_t* metadata_ = nullptr;
+  BufferFunction copy_to_host_ = nullptr;  // present when the kernel's runtime has a GPU API
+  BufferFunction device_free_ = nullptr;
+};
+
+// Sets the thread count of the Halide runtime inside a kernel library (its thread pool
+// is private to that library).
+void set_kernel_library_threads(const SharedLibrary& library, int threads);
+
+}  // namespace nee

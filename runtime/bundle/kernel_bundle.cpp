@@ -1,0 +1,125 @@
+#include "runtime/bundle/kernel_bundle.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "core/content_hash.h"
+#include "core/error.h"
+#include "core/version.h"
+#include "runtime/bundle/bundle_abi.h"
+#include "runtime/node_workload.h"
+
+namespace nee {
+
+static_assert(NEE_BUNDLE_ABI_VERSION == kBundleAbiVersion, "bundle ABI versions out of step");
+
+std::shared_ptr<KernelBundle> KernelBundle::load(const std::string& dir, const BundleLoadOptions& options) {
+  auto bundle = std::shared_ptr<KernelBundle>(new KernelBundle());
+  BundleManifest& m = bundle->manifest_ = BundleManifest::load(dir);
+  const std::string where = "bundle '" + dir + "'";
+
+  if (m.abi_version != kBundleAbiVersion || m.nee_version != kVersion) {
+    throw Error(fmt::format("{} was built by NEE {} (bundle ABI {}); this runtime is NEE {} (ABI {}): rebuild it",
+                            where, m.nee_version, m.abi_version, kVersion, kBundleAbiVersion));
+  }
+  if (m.target.kind() != options.expected_kind) {
+    throw Error(fmt::format("{} was built for a {} target ({}), but a {} run was asked for", where,
+                            to_string(m.target.kind()), m.target.halide, to_string(options.expected_kind)));
+  }
+  const std::string missing = missing_cpu_feature(m.target.halide);
+  if (!missing.empty()) {
+    throw Error(fmt::format("{} was built for {}; this CPU lacks '{}'", where, m.target.halide, missing));
+  }
+  if (!options.model_path.empty() && !m.model_sha256.empty()) {
+    const std::string model_hash = sha256_file(options.model_path);
+    if (model_hash != m.model_sha256) {
+      throw Error(fmt::format("{} was built for model '{}' (sha256 {}...), not for '{}' (sha256 {}...)", where,
+                              m.model_file, m.model_sha256.substr(0, 12), options.model_path,
+                              model_hash.substr(0, 12)));
+    }
+  }
+  const std::string library_path = dir + "/" + m.library_file;
+  if (!std::filesystem::exists(library_path)) throw Error(where + " has no kernel library " + m.library_file);
+  if (sha256_file(library_path) != m.library_sha256) {
+    throw Error(where + ": " + m.library_file + " changed since the bundle was built (content hash differs)");
+  }
+  if (m.target.device.hash() != DeviceFingerprint::of_host().hash() && m.target.kind() == TargetKind::cpu) {
+    bundle->warnings_.push_back(fmt::format("{} was tuned on '{}' ({} cores); this machine differs, so its "
+                                            "kernels may not be the fastest here",
+                                            where, m.target.device.cpu_model, m.target.device.cores));
+  }
+
+  bundle->library_ = std::make_unique<SharedLibrary>(library_path);
+  SharedLibrary& lib = *bundle->library_;
+  auto abi = reinterpret_cast<nee_bundle_abi_version_fn>(lib.require("nee_bundle_abi_version"));
+  if (abi() != kBundleAbiVersion) {
+    throw Error(fmt::format("{}: library speaks bundle ABI {}, this runtime {}", where, abi(), kBundleAbiVersion));
+  }
+  auto target = reinterpret_cast<nee_bundle_target_fn>(lib.require("nee_bundle_target"));
+  if (m.target.halide != target()) {
+    throw Error(fmt::format("{}: library was compiled for {}, the manifest says {}", where, target(), m.target.halide));
+  }
+  auto count = reinterpret_cast<nee_bundle_kernel_count_fn>(lib.require("nee_bundle_kernel_count"));
+  auto table = reinterpret_cast<nee_bundle_kernels_fn>(lib.require("nee_bundle_kernels"))();
+  std::map<std::string, std::string> symbol_keys;
+  for (int i = 0; i < count(); ++i) symbol_keys[table[i].symbol] = table[i].workload_key;
+  if (options.threads > 0) set_kernel_library_threads(lib, options.threads);
+
+  for (const BundleKernelEntry& k : m.kernels) {
+    auto it = symbol_keys.find(k.symbol);
+    if (it == symbol_keys.end()) throw Error(where + ": kernel '" + k.symbol + "' is missing from the library");
+    if (it->second != k.workload.key()) {
+      throw Error(where + ": kernel '" + k.symbol + "' computes another workload than the manifest says");
+    }
+    HalideKernel kernel(lib, k.symbol);
+    kernel.check_signature(k.workload.inputs, k.workload.output);
+    bundle->kernels_.emplace(k.workload.key(), std::move(kernel));
+  }
+  return bundle;
+}
+
+const HalideKernel* KernelBundle::find(const std::string& workload_key) const {
+  auto it = kernels_.find(workload_key);
+  return it == kernels_.end() ? nullptr : &it->second;
+}
+
+namespace {
+
+class BundleNodeKernel : public NodeKernel {
+ public:
+  BundleNodeKernel(std::shared_ptr<KernelBundle> bundle, const HalideKernel* kernel)
+      : bundle_(std::move(bundle)), kernel_(kernel) {}
+  void run(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs) override {
+    kernel_->run(inputs, *outputs.at(0));
+  }
+  std::string name() const override { return kernel_->symbol(); }
+
+ private:
+  std::shared_ptr<KernelBundle> bundle_;  // keeps the library loaded
+  const HalideKernel* kernel_;
+};
+
+class BundleProvider : public KernelProvider {
+ public:
+  explicit BundleProvider(std::shared_ptr<KernelBundle> bundle) : bundle_(std::move(bundle)) {}
+  std::string name() const override { return "bundle"; }
+  std::unique_ptr<NodeKernel> bind(const Graph& graph, const Node& node) override {
+    const std::optional<Workload> w = workload_of(graph, node);
+    if (!w) return nullptr;
+    const HalideKernel* kernel = bundle_->find(w->key());
+    if (!kernel) return nullptr;
+    return std::make_unique<BundleNodeKernel>(bundle_, kernel);
+  }
+
+ private:
+  std::shared_ptr<KernelBundle> bundle_;
+};
+
+}  // namespace
+
+std::unique_ptr<KernelProvider> make_bundle_provider(std::shared_ptr<KernelBundle> bundle) {
+  return std::make_unique<BundleProvider>(std::move(bundle));
+}
+
+}  // namespace nee

@@ -1,0 +1,43 @@
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/target.h"
+#include "runtime/bundle/bundle_manifest.h"
+#include "runtime/bundle/halide_kernel.h"
+#include "runtime/kernel_provider.h"
+
+namespace nee {
+
+struct BundleLoadOptions {
+  std::string model_path;                  // the model about to run; empty skips the model check
+  TargetKind expected_kind = TargetKind::cpu;
+  int threads = 0;                         // Halide runtime threads; 0: its default (all cores)
+};
+
+// A loaded kernel bundle. load() refuses, with an error that names the problem, a bundle
+// built by another NEE version or ABI, for another kind of target or a CPU lacking its
+// features, for another model, whose library changed since it was built, or whose
+// library lacks a kernel or holds one whose arguments differ from its workload's.
+class KernelBundle {
+ public:
+  static std::shared_ptr<KernelBundle> load(const std::string& dir, const BundleLoadOptions& options);
+
+  const BundleManifest& manifest() const { return manifest_; }
+  const HalideKernel* find(const std::string& workload_key) const;
+  // Soft mismatches, e.g. tuned on another machine than this one.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  BundleManifest manifest_;
+  std::unique_ptr<SharedLibrary> library_;
+  std::map<std::string, HalideKernel> kernels_;  // by workload key
+  std::vector<std::string> warnings_;
+};
+
+// The "bundle" execution provider: binds every node whose workload the bundle holds.
+std::unique_ptr<KernelProvider> make_bundle_provider(std::shared_ptr<KernelBundle> bundle);
+
+}  // namespace nee

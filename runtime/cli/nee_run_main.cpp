@@ -1,0 +1,178 @@
+// nee-run: executes an ONNX model with a tuned kernel bundle (or the reference CPU
+// kernels alone), checks outputs, times repeated runs and says which nodes ran where.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include "core/error.h"
+#include "importer/import_onnx.h"
+#include "runtime/bundle/kernel_bundle.h"
+#include "runtime/cli/output_comparison.h"
+#include "runtime/cli/run_statistics.h"
+#include "runtime/reference/reference_provider.h"
+#include "runtime/session.h"
+#include "runtime/tensor_io.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Options {
+  std::string model, bundle, compare_bundle, target = "cpu", inputs_dir, expect_dir;
+  double rtol = 1e-4, atol = 1e-5;
+  bool check_reference = false, print_outputs = false, placement = false;
+  int repeat = 0, warmup = 3, threads = 0;
+  uint64_t seed = 1;
+};
+
+std::unique_ptr<nee::Session> make_session(const Options& o, const std::string& bundle_dir) {
+  std::vector<std::unique_ptr<nee::KernelProvider>> providers;
+  if (!bundle_dir.empty()) {
+    nee::BundleLoadOptions load{o.model, nee::target_kind_from_string(o.target), o.threads};
+    auto bundle = nee::KernelBundle::load(bundle_dir, load);
+    for (const std::string& w : bundle->warnings()) fmt::print(stderr, "nee-run: warning: {}\n", w);
+    providers.push_back(nee::make_bundle_provider(bundle));
+  }
+  auto session = std::make_unique<nee::Session>(nee::import_onnx(o.model), std::move(providers));
+  session->prepare();
+  return session;
+}
+
+// Inputs from input_<i>.pb files (ONNX test-data layout), else random from the seed.
+std::map<std::string, nee::Tensor> load_inputs(const Options& o, const nee::Graph& graph) {
+  std::map<std::string, nee::Tensor> inputs;
+  const auto& names = graph.inputs();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (!o.inputs_dir.empty()) {
+      const std::string path = o.inputs_dir + "/input_" + std::to_string(i) + ".pb";
+      std::string name;
+      nee::Tensor t = nee::read_tensor_pb(path, &name);
+      inputs[name.empty() ? names[i] : name] = t;
+    } else {
+      inputs[names[i]] = nee::random_tensor(graph.type_of(names[i]), o.seed + i);
+    }
+  }
+  return inputs;
+}
+
+bool check_outputs(const std::map<std::string, nee::Tensor>& got, const std::vector<std::string>& names,
+                   const std::function<nee::Tensor(size_t, const std::string&)>& expected, const Options& o,
+                   const std::string& against) {
+  bool all_ok = true;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const nee::Tensor want = expected(i, names[i]);
+    const nee::Comparison c = nee::compare_tensors(got.at(names[i]), want, o.rtol, o.atol);
+    fmt::print("check {} vs {}: {} (max abs error {:.3g}, max rel error {:.3g}){}\n", names[i], against,
+               c.ok ? "ok" : "MISMATCH", c.max_abs_error, c.max_rel_error, c.ok ? "" : " - " + c.problem);
+    all_ok = all_ok && c.ok;
+  }
+  return all_ok;
+}
+
+std::vector<double> time_runs(nee::Session& s, const std::map<std::string, nee::Tensor>& inputs, int runs) {
+  std::vector<double> ms;
+  for (int i = 0; i < runs; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    s.run(inputs);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  return ms;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"nee-run: execute an ONNX model with a NEE kernel bundle"};
+  Options o;
+  app.add_option("model", o.model, "ONNX model")->required();
+  app.add_option("--bundle", o.bundle, "kernel bundle folder (without: reference CPU kernels only)");
+  app.add_option("--target", o.target, "kind of target the bundle was built for")
+      ->check(CLI::IsMember({"cpu", "opencl", "cuda"}));
+  app.add_option("--inputs", o.inputs_dir, "folder with input_<i>.pb tensors (default: random inputs)");
+  app.add_option("--seed", o.seed, "seed of the random inputs");
+  app.add_option("--expect", o.expect_dir, "folder with output_<i>.pb tensors to check against");
+  app.add_flag("--check-reference", o.check_reference, "also run the reference CPU kernels and compare");
+  app.add_option("--rtol", o.rtol, "relative tolerance of checks");
+  app.add_option("--atol", o.atol, "absolute tolerance of checks");
+  app.add_option("--repeat", o.repeat, "time this many runs after warm-up")->check(CLI::Range(0, 1000000));
+  app.add_option("--warmup", o.warmup, "untimed runs before timing")->check(CLI::Range(0, 1000000));
+  app.add_option("--compare-bundle", o.compare_bundle,
+                 "time a second bundle in the same run, alternating, and print the speed-up over it");
+  app.add_option("--threads", o.threads, "kernel threads (0: all cores)");
+  app.add_flag("--print", o.print_outputs, "print the outputs");
+  app.add_flag("--placement", o.placement, "list which provider and kernel ran each node");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    if (!fs::exists(o.model)) throw nee::Error("model file '" + o.model + "' does not exist");
+    auto session = make_session(o, o.bundle);
+    const nee::Graph& graph = session->graph();
+    const auto inputs = load_inputs(o, graph);
+    const auto outputs = session->run(inputs);
+    const auto& out_names = graph.outputs();
+
+    if (o.placement) {
+      int bundled = 0;
+      const auto placements = session->placements();
+      fmt::print("{:<28} {:<14} {:<10} {}\n", "node", "op", "provider", "kernel");
+      for (const nee::Placement& p : placements) {
+        fmt::print("{:<28} {:<14} {:<10} {}\n", p.node, p.op, p.provider, p.kernel);
+        bundled += p.provider == "bundle";
+      }
+      fmt::print("{} of {} nodes ran bundle kernels\n", bundled, placements.size());
+    }
+    if (o.print_outputs) {
+      for (const std::string& name : out_names) {
+        const nee::Tensor& t = outputs.at(name);
+        fmt::print("{} {}:", name, t.type().to_string());
+        if (t.dtype() == nee::DType::f32) {
+          for (int64_t i = 0; i < std::min<int64_t>(t.elements(), 16); ++i) fmt::print(" {:.6g}", t.data_as<float>()[i]);
+          if (t.elements() > 16) fmt::print(" ...");
+        }
+        fmt::print("\n");
+      }
+    }
+    bool ok = true;
+    if (!o.expect_dir.empty()) {
+      ok = check_outputs(outputs, out_names, [&](size_t i, const std::string&) {
+        return nee::read_tensor_pb(o.expect_dir + "/output_" + std::to_string(i) + ".pb");
+      }, o, "expected") && ok;
+    }
+    if (o.check_reference) {
+      Options ref = o;
+      auto reference = make_session(ref, "");
+      const auto want = reference->run(inputs);
+      ok = check_outputs(outputs, out_names, [&](size_t, const std::string& n) { return want.at(n); }, o,
+                         "reference kernels") && ok;
+    }
+    if (o.repeat > 0) {
+      std::unique_ptr<nee::Session> other;
+      if (!o.compare_bundle.empty()) other = make_session(o, o.compare_bundle);
+      for (int i = 0; i < o.warmup; ++i) {
+        session->run(inputs);
+        if (other) other->run(inputs);
+      }
+      // Alternate the two sessions run by run so that machine noise hits both alike.
+      std::vector<double> mine, theirs;
+      for (int i = 0; i < o.repeat; ++i) {
+        mine.push_back(time_runs(*session, inputs, 1)[0]);
+        if (other) theirs.push_back(time_runs(*other, inputs, 1)[0]);
+      }
+      const nee::TimingSummary a = nee::summarize_timings(mine);
+      fmt::print("time {}: {}\n", o.bundle.empty() ? "reference" : o.bundle, nee::to_string(a));
+      if (other) {
+        const nee::TimingSummary b = nee::summarize_timings(theirs);
+        fmt::print("time {}: {}\n", o.compare_bundle, nee::to_string(b));
+        fmt::print("speed-up of {} over {}: {:.2f}x (ratio of medians)\n", o.bundle.empty() ? "reference" : o.bundle,
+                   o.compare_bundle, b.median_ms / a.median_ms);
+      }
+    }
+    return ok ? 0 : 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "nee-run: error: {}\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,68 @@
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/workload.h"
+#include "runtime/attributes.h"
+#include "runtime/tensor.h"
+
+namespace nee {
+
+struct Node {
+  std::string op;    // ONNX op type, or an internal one such as "NeeMatMul"
+  std::string name;  // unique within the graph; used in every error about the node
+  std::vector<std::string> inputs;  // an empty name is an omitted optional input
+  std::vector<std::string> outputs;
+  Attributes attrs;
+};
+
+// A dataflow graph with static shapes. Every value (graph input, constant, node output)
+// has a name and a TensorType; constants also hold their data.
+class Graph {
+ public:
+  // Values.
+  void add_value(const std::string& name, const TensorType& type);  // throws if defined
+  void add_constant(const std::string& name, const Tensor& data);     // throws if defined
+  void set_type(const std::string& name, const TensorType& type);     // adds or replaces
+  void remove_value(const std::string& name);
+  bool has_value(const std::string& name) const { return values_.count(name) != 0; }
+  const TensorType& type_of(const std::string& name) const;  // throws naming an unknown value
+  const Tensor* constant(const std::string& name) const;      // null when not a constant
+  std::vector<std::string> value_names() const;
+
+  // Nodes, kept in a topological order once the importer or sort_topologically() ran.
+  const std::vector<Node>& nodes() const { return nodes_; }
+  std::vector<Node>& nodes() { return nodes_; }
+  void add_node(Node node) { nodes_.push_back(std::move(node)); }
+  const Node* producer(const std::string& value) const;      // null for inputs and constants
+  std::vector<const Node*> consumers(const std::string& value) const;
+  // Points every node input and graph output named `from` at `to` instead.
+  void replace_uses(const std::string& from, const std::string& to);
+
+  // Graph inputs and outputs, in declaration order.
+  const std::vector<std::string>& inputs() const { return inputs_; }
+  const std::vector<std::string>& outputs() const { return outputs_; }
+  void add_input(const std::string& name) { inputs_.push_back(name); }
+  void add_output(const std::string& name) { outputs_.push_back(name); }
+  bool is_output(const std::string& name) const;
+
+  // Node indices in an order where producers come before consumers, keeping the current
+  // order where it already is one. Throws nee::Error naming a node on a cycle.
+  std::vector<size_t> topological_order() const;
+  void sort_topologically();
+
+  std::string summary() const;  // inputs, constants, one line per node, outputs
+
+ private:
+  struct Value {
+    TensorType type;
+    std::optional<Tensor> data;
+  };
+  std::map<std::string, Value> values_;
+  std::vector<Node> nodes_;
+  std::vector<std::string> inputs_, outputs_;
+};
+
+}  // namespace nee

@@ -1,0 +1,113 @@
+#include "runtime/onnx_tensor.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "core/error.h"
+#include "runtime/tensor_limits.h"
+
+namespace nee {
+
+DType dtype_from_onnx(int32_t elem_type, const std::string& what) {
+  switch (elem_type) {
+    case onnx::TensorProto::FLOAT: return DType::f32;
+    case onnx::TensorProto::INT64: return DType::i64;
+    case onnx::TensorProto::INT32: return DType::i32;
+    case onnx::TensorProto::BOOL: return DType::boolean;
+    case onnx::TensorProto::INT8: return DType::i8;
+    case onnx::TensorProto::UINT8: return DType::u8;
+    default: break;
+  }
+  const std::string name = onnx::TensorProto::DataType_IsValid(elem_type)
+                               ? onnx::TensorProto::DataType_Name(elem_type)
+                               : std::to_string(elem_type);
+  throw Error(fmt::format("{} has unsupported data type {} (NEE supports FLOAT, INT64, INT32, "
+                          "BOOL, INT8, UINT8)", what, name));
+}
+
+int32_t onnx_elem_type(DType dtype) {
+  switch (dtype) {
+    case DType::f32: return onnx::TensorProto::FLOAT;
+    case DType::i64: return onnx::TensorProto::INT64;
+    case DType::i32: return onnx::TensorProto::INT32;
+    case DType::boolean: return onnx::TensorProto::BOOL;
+    case DType::i8: return onnx::TensorProto::INT8;
+    case DType::u8: return onnx::TensorProto::UINT8;
+  }
+  throw Error("no ONNX element type for " + to_string(dtype));
+}
+
+namespace {
+
+void check_count(int64_t found, int64_t expected, const std::string& field, const Tensor& t,
+                 const std::string& what) {
+  if (found != expected) {
+    throw Error(fmt::format("{} declares shape {} ({} elements) but its {} holds {}", what,
+                            t.type().to_string(), expected, field, found));
+  }
+}
+
+// ONNX keeps int32, bool, int8 and uint8 in int32_data, one element per entry.
+template <typename T>
+void copy_from_int32_data(const onnx::TensorProto& proto, Tensor& t) {
+  T* out = t.data_as<T>();
+  for (int i = 0; i < proto.int32_data_size(); ++i) out[i] = static_cast<T>(proto.int32_data(i));
+}
+
+}  // namespace
+
+Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& what) {
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
+    throw Error(what + " stores its data in an external file, which NEE does not read");
+  }
+  const DType dtype = dtype_from_onnx(proto.data_type(), what);
+  TensorType type{dtype, {proto.dims().begin(), proto.dims().end()}};
+  const int64_t elements = checked_elements(type, what);
+  Tensor t(type);
+  if (proto.has_raw_data()) {
+    const size_t expected = t.bytes();
+    if (proto.raw_data().size() != expected) {
+      throw Error(fmt::format("{} declares shape {} ({} bytes) but its raw_data holds {} bytes",
+                              what, type.to_string(), expected, proto.raw_data().size()));
+    }
+    if (expected) std::memcpy(t.data(), proto.raw_data().data(), expected);
+    return t;
+  }
+  switch (dtype) {
+    case DType::f32:
+      check_count(proto.float_data_size(), elements, "float_data", t, what);
+      std::copy(proto.float_data().begin(), proto.float_data().end(), t.data_as<float>());
+      break;
+    case DType::i64:
+      check_count(proto.int64_data_size(), elements, "int64_data", t, what);
+      std::copy(proto.int64_data().begin(), proto.int64_data().end(), t.data_as<int64_t>());
+      break;
+    case DType::i32:
+      check_count(proto.int32_data_size(), elements, "int32_data", t, what);
+      copy_from_int32_data<int32_t>(proto, t);
+      break;
+    case DType::boolean:
+    case DType::u8:
+      check_count(proto.int32_data_size(), elements, "int32_data", t, what);
+      copy_from_int32_data<uint8_t>(proto, t);
+      break;
+    case DType::i8:
+      check_count(proto.int32_data_size(), elements, "int32_data", t, what);
+      copy_from_int32_data<int8_t>(proto, t);
+      break;
+  }
+  return t;
+}
+
+onnx::TensorProto tensor_to_proto(const Tensor& tensor, const std::string& name) {
+  onnx::TensorProto proto;
+  proto.set_name(name);
+  proto.set_data_type(onnx_elem_type(tensor.dtype()));
+  for (int64_t d : tensor.shape()) proto.add_dims(d);
+  proto.set_raw_data(tensor.bytes() ? std::string(static_cast<const char*>(tensor.data()), tensor.bytes())
+                                    : std::string());
+  return proto;
+}
+
+}  // namespace nee

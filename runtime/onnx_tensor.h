@@ -1,0 +1,21 @@
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include <onnx/onnx_pb.h>
+
+#include "core/dtype.h"
+#include "runtime/tensor.h"
+
+namespace nee {
+
+// Conversions between NEE tensors and ONNX TensorProto messages, shared by the importer
+// (initializers, Constant nodes) and tensor_io (.pb files). Errors name `what`.
+DType dtype_from_onnx(int32_t elem_type, const std::string& what);
+int32_t onnx_elem_type(DType dtype);
+
+// Reads raw_data or the typed field; the element count must match the dims exactly.
+Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& what);
+onnx::TensorProto tensor_to_proto(const Tensor& tensor, const std::string& name);
+
+}  // namespace nee

@@ -1,0 +1,13 @@
+#include "runtime/passes/passes.h"
+
+namespace nee {
+
+void optimize_graph(Graph& graph) {
+  remove_identity(graph);
+  fuse_gemm(graph);
+  fuse_matmul_add(graph);
+  convert_matmul(graph);
+  fuse_matmul_relu(graph);
+}
+
+}  // namespace nee

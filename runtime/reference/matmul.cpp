@@ -1,0 +1,109 @@
+#include <algorithm>
+
+#include "core/workload.h"
+#include "runtime/reference/broadcast.h"
+#include "runtime/reference/reference_ops.h"
+
+namespace nee {
+
+namespace {
+
+Tensor transposed_2d(const Tensor& t) {
+  const int64_t rows = t.shape()[0], cols = t.shape()[1];
+  Tensor out(DType::f32, {cols, rows});
+  const float* src = t.data_as<float>();
+  float* dst = out.data_as<float>();
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) dst[c * rows + r] = src[r * cols + c];
+  }
+  return out;
+}
+
+// out = relu?(alpha * op(A) x op(B) + beta * C) with ONNX MatMul batch broadcasting and
+// 1-D operands promoted as numpy does. The loop order i, k, j keeps the innermost loop
+// contiguous in B and out, so it vectorizes.
+void matmul_f32(const Tensor& a_in, const Tensor& b_in, const Tensor* c, const MatmulAttrs& attrs,
+                Tensor& out) {
+  const Tensor a = attrs.trans_a ? transposed_2d(a_in) : a_in;
+  const Tensor b = attrs.trans_b ? transposed_2d(b_in) : b_in;
+  std::vector<int64_t> sa = a.shape(), sb = b.shape();
+  if (sa.size() == 1) sa.insert(sa.begin(), 1);
+  if (sb.size() == 1) sb.push_back(1);
+  const int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back();
+  const std::vector<int64_t> batch_a(sa.begin(), sa.end() - 2), batch_b(sb.begin(), sb.end() - 2);
+  const std::vector<int64_t> batch = broadcast_shapes(batch_a, batch_b);
+
+  const float* pa = a.data_as<float>();
+  const float* pb = b.data_as<float>();
+  float* po = out.data_as<float>();
+  const float alpha = static_cast<float>(attrs.alpha);
+  std::fill(po, po + out.elements(), 0.0f);
+  for_each_broadcast(batch, batch_a, batch_b, [&](int64_t bo, int64_t ba, int64_t bb) {
+    const float* __restrict__ a_mat = pa + ba * m * k;
+    const float* __restrict__ b_mat = pb + bb * k * n;
+    float* __restrict__ o_mat = po + bo * m * n;
+    for (int64_t i = 0; i < m; ++i) {
+      float* __restrict__ o_row = o_mat + i * n;
+      for (int64_t p = 0; p < k; ++p) {
+        const float scaled = alpha * a_mat[i * k + p];
+        const float* __restrict__ b_row = b_mat + p * n;
+        for (int64_t j = 0; j < n; ++j) o_row[j] += scaled * b_row[j];
+      }
+    }
+  });
+  if (c) {
+    std::vector<int64_t> full = batch;
+    full.insert(full.end(), {m, n});
+    const float* pc = c->data_as<float>();
+    const float beta = static_cast<float>(attrs.beta);
+    for_each_broadcast(full, full, c->shape(),
+                       [&](int64_t o, int64_t, int64_t ic) { po[o] += beta * pc[ic]; });
+  }
+  if (attrs.relu) {
+    for (int64_t i = 0; i < out.elements(); ++i) po[i] = std::max(po[i], 0.0f);
+  }
+}
+
+bool all_f32(const Graph& graph, const Node& node) {
+  for (const std::string& in : node.inputs) {
+    if (!in.empty() && graph.type_of(in).dtype != DType::f32) return false;
+  }
+  return true;
+}
+
+ReferenceFn matmul_kernel(const MatmulAttrs& attrs) {
+  return [attrs](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    const Tensor* c = in.size() > 2 ? in[2] : nullptr;
+    matmul_f32(*in[0], *in[1], c, attrs, *out[0]);
+  };
+}
+
+}  // namespace
+
+ReferenceFn make_reference_matmul(const Graph& graph, const Node& node) {
+  if (!all_f32(graph, node)) return nullptr;
+  return matmul_kernel(MatmulAttrs{});
+}
+
+ReferenceFn make_reference_gemm(const Graph& graph, const Node& node) {
+  if (!all_f32(graph, node)) return nullptr;
+  MatmulAttrs attrs;
+  attrs.trans_a = node.attrs.get_int("transA", 0) != 0;
+  attrs.trans_b = node.attrs.get_int("transB", 0) != 0;
+  attrs.alpha = node.attrs.get_float("alpha", 1.0f);
+  attrs.beta = node.attrs.get_float("beta", 1.0f);
+  return matmul_kernel(attrs);
+}
+
+ReferenceFn make_reference_nee_matmul(const Graph& graph, const Node& node) {
+  if (!all_f32(graph, node)) return nullptr;
+  MatmulAttrs attrs;
+  attrs.trans_a = node.attrs.get_int("trans_a", 0) != 0;
+  attrs.trans_b = node.attrs.get_int("trans_b", 0) != 0;
+  attrs.alpha = node.attrs.get_float("alpha", 1.0f);
+  attrs.beta = node.attrs.get_float("beta", 1.0f);
+  attrs.relu = node.attrs.get_int("relu", 0) != 0;
+  return matmul_kernel(attrs);
+}
+
+}  // namespace nee

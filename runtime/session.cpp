@@ -1,0 +1,143 @@
+#include "runtime/session.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <unordered_map>
+
+#include "core/error.h"
+#include "runtime/passes/passes.h"
+#include "runtime/reference/reference_provider.h"
+
+namespace nee {
+
+struct Session::BoundNode {
+  Placement placement;
+  std::unique_ptr<NodeKernel> kernel;
+  std::vector<std::string> inputs, outputs;  // empty input name: omitted, passed as null
+  std::vector<std::string> released_after;   // intermediates whose last reader this is
+};
+
+Session::Session(Graph graph, std::vector<std::unique_ptr<KernelProvider>> providers,
+                 SessionOptions options)
+    : graph_(std::move(graph)), providers_(std::move(providers)), options_(options) {
+  providers_.push_back(make_reference_provider());
+}
+
+Session::~Session() = default;
+
+void Session::prepare() {
+  if (prepared_) return;
+  if (options_.optimize) optimize_graph(graph_);
+  graph_.sort_topologically();
+
+  std::unordered_map<std::string, size_t> last_reader;
+  const auto& nodes = graph_.nodes();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (const std::string& in : nodes[i].inputs) last_reader[in] = i;
+  }
+  bound_.clear();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node& node = nodes[i];
+    BoundNode b;
+    for (auto& provider : providers_) {
+      b.kernel = provider->bind(graph_, node);
+      if (b.kernel) {
+        b.placement = Placement{node.name, node.op, provider->name(), b.kernel->name()};
+        break;
+      }
+    }
+    if (!b.kernel) {
+      throw Error(fmt::format("no kernel provider can run node '{}' ({} on {})", node.name, node.op,
+                              node.inputs.empty() ? std::string("no inputs")
+                                                  : graph_.type_of(node.inputs[0]).to_string()));
+    }
+    b.inputs = node.inputs;
+    b.outputs = node.outputs;
+    for (const std::string& in : node.inputs) {
+      if (!in.empty() && last_reader[in] == i && graph_.producer(in) && !graph_.is_output(in)) {
+        b.released_after.push_back(in);
+      }
+    }
+    bound_.push_back(std::move(b));
+  }
+  node_times_us_.assign(bound_.size(), 0.0);
+  prepared_ = true;
+}
+
+void Session::check_inputs(const std::map<std::string, Tensor>& inputs) const {
+  for (const std::string& name : graph_.inputs()) {
+    auto it = inputs.find(name);
+    if (it == inputs.end()) {
+      throw Error(fmt::format("input '{}' ({}) is missing", name, graph_.type_of(name).to_string()));
+    }
+    const TensorType& expected = graph_.type_of(name);
+    const Tensor& given = it->second;
+    if (given.empty_storage() && expected.elements() > 0) {
+      throw Error(fmt::format("input '{}' is an empty tensor, expected {}", name, expected.to_string()));
+    }
+    if (given.dtype() != expected.dtype) {
+      throw Error(fmt::format("input '{}' has dtype {}, expected {}", name, to_string(given.dtype()),
+                              expected.to_string()));
+    }
+    if (given.shape() != expected.shape) {
+      throw Error(fmt::format("input '{}' has shape {}, expected {}", name, given.type().to_string(),
+                              expected.to_string()));
+    }
+  }
+  for (const auto& entry : inputs) {
+    const auto& declared = graph_.inputs();
+    if (std::find(declared.begin(), declared.end(), entry.first) == declared.end()) {
+      throw Error(fmt::format("'{}' is not an input of the graph", entry.first));
+    }
+  }
+}
+
+std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& inputs) {
+  prepare();
+  check_inputs(inputs);
+  std::unordered_map<std::string, Tensor> values(inputs.begin(), inputs.end());
+  auto lookup = [&](const std::string& name) -> const Tensor* {
+    auto it = values.find(name);
+    if (it != values.end()) return &it->second;
+    return graph_.constant(name);
+  };
+
+  for (size_t i = 0; i < bound_.size(); ++i) {
+    BoundNode& b = bound_[i];
+    std::vector<const Tensor*> in;
+    for (const std::string& name : b.inputs) in.push_back(name.empty() ? nullptr : lookup(name));
+    std::vector<Tensor*> out;
+    for (const std::string& name : b.outputs) {
+      if (name.empty()) {
+        out.push_back(nullptr);
+        continue;
+      }
+      Tensor& slot = values[name];
+      slot = Tensor(graph_.type_of(name));
+      out.push_back(&slot);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    b.kernel->run(in, out);
+    const auto stop = std::chrono::steady_clock::now();
+    node_times_us_[i] = std::chrono::duration<double, std::micro>(stop - start).count();
+    for (const std::string& name : b.released_after) values.erase(name);
+  }
+
+  std::map<std::string, Tensor> outputs;
+  for (const std::string& name : graph_.outputs()) {
+    const Tensor* t = lookup(name);
+    if (!t) throw Error(fmt::format("graph output '{}' was not computed", name));
+    outputs[name] = *t;
+  }
+  return outputs;
+}
+
+std::vector<Placement> Session::placements() const {
+  std::vector<Placement> all;
+  for (const BoundNode& b : bound_) all.push_back(b.placement);
+  return all;
+}
+
+}  // namespace nee

@@ -1,0 +1,55 @@
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/graph.h"
+#include "runtime/kernel_provider.h"
+#include "runtime/tensor.h"
+
+namespace nee {
+
+struct SessionOptions {
+  bool optimize = true;  // run optimize_graph in prepare(); off to execute the graph as imported
+};
+
+// Which provider and kernel runs a node.
+struct Placement {
+  std::string node, op, provider, kernel;
+};
+
+// Executes a graph. prepare() (optimization passes, kernel binding) is separate from
+// run(), which only checks inputs and calls the bound kernels in order.
+class Session {
+ public:
+  // Providers are tried in order for each node; the reference provider is appended last.
+  Session(Graph graph, std::vector<std::unique_ptr<KernelProvider>> providers,
+          SessionOptions options = {});
+  ~Session();
+
+  // Optimizes the graph and binds every node; throws nee::Error naming a node that no
+  // provider binds. run() calls it when it has not run yet.
+  void prepare();
+
+  // Every graph input must be given, with its declared dtype and shape; unknown names are
+  // rejected. Returns the graph outputs by name.
+  std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& inputs);
+
+  const Graph& graph() const { return graph_; }
+  std::vector<Placement> placements() const;
+  std::vector<double> node_times_us() const { return node_times_us_; }  // last run, per node
+
+ private:
+  struct BoundNode;
+  void check_inputs(const std::map<std::string, Tensor>& inputs) const;
+
+  Graph graph_;
+  std::vector<std::unique_ptr<KernelProvider>> providers_;
+  SessionOptions options_;
+  bool prepared_ = false;
+  std::vector<BoundNode> bound_;
+  std::vector<double> node_times_us_;
+};
+
+}  // namespace nee

@@ -1,0 +1,66 @@
+#include "schedules/schedule_space.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "schedules/matmul_cpu_space.h"
+#include "schedules/matmul_gpu_space.h"
+
+namespace nee {
+
+std::string ScheduleSpace::check(const ScheduleConfig& config) const {
+  for (const Knob& knob : knobs_) {
+    auto it = config.knobs.find(knob.name);
+    if (it == config.knobs.end()) return "knob '" + knob.name + "' is missing";
+    if (std::find(knob.values.begin(), knob.values.end(), it->second) == knob.values.end()) {
+      return "knob '" + knob.name + "' = " + std::to_string(it->second) + " is outside its domain";
+    }
+  }
+  if (config.knobs.size() != knobs_.size()) return "the schedule has knobs this space does not know";
+  return check_constraints(config);
+}
+
+ScheduledKernel ScheduleSpace::schedule(const ScheduleConfig& config) const {
+  const std::string problem = check(config);
+  if (!problem.empty()) throw Error("invalid schedule for " + name() + ": " + problem);
+  return apply(config);
+}
+
+ScheduleConfig ScheduleSpace::random_config(std::mt19937_64& rng) const {
+  // Valid points are a sizeable share of every space NEE defines (constraints cut
+  // register blocks and tiles), so rejection sampling ends quickly.
+  for (int attempt = 0; attempt < 100000; ++attempt) {
+    ScheduleConfig c;
+    for (const Knob& knob : knobs_) {
+      std::uniform_int_distribution<size_t> pick(0, knob.values.size() - 1);
+      c.knobs[knob.name] = knob.values[pick(rng)];
+    }
+    if (check_constraints(c).empty()) return c;
+  }
+  return default_config();
+}
+
+double ScheduleSpace::size() const {
+  double n = 1;
+  for (const Knob& knob : knobs_) n *= static_cast<double>(knob.values.size());
+  return n;
+}
+
+std::vector<int64_t> values_up_to(std::vector<int64_t> values, int64_t limit) {
+  std::vector<int64_t> kept;
+  for (int64_t v : values) {
+    if (v <= limit) kept.push_back(v);
+  }
+  if (kept.empty()) kept.push_back(*std::min_element(values.begin(), values.end()));
+  return kept;
+}
+
+std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, TargetKind kind) {
+  if (workload.op == "matmul") {
+    if (kind == TargetKind::cpu) return std::make_unique<MatmulCpuSpace>(workload);
+    return std::make_unique<MatmulGpuSpace>(workload);
+  }
+  throw Error("no schedule space for operator family '" + workload.op + "'");
+}
+
+}  // namespace nee

@@ -1,0 +1,62 @@
+#pragma once
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <Halide.h>
+
+#include "core/schedule_config.h"
+#include "core/target.h"
+#include "core/workload.h"
+
+namespace nee {
+
+// A knob of a schedule space: its name, the values it may take for this workload, and
+// what it means.
+struct Knob {
+  std::string name;
+  std::vector<int64_t> values;
+  std::string meaning;
+};
+
+// A scheduled pipeline ready for the builder.
+struct ScheduledKernel {
+  Halide::Pipeline pipeline;
+  std::vector<Halide::Argument> arguments;  // inputs in call order; the output comes last
+};
+
+// A schedule space for one workload on one kind of target: knobs with domains, the
+// constraints between them, a default point, and the code that applies a point.
+// Domains are cut to the workload's extents, so every value listed can be chosen.
+class ScheduleSpace {
+ public:
+  virtual ~ScheduleSpace() = default;
+  virtual std::string name() const = 0;
+  const std::vector<Knob>& knobs() const { return knobs_; }
+
+  virtual ScheduleConfig default_config() const = 0;
+  // Empty when the point is valid; otherwise why it is rejected, before any compile.
+  std::string check(const ScheduleConfig& config) const;
+  // Applies a valid point (throws nee::Error on an invalid one).
+  ScheduledKernel schedule(const ScheduleConfig& config) const;
+
+  // A uniformly random valid point (rejection sampling over the knob domains).
+  ScheduleConfig random_config(std::mt19937_64& rng) const;
+  // Number of points in the knob domains' product, valid or not.
+  double size() const;
+
+ protected:
+  virtual std::string check_constraints(const ScheduleConfig& config) const = 0;
+  virtual ScheduledKernel apply(const ScheduleConfig& config) const = 0;
+  std::vector<Knob> knobs_;
+};
+
+// The space for a workload on a target kind; throws nee::Error if NEE has none.
+std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, TargetKind kind);
+
+// Keeps the values of a domain that do not exceed `limit`; never returns an empty domain
+// (the smallest value survives).
+std::vector<int64_t> values_up_to(std::vector<int64_t> values, int64_t limit);
+
+}  // namespace nee

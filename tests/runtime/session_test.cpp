@@ -1,0 +1,125 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "graph_builder.h"
+#include "runtime/session.h"
+#include "runtime/tensor_io.h"
+
+namespace nee {
+namespace {
+
+using test::add_node;
+using test::f32;
+using ::testing::HasSubstr;
+
+Graph relu_graph() {
+  Graph g;
+  g.add_value("x", f32({2, 3}));
+  g.add_input("x");
+  add_node(g, "Relu", "act", {"x"}, "y", f32({2, 3}));
+  g.add_output("y");
+  return g;
+}
+
+std::string run_error(Session& session, const std::map<std::string, Tensor>& inputs) {
+  try {
+    session.run(inputs);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "run succeeded";
+  return "";
+}
+
+TEST(Session, RejectsMissingInput) {
+  Session s(relu_graph(), {});
+  EXPECT_THAT(run_error(s, {}), HasSubstr("input 'x' (f32[2,3]) is missing"));
+}
+
+TEST(Session, RejectsWrongShape) {
+  Session s(relu_graph(), {});
+  const std::string error = run_error(s, {{"x", Tensor(DType::f32, {3, 2})}});
+  EXPECT_THAT(error, HasSubstr("'x'"));
+  EXPECT_THAT(error, HasSubstr("f32[3,2]"));
+  EXPECT_THAT(error, HasSubstr("expected f32[2,3]"));
+}
+
+TEST(Session, RejectsWrongDtype) {
+  Session s(relu_graph(), {});
+  const std::string error = run_error(s, {{"x", Tensor(DType::i64, {2, 3})}});
+  EXPECT_THAT(error, HasSubstr("'x' has dtype i64"));
+  EXPECT_THAT(error, HasSubstr("expected f32[2,3]"));
+}
+
+TEST(Session, RejectsUnknownInput) {
+  Session s(relu_graph(), {});
+  const std::string error = run_error(s, {{"x", Tensor(DType::f32, {2, 3})}, {"extra", Tensor(DType::f32, {1})}});
+  EXPECT_THAT(error, HasSubstr("'extra' is not an input"));
+}
+
+TEST(Session, UnbindableNodeIsNamed) {
+  Graph g;
+  g.add_value("x", f32({2}));
+  g.add_input("x");
+  add_node(g, "Bogus", "strange_node", {"x"}, "y", f32({2}));
+  g.add_output("y");
+  Session s(std::move(g), {});
+  try {
+    s.prepare();
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("'strange_node'"));
+    EXPECT_THAT(e.what(), HasSubstr("Bogus"));
+  }
+}
+
+// A provider that binds Relu only, to check providers are asked before the reference.
+class NegatingProvider : public KernelProvider {
+ public:
+  std::string name() const override { return "negating"; }
+  std::unique_ptr<NodeKernel> bind(const Graph&, const Node& node) override {
+    if (node.op != "Relu") return nullptr;
+    struct Kernel : NodeKernel {
+      void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
+        for (int64_t i = 0; i < in[0]->elements(); ++i) out[0]->data_as<float>()[i] = -in[0]->data_as<float>()[i];
+      }
+      std::string name() const override { return "negate"; }
+    };
+    return std::make_unique<Kernel>();
+  }
+};
+
+TEST(Session, ProvidersAreTriedInOrderBeforeReference) {
+  Graph g = relu_graph();
+  add_node(g, "Sigmoid", "sig", {"y"}, "z", f32({2, 3}));
+  g.add_output("z");
+  std::vector<std::unique_ptr<KernelProvider>> providers;
+  providers.push_back(std::make_unique<NegatingProvider>());
+  Session s(std::move(g), std::move(providers));
+  const Tensor x = random_tensor(f32({2, 3}), 1);
+  const auto out = s.run({{"x", x}});
+  EXPECT_EQ(out.at("y").data_as<float>()[0], -x.data_as<float>()[0]);
+  const auto placements = s.placements();
+  ASSERT_EQ(placements.size(), 2u);
+  EXPECT_EQ(placements[0].provider, "negating");
+  EXPECT_EQ(placements[0].kernel, "negate");
+  EXPECT_EQ(placements[1].provider, "reference");
+  EXPECT_EQ(placements[1].kernel, "reference.Sigmoid");
+  EXPECT_EQ(s.node_times_us().size(), 2u);
+}
+
+TEST(Session, ConstantOutputsAndRepeatedRuns) {
+  Graph g = relu_graph();
+  g.add_constant("k", random_tensor(f32({3}), 2));
+  add_node(g, "Add", "plus_k", {"y", "k"}, "z", f32({2, 3}));
+  g.add_output("z");
+  Session s(std::move(g), {});
+  const Tensor x = random_tensor(f32({2, 3}), 3);
+  const auto first = s.run({{"x", x}});
+  const auto second = s.run({{"x", x}});
+  for (int64_t i = 0; i < 6; ++i) EXPECT_EQ(first.at("z").data_as<float>()[i], second.at("z").data_as<float>()[i]);
+}
+
+}  // namespace
+}  // namespace nee

@@ -1,0 +1,67 @@
+#pragma once
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/records.h"
+
+namespace nee::testing_support {
+
+// A fresh folder under the test temp dir, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = ::testing::TempDir() + "nee-tuning-db-XXXXXX";
+    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed for " + pattern);
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+inline Target make_target(const std::string& cpu_model = "Test CPU 3000") {
+  Target t;
+  t.halide = "x86-64-linux-avx-avx2-f16c-fma-sse41";
+  t.device.cpu_model = cpu_model;
+  t.device.cores = 8;
+  t.device.l1d_bytes = 32 * 1024;
+  t.device.l2_bytes = 1024 * 1024;
+  t.device.l3_bytes = 32 * 1024 * 1024;
+  return t;
+}
+
+inline TuningRecord make_record(const Workload& w, const Target& t, int64_t knob, double median_us,
+                                MeasureStatus status = MeasureStatus::ok) {
+  TuningRecord r;
+  r.workload = w;
+  r.target = t;
+  r.config.knobs = {{"mr", 4}, {"nr", knob}};
+  r.result.status = status;
+  r.result.median_us = median_us;
+  r.result.min_us = median_us * 0.9;
+  r.result.repeats = 5;
+  r.strategy = "random";
+  r.trial = static_cast<int>(knob);
+  return r;
+}
+
+}  // namespace nee::testing_support

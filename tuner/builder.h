@@ -1,0 +1,31 @@
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/records.h"
+
+namespace nee {
+
+// Builds candidates ahead of time into shared libraries, each in a forked child process
+// with a time limit: a schedule that crashes or hangs Halide's compiler costs only its
+// own candidate. Up to `jobs` builds run at once.
+class Builder {
+ public:
+  Builder(std::string work_dir, int jobs, double timeout_seconds);
+  std::vector<BuildResult> build(const std::vector<Candidate>& candidates);
+
+  // The kernel symbol every candidate library exports.
+  static std::string symbol_for(const Workload& workload);
+
+ private:
+  std::string runtime_object(const Target& target);
+
+  std::string work_dir_;
+  int jobs_;
+  double timeout_seconds_;
+  int next_id_ = 0;
+  std::map<std::string, std::string> runtime_objects_;  // Halide target -> object path
+};
+
+}  // namespace nee

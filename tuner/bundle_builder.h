@@ -1,0 +1,28 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/target.h"
+#include "core/workload.h"
+#include "runtime/bundle/bundle_manifest.h"
+#include "tuning-db/tuning_database.h"
+
+namespace nee {
+
+struct BundleRequest {
+  std::vector<Workload> workloads;
+  Target target;
+  std::string model_path;  // recorded with its hash so the runtime can refuse other models
+  std::string output_dir;
+  bool use_database = true;  // false: every kernel gets its default schedule (untuned)
+  int jobs = 2;
+  double timeout_s = 300;
+};
+
+// Compiles the best database record of each workload (the default schedule where none
+// is tuned) into one shared library with a C table of kernels (runtime/bundle/bundle_abi.h),
+// and writes the manifest. Builds in a fresh folder and swaps it in only when complete,
+// so a failed build leaves an existing bundle as it was.
+BundleManifest build_bundle(const TuningDatabase* db, const BundleRequest& request);
+
+}  // namespace nee

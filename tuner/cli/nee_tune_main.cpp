@@ -1,0 +1,126 @@
+// nee-tune: tunes the kernels of a model (or one operator at one shape) for a target,
+// stores every measurement in the tuning database, and optionally builds a bundle.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+#include <regex>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "importer/import_onnx.h"
+#include "runtime/node_workload.h"
+#include "runtime/passes/passes.h"
+#include "tuner/bundle_builder.h"
+#include "tuner/interrupt.h"
+#include "tuner/kernel_compiler.h"
+#include "tuner/progress_bar.h"
+#include "tuner/tuning_loop.h"
+
+namespace {
+
+// "300", "90s", "5m", "1h" -> seconds.
+double parse_duration(const std::string& text) {
+  static const std::regex pattern(R"(^\s*([0-9]+(\.[0-9]+)?)\s*([smh]?)\s*$)");
+  std::smatch match;
+  if (!std::regex_match(text, match, pattern)) {
+    throw nee::Error("bad duration '" + text + "': use seconds or a number with s, m or h (e.g. 90s, 5m)");
+  }
+  const double value = std::stod(match[1]);
+  const std::string unit = match[3];
+  return unit == "h" ? value * 3600 : unit == "m" ? value * 60 : value;
+}
+
+std::vector<nee::Workload> model_workloads(const std::string& model_path) {
+  nee::Graph graph = nee::import_onnx(model_path);
+  nee::optimize_graph(graph);
+  return nee::extract_workloads(graph);
+}
+
+void print_summary(const std::vector<nee::TuneReport>& reports) {
+  fmt::print("\n{:<58} {:>7} {:>12} {:>12} {:>9}\n", "workload", "trials", "default", "best", "speed-up");
+  for (const nee::TuneReport& r : reports) {
+    std::string key = r.workload.key();
+    if (key.size() > 58) key = key.substr(0, 55) + "...";
+    const auto gflops = [&](const std::optional<nee::TuningRecord>& rec) {
+      return rec ? fmt::format("{:.1f} GF/s", r.workload.flops() / rec->result.median_us / 1e3) : std::string("-");
+    };
+    const std::string speedup = r.best && r.default_record
+                                    ? fmt::format("{:.2f}x", r.default_record->result.median_us / r.best->result.median_us)
+                                    : "-";
+    fmt::print("{:<58} {:>7} {:>12} {:>12} {:>9}\n", key, r.measured, gflops(r.default_record), gflops(r.best), speedup);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"nee-tune: tune NEE kernels for a target device and build a kernel bundle"};
+  std::string model, op, shape, target_kind = "cpu", db_path, bundle_dir, time_text, work_dir;
+  nee::TuneOptions options;
+  app.add_option("model", model, "ONNX model whose workloads to tune")->check(CLI::ExistingFile);
+  app.add_option("--op", op, "tune one operator family instead of a model (matmul)");
+  app.add_option("--shape", shape, "with --op: MxKxN or BxMxKxN");
+  app.add_option("--target", target_kind, "cpu, opencl (through PoCL on this machine) or cuda")
+      ->check(CLI::IsMember({"cpu", "opencl", "cuda"}));
+  app.add_option("--trials", options.trials, "measured candidates per workload (0: none, just bundle)")
+      ->check(CLI::Range(0, 1000000));
+  app.add_option("--time", time_text, "time budget for the whole run, e.g. 90s, 5m (split by workload FLOPs)");
+  app.add_option("--strategy", options.strategy, "search strategy")->check(CLI::IsMember({"evolutionary", "random"}));
+  app.add_option("--db", db_path, "tuning database (default: $NEE_DB or ~/.local/share/nee/tuning.db)");
+  app.add_option("--bundle", bundle_dir, "after tuning, build the model's kernel bundle into this folder");
+  app.add_option("--jobs", options.build_jobs, "parallel compiles")->check(CLI::Range(1, 256));
+  app.add_option("--threads", options.runner.threads, "kernel threads while measuring (0: all cores)");
+  app.add_option("--seed", options.seed, "search seed (0: from the clock)");
+  app.add_option("--work-dir", work_dir, "scratch folder for candidate libraries");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    if (model.empty() == op.empty()) throw nee::Error("give either a model file or --op with --shape");
+    if (!op.empty() && op != "matmul") throw nee::Error("unknown operator family '" + op + "' (known: matmul)");
+    if (!op.empty() && shape.empty()) throw nee::Error("--op needs --shape");
+    if (!bundle_dir.empty() && model.empty()) throw nee::Error("--bundle needs a model");
+    const double budget = time_text.empty() ? 0 : parse_duration(time_text);
+
+    const nee::Target target = nee::host_target(nee::target_kind_from_string(target_kind));
+    if (target.kind() == nee::TargetKind::cuda && options.trials > 0) {
+      throw nee::Error("CUDA candidates cannot be measured from this machine's tuner; use --trials 0 to "
+                       "bundle default schedules");
+    }
+    const std::vector<nee::Workload> workloads =
+        model.empty() ? std::vector<nee::Workload>{nee::matmul_workload_from_shape(shape)} : model_workloads(model);
+    if (db_path.empty()) db_path = nee::TuningDatabase::default_path();
+    nee::TuningDatabase db(db_path);
+    options.work_dir = work_dir.empty() ? (std::filesystem::temp_directory_path() / fmt::format("nee-tune-{}", getpid())).string()
+                                        : work_dir;
+    fmt::print(stderr, "nee-tune: {} workload(s) on {} | database {}\n", workloads.size(), target.halide, db_path);
+
+    nee::install_interrupt_handler();
+    std::vector<nee::TuneReport> reports;
+    double total_flops = 0;
+    for (const nee::Workload& w : workloads) total_flops += w.flops();
+    for (const nee::Workload& w : workloads) {
+      if (options.trials == 0 || nee::interrupted()) break;
+      nee::TuneOptions per = options;
+      // The time budget is shared by FLOPs, with a floor so small workloads get a few trials.
+      if (budget > 0) per.time_budget_s = std::max(budget * w.flops() / total_flops, budget / (4.0 * workloads.size()));
+      reports.push_back(nee::tune_workload(db, w, target, per));
+    }
+    std::filesystem::remove_all(options.work_dir);
+    if (!reports.empty()) print_summary(reports);
+
+    if (!bundle_dir.empty()) {
+      nee::BundleRequest request{workloads, target, model, bundle_dir, true, options.build_jobs};
+      const nee::BundleManifest m = nee::build_bundle(&db, request);
+      int tuned = 0;
+      for (const auto& k : m.kernels) tuned += k.source == "tuned";
+      fmt::print("bundle {}: {} kernels ({} tuned, {} default schedules) for {}\n", bundle_dir, m.kernels.size(), tuned,
+                 m.kernels.size() - tuned, target.halide);
+    }
+    return nee::interrupted() ? 130 : 0;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "nee-tune: error: {}\n", e.what());
+    return 1;
+  }
+}

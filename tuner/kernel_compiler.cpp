@@ -1,0 +1,95 @@
+#include "tuner/kernel_compiler.h"
+
+#include <Halide.h>
+
+#include "core/error.h"
+#include "kernels/matmul_algorithm.h"
+#include "schedules/schedule_space.h"
+#include "schedules/static_output.h"
+#include "tuner/subprocess.h"
+
+namespace nee {
+
+std::string halide_target_for(TargetKind kind) {
+  Halide::Target t = Halide::get_host_target();
+  if (kind == TargetKind::opencl) t = t.with_feature(Halide::Target::OpenCL);
+  if (kind == TargetKind::cuda) {
+    t = t.with_feature(Halide::Target::CUDA).with_feature(Halide::Target::CUDACapability80);
+  }
+  return t.to_string();
+}
+
+Target host_target(TargetKind kind) {
+  Target t;
+  t.halide = halide_target_for(kind);
+  t.device = DeviceFingerprint::of_host();
+  if (kind != TargetKind::cpu) t.device.device = to_string(kind);
+  return t;
+}
+
+static Halide::Target without_runtime(const Target& target) {
+  if (!Halide::Target::validate_target_string(target.halide)) {
+    throw Error("'" + target.halide + "' is not a Halide target string");
+  }
+  return Halide::Target(target.halide).with_feature(Halide::Target::NoRuntime);
+}
+
+void compile_kernel_object(const Workload& workload, const Target& target, const ScheduleConfig& config,
+                           const std::string& symbol, const std::string& object_path) {
+  const auto space = make_schedule_space(workload, target.kind());
+  ScheduledKernel kernel = space->schedule(config);
+  kernel.pipeline.compile_to_object(object_path, kernel.arguments, symbol, without_runtime(target));
+}
+
+void compile_autoscheduled_object(const Workload& workload, const Target& target,
+                                  const std::string& autoscheduler, const std::string& symbol,
+                                  const std::string& object_path) {
+  if (target.kind() != TargetKind::cpu) throw Error("autoscheduler baselines are CPU-only");
+  static bool loaded = false;
+  if (!loaded) {
+    for (const char* plugin : {"libautoschedule_adams2019.so", "libautoschedule_mullapudi2016.so"}) {
+      Halide::load_plugin(std::string(HALIDE_PLUGIN_DIR) + "/" + plugin);
+    }
+    loaded = true;
+  }
+  MatmulPipeline p = define_matmul(workload);
+  constrain_dense_output(p.out, workload.output.shape);
+  // Autoschedulers need estimates of every buffer's extent; they equal the static shapes.
+  const auto estimate = [](Halide::OutputImageParam param, const std::vector<int64_t>& shape) {
+    const int rank = static_cast<int>(shape.size());
+    for (int d = 0; d < rank; ++d) param.dim(d).set_estimate(0, static_cast<int>(shape[rank - 1 - d]));
+  };
+  estimate(p.a, workload.inputs[0].shape);
+  estimate(p.b, workload.inputs[1].shape);
+  if (p.c.defined()) estimate(p.c, workload.inputs[2].shape);
+  std::vector<Halide::Var> vars = {p.n, p.m};
+  for (const Halide::Var& b : p.batch) vars.push_back(b);
+  const int rank = static_cast<int>(workload.output.shape.size());
+  for (int d = 0; d < rank; ++d) p.out.set_estimate(vars[d], 0, static_cast<int>(workload.output.shape[rank - 1 - d]));
+
+  Halide::Pipeline pipeline(p.out);
+  const Halide::Target t = without_runtime(target);
+  Halide::MachineParams params = Halide::MachineParams::generic();
+  params.parallelism = target.device.cores > 0 ? target.device.cores : 1;
+  pipeline.auto_schedule(autoscheduler, t, params);
+  pipeline.compile_to_object(object_path, p.arguments(), symbol, t);
+}
+
+void compile_runtime_object(const Target& target, const std::string& object_path) {
+  if (!Halide::Target::validate_target_string(target.halide)) {
+    throw Error("'" + target.halide + "' is not a Halide target string");
+  }
+  Halide::compile_standalone_runtime(object_path, Halide::Target(target.halide));
+}
+
+void link_shared_library(const std::vector<std::string>& objects, const std::string& library_path) {
+  std::vector<std::string> argv = {"c++", "-shared", "-o", library_path};
+  argv.insert(argv.end(), objects.begin(), objects.end());
+  argv.insert(argv.end(), {"-lpthread", "-ldl"});
+  const ProcessResult r = run_process(argv, 120, true);
+  if (!r.exited || r.exit_code != 0) throw Error("linking " + library_path + " failed: " + r.output);
+}
+
+std::string halide_version() { return NEE_HALIDE_VERSION; }
+
+}  // namespace nee

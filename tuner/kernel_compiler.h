@@ -1,0 +1,36 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/schedule_config.h"
+#include "core/target.h"
+#include "core/workload.h"
+
+namespace nee {
+
+// The Halide target string for a kind of target on this build host: the host CPU's
+// features, plus opencl, or cuda with compute capability 8.0 (its PTX is JIT-compiled
+// by newer drivers, so it runs on Ampere and later, the H200 included).
+std::string halide_target_for(TargetKind kind);
+// A Target for this machine: Halide string plus the host's fingerprint.
+Target host_target(TargetKind kind);
+
+// Compiles one scheduled kernel into an object file exporting `<symbol>_argv` and
+// `<symbol>_metadata`, without the Halide runtime (that is linked once per library).
+void compile_kernel_object(const Workload& workload, const Target& target, const ScheduleConfig& config,
+                           const std::string& symbol, const std::string& object_path);
+
+// Same, scheduled by one of Halide's autoschedulers (Adams2019, Mullapudi2016) instead
+// of a NEE schedule space: the baseline a tuned result must beat.
+void compile_autoscheduled_object(const Workload& workload, const Target& target,
+                                  const std::string& autoscheduler, const std::string& symbol,
+                                  const std::string& object_path);
+
+void compile_runtime_object(const Target& target, const std::string& object_path);
+
+// Links objects into a shared library with the system C++ compiler.
+void link_shared_library(const std::vector<std::string>& objects, const std::string& library_path);
+
+std::string halide_version();
+
+}  // namespace nee

@@ -1,0 +1,27 @@
+#pragma once
+#include <cstdint>
+
+#include "core/records.h"
+#include "runtime/bundle/halide_kernel.h"
+
+namespace nee {
+
+struct MeasureOptions {
+  uint64_t seed = 1;          // inputs are fresh random values from this seed
+  int repeats = 7;            // timed samples; the median is reported
+  double min_sample_ms = 20;  // calls per sample grow until a sample lasts this long
+  double warmup_ms = 50;      // untimed calls first (caches, thread pool start)
+  double rtol = 1e-4;         // tolerance against the reference: |d| <= atol + rtol*|ref|
+  double atol_per_k = 2e-6;   // absolute tolerance per reduction step (fp32 summation order)
+  // A candidate whose first timed call is slower than this gets three one-call samples
+  // instead of full repeats: it cannot become the best, so precision is not needed
+  // there, and random search proposes many such points. 0: off.
+  double slow_cutoff_us = 0;
+};
+
+// Verify, then time: checks the kernel's output against compute_reference() on fresh
+// random inputs, and only then times it. A wrong answer is reported as wrong_result
+// with its largest error and is never timed.
+MeasureResult measure_kernel(const HalideKernel& kernel, const Workload& workload, const MeasureOptions& options);
+
+}  // namespace nee

@@ -1,0 +1,90 @@
+#include "tuner/measure/workload_reference.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+
+namespace nee {
+
+// Row-major offset of a broadcast operand's element for an output batch index.
+static int64_t broadcast_offset(const std::vector<int64_t>& shape, int matrix_dims,
+                                const std::vector<int64_t>& out_batch_shape, int64_t out_batch_index) {
+  const int operand_batch = static_cast<int>(shape.size()) - matrix_dims;
+  int64_t matrix_size = 1;
+  for (size_t i = operand_batch; i < shape.size(); ++i) matrix_size *= shape[i];
+  int64_t offset = 0, stride = matrix_size;
+  int64_t rest = out_batch_index;
+  for (int d = static_cast<int>(out_batch_shape.size()) - 1; d >= 0; --d) {
+    const int64_t coord = rest % out_batch_shape[d];
+    rest /= out_batch_shape[d];
+    const int od = d - (static_cast<int>(out_batch_shape.size()) - operand_batch);
+    if (od < 0) continue;
+    if (shape[od] != 1) offset += coord * stride;
+    stride *= shape[od];
+  }
+  return offset;
+}
+
+static void reference_matmul(const Workload& w, const std::vector<const Tensor*>& in, Tensor& out) {
+  const MatmulAttrs attrs = matmul_attrs(w);
+  const auto& so = w.output.shape;
+  const size_t r = so.size();
+  const int64_t m_size = so[r - 2], n_size = so[r - 1];
+  const auto& sa = w.inputs[0].shape;
+  const int64_t k_size = attrs.trans_a ? sa[sa.size() - 2] : sa.back();
+  const std::vector<int64_t> batch_shape(so.begin(), so.end() - 2);
+  int64_t batches = 1;
+  for (int64_t d : batch_shape) batches *= d;
+
+  const float* a = in[0]->data_as<float>();
+  const float* b = in[1]->data_as<float>();
+  float* o = out.data_as<float>();
+  std::vector<float> row(static_cast<size_t>(n_size));
+  for (int64_t bi = 0; bi < batches; ++bi) {
+    const float* ab = a + broadcast_offset(w.inputs[0].shape, 2, batch_shape, bi);
+    const float* bb = b + broadcast_offset(w.inputs[1].shape, 2, batch_shape, bi);
+    for (int64_t i = 0; i < m_size; ++i) {
+      std::fill(row.begin(), row.end(), 0.0f);
+      for (int64_t k = 0; k < k_size; ++k) {
+        const float av = attrs.trans_a ? ab[k * m_size + i] : ab[i * k_size + k];
+        if (attrs.trans_b) {
+          for (int64_t j = 0; j < n_size; ++j) row[j] += av * bb[j * k_size + k];
+        } else {
+          const float* brow = bb + k * n_size;
+          for (int64_t j = 0; j < n_size; ++j) row[j] += av * brow[j];
+        }
+      }
+      float* orow = o + (bi * m_size + i) * n_size;
+      for (int64_t j = 0; j < n_size; ++j) orow[j] = static_cast<float>(attrs.alpha) * row[j];
+    }
+  }
+  if (matmul_has_bias(w)) {
+    // C broadcasts over the whole output from the right.
+    const Tensor& c = *in[2];
+    const auto& sc = c.shape();
+    const float* cd = c.data_as<float>();
+    const int64_t total = out.elements();
+    for (int64_t e = 0; e < total; ++e) {
+      int64_t rest = e, offset = 0, stride = 1;
+      for (size_t d = 0; d < sc.size(); ++d) {
+        const int64_t od = so[r - 1 - d];
+        const int64_t coord = rest % od;
+        rest /= od;
+        const int64_t cd_extent = sc[sc.size() - 1 - d];
+        if (cd_extent != 1) offset += coord * stride;
+        stride *= cd_extent;
+      }
+      o[e] += static_cast<float>(attrs.beta) * cd[offset];
+    }
+  }
+  if (attrs.relu) {
+    for (int64_t e = 0; e < out.elements(); ++e) o[e] = std::max(o[e], 0.0f);
+  }
+}
+
+void compute_reference(const Workload& workload, const std::vector<const Tensor*>& inputs, Tensor& output) {
+  if (workload.op == "matmul") return reference_matmul(workload, inputs, output);
+  throw Error("no reference for operator family '" + workload.op + "'");
+}
+
+}  // namespace nee

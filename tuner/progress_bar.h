@@ -1,0 +1,26 @@
+#pragma once
+#include <chrono>
+#include <string>
+
+namespace nee {
+
+// One status line on stderr: trials done, best so far, time left. Redrawn in place on a
+// terminal, printed every few trials otherwise (logs, CI). Debian 12 packages no C++
+// progress-bar library (indicators is not packaged), so this is the project's own.
+class ProgressBar {
+ public:
+  ProgressBar(std::string label, int total);
+  void update(int done, const std::string& best, double seconds_left);
+  void finish(const std::string& summary);
+
+ private:
+  std::string label_;
+  int total_;
+  bool tty_;
+  int last_printed_ = -1;
+  std::chrono::steady_clock::time_point last_draw_{};
+};
+
+std::string format_duration(double seconds);
+
+}  // namespace nee

@@ -1,0 +1,40 @@
+#pragma once
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/records.h"
+#include "schedules/schedule_space.h"
+
+namespace nee {
+
+// Proposes schedule points to measure and learns from their results. A strategy never
+// proposes a point it has seen (measured here, or known from the database).
+class SearchStrategy {
+ public:
+  SearchStrategy(const ScheduleSpace& space, uint64_t seed) : space_(space), rng_(seed) {}
+  virtual ~SearchStrategy() = default;
+  virtual std::string name() const = 0;
+
+  // Up to `count` new valid points; fewer when the space is exhausted.
+  std::vector<ScheduleConfig> propose(int count);
+  // Tells the strategy a point's result (also for points seeded from the database).
+  virtual void observe(const ScheduleConfig& config, const MeasureResult& result);
+  bool seen(const ScheduleConfig& config) const { return seen_.count(config) != 0; }
+
+ protected:
+  // One proposal; may return a seen or invalid point, which propose() filters out.
+  virtual ScheduleConfig next() = 0;
+
+  const ScheduleSpace& space_;
+  std::mt19937_64 rng_;
+  std::set<ScheduleConfig> seen_;
+};
+
+// "random" or "evolutionary".
+std::unique_ptr<SearchStrategy> make_search_strategy(const std::string& name, const ScheduleSpace& space,
+                                                     uint64_t seed);
+
+}  // namespace nee

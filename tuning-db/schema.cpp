@@ -1,0 +1,131 @@
+#include "tuning-db/schema.h"
+
+#include <sqlite3.h>
+
+#include <fmt/format.h>
+
+namespace nee::db {
+
+namespace {
+
+void create_v1(Connection& db) {
+  db.exec(R"sql(
+    CREATE TABLE targets (
+      id INTEGER PRIMARY KEY,
+      key TEXT NOT NULL UNIQUE,
+      halide TEXT NOT NULL,
+      fingerprint_json TEXT NOT NULL,
+      fingerprint_hash TEXT NOT NULL,
+      cpu_model TEXT NOT NULL,
+      cores INTEGER NOT NULL,
+      l1d_bytes INTEGER NOT NULL,
+      l2_bytes INTEGER NOT NULL,
+      l3_bytes INTEGER NOT NULL,
+      device TEXT NOT NULL
+    );
+    CREATE TABLE workloads (
+      id INTEGER PRIMARY KEY,
+      key TEXT NOT NULL UNIQUE,
+      hash TEXT NOT NULL,
+      op TEXT NOT NULL,
+      json TEXT NOT NULL
+    );
+    -- AUTOINCREMENT: parent_record points at record ids, so an id is never reused,
+    -- even after the newest records are deleted.
+    CREATE TABLE records (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      workload_id INTEGER NOT NULL REFERENCES workloads(id),
+      target_id INTEGER NOT NULL REFERENCES targets(id),
+      schedule_json TEXT NOT NULL,
+      status TEXT NOT NULL,
+      median_us REAL NOT NULL,
+      min_us REAL NOT NULL,
+      stddev_us REAL NOT NULL,
+      repeats INTEGER NOT NULL,
+      max_abs_error REAL NOT NULL,
+      error TEXT NOT NULL,
+      strategy TEXT NOT NULL,
+      trial INTEGER NOT NULL,
+      parent_record INTEGER,
+      created_at TEXT NOT NULL,
+      nee_version TEXT NOT NULL,
+      halide_version TEXT NOT NULL
+    );
+    -- Serves best/top_k (ok records of one workload and target by median) and, by its
+    -- prefix, history and contains.
+    CREATE INDEX records_by_workload_target ON records(workload_id, target_id, status, median_us);
+  )sql");
+}
+
+}  // namespace
+
+const std::vector<Migration>& migrations() {
+  static const std::vector<Migration> list = {
+      {1, "targets, workloads and records", create_v1},
+  };
+  return list;
+}
+
+int latest_schema_version() { return migrations().back().version; }
+
+int check_database(Connection& db, int latest) {
+  int64_t application_id = 0;
+  try {
+    application_id = db.query_int("PRAGMA application_id");
+  } catch (const SqliteError& e) {
+    if (e.code() == SQLITE_NOTADB) {
+      throw Error(fmt::format("tuning database {}: the file is not a SQLite database; refusing to use it "
+                              "(point NEE_DB at another file or move this one away)",
+                              db.path()));
+    }
+    throw;
+  }
+  const int64_t version = db.query_int("PRAGMA user_version");
+  const int64_t objects = db.query_int("SELECT count(*) FROM sqlite_master");
+  if (application_id == 0 && version == 0 && objects == 0) return 0;
+  if (application_id != kApplicationId) {
+    throw Error(fmt::format(
+        "tuning database {}: the file is a SQLite database of another application (application_id "
+        "{:#010x}, NEE's is {:#010x}); refusing to use it",
+        db.path(), static_cast<uint32_t>(application_id), static_cast<uint32_t>(kApplicationId)));
+  }
+  if (version < 0) {
+    throw Error(fmt::format("tuning database {}: invalid schema version {}", db.path(), version));
+  }
+  if (version > latest) {
+    throw Error(fmt::format("tuning database {}: created by a newer NEE; schema {}, this build reads up to {}",
+                            db.path(), version, latest));
+  }
+  return static_cast<int>(version);
+}
+
+int migrate(Connection& db, const std::vector<Migration>& list) {
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (list[i].version != static_cast<int>(i) + 1) {
+      throw Error(fmt::format("tuning database migrations are misnumbered: element {} is version {}", i,
+                              list[i].version));
+    }
+  }
+  const int latest = static_cast<int>(list.size());
+  Transaction transaction(db);
+  // Read again under the write lock: another process may have migrated the file since
+  // check_database looked at it.
+  const int from = check_database(db, latest);
+  if (from == latest) return latest;
+  for (const Migration& m : list) {
+    if (m.version <= from) continue;
+    try {
+      m.apply(db);
+    } catch (const Error& e) {
+      throw Error(fmt::format("tuning database {}: migration to schema {} ({}) failed: {}", db.path(),
+                              m.version, m.summary, e.what()));
+    }
+  }
+  // PRAGMA takes no bound parameters; both values are this build's own integers.
+  db.exec(fmt::format("PRAGMA application_id = {}", kApplicationId));
+  db.exec(fmt::format("PRAGMA user_version = {}", latest));
+  transaction.commit();
+  return latest;
+}
+
+}  // namespace nee::db

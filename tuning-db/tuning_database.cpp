@@ -1,0 +1,270 @@
+#include "tuning-db/tuning_database.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/version.h"
+#include "tuning-db/schema.h"
+#include "tuning-db/sqlite.h"
+
+namespace nee {
+
+namespace {
+
+std::string env(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+std::string utc_now_iso8601() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+// Columns of a full record, in the order read_record expects them.
+constexpr const char* kRecordSelect = R"sql(
+  SELECT r.id, w.json, t.halide, t.fingerprint_json, r.schedule_json, r.status, r.median_us,
+         r.min_us, r.stddev_us, r.repeats, r.max_abs_error, r.error, r.strategy, r.trial,
+         r.parent_record, r.created_at, r.nee_version, r.halide_version
+  FROM records r
+  JOIN workloads w ON w.id = r.workload_id
+  JOIN targets t ON t.id = r.target_id
+  WHERE w.key = ?1 AND t.key = ?2
+)sql";
+
+TuningRecord read_record(const db::Statement& s, const std::string& path) {
+  TuningRecord r;
+  r.id = s.column_int(0);
+  try {
+    r.workload = Workload::from_json(nlohmann::json::parse(s.column_text(1)));
+    r.target.halide = s.column_text(2);
+    r.target.device = DeviceFingerprint::from_json(nlohmann::json::parse(s.column_text(3)));
+    r.config = ScheduleConfig::from_json(nlohmann::json::parse(s.column_text(4)));
+    r.result.status = measure_status_from_string(s.column_text(5));
+  } catch (const std::exception& e) {
+    throw Error(fmt::format("tuning database {}: record {} is unreadable: {}", path, r.id, e.what()));
+  }
+  r.result.median_us = s.column_double(6);
+  r.result.min_us = s.column_double(7);
+  r.result.stddev_us = s.column_double(8);
+  r.result.repeats = static_cast<int>(s.column_int(9));
+  r.result.max_abs_error = s.column_double(10);
+  r.result.error = s.column_text(11);
+  r.strategy = s.column_text(12);
+  r.trial = static_cast<int>(s.column_int(13));
+  r.parent_record = s.column_optional_int(14);
+  r.created_at = s.column_text(15);
+  r.nee_version = s.column_text(16);
+  r.halide_version = s.column_text(17);
+  return r;
+}
+
+int64_t target_id(db::Connection& db, const Target& t) {
+  const std::string key = t.key();
+  const DeviceFingerprint& d = t.device;
+  db::Statement insert(db, R"sql(
+    INSERT INTO targets (key, halide, fingerprint_json, fingerprint_hash, cpu_model, cores,
+                         l1d_bytes, l2_bytes, l3_bytes, device)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+    ON CONFLICT (key) DO NOTHING
+  )sql");
+  insert.bind_text(1, key).bind_text(2, t.halide).bind_text(3, d.to_json().dump()).bind_text(4, d.hash());
+  insert.bind_text(5, d.cpu_model).bind_int(6, d.cores).bind_int(7, d.l1d_bytes).bind_int(8, d.l2_bytes);
+  insert.bind_int(9, d.l3_bytes).bind_text(10, d.device);
+  insert.step();
+  db::Statement select(db, "SELECT id FROM targets WHERE key = ?1");
+  select.bind_text(1, key);
+  select.step();
+  return select.column_int(0);
+}
+
+int64_t workload_id(db::Connection& db, const Workload& w) {
+  const std::string key = w.key();
+  db::Statement insert(db, R"sql(
+    INSERT INTO workloads (key, hash, op, json) VALUES (?1, ?2, ?3, ?4)
+    ON CONFLICT (key) DO NOTHING
+  )sql");
+  insert.bind_text(1, key).bind_text(2, w.hash()).bind_text(3, w.op).bind_text(4, w.to_json().dump());
+  insert.step();
+  db::Statement select(db, "SELECT id FROM workloads WHERE key = ?1");
+  select.bind_text(1, key);
+  select.step();
+  return select.column_int(0);
+}
+
+}  // namespace
+
+std::string TuningDatabase::default_path() {
+  const std::string explicit_path = env("NEE_DB");
+  if (!explicit_path.empty()) return explicit_path;
+  // The XDG base directory spec says to ignore a relative XDG_DATA_HOME.
+  const std::string data_home = env("XDG_DATA_HOME");
+  if (!data_home.empty() && data_home.front() == '/') return data_home + "/nee/tuning.db";
+  const std::string home = env("HOME");
+  if (home.empty()) {
+    throw Error("cannot place the tuning database: none of NEE_DB, XDG_DATA_HOME or HOME is set");
+  }
+  return home + "/.local/share/nee/tuning.db";
+}
+
+TuningDatabase::TuningDatabase(const std::string& path) : path_(path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+    if (ec) {
+      throw Error(fmt::format("tuning database {}: cannot create folder {}: {}", path, parent.string(),
+                              ec.message()));
+    }
+  }
+  db_ = std::make_unique<db::Connection>(path);
+  // Connection settings only; nothing below writes the file before check_database
+  // has accepted it.
+  db_->exec("PRAGMA busy_timeout = 5000");
+  db_->exec("PRAGMA foreign_keys = ON");
+  const int found = db::check_database(*db_, latest_schema_version());
+  // WAL: readers never block the writer, and a writer killed mid-transaction leaves
+  // only an uncommitted WAL tail that the next open discards. The mode is stored in
+  // the file, so it is set only on a file NEE has accepted.
+  db_->exec("PRAGMA journal_mode = WAL");
+  // FULL syncs the WAL at each commit: a committed record survives an OS crash too,
+  // which costs little next to the time a measurement takes.
+  db_->exec("PRAGMA synchronous = FULL");
+  schema_version_ = found == latest_schema_version() ? found : db::migrate(*db_, db::migrations());
+}
+
+TuningDatabase::~TuningDatabase() = default;
+TuningDatabase::TuningDatabase(TuningDatabase&&) noexcept = default;
+TuningDatabase& TuningDatabase::operator=(TuningDatabase&&) noexcept = default;
+
+int TuningDatabase::latest_schema_version() { return db::latest_schema_version(); }
+
+int64_t TuningDatabase::add_record(const TuningRecord& record) {
+  const MeasureResult& m = record.result;
+  for (const auto& [name, value] : {std::pair<const char*, double>{"median_us", m.median_us},
+                                    {"min_us", m.min_us},
+                                    {"stddev_us", m.stddev_us},
+                                    {"max_abs_error", m.max_abs_error}}) {
+    if (!std::isfinite(value)) {
+      throw Error(fmt::format("tuning database {}: refusing a record whose {} is {} (workload {}, schedule {})",
+                              path_, name, value, record.workload.key(), record.config.to_string()));
+    }
+  }
+  db::Transaction transaction(*db_);
+  const int64_t target = target_id(*db_, record.target);
+  const int64_t workload = workload_id(*db_, record.workload);
+  db::Statement insert(*db_, R"sql(
+    INSERT INTO records (workload_id, target_id, schedule_json, status, median_us, min_us, stddev_us,
+                         repeats, max_abs_error, error, strategy, trial, parent_record, created_at,
+                         nee_version, halide_version)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+  )sql");
+  insert.bind_int(1, workload).bind_int(2, target).bind_text(3, record.config.to_json().dump());
+  insert.bind_text(4, to_string(m.status)).bind_double(5, m.median_us).bind_double(6, m.min_us);
+  insert.bind_double(7, m.stddev_us).bind_int(8, m.repeats).bind_double(9, m.max_abs_error);
+  insert.bind_text(10, m.error).bind_text(11, record.strategy).bind_int(12, record.trial);
+  insert.bind_optional_int(13, record.parent_record);
+  insert.bind_text(14, record.created_at.empty() ? utc_now_iso8601() : record.created_at);
+  insert.bind_text(15, record.nee_version.empty() ? std::string(kVersion) : record.nee_version);
+  insert.bind_text(16, record.halide_version);
+  insert.step();
+  const int64_t id = db_->last_insert_rowid();
+  transaction.commit();
+  return id;
+}
+
+std::vector<TuningRecord> TuningDatabase::query_records(const char* clauses, const Workload& w,
+                                                        const Target& t,
+                                                        std::optional<int64_t> limit) const {
+  db::Statement s(*db_, (std::string(kRecordSelect) + clauses).c_str());
+  s.bind_text(1, w.key()).bind_text(2, t.key());
+  if (limit) s.bind_int(3, *limit);
+  std::vector<TuningRecord> records;
+  while (s.step()) records.push_back(read_record(s, path_));
+  return records;
+}
+
+std::optional<TuningRecord> TuningDatabase::best(const Workload& w, const Target& t) const {
+  std::vector<TuningRecord> one = top_k(w, t, 1);
+  if (one.empty()) return std::nullopt;
+  return std::move(one.front());
+}
+
+std::vector<TuningRecord> TuningDatabase::top_k(const Workload& w, const Target& t, int k) const {
+  // Checked here because SQLite reads a negative LIMIT as no limit.
+  if (k <= 0) return {};
+  return query_records(" AND r.status = 'ok' ORDER BY r.median_us, r.id LIMIT ?3", w, t, k);
+}
+
+std::vector<TuningRecord> TuningDatabase::history(const Workload& w, const Target& t) const {
+  return query_records(" ORDER BY r.id", w, t, std::nullopt);
+}
+
+bool TuningDatabase::contains(const Workload& w, const Target& t, const ScheduleConfig& c) const {
+  // to_json() of a std::map is an object with sorted keys, so equal configs give equal text.
+  db::Statement s(*db_, R"sql(
+    SELECT EXISTS (
+      SELECT 1 FROM records r
+      JOIN workloads w ON w.id = r.workload_id
+      JOIN targets t ON t.id = r.target_id
+      WHERE w.key = ?1 AND t.key = ?2 AND r.schedule_json = ?3)
+  )sql");
+  s.bind_text(1, w.key()).bind_text(2, t.key()).bind_text(3, c.to_json().dump());
+  s.step();
+  return s.column_int(0) != 0;
+}
+
+std::vector<TuningDatabase::WorkloadSummary> TuningDatabase::workloads(const Target& t) const {
+  db::Statement s(*db_, R"sql(
+    SELECT w.json, count(*), sum(r.status = 'ok'), min(CASE WHEN r.status = 'ok' THEN r.median_us END)
+    FROM records r
+    JOIN workloads w ON w.id = r.workload_id
+    JOIN targets t ON t.id = r.target_id
+    WHERE t.key = ?1
+    GROUP BY w.id
+    ORDER BY w.key
+  )sql");
+  s.bind_text(1, t.key());
+  std::vector<WorkloadSummary> summaries;
+  while (s.step()) {
+    WorkloadSummary summary;
+    try {
+      summary.workload = Workload::from_json(nlohmann::json::parse(s.column_text(0)));
+    } catch (const std::exception& e) {
+      throw Error(fmt::format("tuning database {}: a workload is unreadable: {}", path_, e.what()));
+    }
+    summary.records = static_cast<int>(s.column_int(1));
+    summary.ok_records = static_cast<int>(s.column_int(2));
+    if (!s.column_is_null(3)) summary.best_us = s.column_double(3);
+    summaries.push_back(std::move(summary));
+  }
+  return summaries;
+}
+
+std::vector<Target> TuningDatabase::targets() const {
+  db::Statement s(*db_, "SELECT halide, fingerprint_json FROM targets ORDER BY id");
+  std::vector<Target> targets;
+  while (s.step()) {
+    Target t;
+    t.halide = s.column_text(0);
+    try {
+      t.device = DeviceFingerprint::from_json(nlohmann::json::parse(s.column_text(1)));
+    } catch (const std::exception& e) {
+      throw Error(fmt::format("tuning database {}: target {} is unreadable: {}", path_, t.halide, e.what()));
+    }
+    targets.push_back(std::move(t));
+  }
+  return targets;
+}
+
+}  // namespace nee

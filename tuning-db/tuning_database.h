@@ -1,0 +1,71 @@
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/records.h"
+
+namespace nee {
+
+namespace db {
+class Connection;
+}
+
+// The measurements of every schedule tried, per workload and target, in one SQLite file
+// shared by tuner runs (and by several tuner processes at once: WAL mode, writers wait
+// up to 5 s for each other). One object is one connection: use it from one thread at a time.
+class TuningDatabase {
+ public:
+  // $NEE_DB if set, else $XDG_DATA_HOME/nee/tuning.db, else $HOME/.local/share/nee/tuning.db.
+  static std::string default_path();
+
+  // Opens or creates the file (and its parent folders) and migrates an older schema in
+  // one transaction. Throws nee::Error if the file is not a SQLite database, belongs to
+  // another application, or has a newer schema than this build reads; such a file is
+  // left untouched.
+  explicit TuningDatabase(const std::string& path);
+  ~TuningDatabase();
+  TuningDatabase(TuningDatabase&&) noexcept;
+  TuningDatabase& operator=(TuningDatabase&&) noexcept;
+
+  const std::string& path() const { return path_; }
+  int schema_version() const { return schema_version_; }
+  static int latest_schema_version();
+
+  // Stores the record, with its target and workload (each kept once, by key), in one
+  // committed transaction. record.id is ignored; created_at and nee_version are filled
+  // in when empty. Returns the new record's id.
+  int64_t add_record(const TuningRecord& record);
+
+  // Only records with status ok on exactly this target key (Halide string + fingerprint
+  // hash) count. Ties on median_us go to the older record.
+  std::optional<TuningRecord> best(const Workload& w, const Target& t) const;
+  std::vector<TuningRecord> top_k(const Workload& w, const Target& t, int k) const;  // ascending median
+  std::vector<TuningRecord> history(const Workload& w, const Target& t) const;      // all statuses, by id
+
+  // Whether this schedule was already measured (any status) for this workload and target.
+  bool contains(const Workload& w, const Target& t, const ScheduleConfig& c) const;
+
+  struct WorkloadSummary {
+    Workload workload;
+    int records;
+    int ok_records;
+    std::optional<double> best_us;
+  };
+  // Every workload with records on this target, ordered by workload key.
+  std::vector<WorkloadSummary> workloads(const Target& t) const;
+  // Every target in the file, in the order they were first stored.
+  std::vector<Target> targets() const;
+
+ private:
+  std::vector<TuningRecord> query_records(const char* clauses, const Workload& w, const Target& t,
+                                          std::optional<int64_t> limit) const;
+
+  std::string path_;
+  std::unique_ptr<db::Connection> db_;
+  int schema_version_ = 0;
+};
+
+}  // namespace nee
