@@ -6,7 +6,6 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 DEMO_DIR ?= $(BUILD)/demo
 DEMO_TIME ?= 3m
-export NEE_DB ?= $(CURDIR)/$(BUILD)/demo/tuning.db
 
 .PHONY: deps build demo test bench clean
 

@@ -57,12 +57,20 @@ ScheduleConfig MatmulCpuSpace::default_config() const {
   int64_t mc_blocks = 32;  // MC = 128 rows: 8 parallel tasks at M = 1024
   while (mc_blocks > 1 && c.knobs["mr"] * mc_blocks > m_) mc_blocks /= 2;
   c.knobs["mc_blocks"] = mc_blocks;
-  c.knobs["nc_panels"] = 1;
+  // Too few row tiles to keep every core busy (M = 64, 128 in BERT and MLP layers):
+  // split N into outer tiles as well and parallelize over both.
+  const int64_t row_tiles = (m_ + c.knobs["mr"] * mc_blocks - 1) / (c.knobs["mr"] * mc_blocks);
+  int64_t nc_panels = 1;
+  if (row_tiles < 8) {
+    const int64_t nr = c.knobs["vec"] * c.knobs["nr_vecs"];
+    while (nc_panels < 32 && nr * nc_panels * 2 * 8 <= n_ * row_tiles) nc_panels *= 2;
+  }
+  c.knobs["nc_panels"] = nc_panels;
   c.knobs["kc"] = 0;
   c.knobs["unroll_k"] = 1;
   c.knobs["pack_b"] = 1;
   c.knobs["loop_order"] = 1;
-  c.knobs["parallel"] = 1;
+  c.knobs["parallel"] = row_tiles < 8 ? 2 : 1;
   return c;
 }
 

@@ -9,7 +9,7 @@ mkdir -p "$demo"
 /usr/bin/python3 tests/models/make_mlp.py "$demo/mlp" --batch 64 --features 512 --hidden 1024 --classes 10
 model=$demo/mlp/model.onnx
 
-echo "== tuning $model for $budget (database: $NEE_DB)"
+echo "== tuning $model for $budget (database: ${NEE_DB:-default location})"
 "$build/tuner/nee-tune" "$model" --time "$budget" --bundle "$demo/tuned"
 echo "== untuned bundle (default schedules)"
 "$build/tuner/nee-tune" "$model" --trials 0 --db "$demo/empty.db" --bundle "$demo/untuned"

@@ -69,7 +69,9 @@ TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Tar
     }
     if (batch.empty()) break;  // the space is exhausted
     const std::vector<BuildResult> builds = builder.build(batch);
-    for (size_t i = 0; i < batch.size() && !out_of_budget(); ++i) {
+    // The first candidate of a run is always measured, so even a tiny time budget
+    // leaves a record (the default point, when it was never measured).
+    for (size_t i = 0; i < batch.size() && (report.measured == 0 || !out_of_budget()); ++i) {
       Candidate& c = batch[i];
       c.trial = trial++;
       TuningRecord record;

@@ -6,7 +6,17 @@
 
 namespace nee {
 
+// Halide's default error handler aborts the process (e.g. "CUDA API not found" on a
+// machine without a driver). Ours keeps the message so run() can throw it instead.
+static thread_local std::string g_last_halide_error;
+
+static void keep_halide_error(void*, const char* message) { g_last_halide_error = message ? message : ""; }
+
 HalideKernel::HalideKernel(const SharedLibrary& library, const std::string& symbol) : symbol_(symbol) {
+  using SetErrorHandler = void* (*)(void (*)(void*, const char*));
+  if (auto set_handler = reinterpret_cast<SetErrorHandler>(library.find("halide_set_error_handler"))) {
+    set_handler(keep_halide_error);
+  }
   argv_ = reinterpret_cast<ArgvFunction>(library.require(symbol + "_argv"));
   auto metadata = reinterpret_cast<MetadataFunction>(library.require(symbol + "_metadata"));
   metadata_ = metadata();
@@ -77,6 +87,7 @@ void HalideKernel::run(const std::vector<const Tensor*>& inputs, Tensor& output)
   std::vector<void*> args;
   for (BufferView& v : views) args.push_back(&v.buffer);
 
+  g_last_halide_error.clear();
   const int status = argv_(args.data());
   int copy_status = 0;
   if (status == 0 && copy_to_host_ && views.back().buffer.device_dirty()) {
@@ -87,7 +98,11 @@ void HalideKernel::run(const std::vector<const Tensor*>& inputs, Tensor& output)
       if (v.buffer.device) device_free_(nullptr, &v.buffer);
     }
   }
-  if (status != 0) throw Error(fmt::format("kernel '{}' failed with Halide error {}", symbol_, status));
+  if (status != 0) {
+    std::string message = g_last_halide_error;
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    throw Error(fmt::format("kernel '{}' failed (Halide error {}): {}", symbol_, status, message));
+  }
   if (copy_status != 0) {
     throw Error(fmt::format("kernel '{}': copying the output to the host failed ({})", symbol_, copy_status));
   }

@@ -1,0 +1,53 @@
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bench/engines/engine.h"
+#include "bench/statistics.h"
+#include "core/workload.h"
+
+namespace nee::bench {
+
+struct CompareOptions {
+  uint64_t seed = 1;          // inputs: uniform in [-1, 1) from this seed, the same for every engine
+  int repeats = 9;            // timed rounds; each round takes one sample of every engine
+  double min_sample_ms = 50;  // calls per sample grow until a sample lasts this long
+  double warmup_ms = 100;     // untimed calls per engine first (caches, thread pools)
+  double rtol = 1e-4;         // agreement with the reference: |d| <= atol + rtol*|ref|
+  double atol_per_k = 2e-6;   // absolute tolerance per reduction step (fp32 summation order)
+};
+
+struct EngineTiming {
+  std::string engine;
+  std::string provenance;
+  int calls_per_sample = 0;
+  std::vector<double> samples_ms;  // per-call time of each sample, in round order
+  Summary ms;
+  double max_abs_error = 0;  // largest difference from compute_reference, over both checks
+};
+
+struct EngineSkipped {
+  std::string engine;
+  std::string reason;
+};
+
+struct WorkloadComparison {
+  std::string label;  // e.g. "1024x1024x1024"
+  Workload workload;
+  std::vector<EngineTiming> engines;  // in the order the engines were given
+  std::vector<EngineSkipped> skipped;  // engines that could not prepare this workload
+  double max_pairwise_difference = 0;  // largest difference between two engines' outputs
+};
+
+// Prepares every engine for the workload (an engine that cannot is listed as skipped),
+// runs each once on the same random inputs and checks every output against
+// compute_reference. Only when all agree are they timed: warm-up, then `repeats`
+// rounds, each taking one sample of every engine in an order rotated round by round, so
+// machine noise falls on all engines alike. The outputs of the last timed calls are
+// checked again. Throws nee::Error naming the engine whose output is wrong; no times
+// are reported then.
+WorkloadComparison compare_engines(const std::string& label, const Workload& workload,
+                                   const std::vector<Engine*>& engines, const CompareOptions& options);
+
+}  // namespace nee::bench

@@ -1,0 +1,41 @@
+#include "bench/engines/autoscheduler_engine.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/error.h"
+#include "tuner/forked_jobs.h"
+#include "tuner/kernel_compiler.h"
+
+namespace nee::bench {
+
+// Adams2019's search over a large matmul takes minutes on a slow machine.
+constexpr double kCompileTimeoutSeconds = 900;
+
+AutoschedulerEngine::AutoschedulerEngine(std::shared_ptr<KernelWorkspace> workspace, std::string autoscheduler)
+    : workspace_(std::move(workspace)), autoscheduler_(std::move(autoscheduler)) {}
+
+std::string AutoschedulerEngine::name() const {
+  std::string lower = autoscheduler_;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return lower;
+}
+
+void AutoschedulerEngine::prepare(const Workload& workload) {
+  kernel_.reset();
+  const std::string dir = workspace_->new_folder(name());
+  const std::string symbol = "bench_" + name() + "_" + workload.hash();
+  const std::string library = dir + "/kernel.so";
+  const Target& target = workspace_->target();
+  const ForkedJob job{[&] {
+                        compile_autoscheduled_object(workload, target, autoscheduler_, symbol, dir + "/kernel.o");
+                        compile_runtime_object(target, dir + "/runtime.o");
+                        link_shared_library({dir + "/kernel.o", dir + "/runtime.o"}, library);
+                      },
+                      dir + "/build.log"};
+  const ForkedJobResult result = run_forked_jobs({job}, 1, kCompileTimeoutSeconds).at(0);
+  if (!result.error.empty()) throw Error(name() + ": building the kernel failed: " + result.error);
+  kernel_ = std::make_unique<LoadedKernel>(library, symbol, workload, workspace_->threads());
+}
+
+}  // namespace nee::bench

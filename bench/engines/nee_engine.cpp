@@ -1,0 +1,42 @@
+#include "bench/engines/nee_engine.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "schedules/schedule_space.h"
+
+namespace nee::bench {
+
+NeeEngine::NeeEngine(std::shared_ptr<KernelWorkspace> workspace, NeeSchedule schedule, const TuningDatabase* db)
+    : workspace_(std::move(workspace)), schedule_(schedule), db_(db) {}
+
+std::string NeeEngine::name() const { return schedule_ == NeeSchedule::tuned ? "nee-tuned" : "nee-default"; }
+
+std::string tune_command_for(const Workload& workload) {
+  std::string shape;
+  for (int64_t d : workload.inputs[0].shape) shape += std::to_string(d) + "x";
+  shape += std::to_string(workload.inputs[1].shape.back());
+  return "nee-tune --op matmul --shape " + shape;
+}
+
+void NeeEngine::prepare(const Workload& workload) {
+  kernel_.reset();
+  tuned_record_.reset();
+  const Target& target = workspace_->target();
+  ScheduleConfig config;
+  if (schedule_ == NeeSchedule::tuned && db_) tuned_record_ = db_->best(workload, target);
+  if (tuned_record_) {
+    config = tuned_record_->config;
+    provenance_ = fmt::format("tuned: record {} ({:.1f} us when tuned)", tuned_record_->id, tuned_record_->result.median_us);
+  } else {
+    config = make_schedule_space(workload, target.kind())->default_config();
+    provenance_ = schedule_ == NeeSchedule::tuned ? "default schedule - run " + tune_command_for(workload)
+                                                  : "default schedule";
+  }
+  const Candidate candidate{workload, target, config, "bench"};
+  const BuildResult built = workspace_->builder().build({candidate}).at(0);
+  if (!built.ok()) throw Error(name() + ": building the kernel failed: " + built.error);
+  kernel_ = std::make_unique<LoadedKernel>(built.artifact, built.symbol, workload, workspace_->threads());
+}
+
+}  // namespace nee::bench

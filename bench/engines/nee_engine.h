@@ -1,0 +1,42 @@
+#pragma once
+#include <memory>
+#include <optional>
+
+#include "bench/engines/engine.h"
+#include "bench/engines/kernel_workspace.h"
+#include "bench/engines/loaded_kernel.h"
+#include "tuning-db/tuning_database.h"
+
+namespace nee::bench {
+
+// Which NEE schedule a NeeEngine builds. `tuned`: the best record the tuning database
+// holds for the workload on this machine, or the default schedule when it holds none
+// (the provenance says so). `default_schedule`: always the schedule space's default.
+enum class NeeSchedule { tuned, default_schedule };
+
+// A NEE-scheduled Halide kernel, built by the tuner's Builder in a forked child.
+class NeeEngine : public Engine {
+ public:
+  // `db` may be null for the default-schedule engine; it must outlive the engine.
+  NeeEngine(std::shared_ptr<KernelWorkspace> workspace, NeeSchedule schedule, const TuningDatabase* db);
+  std::string name() const override;
+  void prepare(const Workload& workload) override;
+  std::string provenance() const override { return provenance_; }
+  void run(const std::vector<const Tensor*>& inputs, Tensor& output) override { kernel_->run(inputs, output); }
+
+  // The database record the prepared kernel was built from; empty for a default schedule.
+  const std::optional<TuningRecord>& tuned_record() const { return tuned_record_; }
+
+ private:
+  std::shared_ptr<KernelWorkspace> workspace_;
+  NeeSchedule schedule_;
+  const TuningDatabase* db_;
+  std::optional<TuningRecord> tuned_record_;
+  std::string provenance_;
+  std::unique_ptr<LoadedKernel> kernel_;
+};
+
+// The nee-tune command line that fills the database for a MatMul workload.
+std::string tune_command_for(const Workload& workload);
+
+}  // namespace nee::bench

@@ -1,0 +1,147 @@
+#include "bench/report.h"
+
+#include <fmt/format.h>
+
+#include "bench/suites.h"
+
+namespace nee::bench {
+
+namespace {
+
+const EngineTiming* find_timing(const WorkloadComparison& c, const std::string& engine) {
+  for (const EngineTiming& t : c.engines) {
+    if (t.engine == engine && t.ms.count > 0) return &t;
+  }
+  return nullptr;
+}
+
+const WorkloadComparison* find_comparison(const std::vector<WorkloadComparison>& comparisons, const std::string& shape) {
+  const std::string key = matmul_workload_from_shape(shape).key();
+  for (const WorkloadComparison& c : comparisons) {
+    if (c.workload.key() == key) return &c;
+  }
+  return nullptr;
+}
+
+TargetCheck check(const std::vector<WorkloadComparison>& comparisons, const std::string& shape,
+                  const std::string& peer, double threshold) {
+  TargetCheck ch;
+  ch.description = fmt::format("nee-tuned vs {} at {} >= {:.1f}", peer, shape, threshold);
+  ch.threshold = threshold;
+  const WorkloadComparison* c = find_comparison(comparisons, shape);
+  if (!c) {
+    ch.note = "shape not run";
+    return ch;
+  }
+  ch.ratio = speed_ratio(*c, "nee-tuned", peer);
+  if (!ch.ratio) {
+    ch.note = "nee-tuned or " + peer + " not timed";
+  } else if (const EngineTiming* tuned = find_timing(*c, "nee-tuned"); tuned->provenance.rfind("tuned", 0) != 0) {
+    ch.note = "nee-tuned ran the default schedule";
+  }
+  return ch;
+}
+
+double gflops(double flops, double ms) { return flops / (ms * 1e6); }
+
+}  // namespace
+
+std::optional<double> speed_ratio(const WorkloadComparison& c, const std::string& a, const std::string& b) {
+  const EngineTiming* ta = find_timing(c, a);
+  const EngineTiming* tb = find_timing(c, b);
+  if (!ta || !tb) return std::nullopt;
+  return tb->ms.median / ta->ms.median;
+}
+
+std::vector<TargetCheck> target_checks(const std::vector<WorkloadComparison>& comparisons) {
+  std::vector<TargetCheck> checks;
+  checks.push_back(check(comparisons, "1024x1024x1024", "openblas", 1.0));
+  for (const std::string& shape : find_suite("bert").shapes) checks.push_back(check(comparisons, shape, "openblas", 0.9));
+  checks.push_back(check(comparisons, "1024x1024x1024", "adams2019", 3.0));
+  return checks;
+}
+
+std::string format_table(const WorkloadComparison& c) {
+  const double flops = c.workload.flops();
+  std::string out = fmt::format("MatMul {}  ({:.3f} GFLOP, {}; largest difference between engines {:.2g})\n", c.label,
+                                flops / 1e9, c.workload.key(), c.max_pairwise_difference);
+  out += fmt::format("  {:<14} {:>9} {:>17} {:>10} {:>17}   {}\n", "engine", "GFLOP/s", "p10..p90 GFLOP/s",
+                     "time ms", "NEE-tuned/engine", "schedule");
+  for (const EngineTiming& t : c.engines) {
+    const std::optional<double> ratio = speed_ratio(c, "nee-tuned", t.engine);
+    const std::string spread = fmt::format("{:.1f}..{:.1f}", gflops(flops, t.ms.p90), gflops(flops, t.ms.p10));
+    out += fmt::format("  {:<14} {:>9.1f} {:>17} {:>10.3f} {:>17}   {}\n", t.engine, gflops(flops, t.ms.median), spread,
+                       t.ms.median, ratio ? fmt::format("{:.2f}", *ratio) : "-", t.provenance);
+  }
+  for (const EngineSkipped& s : c.skipped) out += fmt::format("  {:<14} skipped: {}\n", s.engine, s.reason);
+  return out;
+}
+
+std::string format_checks(const std::vector<TargetCheck>& checks) {
+  std::string out = "Targets (reported, not asserted):\n";
+  for (const TargetCheck& ch : checks) {
+    const std::string ratio = ch.ratio ? fmt::format("{:.2f}", *ch.ratio) : "-";
+    out += fmt::format("  {:<48} ratio {:>5}  {}{}\n", ch.description, ratio,
+                       ch.ratio ? (ch.met() ? "met" : "not met") : "not measured",
+                       ch.note.empty() ? "" : " (" + ch.note + ")");
+  }
+  return out;
+}
+
+nlohmann::json to_json(const RunInfo& info, const std::vector<WorkloadComparison>& comparisons,
+                       const std::vector<std::string>& errors, const std::vector<TargetCheck>& checks) {
+  nlohmann::json j;
+  j["machine"] = info.machine;
+  j["halide_target"] = info.halide_target;
+  j["halide_version"] = info.halide_version;
+  j["threads"] = info.threads;
+  j["openblas_config"] = info.openblas_config;
+  j["database"] = info.database;
+  j["options"] = {{"seed", info.options.seed},
+                  {"repeats", info.options.repeats},
+                  {"min_sample_ms", info.options.min_sample_ms},
+                  {"warmup_ms", info.options.warmup_ms},
+                  {"rtol", info.options.rtol},
+                  {"atol_per_k", info.options.atol_per_k}};
+  j["workloads"] = nlohmann::json::array();
+  for (const WorkloadComparison& c : comparisons) {
+    const double flops = c.workload.flops();
+    nlohmann::json w{{"shape", c.label},
+                     {"workload", c.workload.key()},
+                     {"flops", flops},
+                     {"max_pairwise_difference", c.max_pairwise_difference},
+                     {"engines", nlohmann::json::array()},
+                     {"skipped", nlohmann::json::array()}};
+    for (const EngineTiming& t : c.engines) {
+      const std::optional<double> ratio = speed_ratio(c, "nee-tuned", t.engine);
+      w["engines"].push_back({{"engine", t.engine},
+                              {"provenance", t.provenance},
+                              {"calls_per_sample", t.calls_per_sample},
+                              {"samples_ms", t.samples_ms},
+                              {"median_ms", t.ms.median},
+                              {"p10_ms", t.ms.p10},
+                              {"p90_ms", t.ms.p90},
+                              {"min_ms", t.ms.min},
+                              {"max_ms", t.ms.max},
+                              {"gflops_median", gflops(flops, t.ms.median)},
+                              {"gflops_p10", gflops(flops, t.ms.p90)},
+                              {"gflops_p90", gflops(flops, t.ms.p10)},
+                              {"max_abs_error_vs_reference", t.max_abs_error},
+                              {"speed_ratio_nee_tuned_over_engine", ratio ? nlohmann::json(*ratio) : nlohmann::json()}});
+    }
+    for (const EngineSkipped& s : c.skipped) w["skipped"].push_back({{"engine", s.engine}, {"reason", s.reason}});
+    j["workloads"].push_back(std::move(w));
+  }
+  j["errors"] = errors;
+  j["targets"] = nlohmann::json::array();
+  for (const TargetCheck& ch : checks) {
+    j["targets"].push_back({{"check", ch.description},
+                            {"ratio", ch.ratio ? nlohmann::json(*ch.ratio) : nlohmann::json()},
+                            {"threshold", ch.threshold},
+                            {"met", ch.met()},
+                            {"note", ch.note}});
+  }
+  return j;
+}
+
+}  // namespace nee::bench

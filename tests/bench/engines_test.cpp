@@ -1,0 +1,56 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "bench/engines/engine_factory.h"
+#include "runtime/tensor.h"
+#include "tuner/measure/workload_reference.h"
+
+namespace nee::bench {
+namespace {
+
+// An awkward shape: no size is a multiple of a vector width or a tile.
+const char* kShape = "33x17x45";
+
+void expect_engine_matches_reference(const std::string& engine_name) {
+  const Workload w = matmul_workload_from_shape(kShape);
+  auto engines = make_engines({engine_name}, 1, nullptr);
+  Engine& engine = *engines.at(0);
+  engine.prepare(w);
+
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  Tensor a(w.inputs[0]), b(w.inputs[1]);
+  for (Tensor* t : {&a, &b}) {
+    for (int64_t i = 0; i < t->elements(); ++i) t->data_as<float>()[i] = dist(rng);
+  }
+  Tensor got(w.output), want(w.output);
+  std::fill(got.data_as<float>(), got.data_as<float>() + got.elements(), NAN);
+  engine.run({&a, &b}, got);
+  compute_reference(w, {&a, &b}, want);
+
+  ASSERT_EQ(got.shape(), (std::vector<int64_t>{33, 45}));
+  for (int64_t i = 0; i < got.elements(); ++i) {
+    ASSERT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-4) << engine_name << " element " << i;
+  }
+  // A value computed by hand: out[0][0] = sum_k a[0][k] * b[k][0].
+  double dot = 0;
+  for (int k = 0; k < 17; ++k) dot += double(a.data_as<float>()[k]) * b.data_as<float>()[k * 45];
+  EXPECT_NEAR(got.data_as<float>()[0], dot, 1e-4);
+}
+
+TEST(Engines, OpenBlasMatchesReferenceOnAwkwardShape) { expect_engine_matches_reference("openblas"); }
+
+TEST(Engines, NeeDefaultScheduleMatchesReferenceOnAwkwardShape) { expect_engine_matches_reference("nee-default"); }
+
+TEST(Engines, TunedWithoutDatabaseFallsBackToLabelledDefaultSchedule) {
+  auto engines = make_engines({"nee-tuned"}, 1, nullptr);
+  engines[0]->prepare(matmul_workload_from_shape(kShape));
+  EXPECT_EQ(engines[0]->provenance(), "default schedule - run nee-tune --op matmul --shape 33x17x45");
+}
+
+TEST(Engines, UnknownEngineNameIsRefused) { EXPECT_THROW(make_engines({"cublas"}, 1, nullptr), Error); }
+
+}  // namespace
+}  // namespace nee::bench

@@ -1,0 +1,253 @@
+// A kernel bundle for a small MLP, built once (default schedules, no database): it loads,
+// runs the model's matmuls on the "bundle" provider with the reference's answers, and
+// every kind of mismatch between bundle, runtime and model is refused with a message
+// that names it. Each refusal test tampers with its own copy of the bundle.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "importer/import_onnx.h"
+#include "onnx_model_builder.h"
+#include "runtime/bundle/kernel_bundle.h"
+#include "runtime/node_workload.h"
+#include "runtime/passes/passes.h"
+#include "runtime/session.h"
+#include "runtime/tensor_io.h"
+#include "tuner/bundle_builder.h"
+#include "tuner/kernel_compiler.h"
+
+namespace nee {
+namespace {
+
+namespace fs = std::filesystem;
+using test::OnnxModelBuilder;
+using test::set_attr;
+
+std::string mlp_bytes(uint64_t weight_seed) {
+  const int64_t batch = 3, in = 8, hidden = 16, out = 4;
+  OnnxModelBuilder m;
+  m.input("x", {batch, in}).output("y", {batch, out});
+  m.initializer("w1", random_tensor({DType::f32, {in, hidden}}, weight_seed + 1));
+  m.initializer("b1", random_tensor({DType::f32, {hidden}}, weight_seed + 2));
+  m.initializer("w2", random_tensor({DType::f32, {hidden, hidden}}, weight_seed + 3));
+  m.initializer("b2", random_tensor({DType::f32, {hidden}}, weight_seed + 4));
+  m.initializer("w3", random_tensor({DType::f32, {out, hidden}}, weight_seed + 5));
+  m.initializer("b3", random_tensor({DType::f32, {out}}, weight_seed + 6));
+  m.node("MatMul", {"x", "w1"}, {"h1"}, "fc1");
+  m.node("Add", {"h1", "b1"}, {"h1b"}, "fc1_bias");
+  m.node("Relu", {"h1b"}, {"a1"}, "fc1_relu");
+  m.node("MatMul", {"a1", "w2"}, {"h2"}, "fc2");
+  m.node("Add", {"h2", "b2"}, {"h2b"}, "fc2_bias");
+  m.node("Relu", {"h2b"}, {"a2"}, "fc2_relu");
+  set_attr(m.node("Gemm", {"a2", "w3", "b3"}, {"y"}, "head"), "transB", int64_t{1});
+  return m.bytes();
+}
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+class Bundle : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    std::string pattern = ::testing::TempDir() + "nee-bundle-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    root_ = pattern;
+    model_ = root_ + "/mlp.onnx";
+    write_file(model_, mlp_bytes(10));
+    Graph graph = import_onnx(model_);
+    optimize_graph(graph);
+    workloads_ = extract_workloads(graph);
+    BundleRequest request;
+    request.workloads = workloads_;
+    request.target = host_target(TargetKind::cpu);
+    request.model_path = model_;
+    request.output_dir = root_ + "/bundle";
+    request.use_database = false;
+    request.jobs = 2;
+    manifest_ = build_bundle(nullptr, request);
+  }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+
+  void SetUp() override {
+    copy_ = root_ + "/copy-" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    fs::remove_all(copy_);
+    fs::copy(root_ + "/bundle", copy_, fs::copy_options::recursive);
+  }
+  void TearDown() override { fs::remove_all(copy_); }
+
+  nlohmann::json manifest_json() const { return nlohmann::json::parse(read_file(copy_ + "/manifest.json")); }
+  void save_manifest(const nlohmann::json& j) const { write_file(copy_ + "/manifest.json", j.dump(2)); }
+
+  // The message of the error load() throws, or a failure when it does not throw.
+  std::string load_error(BundleLoadOptions options = {}) const {
+    if (options.model_path.empty()) options.model_path = model_;
+    try {
+      KernelBundle::load(copy_, options);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << "the tampered bundle was loaded";
+    return "";
+  }
+
+  static std::string root_, model_;
+  static std::vector<Workload> workloads_;
+  static BundleManifest manifest_;
+  std::string copy_;
+};
+
+std::string Bundle::root_, Bundle::model_;
+std::vector<Workload> Bundle::workloads_;
+BundleManifest Bundle::manifest_;
+
+#define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
+
+TEST_F(Bundle, ManifestDescribesTheBuild) {
+  ASSERT_EQ(workloads_.size(), 3u);
+  ASSERT_EQ(manifest_.kernels.size(), 3u);
+  for (const BundleKernelEntry& k : manifest_.kernels) EXPECT_EQ(k.source, "default");
+  EXPECT_EQ(manifest_.model_file, "mlp.onnx");
+  EXPECT_EQ(manifest_.target.kind(), TargetKind::cpu);
+  EXPECT_TRUE(fs::exists(copy_ + "/kernels.so"));
+  EXPECT_FALSE(fs::exists(root_ + "/bundle.building"));
+  const BundleManifest reloaded = BundleManifest::load(copy_);
+  EXPECT_EQ(reloaded.library_sha256, manifest_.library_sha256);
+}
+
+TEST_F(Bundle, LoadsAndRunsTheModelLikeTheReference) {
+  BundleLoadOptions options;
+  options.model_path = model_;
+  const auto bundle = KernelBundle::load(copy_, options);
+  for (const Workload& w : workloads_) EXPECT_NE(bundle->find(w.key()), nullptr) << w.key();
+
+  std::vector<std::unique_ptr<KernelProvider>> providers;
+  providers.push_back(make_bundle_provider(bundle));
+  Session with_bundle(import_onnx(model_), std::move(providers));
+  Session reference(import_onnx(model_), {});
+  for (uint64_t seed : {1, 2}) {
+    const Tensor x = random_tensor({DType::f32, {3, 8}}, seed);
+    const Tensor got = with_bundle.run({{"x", x}}).at("y");
+    const Tensor want = reference.run({{"x", x}}).at("y");
+    ASSERT_EQ(got.shape(), want.shape());
+    double total = 0;
+    for (int64_t i = 0; i < got.elements(); ++i) {
+      EXPECT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-4) << i;
+      total += std::fabs(want.data_as<float>()[i]);
+    }
+    EXPECT_GT(total, 0);
+  }
+  const auto placements = with_bundle.placements();
+  ASSERT_EQ(placements.size(), 3u);
+  for (const Placement& p : placements) {
+    EXPECT_EQ(p.op, "NeeMatMul");
+    EXPECT_EQ(p.provider, "bundle") << p.node;
+    EXPECT_EQ(p.kernel.rfind("nee_k", 0), 0u) << p.kernel;
+  }
+  for (const Placement& p : reference.placements()) EXPECT_EQ(p.provider, "reference");
+}
+
+TEST_F(Bundle, OtherNeeVersionIsRefused) {
+  auto j = manifest_json();
+  j["nee_version"] = "0.0.0-elsewhere";
+  save_manifest(j);
+  const std::string e = load_error();
+  EXPECT_HAS(e, "rebuild");
+  EXPECT_HAS(e, "0.0.0-elsewhere");
+}
+
+TEST_F(Bundle, OtherAbiVersionIsRefused) {
+  auto j = manifest_json();
+  j["abi_version"] = 99;
+  save_manifest(j);
+  const std::string e = load_error();
+  EXPECT_HAS(e, "ABI 99");
+  EXPECT_HAS(e, "rebuild");
+}
+
+TEST_F(Bundle, OtherTargetKindIsRefused) {
+  BundleLoadOptions options;
+  options.expected_kind = TargetKind::opencl;
+  const std::string e = load_error(options);
+  EXPECT_HAS(e, "cpu target");
+  EXPECT_HAS(e, "opencl run");
+}
+
+TEST_F(Bundle, OtherModelIsRefused) {
+  const std::string other = copy_ + "-other.onnx";
+  write_file(other, mlp_bytes(77));  // same graph, other weights
+  BundleLoadOptions options;
+  options.model_path = other;
+  const std::string e = load_error(options);
+  fs::remove(other);
+  EXPECT_HAS(e, "built for model");
+  EXPECT_HAS(e, "mlp.onnx");
+}
+
+TEST_F(Bundle, ChangedLibraryIsRefused) {
+  {
+    std::ofstream out(copy_ + "/kernels.so", std::ios::binary | std::ios::app);
+    out << '\0';
+  }
+  const std::string e = load_error();
+  EXPECT_HAS(e, "changed");
+  EXPECT_HAS(e, "kernels.so");
+}
+
+TEST_F(Bundle, MissingKernelSymbolIsRefused) {
+  auto j = manifest_json();
+  j["kernels"][1]["symbol"] = "nee_no_such_kernel";
+  save_manifest(j);
+  const std::string e = load_error();
+  EXPECT_HAS(e, "nee_no_such_kernel");
+  EXPECT_HAS(e, "missing from the library");
+}
+
+TEST_F(Bundle, SwappedKernelWorkloadsAreRefused) {
+  // Entry 0 claims kernel 1's symbol: the library's table says it computes another workload.
+  auto j = manifest_json();
+  const auto s0 = j["kernels"][0]["symbol"], s1 = j["kernels"][1]["symbol"];
+  j["kernels"][0]["symbol"] = s1;
+  j["kernels"][1]["symbol"] = s0;
+  save_manifest(j);
+  EXPECT_HAS(load_error(), "another workload");
+}
+
+TEST_F(Bundle, MissingManifestIsRefused) {
+  fs::remove(copy_ + "/manifest.json");
+  EXPECT_HAS(load_error(), "not a NEE bundle");
+}
+
+TEST_F(Bundle, MalformedManifestIsRefused) {
+  write_file(copy_ + "/manifest.json", "{\"format\": \"nee-bundle\", \"nee_version\": ");
+  const std::string e = load_error();
+  EXPECT_HAS(e, "malformed");
+  EXPECT_HAS(e, "manifest.json");
+}
+
+TEST_F(Bundle, ForeignJsonIsRefused) {
+  write_file(copy_ + "/manifest.json", "{\"name\": \"some other tool\"}");
+  EXPECT_HAS(load_error(), "not a NEE bundle");
+}
+
+TEST_F(Bundle, MissingLibraryIsRefused) {
+  fs::remove(copy_ + "/kernels.so");
+  EXPECT_HAS(load_error(), "no kernel library");
+}
+
+}  // namespace
+}  // namespace nee

@@ -1,0 +1,212 @@
+// End to end with the shipped tools: an MLP built here with known weights is tuned
+// briefly by nee-tune into a bundle, and nee-run checks the bundle's output against an
+// answer computed here with plain loops, independently of NEE's kernels and reference.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+#include "onnx_model_builder.h"
+#include "runtime/tensor_io.h"
+#include "tuner/subprocess.h"
+
+namespace nee {
+namespace {
+
+namespace fs = std::filesystem;
+using test::OnnxModelBuilder;
+using test::set_attr;
+
+// Shapes: x [2,3,4] -Flatten-> [2,12] -fc1-> [2,16] -fc2-> [2,16] -Reshape-> [4,8] -Gemm(transB)-> [4,5]
+constexpr int64_t kIn = 12, kHidden = 16, kRows = 4, kCols = 8, kOut = 5;
+
+Tensor known(const std::vector<int64_t>& shape, double phase, double scale) {
+  Tensor t(DType::f32, shape);
+  for (int64_t i = 0; i < t.elements(); ++i) t.data_as<float>()[i] = static_cast<float>(scale * std::sin(0.37 * i + phase));
+  return t;
+}
+
+struct Mlp {
+  Tensor w1 = known({kIn, kHidden}, 0.1, 0.5), b1 = known({kHidden}, 0.2, 0.3);
+  Tensor w2 = known({kHidden, kHidden}, 0.3, 0.4), b2 = known({kHidden}, 0.4, 0.3);
+  Tensor w3 = known({kOut, kCols}, 0.5, 0.6), b3 = known({kOut}, 0.6, 0.2);
+
+  std::string bytes() const {
+    OnnxModelBuilder m;
+    m.input("x", {2, 3, 4}).output("y", {kRows, kOut});
+    m.initializer("w1", w1).initializer("b1", b1).initializer("w2", w2).initializer("b2", b2);
+    m.initializer("w3", w3).initializer("b3", b3);
+    m.initializer("new_shape", test::make_i64({2}, {kRows, kCols}));
+    set_attr(m.node("Flatten", {"x"}, {"xf"}, "flatten"), "axis", int64_t{1});
+    m.node("MatMul", {"xf", "w1"}, {"h1"}, "fc1");
+    m.node("Add", {"h1", "b1"}, {"h1b"}, "fc1_bias");
+    m.node("Relu", {"h1b"}, {"a1"}, "fc1_relu");
+    m.node("MatMul", {"a1", "w2"}, {"h2"}, "fc2");
+    m.node("Add", {"h2", "b2"}, {"h2b"}, "fc2_bias");
+    m.node("Relu", {"h2b"}, {"a2"}, "fc2_relu");
+    m.node("Reshape", {"a2", "new_shape"}, {"r"}, "reshape");
+    set_attr(m.node("Gemm", {"r", "w3", "b3"}, {"y"}, "head"), "transB", int64_t{1});
+    return m.bytes();
+  }
+
+  // Plain loops, in double.
+  Tensor expected(const Tensor& x) const {
+    const float* xv = x.data_as<float>();  // [2,3,4] row-major is [2,12] after Flatten
+    std::vector<double> a1(2 * kHidden), a2(2 * kHidden);
+    for (int i = 0; i < 2; ++i) {
+      for (int j = 0; j < kHidden; ++j) {
+        double s = b1.data_as<float>()[j];
+        for (int p = 0; p < kIn; ++p) s += xv[i * kIn + p] * double(w1.data_as<float>()[p * kHidden + j]);
+        a1[i * kHidden + j] = std::max(0.0, s);
+      }
+    }
+    for (int i = 0; i < 2; ++i) {
+      for (int j = 0; j < kHidden; ++j) {
+        double s = b2.data_as<float>()[j];
+        for (int p = 0; p < kHidden; ++p) s += a1[i * kHidden + p] * w2.data_as<float>()[p * kHidden + j];
+        a2[i * kHidden + j] = std::max(0.0, s);
+      }
+    }
+    Tensor y(DType::f32, {kRows, kOut});  // a2 viewed as [4,8]; y = r * w3^T + b3
+    for (int i = 0; i < kRows; ++i) {
+      for (int j = 0; j < kOut; ++j) {
+        double s = b3.data_as<float>()[j];
+        for (int p = 0; p < kCols; ++p) s += a2[i * kCols + p] * w3.data_as<float>()[j * kCols + p];
+        y.data_as<float>()[i * kOut + j] = static_cast<float>(s);
+      }
+    }
+    return y;
+  }
+};
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+ProcessResult run_tool(const std::vector<std::string>& argv, double timeout_s = 120) {
+  ProcessResult r = run_process(argv, timeout_s, /*merge_stderr=*/true);
+  std::string line;
+  for (const auto& a : argv) line += a + " ";
+  EXPECT_FALSE(r.timed_out) << line;
+  return r;
+}
+
+class EndToEnd : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = ::testing::TempDir() + "nee-e2e-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  std::string file(const std::string& name) const { return dir_ + "/" + name; }
+  std::string dir_;
+};
+
+TEST_F(EndToEnd, TuneThenRunMatchesHandComputedOutput) {
+  const Mlp mlp;
+  const std::string model = file("mlp.onnx");
+  write_file(model, mlp.bytes());
+
+  const ProcessResult tune = run_tool({NEE_TUNE_PATH, model, "--trials", "2", "--db", file("tuning.db"), "--bundle",
+                                       file("b"), "--seed", "1", "--work-dir", file("work")},
+                                      400);
+  ASSERT_TRUE(tune.exited && tune.exit_code == 0) << tune.output;
+  EXPECT_NE(tune.output.find("3 kernels (3 tuned"), std::string::npos) << tune.output;
+  const auto manifest = nlohmann::json::parse(read_file(file("b/manifest.json")));
+  ASSERT_EQ(manifest["kernels"].size(), 3u);
+  for (const auto& k : manifest["kernels"]) {
+    EXPECT_EQ(k["source"], "tuned");
+    EXPECT_TRUE(k["median_us"].is_number());
+  }
+
+  const Tensor x = known({2, 3, 4}, 1.5, 1.0);
+  fs::create_directories(file("in"));
+  fs::create_directories(file("want"));
+  write_tensor_pb(file("in/input_0.pb"), x, "x");
+  write_tensor_pb(file("want/output_0.pb"), mlp.expected(x), "y");
+
+  const ProcessResult run = run_tool({NEE_RUN_PATH, model, "--bundle", file("b"), "--inputs", file("in"), "--expect",
+                                      file("want"), "--placement"});
+  ASSERT_TRUE(run.exited) << run.output;
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("check y vs expected: ok"), std::string::npos) << run.output;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(run.output, m, std::regex(R"((\d+) of (\d+) nodes ran bundle kernels)"))) << run.output;
+  EXPECT_EQ(m[1].str(), "3") << run.output;
+  for (const char* node : {"fc1", "fc2", "head"}) {
+    EXPECT_TRUE(std::regex_search(run.output, std::regex(std::string(node) + R"(\s+NeeMatMul\s+bundle\s+nee_k)")))
+        << node << "\n" << run.output;
+  }
+
+  // The check is real: a wrong expected output fails the run.
+  Tensor wrong = mlp.expected(x);
+  wrong.data_as<float>()[3] += 0.5f;
+  fs::create_directories(file("wrong"));
+  write_tensor_pb(file("wrong/output_0.pb"), wrong, "y");
+  const ProcessResult bad = run_tool({NEE_RUN_PATH, model, "--bundle", file("b"), "--inputs", file("in"), "--expect",
+                                      file("wrong")});
+  EXPECT_TRUE(bad.exited);
+  EXPECT_NE(bad.exit_code, 0) << bad.output;
+  EXPECT_NE(bad.output.find("MISMATCH"), std::string::npos) << bad.output;
+}
+
+TEST_F(EndToEnd, NeeRunRefusesAMissingModel) {
+  const ProcessResult r = run_tool({NEE_RUN_PATH, file("nope.onnx")});
+  EXPECT_TRUE(r.exited);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("nope.onnx"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("does not exist"), std::string::npos) << r.output;
+}
+
+TEST_F(EndToEnd, NeeRunRefusesACorruptModel) {
+  const std::string bytes = Mlp().bytes();
+  write_file(file("corrupt.onnx"), bytes.substr(0, bytes.size() / 2));
+  const ProcessResult r = run_tool({NEE_RUN_PATH, file("corrupt.onnx")});
+  EXPECT_TRUE(r.exited);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("corrupt.onnx"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("not a valid ONNX model"), std::string::npos) << r.output;
+}
+
+TEST_F(EndToEnd, NeeTuneNamesABadShape) {
+  const ProcessResult r =
+      run_tool({NEE_TUNE_PATH, "--op", "matmul", "--shape", "12xx4", "--db", file("tuning.db"), "--trials", "1"});
+  EXPECT_TRUE(r.exited);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("12xx4"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("bad matmul shape"), std::string::npos) << r.output;
+}
+
+TEST_F(EndToEnd, NeeTuneRefusesATextFileDatabaseWithoutTouchingIt) {
+  const std::string db = file("notes.db");
+  const std::string text = "These are my notes, not a tuning database.\nDo not overwrite.\n";
+  write_file(db, text);
+  const auto before = fs::last_write_time(db);
+  const ProcessResult r =
+      run_tool({NEE_TUNE_PATH, "--op", "matmul", "--shape", "8x8x8", "--db", db, "--trials", "1",
+                "--work-dir", file("work")});
+  EXPECT_TRUE(r.exited);
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("notes.db"), std::string::npos) << r.output;
+  EXPECT_EQ(read_file(db), text);
+  EXPECT_EQ(fs::last_write_time(db), before);
+  EXPECT_FALSE(fs::exists(db + "-wal"));
+  EXPECT_FALSE(fs::exists(db + "-journal"));
+}
+
+}  // namespace
+}  // namespace nee

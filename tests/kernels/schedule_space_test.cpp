@@ -1,0 +1,144 @@
+// Schedule spaces: the default point and random points are valid; invalid points are
+// rejected with a reason before any compile, and schedule() refuses them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include "core/error.h"
+#include "schedules/schedule_space.h"
+
+namespace nee {
+namespace {
+
+Workload shape(int64_t m, int64_t k, int64_t n) {
+  return make_matmul_workload({DType::f32, {m, k}}, {DType::f32, {k, n}}, nullptr, MatmulAttrs{});
+}
+
+struct Shape {
+  int64_t m, k, n;
+};
+const std::vector<Shape> kShapes = {{1, 1, 1}, {3, 2, 5}, {2, 7, 1}, {7, 13, 5}, {129, 65, 33}, {256, 256, 256}};
+const std::vector<TargetKind> kKinds = {TargetKind::cpu, TargetKind::opencl};
+
+std::string where(const Shape& s, TargetKind kind) {
+  return to_string(kind) + " " + std::to_string(s.m) + "x" + std::to_string(s.k) + "x" + std::to_string(s.n);
+}
+
+TEST(ScheduleSpace, DefaultPointIsInDomainAndValid) {
+  for (TargetKind kind : kKinds) {
+    for (const Shape& s : kShapes) {
+      const auto space = make_schedule_space(shape(s.m, s.k, s.n), kind);
+      const ScheduleConfig c = space->default_config();
+      EXPECT_EQ(c.knobs.size(), space->knobs().size()) << where(s, kind);
+      for (const Knob& knob : space->knobs()) {
+        ASSERT_TRUE(c.knobs.count(knob.name)) << where(s, kind) << " lacks " << knob.name;
+        EXPECT_NE(std::find(knob.values.begin(), knob.values.end(), c.at(knob.name)), knob.values.end())
+            << where(s, kind) << ": " << knob.name << "=" << c.at(knob.name);
+        EXPECT_FALSE(knob.values.empty());
+      }
+      EXPECT_EQ(space->check(c), "") << where(s, kind) << ": " << c.to_string();
+    }
+  }
+}
+
+TEST(ScheduleSpace, OutOfDomainValueIsRejected) {
+  const auto space = make_schedule_space(shape(64, 64, 64), TargetKind::cpu);
+  ScheduleConfig c = space->default_config();
+  c.knobs["vec"] = 5;
+  const std::string why = space->check(c);
+  EXPECT_NE(why.find("vec"), std::string::npos) << why;
+  EXPECT_NE(why.find("domain"), std::string::npos) << why;
+}
+
+TEST(ScheduleSpace, DomainIsCutToTheShape) {
+  // N = 3: vec 4 would exceed N, so the domain holds only 1.
+  const auto space = make_schedule_space(shape(3, 2, 3), TargetKind::cpu);
+  ScheduleConfig c = space->default_config();
+  c.knobs["vec"] = 4;
+  EXPECT_NE(space->check(c).find("vec"), std::string::npos);
+}
+
+TEST(ScheduleSpace, MissingKnobIsRejected) {
+  const auto space = make_schedule_space(shape(64, 64, 64), TargetKind::cpu);
+  ScheduleConfig c = space->default_config();
+  c.knobs.erase("mr");
+  const std::string why = space->check(c);
+  EXPECT_NE(why.find("mr"), std::string::npos) << why;
+  EXPECT_NE(why.find("missing"), std::string::npos) << why;
+}
+
+TEST(ScheduleSpace, ExtraKnobIsRejected) {
+  for (TargetKind kind : kKinds) {
+    const auto space = make_schedule_space(shape(64, 64, 64), kind);
+    ScheduleConfig c = space->default_config();
+    c.knobs["warp_speed"] = 1;
+    EXPECT_FALSE(space->check(c).empty()) << to_string(kind);
+  }
+}
+
+TEST(ScheduleSpace, RegisterBlockTooBigIsRejected) {
+  const auto space = make_schedule_space(shape(256, 256, 256), TargetKind::cpu);
+  ScheduleConfig c = space->default_config();
+  c.knobs["vec"] = 8;
+  c.knobs["nr_vecs"] = 4;
+  c.knobs["mr"] = 8;  // 32 accumulators + 4 + 1 > 16 registers
+  c.knobs["mc_blocks"] = 1;
+  c.knobs["nc_panels"] = 1;
+  const std::string why = space->check(c);
+  EXPECT_NE(why.find("register"), std::string::npos) << why;
+}
+
+TEST(ScheduleSpace, TileLargerThanTheShapeIsRejected) {
+  const auto space = make_schedule_space(shape(8, 8, 8), TargetKind::cpu);
+  ScheduleConfig c = space->default_config();
+  c.knobs["mr"] = 8;
+  c.knobs["mc_blocks"] = 2;  // 16 rows > M = 8
+  EXPECT_NE(space->check(c).find("exceed M"), std::string::npos) << space->check(c);
+}
+
+TEST(ScheduleSpace, ScheduleThrowsOnInvalidPoint) {
+  const auto space = make_schedule_space(shape(64, 64, 64), TargetKind::cpu);
+  ScheduleConfig c = space->default_config();
+  c.knobs["vec"] = 3;
+  try {
+    space->schedule(c);
+    FAIL() << "schedule() accepted an invalid point";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("vec"), std::string::npos) << e.what();
+  }
+  c = space->default_config();
+  c.knobs.erase("kc");
+  EXPECT_THROW(space->schedule(c), Error);
+}
+
+TEST(ScheduleSpace, RandomPointsAreAlwaysValid) {
+  for (TargetKind kind : kKinds) {
+    for (const Shape& s : kShapes) {
+      const auto space = make_schedule_space(shape(s.m, s.k, s.n), kind);
+      std::mt19937_64 rng(42 + s.m);
+      for (int i = 0; i < 100; ++i) {
+        const ScheduleConfig c = space->random_config(rng);
+        ASSERT_EQ(space->check(c), "") << where(s, kind) << ": " << c.to_string();
+      }
+    }
+  }
+}
+
+TEST(ScheduleSpace, RandomPointsVary) {
+  const auto space = make_schedule_space(shape(129, 65, 33), TargetKind::cpu);
+  std::mt19937_64 rng(7);
+  std::set<ScheduleConfig> seen;
+  for (int i = 0; i < 100; ++i) seen.insert(space->random_config(rng));
+  EXPECT_GT(seen.size(), 50u);
+}
+
+TEST(ScheduleSpace, UnknownFamilyIsRefused) {
+  Workload w = shape(4, 4, 4);
+  w.op = "conv";
+  EXPECT_THROW(make_schedule_space(w, TargetKind::cpu), Error);
+}
+
+}  // namespace
+}  // namespace nee
