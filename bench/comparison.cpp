@@ -91,16 +91,25 @@ WorkloadComparison compare_engines(const std::string& label, const Workload& wor
   // Verify before timing. Outputs start as NaN so an engine that leaves elements
   // unwritten fails the check.
   std::vector<Tensor> outputs;
+  std::vector<Engine*> checked;
   for (Engine* e : ready) {
-    outputs.emplace_back(workload.output);
-    fill_nan(outputs.back());
-    e->run(input_ptrs, outputs.back());
+    Tensor output(workload.output);
+    fill_nan(output);
+    try {
+      e->run(input_ptrs, output);
+    } catch (const std::exception& ex) {
+      result.skipped.push_back({e->name(), std::string("run failed: ") + ex.what()});
+      continue;
+    }
+    checked.push_back(e);
+    outputs.push_back(output);
     EngineTiming timing;
     timing.engine = e->name();
     timing.provenance = e->provenance();
     timing.max_abs_error = check_against_reference(e->name(), "before timing", outputs.back(), expected, atol, options.rtol);
     result.engines.push_back(std::move(timing));
   }
+  ready = checked;
   // Agreement between engines follows from each agreeing with the reference; the
   // largest pairwise difference is kept as a figure for the report.
   for (size_t i = 0; i < outputs.size(); ++i) {

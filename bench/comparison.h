@@ -36,12 +36,12 @@ struct WorkloadComparison {
   std::string label;  // e.g. "1024x1024x1024"
   Workload workload;
   std::vector<EngineTiming> engines;  // in the order the engines were given
-  std::vector<EngineSkipped> skipped;  // engines that could not prepare this workload
+  std::vector<EngineSkipped> skipped;  // engines that could not prepare or run this workload
   double max_pairwise_difference = 0;  // largest difference between two engines' outputs
 };
 
-// Prepares every engine for the workload (an engine that cannot is listed as skipped),
-// runs each once on the same random inputs and checks every output against
+// Prepares every engine for the workload and runs each once (an engine that throws in
+// either is listed as skipped, with the reason), on the same random inputs and checks every output against
 // compute_reference. Only when all agree are they timed: warm-up, then `repeats`
 // rounds, each taking one sample of every engine in an order rotated round by round, so
 // machine noise falls on all engines alike. The outputs of the last timed calls are

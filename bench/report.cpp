@@ -63,8 +63,8 @@ std::vector<TargetCheck> target_checks(const std::vector<WorkloadComparison>& co
 
 std::string format_table(const WorkloadComparison& c) {
   const double flops = c.workload.flops();
-  std::string out = fmt::format("MatMul {}  ({:.3f} GFLOP, {}; largest difference between engines {:.2g})\n", c.label,
-                                flops / 1e9, c.workload.key(), c.max_pairwise_difference);
+  std::string out = fmt::format("MatMul {}  ({:.3f} GFLOP; largest difference between engines {:.2g})\n", c.label,
+                                flops / 1e9, c.max_pairwise_difference);
   out += fmt::format("  {:<14} {:>9} {:>17} {:>10} {:>17}   {}\n", "engine", "GFLOP/s", "p10..p90 GFLOP/s",
                      "time ms", "NEE-tuned/engine", "schedule");
   for (const EngineTiming& t : c.engines) {

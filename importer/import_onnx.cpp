@@ -5,11 +5,14 @@
 #include <onnx/onnx_pb.h>
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "core/error.h"
+#include "importer/constant_folding.h"
 #include "importer/onnx_attributes.h"
 #include "importer/op_importer.h"
 #include "runtime/onnx_tensor.h"
@@ -21,15 +24,84 @@ namespace {
 
 // Opset assumed when a model declares none for the default domain.
 constexpr int64_t kAssumedOpset = 13;
+// Default-domain opsets whose operator versions the import functions implement.
+constexpr int64_t kMinOpset = 7, kMaxOpset = 17;
+// IR version 3 introduced opset_import; older models cannot say which operators they use.
+constexpr int64_t kMinIrVersion = 3;
 
 bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
 int64_t default_domain_opset(const onnx::ModelProto& model) {
+  if (model.ir_version() < kMinIrVersion) {
+    throw Error(fmt::format("the model has IR version {}; NEE reads IR version {} or later", model.ir_version(),
+                            kMinIrVersion));
+  }
   for (const auto& opset : model.opset_import()) {
-    if (is_default_domain(opset.domain())) return opset.version();
+    if (!is_default_domain(opset.domain())) continue;
+    if (opset.version() < kMinOpset || opset.version() > kMaxOpset) {
+      throw Error(fmt::format("the model uses default-domain opset {}; NEE supports opsets {} to {}",
+                              opset.version(), kMinOpset, kMaxOpset));
+    }
+    return opset.version();
   }
   spdlog::warn("model declares no opset for the default ONNX domain; assuming {}", kAssumedOpset);
   return kAssumedOpset;
+}
+
+// The bytes of a tensor stored outside the model: `location` (relative to the model's
+// folder and inside it), `offset` and `length` (default: to the end of the file).
+std::string read_external_data(const onnx::TensorProto& proto, const std::optional<std::filesystem::path>& folder,
+                               const std::string& what) {
+  namespace fs = std::filesystem;
+  if (!folder) throw Error(what + " stores its data in an external file; import the model from its file");
+  std::string location;
+  std::optional<uint64_t> offset, length;
+  for (const onnx::StringStringEntryProto& entry : proto.external_data()) {
+    try {
+      if (entry.key() == "location") location = entry.value();
+      if (entry.key() == "offset") offset = std::stoull(entry.value());
+      if (entry.key() == "length") length = std::stoull(entry.value());
+    } catch (const std::exception&) {
+      throw Error(fmt::format("{} has external data {} '{}', which is not a byte count", what, entry.key(),
+                              entry.value()));
+    }
+  }
+  if (location.empty()) throw Error(what + " stores its data externally but names no location");
+  const fs::path relative(location);
+  bool escapes = relative.is_absolute() || relative.has_root_name() || relative.has_root_directory();
+  for (const fs::path& part : relative) escapes = escapes || part == "..";
+  const fs::path file = *folder / relative;
+  std::error_code ec;
+  const fs::path real_folder = fs::weakly_canonical(*folder, ec), real_file = fs::weakly_canonical(file, ec);
+  const auto mismatch = std::mismatch(real_folder.begin(), real_folder.end(), real_file.begin(), real_file.end());
+  escapes = escapes || mismatch.first != real_folder.end();
+  if (escapes) {
+    throw Error(fmt::format("{} has external data location '{}', which leaves the model's folder", what, location));
+  }
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
+  if (!in) throw Error(fmt::format("{}: cannot open external data file '{}'", what, file.string()));
+  const uint64_t size = static_cast<uint64_t>(in.tellg());
+  const uint64_t begin = offset.value_or(0);
+  if (begin > size || (length && *length > size - begin)) {
+    throw Error(fmt::format("{}: external data file '{}' has {} bytes, fewer than offset {} + length {}", what,
+                            file.string(), size, begin, length.value_or(0)));
+  }
+  std::string bytes(length.value_or(size - begin), '\0');
+  in.seekg(static_cast<std::streamoff>(begin));
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!in) throw Error(fmt::format("{}: cannot read external data file '{}'", what, file.string()));
+  return bytes;
+}
+
+// A TensorProto's value, reading external data relative to `folder` (the model's).
+Tensor load_tensor(const onnx::TensorProto& proto, const std::optional<std::filesystem::path>& folder,
+                   const std::string& what) {
+  if (proto.data_location() != onnx::TensorProto::EXTERNAL) return tensor_from_proto(proto, what);
+  onnx::TensorProto inline_copy = proto;
+  inline_copy.set_raw_data(read_external_data(proto, folder, what));
+  inline_copy.clear_external_data();
+  inline_copy.set_data_location(onnx::TensorProto::DEFAULT);
+  return tensor_from_proto(inline_copy, what);
 }
 
 std::string supported_ops() {
@@ -88,10 +160,9 @@ TensorType declared_type(const onnx::ValueInfoProto& info, const std::string& wh
   return TensorType{dtype_from_onnx(info.type().tensor_type().elem_type(), what), {}};
 }
 
-// Checks the inferred type against what the model declares for a graph output, where
-// it declares a static dim.
-void check_declared_output(const onnx::ValueInfoProto& info, const TensorType& inferred) {
-  const std::string what = fmt::format("graph output '{}'", info.name());
+// Checks the inferred type against what the model declares for a graph output or in
+// value_info, where it declares a dtype or a static dim.
+void check_declared_type(const onnx::ValueInfoProto& info, const TensorType& inferred, const std::string& what) {
   if (!info.type().has_tensor_type()) return;
   const auto& tensor_type = info.type().tensor_type();
   if (tensor_type.elem_type() != 0 && dtype_from_onnx(tensor_type.elem_type(), what) != inferred.dtype) {
@@ -112,10 +183,11 @@ void check_declared_output(const onnx::ValueInfoProto& info, const TensorType& i
   }
 }
 
-Tensor constant_node_value(const onnx::NodeProto& proto, const std::string& what) {
+Tensor constant_node_value(const onnx::NodeProto& proto, const std::optional<std::filesystem::path>& folder,
+                           const std::string& what) {
   if (proto.attribute_size() != 1) throw Error(what + " must have exactly one value attribute");
   const onnx::AttributeProto& attr = proto.attribute(0);
-  if (attr.name() == "value") return tensor_from_proto(attr.t(), what);
+  if (attr.name() == "value") return load_tensor(attr.t(), folder, what);
   if (attr.name() == "value_float") {
     Tensor t(DType::f32, {});
     *t.data_as<float>() = attr.f();
@@ -139,14 +211,15 @@ Tensor constant_node_value(const onnx::NodeProto& proto, const std::string& what
   throw Error(fmt::format("{} uses attribute '{}', which NEE does not support", what, attr.name()));
 }
 
-Graph import_model(const onnx::ModelProto& model, const InputShapes& input_shapes) {
+Graph import_model(const onnx::ModelProto& model, const InputShapes& input_shapes,
+                   const ConstantInputs& constant_inputs, const std::optional<std::filesystem::path>& folder) {
   const onnx::GraphProto& proto = model.graph();
   Graph graph;
   const ImportContext ctx{graph, default_domain_opset(model)};
 
   if (proto.sparse_initializer_size() > 0) throw Error("sparse initializers are not supported");
   for (const onnx::TensorProto& init : proto.initializer()) {
-    graph.add_constant(init.name(), tensor_from_proto(init, fmt::format("initializer '{}'", init.name())));
+    graph.add_constant(init.name(), load_tensor(init, folder, fmt::format("initializer '{}'", init.name())));
   }
 
   std::set<std::string> declared_inputs;
@@ -156,13 +229,24 @@ Graph import_model(const onnx::ModelProto& model, const InputShapes& input_shape
     TensorType type = declared_type(info, what);
     type.shape = resolve_input_shape(info, input_shapes);
     checked_elements(type, what);
-    graph.add_value(info.name(), type);
-    graph.add_input(info.name());
     declared_inputs.insert(info.name());
+    auto bound = constant_inputs.find(info.name());
+    if (bound == constant_inputs.end()) {
+      graph.add_value(info.name(), type);
+      graph.add_input(info.name());
+      continue;
+    }
+    check_declared_type(info, bound->second.type(), what);
+    graph.add_constant(info.name(), bound->second);
   }
   for (const auto& entry : input_shapes) {
     if (!declared_inputs.count(entry.first)) {
       throw Error(fmt::format("a shape is given for '{}', which is not a graph input", entry.first));
+    }
+  }
+  for (const auto& entry : constant_inputs) {
+    if (!declared_inputs.count(entry.first)) {
+      throw Error(fmt::format("a value is given for '{}', which is not a graph input", entry.first));
     }
   }
 
@@ -178,7 +262,7 @@ Graph import_model(const onnx::ModelProto& model, const InputShapes& input_shape
     }
     if (node_proto.op_type() == "Constant") {
       if (node_proto.output_size() != 1) throw Error(what + " must have one output");
-      graph.add_constant(node_proto.output(0), constant_node_value(node_proto, what));
+      graph.add_constant(node_proto.output(0), constant_node_value(node_proto, folder, what));
       continue;
     }
     if (!op_importers().count(node_proto.op_type())) {
@@ -214,6 +298,7 @@ Graph import_model(const onnx::ModelProto& model, const InputShapes& input_shape
   }
 
   graph.sort_topologically();
+  std::vector<bool> folded;
   for (Node& node : graph.nodes()) {
     std::vector<TensorType> types;
     try {
@@ -226,13 +311,28 @@ Graph import_model(const onnx::ModelProto& model, const InputShapes& input_shape
       checked_elements(types[i], fmt::format("output '{}' of node '{}' ({})", node.outputs[i], node.name, node.op));
       graph.add_value(node.outputs[i], types[i]);
     }
+    try {
+      folded.push_back(fold_constant_node(graph, node));
+    } catch (const Error& e) {
+      throw Error(fmt::format("node '{}' ({}): evaluating it at import: {}", node.name, node.op, e.what()));
+    }
+  }
+  std::vector<Node> kept;
+  for (size_t i = 0; i < folded.size(); ++i) {
+    if (!folded[i]) kept.push_back(std::move(graph.nodes()[i]));
+  }
+  graph.nodes() = std::move(kept);
+
+  for (const onnx::ValueInfoProto& info : proto.value_info()) {
+    if (!graph.has_value(info.name())) continue;  // describes a value no node computes
+    check_declared_type(info, graph.type_of(info.name()), fmt::format("value '{}' (value_info)", info.name()));
   }
 
   for (const onnx::ValueInfoProto& info : proto.output()) {
     if (!graph.has_value(info.name())) {
       throw Error(fmt::format("graph output '{}' is not computed by any node", info.name()));
     }
-    check_declared_output(info, graph.type_of(info.name()));
+    check_declared_type(info, graph.type_of(info.name()), fmt::format("graph output '{}'", info.name()));
     graph.add_output(info.name());
   }
   return graph;
@@ -240,15 +340,16 @@ Graph import_model(const onnx::ModelProto& model, const InputShapes& input_shape
 
 }  // namespace
 
-Graph import_onnx_bytes(const std::string& bytes, const InputShapes& input_shapes) {
+Graph import_onnx_bytes(const std::string& bytes, const InputShapes& input_shapes,
+                        const ConstantInputs& constant_inputs) {
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes)) {
     throw Error("the data is not a valid ONNX model (truncated or malformed protobuf)");
   }
-  return import_model(model, input_shapes);
+  return import_model(model, input_shapes, constant_inputs, std::nullopt);
 }
 
-Graph import_onnx(const std::string& path, const InputShapes& input_shapes) {
+Graph import_onnx(const std::string& path, const InputShapes& input_shapes, const ConstantInputs& constant_inputs) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(fmt::format("cannot open ONNX model '{}'", path));
   std::stringstream bytes;
@@ -258,7 +359,7 @@ Graph import_onnx(const std::string& path, const InputShapes& input_shapes) {
     throw Error(fmt::format("'{}' is not a valid ONNX model (truncated or malformed protobuf)", path));
   }
   try {
-    return import_model(model, input_shapes);
+    return import_model(model, input_shapes, constant_inputs, std::filesystem::absolute(path).parent_path());
   } catch (const Error& e) {
     throw Error(fmt::format("{}: {}", path, e.what()));
   }

@@ -13,9 +13,19 @@ namespace nee {
 // not given here is an error.
 using InputShapes = std::map<std::string, std::vector<int64_t>>;
 
-// Imports an ONNX model into a Graph with static shapes, constants and a topological
-// node order. Throws nee::Error naming the file, node, value or operator at fault.
-Graph import_onnx(const std::string& path, const InputShapes& input_shapes = {});
-Graph import_onnx_bytes(const std::string& bytes, const InputShapes& input_shapes = {});
+// Values of graph inputs known when importing, by input name. Such an input becomes a
+// constant (and no longer a graph input), so shape-deciding inputs such as Reshape's
+// shape can be bound at import; its dtype and shape must match the declaration.
+using ConstantInputs = std::map<std::string, Tensor>;
+
+// Imports an ONNX model (IR version 3 or later, default-domain opset 7..17) into a
+// Graph with static shapes, constants and a topological node order. Nodes whose inputs
+// are all constants are folded into constants. Initializers may keep their data in
+// external files inside the model's folder (import_onnx only). Throws nee::Error naming
+// the file, node, value or operator at fault.
+Graph import_onnx(const std::string& path, const InputShapes& input_shapes = {},
+                  const ConstantInputs& constant_inputs = {});
+Graph import_onnx_bytes(const std::string& bytes, const InputShapes& input_shapes = {},
+                        const ConstantInputs& constant_inputs = {});
 
 }  // namespace nee

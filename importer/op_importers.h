@@ -7,13 +7,46 @@ namespace nee {
 std::vector<TensorType> import_matmul(const ImportContext&, Node&);     // ops/matmul.cpp
 std::vector<TensorType> import_gemm(const ImportContext&, Node&);
 std::vector<TensorType> import_binary_arithmetic(const ImportContext&, Node&);  // ops/elementwise.cpp: Add Sub Mul Div
-std::vector<TensorType> import_relu(const ImportContext&, Node&);
-std::vector<TensorType> import_float_unary(const ImportContext&, Node&);  // Sigmoid Tanh
+std::vector<TensorType> import_pow(const ImportContext&, Node&);
+std::vector<TensorType> import_variadic_arithmetic(const ImportContext&, Node&);  // Min Max Sum
+std::vector<TensorType> import_relu(const ImportContext&, Node&);       // ops/math_unary.cpp
+std::vector<TensorType> import_float_unary(const ImportContext&, Node&);  // Sigmoid Tanh Sqrt Exp Log Erf Reciprocal HardSwish
+std::vector<TensorType> import_neg(const ImportContext&, Node&);
+std::vector<TensorType> import_abs(const ImportContext&, Node&);
+std::vector<TensorType> import_parametric_activation(const ImportContext&, Node&);  // LeakyRelu HardSigmoid
+std::vector<TensorType> import_clip(const ImportContext&, Node&);
+std::vector<TensorType> import_comparison(const ImportContext&, Node&);  // ops/logical.cpp: Equal Less Greater (OrEqual)
+std::vector<TensorType> import_logical_binary(const ImportContext&, Node&);  // And Or Xor
+std::vector<TensorType> import_not(const ImportContext&, Node&);
+std::vector<TensorType> import_where(const ImportContext&, Node&);
+std::vector<TensorType> import_cast(const ImportContext&, Node&);       // ops/cast.cpp
+std::vector<TensorType> import_layer_normalization(const ImportContext&, Node&);  // ops/normalization.cpp
+std::vector<TensorType> import_reduce(const ImportContext&, Node&);     // ops/reduction.cpp: ReduceSum/Mean/Max/Min
+std::vector<TensorType> import_argmax(const ImportContext&, Node&);
 std::vector<TensorType> import_identity(const ImportContext&, Node&);   // ops/shape.cpp
 std::vector<TensorType> import_flatten(const ImportContext&, Node&);
 std::vector<TensorType> import_reshape(const ImportContext&, Node&);
 std::vector<TensorType> import_transpose(const ImportContext&, Node&);
 std::vector<TensorType> import_concat(const ImportContext&, Node&);
-std::vector<TensorType> import_softmax(const ImportContext&, Node&);    // ops/softmax.cpp
+std::vector<TensorType> import_squeeze(const ImportContext&, Node&);
+std::vector<TensorType> import_unsqueeze(const ImportContext&, Node&);
+std::vector<TensorType> import_dropout(const ImportContext&, Node&);
+std::vector<TensorType> import_slice(const ImportContext&, Node&);     // ops/data_movement.cpp
+std::vector<TensorType> import_gather(const ImportContext&, Node&);
+std::vector<TensorType> import_split(const ImportContext&, Node&);
+std::vector<TensorType> import_expand(const ImportContext&, Node&);
+std::vector<TensorType> import_tile(const ImportContext&, Node&);
+std::vector<TensorType> import_pad(const ImportContext&, Node&);
+std::vector<TensorType> import_shape(const ImportContext&, Node&);     // ops/shape_query.cpp
+std::vector<TensorType> import_constant_of_shape(const ImportContext&, Node&);
+std::vector<TensorType> import_range(const ImportContext&, Node&);
+std::vector<TensorType> import_resize(const ImportContext&, Node&);    // ops/resize.cpp
+std::vector<TensorType> import_softmax(const ImportContext&, Node&);    // ops/softmax.cpp: Softmax LogSoftmax
+std::vector<TensorType> import_conv(const ImportContext&, Node&);       // ops/conv.cpp
+std::vector<TensorType> import_conv_transpose(const ImportContext&, Node&);
+std::vector<TensorType> import_max_pool(const ImportContext&, Node&);   // ops/pool.cpp
+std::vector<TensorType> import_average_pool(const ImportContext&, Node&);
+std::vector<TensorType> import_global_pool(const ImportContext&, Node&);  // GlobalAveragePool GlobalMaxPool
+std::vector<TensorType> import_batch_norm(const ImportContext&, Node&);  // ops/batch_norm.cpp
 
 }  // namespace nee

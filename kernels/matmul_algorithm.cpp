@@ -38,7 +38,7 @@ std::vector<Argument> MatmulPipeline::arguments() const {
   return args;
 }
 
-MatmulPipeline define_matmul(const Workload& w) {
+MatmulPipeline define_matmul(const Workload& w, bool clamp_reads) {
   if (w.op != "matmul") throw Error("define_matmul got a '" + w.op + "' workload");
   const MatmulAttrs attrs = matmul_attrs(w);
   const auto& sa = w.inputs[0].shape;
@@ -66,6 +66,12 @@ MatmulPipeline define_matmul(const Workload& w) {
   std::vector<Var> b_vars = {n, Var("kb")};
   std::vector<Expr> a_idx = attrs.trans_a ? std::vector<Expr>{m, k} : std::vector<Expr>{k, m};
   for (const Expr& e : batch_indices(sa, 2, p.batch)) a_idx.push_back(e);
+  const auto clamped = [&](std::vector<Expr> idx, const std::vector<int64_t>& shape) {
+    if (!clamp_reads) return idx;
+    const int rank = static_cast<int>(shape.size());
+    for (int d = 0; d < rank; ++d) idx[d] = clamp(idx[d], 0, static_cast<int>(shape[rank - 1 - d]) - 1);
+    return idx;
+  };
 
   // b_panel(n, kk, batch...) = B[.., kk, n]: the schedule stores it as a packed panel
   // of the right-hand matrix, or inlines it.
@@ -75,7 +81,7 @@ MatmulPipeline define_matmul(const Workload& w) {
                                           : std::vector<Expr>{n, panel_vars[1]};
   for (const Expr& e : batch_indices(sb, 2, p.batch)) b_idx.push_back(e);
   p.b_panel = Func("b_panel");
-  p.b_panel(panel_vars) = p.b(b_idx);
+  p.b_panel(panel_vars) = p.b(clamped(b_idx, sb));
 
   std::vector<Var> out_vars = {n, m};
   for (const Var& v : p.batch) out_vars.push_back(v);

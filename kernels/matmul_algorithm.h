@@ -26,6 +26,10 @@ struct MatmulPipeline {
   std::vector<Halide::Argument> arguments() const;  // a, b, [c] in the kernel's call order
 };
 
-MatmulPipeline define_matmul(const Workload& w);
+// clamp_reads: reads of B clamp their indices to the buffers' extents. Values are
+// unchanged; it lets a schedule compute over a region larger than the output, which
+// Halide's autoschedulers do (Adams2019 read B at n = -472 on a 512-cubed MatMul
+// without it). NEE's own schedule spaces never need it.
+MatmulPipeline define_matmul(const Workload& w, bool clamp_reads = false);
 
 }  // namespace nee

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential make cmake pkg-config
   libhalide14-0-dev llvm-14-dev libclang-14-dev liblld-14-dev
-  libonnx-dev libprotobuf-dev protobuf-compiler
+  libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   libsqlite3-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev

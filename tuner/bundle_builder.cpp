@@ -11,7 +11,7 @@
 #include "schedules/schedule_space.h"
 #include "tuner/forked_jobs.h"
 #include "tuner/kernel_compiler.h"
-#include "tuner/subprocess.h"
+#include "core/subprocess.h"
 
 namespace nee {
 

@@ -6,7 +6,7 @@
 #include "kernels/matmul_algorithm.h"
 #include "schedules/schedule_space.h"
 #include "schedules/static_output.h"
-#include "tuner/subprocess.h"
+#include "core/subprocess.h"
 
 namespace nee {
 
@@ -52,7 +52,7 @@ void compile_autoscheduled_object(const Workload& workload, const Target& target
     }
     loaded = true;
   }
-  MatmulPipeline p = define_matmul(workload);
+  MatmulPipeline p = define_matmul(workload, /*clamp_reads=*/true);
   constrain_dense_output(p.out, workload.output.shape);
   // Autoschedulers need estimates of every buffer's extent; they equal the static shapes.
   const auto estimate = [](Halide::OutputImageParam param, const std::vector<int64_t>& shape) {

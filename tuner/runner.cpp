@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "core/error.h"
-#include "tuner/subprocess.h"
+#include "core/subprocess.h"
 
 namespace nee {
 

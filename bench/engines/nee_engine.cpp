@@ -33,7 +33,11 @@ void NeeEngine::prepare(const Workload& workload) {
     provenance_ = schedule_ == NeeSchedule::tuned ? "default schedule - run " + tune_command_for(workload)
                                                   : "default schedule";
   }
-  const Candidate candidate{workload, target, config, "bench"};
+  Candidate candidate;
+  candidate.workload = workload;
+  candidate.target = target;
+  candidate.config = config;
+  candidate.strategy = "bench";
   const BuildResult built = workspace_->builder().build({candidate}).at(0);
   if (!built.ok()) throw Error(name() + ": building the kernel failed: " + built.error);
   kernel_ = std::make_unique<LoadedKernel>(built.artifact, built.symbol, workload, workspace_->threads());

@@ -1,31 +1,57 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.h"
 #include "importer/node_checks.h"
 #include "importer/op_importers.h"
 
-#include <fmt/format.h>
-
-#include "core/error.h"
-
 namespace nee {
+
+namespace {
+
+const std::initializer_list<DType> kNumeric = {DType::f32, DType::i64, DType::i32, DType::i8, DType::u8};
+
+// The multidirectional broadcast of all present inputs, which must share one dtype.
+TensorType broadcast_inputs(const ImportContext& ctx, const Node& node, std::initializer_list<DType> allowed) {
+  const TensorType& first = input_type(ctx, node, 0, allowed);
+  TensorType out = first;
+  for (size_t i = 1; i < node.inputs.size(); ++i) {
+    const TensorType& t = input_type(ctx, node, i, allowed);
+    if (t.dtype != first.dtype) {
+      throw Error(fmt::format("operands have different dtypes: {} and {}", first.to_string(), t.to_string()));
+    }
+    out.shape = broadcast_shapes(out.shape, t.shape);
+  }
+  return out;
+}
+
+}  // namespace
 
 // Add, Sub, Mul, Div with multidirectional broadcasting.
 std::vector<TensorType> import_binary_arithmetic(const ImportContext& ctx, Node& node) {
   expect_arity(node, 2, 2, 1);
-  const TensorType& a = input_type(ctx, node, 0, {DType::f32, DType::i64, DType::i32});
-  const TensorType& b = input_type(ctx, node, 1, {DType::f32, DType::i64, DType::i32});
-  if (a.dtype != b.dtype) {
-    throw Error(fmt::format("operands have different dtypes: {} and {}", a.to_string(), b.to_string()));
+  return {broadcast_inputs(ctx, node, kNumeric)};
+}
+
+// Pow: the output has the base's dtype. Before opset 12 base and exponent share one
+// float dtype; from 12 the exponent may be any numeric dtype.
+std::vector<TensorType> import_pow(const ImportContext& ctx, Node& node) {
+  expect_arity(node, 2, 2, 1);
+  if (ctx.opset < 12) return {broadcast_inputs(ctx, node, {DType::f32})};
+  const TensorType& base = input_type(ctx, node, 0, {DType::f32, DType::i64, DType::i32});
+  const TensorType& exponent = input_type(ctx, node, 1, kNumeric);
+  return {TensorType{base.dtype, broadcast_shapes(base.shape, exponent.shape)}};
+}
+
+// Min, Max (any numeric dtype) and Sum (float only): one or more inputs, broadcast together.
+std::vector<TensorType> import_variadic_arithmetic(const ImportContext& ctx, Node& node) {
+  expect_arity(node, 1, std::max<size_t>(1, node.inputs.size()), 1);
+  for (size_t i = 1; i < node.inputs.size(); ++i) {
+    if (node.inputs[i].empty()) throw Error(fmt::format("input {} is omitted", i));
   }
-  return {TensorType{a.dtype, broadcast_shapes(a.shape, b.shape)}};
-}
-
-std::vector<TensorType> import_relu(const ImportContext& ctx, Node& node) {
-  expect_arity(node, 1, 1, 1);
-  return {input_type(ctx, node, 0, {DType::f32, DType::i64, DType::i32})};
-}
-
-std::vector<TensorType> import_float_unary(const ImportContext& ctx, Node& node) {
-  expect_arity(node, 1, 1, 1);
-  return {input_type(ctx, node, 0, {DType::f32})};
+  if (node.op == "Sum") return {broadcast_inputs(ctx, node, {DType::f32})};
+  return {broadcast_inputs(ctx, node, kNumeric)};
 }
 
 }  // namespace nee

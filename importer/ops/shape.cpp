@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include "core/error.h"
 #include "importer/node_checks.h"
 #include "importer/op_importers.h"
+#include "importer/ops/constant_inputs.h"
 
 namespace nee {
 
@@ -128,6 +130,73 @@ std::vector<TensorType> import_concat(const ImportContext& ctx, Node& node) {
     out.shape[axis] += t.shape[axis];
   }
   return {out};
+}
+
+// Axes come from the `axes` attribute before opset 13 and from the optional input 1
+// from opset 13 on. Without axes every dim of extent 1 is removed.
+std::vector<TensorType> import_squeeze(const ImportContext& ctx, Node& node) {
+  expect_arity(node, 1, ctx.opset >= 13 ? 2 : 1, 1);
+  const TensorType& in = input_type(ctx, node, 0, kAnyDType);
+  std::optional<std::vector<int64_t>> axes =
+      ctx.opset >= 13 ? constant_ints(ctx, node, 1, "axes")
+                      : (node.attrs.has("axes") ? std::optional(node.attrs.get_ints("axes")) : std::nullopt);
+  std::vector<bool> removed(in.shape.size(), false);
+  if (axes) {
+    for (int64_t a : *axes) {
+      const int64_t axis = normalize_axis(a, in.shape.size(), "axes entry");
+      if (in.shape[axis] != 1) {
+        throw Error(fmt::format("cannot squeeze dim {} of {}: its extent is not 1", axis, in.to_string()));
+      }
+      removed[axis] = true;
+    }
+  } else {
+    for (size_t d = 0; d < in.shape.size(); ++d) removed[d] = in.shape[d] == 1;
+  }
+  TensorType out{in.dtype, {}};
+  for (size_t d = 0; d < in.shape.size(); ++d) {
+    if (!removed[d]) out.shape.push_back(in.shape[d]);
+  }
+  return {out};
+}
+
+// Axes (attribute before opset 13, required input 1 from 13) index the output, whose
+// rank is the input rank plus the number of axes.
+std::vector<TensorType> import_unsqueeze(const ImportContext& ctx, Node& node) {
+  expect_arity(node, ctx.opset >= 13 ? 2 : 1, ctx.opset >= 13 ? 2 : 1, 1);
+  const TensorType& in = input_type(ctx, node, 0, kAnyDType);
+  const std::vector<int64_t> axes = ctx.opset >= 13 ? *constant_ints(ctx, node, 1, "axes") : node.attrs.get_ints("axes");
+  const size_t rank = in.shape.size() + axes.size();
+  std::vector<bool> inserted(rank, false);
+  for (int64_t a : axes) {
+    const int64_t axis = normalize_axis(a, rank, "axes entry");
+    if (inserted[axis]) throw Error(fmt::format("axes [{}] repeat axis {}", fmt::join(axes, ","), axis));
+    inserted[axis] = true;
+  }
+  TensorType out{in.dtype, {}};
+  auto next = in.shape.begin();
+  for (size_t d = 0; d < rank; ++d) out.shape.push_back(inserted[d] ? 1 : *next++);
+  return {out};
+}
+
+// Inference only: output 0 is the input and the optional mask is all true (in the
+// input's dtype before opset 10, bool after). Training mode, which drops at random, is
+// accepted only with a constant ratio of 0, where it drops nothing.
+std::vector<TensorType> import_dropout(const ImportContext& ctx, Node& node) {
+  expect_arity(node, 1, ctx.opset >= 12 ? 3 : 1, node.outputs.size() == 2 ? 2 : 1);
+  const TensorType& in = input_type(ctx, node, 0, {DType::f32});
+  if (has_input(node, 2)) {
+    const Tensor& training = constant_input(ctx, node, 2, "training_mode");
+    if (training.dtype() != DType::boolean || training.elements() != 1) throw Error("training_mode must be a bool scalar");
+    if (*training.data_as<uint8_t>() != 0) {
+      const std::optional<std::vector<float>> ratio = constant_floats(ctx, node, 1, "ratio");
+      if (!ratio || ratio->size() != 1 || (*ratio)[0] != 0) {
+        throw Error("training mode with a nonzero ratio (random dropout) is not supported");
+      }
+    }
+  }
+  std::vector<TensorType> outs = {in};
+  if (node.outputs.size() == 2) outs.push_back(TensorType{ctx.opset >= 10 ? DType::boolean : in.dtype, in.shape});
+  return outs;
 }
 
 }  // namespace nee

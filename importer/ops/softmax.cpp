@@ -6,22 +6,18 @@
 
 namespace nee {
 
-// Opset 13 normalizes over one axis (default -1). Before 13, Softmax flattened the input
-// to 2-D at `axis` (default 1), which equals the new meaning only when axis is the last
-// dim; other old-style axes are rejected rather than silently computed differently.
+// Softmax and LogSoftmax. Opset 13 normalizes over one axis (default -1). Before 13 the
+// input is coerced to 2-D at `axis` (default 1) and normalized over all dims from `axis`
+// on; that is stored as the attribute coerce_2d=1 where it differs from the single-axis
+// meaning (axis not the last dim). `axis` is stored non-negative.
 std::vector<TensorType> import_softmax(const ImportContext& ctx, Node& node) {
   expect_arity(node, 1, 1, 1);
   const TensorType& in = input_type(ctx, node, 0, {DType::f32});
-  if (in.shape.empty()) throw Error("Softmax needs rank >= 1");
-  const bool old_semantics = ctx.opset < 13;
-  const int64_t axis = normalize_axis(node.attrs.get_int("axis", old_semantics ? 1 : -1),
-                                      in.shape.size(), "axis");
-  if (old_semantics && axis != static_cast<int64_t>(in.shape.size()) - 1) {
-    throw Error(fmt::format("Softmax before opset 13 (model has {}) with axis {} on {} flattens the "
-                            "input, which NEE does not support",
-                            ctx.opset, axis, in.to_string()));
-  }
+  if (in.shape.empty()) throw Error(fmt::format("{} needs rank >= 1", node.op));
+  const bool coerce_2d = ctx.opset < 13;
+  const int64_t axis = normalize_axis(node.attrs.get_int("axis", coerce_2d ? 1 : -1), in.shape.size(), "axis");
   node.attrs.set("axis", axis);
+  if (coerce_2d && axis != static_cast<int64_t>(in.shape.size()) - 1) node.attrs.set("coerce_2d", int64_t{1});
   return {in};
 }
 

@@ -43,4 +43,28 @@ void for_each_broadcast(const std::vector<int64_t>& out_shape, const std::vector
   }
 }
 
+// Calls f(out_index, input_indices) for every element of out_shape, in row-major order,
+// where input_indices[k] is the element of an input of shapes[k] broadcast to it.
+template <typename F>
+void for_each_broadcast_n(const std::vector<int64_t>& out_shape, const std::vector<std::vector<int64_t>>& shapes,
+                          F f) {
+  const size_t rank = out_shape.size(), inputs = shapes.size();
+  std::vector<std::vector<int64_t>> strides;
+  for (const auto& shape : shapes) strides.push_back(broadcast_strides(shape, out_shape));
+  int64_t total = 1;
+  for (int64_t d : out_shape) total *= d;
+  std::vector<int64_t> index(rank, 0), offsets(inputs, 0);
+  for (int64_t o = 0; o < total; ++o) {
+    f(o, static_cast<const std::vector<int64_t>&>(offsets));
+    for (size_t d = rank; d-- > 0;) {
+      if (++index[d] < out_shape[d]) {
+        for (size_t k = 0; k < inputs; ++k) offsets[k] += strides[k][d];
+        break;
+      }
+      for (size_t k = 0; k < inputs; ++k) offsets[k] -= strides[k][d] * (out_shape[d] - 1);
+      index[d] = 0;
+    }
+  }
+}
+
 }  // namespace nee

@@ -8,9 +8,42 @@ ReferenceFn make_reference_add(const Graph&, const Node&);      // elementwise_b
 ReferenceFn make_reference_sub(const Graph&, const Node&);
 ReferenceFn make_reference_mul(const Graph&, const Node&);
 ReferenceFn make_reference_div(const Graph&, const Node&);
+ReferenceFn make_reference_pow(const Graph&, const Node&);
+ReferenceFn make_reference_min(const Graph&, const Node&);
+ReferenceFn make_reference_max(const Graph&, const Node&);
+ReferenceFn make_reference_sum(const Graph&, const Node&);
 ReferenceFn make_reference_relu(const Graph&, const Node&);     // elementwise_unary.cpp
 ReferenceFn make_reference_sigmoid(const Graph&, const Node&);
 ReferenceFn make_reference_tanh(const Graph&, const Node&);
+ReferenceFn make_reference_sqrt(const Graph&, const Node&);
+ReferenceFn make_reference_exp(const Graph&, const Node&);
+ReferenceFn make_reference_log(const Graph&, const Node&);
+ReferenceFn make_reference_erf(const Graph&, const Node&);
+ReferenceFn make_reference_reciprocal(const Graph&, const Node&);
+ReferenceFn make_reference_neg(const Graph&, const Node&);
+ReferenceFn make_reference_abs(const Graph&, const Node&);
+ReferenceFn make_reference_leaky_relu(const Graph&, const Node&);
+ReferenceFn make_reference_hard_sigmoid(const Graph&, const Node&);
+ReferenceFn make_reference_hard_swish(const Graph&, const Node&);
+ReferenceFn make_reference_clip(const Graph&, const Node&);
+ReferenceFn make_reference_equal(const Graph&, const Node&);    // logical.cpp
+ReferenceFn make_reference_less(const Graph&, const Node&);
+ReferenceFn make_reference_less_or_equal(const Graph&, const Node&);
+ReferenceFn make_reference_greater(const Graph&, const Node&);
+ReferenceFn make_reference_greater_or_equal(const Graph&, const Node&);
+ReferenceFn make_reference_and(const Graph&, const Node&);
+ReferenceFn make_reference_or(const Graph&, const Node&);
+ReferenceFn make_reference_xor(const Graph&, const Node&);
+ReferenceFn make_reference_not(const Graph&, const Node&);
+ReferenceFn make_reference_where(const Graph&, const Node&);
+ReferenceFn make_reference_cast(const Graph&, const Node&);     // cast.cpp
+ReferenceFn make_reference_log_softmax(const Graph&, const Node&);  // softmax.cpp
+ReferenceFn make_reference_layer_normalization(const Graph&, const Node&);  // normalization.cpp
+ReferenceFn make_reference_reduce_sum(const Graph&, const Node&);  // reduction.cpp
+ReferenceFn make_reference_reduce_mean(const Graph&, const Node&);
+ReferenceFn make_reference_reduce_max(const Graph&, const Node&);
+ReferenceFn make_reference_reduce_min(const Graph&, const Node&);
+ReferenceFn make_reference_argmax(const Graph&, const Node&);
 ReferenceFn make_reference_matmul(const Graph&, const Node&);   // matmul.cpp
 ReferenceFn make_reference_gemm(const Graph&, const Node&);
 ReferenceFn make_reference_nee_matmul(const Graph&, const Node&);
@@ -18,5 +51,23 @@ ReferenceFn make_reference_view(const Graph&, const Node&);     // view.cpp: Res
 ReferenceFn make_reference_softmax(const Graph&, const Node&);  // softmax.cpp
 ReferenceFn make_reference_transpose(const Graph&, const Node&);  // transpose.cpp
 ReferenceFn make_reference_concat(const Graph&, const Node&);   // concat.cpp
+ReferenceFn make_reference_dropout(const Graph&, const Node&);  // view.cpp (also Squeeze, Unsqueeze)
+ReferenceFn make_reference_slice(const Graph&, const Node&);    // slice.cpp
+ReferenceFn make_reference_gather(const Graph&, const Node&);   // gather.cpp
+ReferenceFn make_reference_split(const Graph&, const Node&);    // split.cpp
+ReferenceFn make_reference_expand(const Graph&, const Node&);   // expand_tile.cpp
+ReferenceFn make_reference_tile(const Graph&, const Node&);
+ReferenceFn make_reference_pad(const Graph&, const Node&);      // pad.cpp
+ReferenceFn make_reference_shape(const Graph&, const Node&);    // shape_query.cpp
+ReferenceFn make_reference_constant_of_shape(const Graph&, const Node&);
+ReferenceFn make_reference_range(const Graph&, const Node&);
+ReferenceFn make_reference_resize(const Graph&, const Node&);   // resize.cpp
+ReferenceFn make_reference_conv(const Graph&, const Node&);     // conv.cpp
+ReferenceFn make_reference_conv_transpose(const Graph&, const Node&);  // conv_transpose.cpp
+ReferenceFn make_reference_max_pool(const Graph&, const Node&);  // pool.cpp
+ReferenceFn make_reference_average_pool(const Graph&, const Node&);
+ReferenceFn make_reference_global_average_pool(const Graph&, const Node&);
+ReferenceFn make_reference_global_max_pool(const Graph&, const Node&);
+ReferenceFn make_reference_batch_norm(const Graph&, const Node&);  // batch_norm.cpp
 
 }  // namespace nee

@@ -5,17 +5,21 @@
 
 namespace nee {
 
-// Softmax along one axis (opset 13 semantics; the importer stores a non-negative axis),
-// shifted by the maximum for stability.
-ReferenceFn make_reference_softmax(const Graph& graph, const Node& node) {
+namespace {
+
+// Normalizes each of `outer` x `inner` slices of `n` elements (stride `inner`), shifted
+// by the slice maximum for stability. The importer stores a non-negative axis; with
+// coerce_2d=1 (opset < 13) a slice is every dim from axis on, otherwise the axis alone.
+ReferenceFn make_softmax_kernel(const Graph& graph, const Node& node, bool log) {
   const TensorType& type = graph.type_of(node.inputs[0]);
   if (type.dtype != DType::f32) return nullptr;
   const size_t axis = static_cast<size_t>(node.attrs.get_int("axis"));
-  int64_t outer = 1, inner = 1;
+  const size_t slice_end = node.attrs.get_int("coerce_2d", 0) != 0 ? type.shape.size() : axis + 1;
+  int64_t outer = 1, n = 1, inner = 1;
   for (size_t d = 0; d < axis; ++d) outer *= type.shape[d];
-  for (size_t d = axis + 1; d < type.shape.size(); ++d) inner *= type.shape[d];
-  const int64_t n = type.shape[axis];
-  return [outer, inner, n](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+  for (size_t d = axis; d < slice_end; ++d) n *= type.shape[d];
+  for (size_t d = slice_end; d < type.shape.size(); ++d) inner *= type.shape[d];
+  return [outer, inner, n, log](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
     const float* x = in[0]->data_as<float>();
     float* y = out[0]->data_as<float>();
     for (int64_t o = 0; o < outer; ++o) {
@@ -24,14 +28,26 @@ ReferenceFn make_reference_softmax(const Graph& graph, const Node& node) {
         float max = x[base];
         for (int64_t j = 1; j < n; ++j) max = std::max(max, x[base + j * inner]);
         float sum = 0.0f;
-        for (int64_t j = 0; j < n; ++j) {
-          y[base + j * inner] = std::exp(x[base + j * inner] - max);
-          sum += y[base + j * inner];
+        for (int64_t j = 0; j < n; ++j) sum += std::exp(x[base + j * inner] - max);
+        if (log) {
+          const float log_sum = std::log(sum);
+          for (int64_t j = 0; j < n; ++j) y[base + j * inner] = x[base + j * inner] - max - log_sum;
+        } else {
+          for (int64_t j = 0; j < n; ++j) y[base + j * inner] = std::exp(x[base + j * inner] - max) / sum;
         }
-        for (int64_t j = 0; j < n; ++j) y[base + j * inner] /= sum;
       }
     }
   };
+}
+
+}  // namespace
+
+ReferenceFn make_reference_softmax(const Graph& graph, const Node& node) {
+  return make_softmax_kernel(graph, node, false);
+}
+
+ReferenceFn make_reference_log_softmax(const Graph& graph, const Node& node) {
+  return make_softmax_kernel(graph, node, true);
 }
 
 }  // namespace nee

@@ -30,6 +30,14 @@ class UnpreparableEngine : public Engine {
   void run(const std::vector<const Tensor*>&, Tensor&) override { FAIL() << "run after a failed prepare"; }
 };
 
+// Prepares, then fails at run, as a kernel does that reports a Halide error.
+class FailingRunEngine : public Engine {
+ public:
+  std::string name() const override { return "failing-run"; }
+  void prepare(const Workload&) override {}
+  void run(const std::vector<const Tensor*>&, Tensor&) override { throw Error("kernel failed"); }
+};
+
 CompareOptions fast_options() {
   CompareOptions o;
   o.repeats = 3;
@@ -51,11 +59,12 @@ TEST(CrossCheck, WrongEngineStopsTheComparisonAndIsNamed) {
   }
 }
 
-TEST(CrossCheck, AgreeingEnginesAreTimedInEveryRound) {
+TEST(CrossCheck, AgreeingEnginesAreTimedInEveryRoundAndFailingOnesSkipped) {
   OpenBlasEngine a(1), b(1);
   UnpreparableEngine c;
+  FailingRunEngine d;
   const WorkloadComparison r =
-      compare_engines("33x17x45", matmul_workload_from_shape("33x17x45"), {&a, &c, &b}, fast_options());
+      compare_engines("33x17x45", matmul_workload_from_shape("33x17x45"), {&a, &c, &d, &b}, fast_options());
   ASSERT_EQ(r.engines.size(), 2u);
   for (const EngineTiming& t : r.engines) {
     EXPECT_EQ(t.samples_ms.size(), 3u);
@@ -64,8 +73,10 @@ TEST(CrossCheck, AgreeingEnginesAreTimedInEveryRound) {
     EXPECT_LE(t.ms.median, t.ms.p90);
   }
   EXPECT_EQ(r.max_pairwise_difference, 0);  // the same library on the same inputs
-  ASSERT_EQ(r.skipped.size(), 1u);
+  ASSERT_EQ(r.skipped.size(), 2u);
   EXPECT_EQ(r.skipped[0].engine, "unpreparable");
+  EXPECT_EQ(r.skipped[1].engine, "failing-run");
+  EXPECT_THAT(r.skipped[1].reason, testing::HasSubstr("run failed: kernel failed"));
 }
 
 }  // namespace

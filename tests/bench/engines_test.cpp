@@ -4,6 +4,7 @@
 #include <random>
 
 #include "bench/engines/engine_factory.h"
+#include "core/error.h"
 #include "runtime/tensor.h"
 #include "tuner/measure/workload_reference.h"
 

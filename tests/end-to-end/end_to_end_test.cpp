@@ -12,7 +12,7 @@
 
 #include "onnx_model_builder.h"
 #include "runtime/tensor_io.h"
-#include "tuner/subprocess.h"
+#include "core/subprocess.h"
 
 namespace nee {
 namespace {

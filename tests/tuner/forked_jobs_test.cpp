@@ -10,7 +10,7 @@
 #include "core/error.h"
 #include "temp_dir.h"
 #include "tuner/forked_jobs.h"
-#include "tuner/subprocess.h"
+#include "core/subprocess.h"
 
 namespace nee {
 namespace {

@@ -1,4 +1,4 @@
-#include "tuner/subprocess.h"
+#include "core/subprocess.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -1,0 +1,41 @@
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "importer/node_checks.h"
+#include "importer/op_importers.h"
+
+namespace nee {
+
+// LayerNormalization (opset 17): normalizes over the dims from `axis` on (axis in
+// [-rank, rank], stored non-negative, default -1; epsilon default 1e-5). Scale and the
+// optional B broadcast to X. The optional outputs Mean and InvStdDev are f32 with X's
+// shape and 1 for every normalized dim. Only stash_type 1 (compute in f32) exists for f32.
+std::vector<TensorType> import_layer_normalization(const ImportContext& ctx, Node& node) {
+  if (node.outputs.empty() || node.outputs.size() > 3) {
+    throw Error(fmt::format("expects 1 to 3 outputs, got {}", node.outputs.size()));
+  }
+  expect_arity(node, 2, 3, node.outputs.size());
+  const TensorType& x = input_type(ctx, node, 0, {DType::f32});
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  int64_t axis = node.attrs.get_int("axis", -1);
+  if (axis < -rank || axis > rank) throw Error(fmt::format("axis {} is out of range for rank {}", axis, rank));
+  if (axis < 0) axis += rank;
+  if (node.attrs.get_int("stash_type", 1) != 1) throw Error("only stash_type 1 (float) is supported");
+  for (size_t i = 1; i < node.inputs.size(); ++i) {
+    if (node.inputs[i].empty()) continue;
+    const TensorType& t = input_type(ctx, node, i, {DType::f32});
+    if (broadcast_shapes(x.shape, t.shape) != x.shape) {
+      throw Error(fmt::format("{} ('{}') {} does not broadcast to X {}", i == 1 ? "Scale" : "B", node.inputs[i],
+                              t.to_string(), x.to_string()));
+    }
+  }
+  node.attrs.set("axis", axis);
+  node.attrs.set("epsilon", node.attrs.get_float("epsilon", 1e-5f));
+  TensorType stats{DType::f32, x.shape};
+  for (int64_t d = axis; d < rank; ++d) stats.shape[d] = 1;
+  std::vector<TensorType> outputs = {x, stats, stats};
+  outputs.resize(node.outputs.size());
+  return outputs;
+}
+
+}  // namespace nee

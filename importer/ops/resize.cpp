@@ -1,0 +1,89 @@
+// Resize (opsets 10, 11, 13): nearest, linear and cubic interpolation over any dims.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+#include <optional>
+#include <set>
+
+#include "core/error.h"
+#include "importer/node_checks.h"
+#include "importer/op_importers.h"
+#include "importer/ops/constant_inputs.h"
+
+namespace nee {
+
+// Inputs: opset 10 (X, scales); 11 (X, roi, scales, sizes?); 13 (X, roi?, scales?, sizes?).
+// Scales or sizes (exactly one; an empty scales tensor counts as absent) must be
+// constants. Opset 10 has no coordinate attributes: it maps an output index x to
+// x / scale and takes the floor for nearest. Stored for the kernel: every attribute
+// with its default filled in, `scales` when scales were given (otherwise the kernel
+// uses output / input extent), `roi` (start values per dim, then end values) for
+// tf_crop_and_resize.
+std::vector<TensorType> import_resize(const ImportContext& ctx, Node& node) {
+  const bool opset10 = ctx.opset < 11;
+  expect_arity(node, opset10 ? 2 : 1, opset10 ? 2 : 4, 1);
+  const TensorType& in = input_type(ctx, node, 0, {DType::f32, DType::i64, DType::i32, DType::i8, DType::u8});
+  const size_t rank = in.shape.size();
+  const std::string mode = node.attrs.get_string("mode", "nearest");
+  if (mode != "nearest" && mode != "linear" && mode != "cubic") {
+    throw Error(fmt::format("mode '{}' is not one of nearest, linear, cubic", mode));
+  }
+  if (opset10 && mode == "cubic") throw Error("mode 'cubic' needs opset 11 or later");
+  if (mode != "nearest" && in.dtype != DType::f32) throw Error(fmt::format("mode '{}' needs float data", mode));
+  const std::string coordinates =
+      opset10 ? "asymmetric" : node.attrs.get_string("coordinate_transformation_mode", "half_pixel");
+  static const std::set<std::string> kCoordinateModes = {"half_pixel", "pytorch_half_pixel", "align_corners",
+                                                         "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
+  if (!kCoordinateModes.count(coordinates)) {
+    throw Error(fmt::format("coordinate_transformation_mode '{}' is not supported", coordinates));
+  }
+  const std::string nearest = opset10 ? "floor" : node.attrs.get_string("nearest_mode", "round_prefer_floor");
+  if (nearest != "round_prefer_floor" && nearest != "round_prefer_ceil" && nearest != "floor" && nearest != "ceil") {
+    throw Error(fmt::format("nearest_mode '{}' is not supported", nearest));
+  }
+
+  std::optional<std::vector<float>> scales = constant_floats(ctx, node, opset10 ? 1 : 2, "scales");
+  if (scales && scales->empty()) scales.reset();
+  const std::optional<std::vector<int64_t>> sizes = opset10 ? std::nullopt : constant_ints(ctx, node, 3, "sizes");
+  if (scales.has_value() == sizes.has_value()) throw Error("exactly one of scales and sizes must be given");
+
+  std::vector<float> roi;
+  if (coordinates == "tf_crop_and_resize") {
+    if (in.dtype != DType::f32) throw Error("tf_crop_and_resize needs float data");
+    roi = constant_floats(ctx, node, 1, "roi").value_or(std::vector<float>{});
+    if (roi.size() != 2 * rank) throw Error(fmt::format("roi [{}] must have 2 entries per dim", fmt::join(roi, ",")));
+    node.attrs.set("roi", roi);
+  }
+
+  TensorType out = in;
+  if (scales) {
+    if (scales->size() != rank) {
+      throw Error(fmt::format("scales [{}] must have one entry per dim of {}", fmt::join(*scales, ","), in.to_string()));
+    }
+    for (size_t d = 0; d < rank; ++d) {
+      if (!((*scales)[d] > 0)) throw Error(fmt::format("scales [{}] must be positive", fmt::join(*scales, ",")));
+      const double extent = roi.empty() ? 1.0 : roi[d + rank] - roi[d];
+      out.shape[d] = static_cast<int64_t>(std::floor(in.shape[d] * extent * (*scales)[d]));
+    }
+    node.attrs.set("scales", *scales);
+  } else {
+    if (sizes->size() != rank) {
+      throw Error(fmt::format("sizes [{}] must have one entry per dim of {}", fmt::join(*sizes, ","), in.to_string()));
+    }
+    for (size_t d = 0; d < rank; ++d) {
+      if ((*sizes)[d] < 0) throw Error(fmt::format("sizes [{}] has a negative entry", fmt::join(*sizes, ",")));
+      if ((*sizes)[d] > 0 && in.shape[d] == 0) throw Error(fmt::format("cannot resize the empty dim {}", d));
+    }
+    out.shape = *sizes;
+  }
+  node.attrs.set("mode", mode);
+  node.attrs.set("coordinate_transformation_mode", coordinates);
+  node.attrs.set("nearest_mode", nearest);
+  node.attrs.set("cubic_coeff_a", node.attrs.get_float("cubic_coeff_a", -0.75f));
+  node.attrs.set("exclude_outside", node.attrs.get_int("exclude_outside", 0));
+  node.attrs.set("extrapolation_value", node.attrs.get_float("extrapolation_value", 0.0f));
+  return {out};
+}
+
+}  // namespace nee

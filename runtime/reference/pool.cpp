@@ -1,0 +1,150 @@
+#include <algorithm>
+#include <limits>
+
+#include "runtime/reference/reference_ops.h"
+#include "runtime/reference/spatial_geometry.h"
+
+namespace nee {
+
+namespace {
+
+// Visits the taps of one output position's window that lie inside the input, passing
+// each tap's row-major spatial index and its (d, h, w) position.
+template <typename Visit>
+void for_each_tap_inside(const Window3d& w, int64_t od, int64_t oh, int64_t ow, Visit&& visit) {
+  for (int64_t kd = 0; kd < w.kernel[0]; ++kd) {
+    const int64_t id = od * w.strides[0] - w.pads_begin[0] + kd * w.dilations[0];
+    if (id < 0 || id >= w.input[0]) continue;
+    for (int64_t kh = 0; kh < w.kernel[1]; ++kh) {
+      const int64_t ih = oh * w.strides[1] - w.pads_begin[1] + kh * w.dilations[1];
+      if (ih < 0 || ih >= w.input[1]) continue;
+      for (int64_t kw = 0; kw < w.kernel[2]; ++kw) {
+        const int64_t iw = ow * w.strides[2] - w.pads_begin[2] + kw * w.dilations[2];
+        if (iw < 0 || iw >= w.input[2]) continue;
+        visit((id * w.input[1] + ih) * w.input[2] + iw, id, ih, iw);
+      }
+    }
+  }
+}
+
+// Taps of a window along one axis that lie within the padded input [-pad_begin,
+// input + pad_end): the divisor AveragePool uses with count_include_pad (a ceil_mode
+// window may reach past the end padding, and those taps do not count).
+int64_t taps_in_padded_input(const Window3d& w, size_t axis, int64_t out) {
+  int64_t count = 0;
+  for (int64_t k = 0; k < w.kernel[axis]; ++k) {
+    const int64_t pos = out * w.strides[axis] - w.pads_begin[axis] + k * w.dilations[axis];
+    if (pos >= -w.pads_begin[axis] && pos < w.input[axis] + w.pads_end[axis]) ++count;
+  }
+  return count;
+}
+
+template <typename T>
+ReferenceFn max_pool_kernel(const Window3d& w, int64_t planes, bool column_major_indices) {
+  return [w, planes, column_major_indices](const std::vector<const Tensor*>& in,
+                                           const std::vector<Tensor*>& out) {
+    const T* x = in[0]->data_as<T>();
+    T* y = out[0]->data_as<T>();
+    int64_t* indices = out.size() > 1 && out[1] ? out[1]->data_as<int64_t>() : nullptr;
+    for (int64_t p = 0; p < planes; ++p) {
+      const T* plane = x + p * w.input_size();
+      for (int64_t od = 0; od < w.output[0]; ++od) {
+        for (int64_t oh = 0; oh < w.output[1]; ++oh) {
+          for (int64_t ow = 0; ow < w.output[2]; ++ow) {
+            T best = std::numeric_limits<T>::lowest();
+            int64_t best_index = 0;
+            bool found = false;
+            for_each_tap_inside(w, od, oh, ow, [&](int64_t index, int64_t id, int64_t ih, int64_t iw) {
+              if (found && !(plane[index] > best)) return;
+              found = true;
+              best = plane[index];
+              best_index = column_major_indices ? id + ih * w.input[0] + iw * w.input[0] * w.input[1] : index;
+            });
+            *y++ = best;
+            if (indices) *indices++ = p * w.input_size() + best_index;
+          }
+        }
+      }
+    }
+  };
+}
+
+}  // namespace
+
+// Padding never wins a maximum: only taps inside X are compared. Indices, when
+// requested, count over N x C x spatial; storage_order 1 orders the spatial dims
+// column-major (the first spatial dim varies fastest), as ONNX Runtime does.
+ReferenceFn make_reference_max_pool(const Graph& graph, const Node& node) {
+  const TensorType& x = graph.type_of(node.inputs[0]);
+  const Window3d w = window_3d(node.attrs, x.shape, graph.type_of(node.outputs[0]).shape);
+  const int64_t planes = x.shape[0] * x.shape[1];
+  const bool column_major = node.attrs.get_int("storage_order") == 1;
+  switch (x.dtype) {
+    case DType::f32: return max_pool_kernel<float>(w, planes, column_major);
+    case DType::i8: return max_pool_kernel<int8_t>(w, planes, column_major);
+    case DType::u8: return max_pool_kernel<uint8_t>(w, planes, column_major);
+    default: return nullptr;
+  }
+}
+
+ReferenceFn make_reference_average_pool(const Graph& graph, const Node& node) {
+  const TensorType& x = graph.type_of(node.inputs[0]);
+  if (x.dtype != DType::f32) return nullptr;
+  const Window3d w = window_3d(node.attrs, x.shape, graph.type_of(node.outputs[0]).shape);
+  const int64_t planes = x.shape[0] * x.shape[1];
+  const bool count_include_pad = node.attrs.get_int("count_include_pad") != 0;
+  return [w, planes, count_include_pad](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    const float* x = in[0]->data_as<float>();
+    float* y = out[0]->data_as<float>();
+    for (int64_t p = 0; p < planes; ++p) {
+      const float* plane = x + p * w.input_size();
+      for (int64_t od = 0; od < w.output[0]; ++od) {
+        for (int64_t oh = 0; oh < w.output[1]; ++oh) {
+          for (int64_t ow = 0; ow < w.output[2]; ++ow) {
+            float sum = 0.0f;
+            int64_t inside = 0;
+            for_each_tap_inside(w, od, oh, ow, [&](int64_t index, int64_t, int64_t, int64_t) {
+              sum += plane[index];
+              ++inside;
+            });
+            const int64_t divisor = count_include_pad ? taps_in_padded_input(w, 0, od) *
+                                                            taps_in_padded_input(w, 1, oh) *
+                                                            taps_in_padded_input(w, 2, ow)
+                                                      : inside;
+            *y++ = sum / static_cast<float>(divisor);
+          }
+        }
+      }
+    }
+  };
+}
+
+ReferenceFn make_reference_global_average_pool(const Graph& graph, const Node& node) {
+  const TensorType& x = graph.type_of(node.inputs[0]);
+  if (x.dtype != DType::f32) return nullptr;
+  const int64_t planes = x.shape[0] * x.shape[1];
+  const int64_t size = TensorType{x.dtype, {x.shape.begin() + 2, x.shape.end()}}.elements();
+  return [planes, size](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    const float* x = in[0]->data_as<float>();
+    float* y = out[0]->data_as<float>();
+    for (int64_t p = 0; p < planes; ++p) {
+      float sum = 0.0f;
+      for (int64_t i = 0; i < size; ++i) sum += x[p * size + i];
+      y[p] = sum / static_cast<float>(size);
+    }
+  };
+}
+
+ReferenceFn make_reference_global_max_pool(const Graph& graph, const Node& node) {
+  const TensorType& x = graph.type_of(node.inputs[0]);
+  if (x.dtype != DType::f32) return nullptr;
+  const int64_t planes = x.shape[0] * x.shape[1];
+  const int64_t size = TensorType{x.dtype, {x.shape.begin() + 2, x.shape.end()}}.elements();
+  return [planes, size](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    const float* x = in[0]->data_as<float>();
+    float* y = out[0]->data_as<float>();
+    for (int64_t p = 0; p < planes; ++p) y[p] = *std::max_element(x + p * size, x + (p + 1) * size);
+  };
+}
+
+}  // namespace nee

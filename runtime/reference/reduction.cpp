@@ -1,0 +1,115 @@
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "runtime/reference/broadcast.h"
+#include "runtime/reference/math_dtype_dispatch.h"
+#include "runtime/reference/reference_ops.h"
+
+namespace nee {
+
+namespace {
+
+enum class Reduction { sum, mean, max, min };
+
+// The input's shape with every reduced dim set to 1: read as broadcast to the input's
+// shape, it maps each input element to its output element.
+std::vector<int64_t> kept_shape(const std::vector<int64_t>& shape, const std::vector<int64_t>& axes) {
+  std::vector<int64_t> kept = shape;
+  for (int64_t axis : axes) kept[axis] = 1;
+  return kept;
+}
+
+// Sums accumulate in double (f32) or int64 (integers); max and min in the element type.
+template <typename T, Reduction R>
+ReferenceFn reduce_kernel(const std::vector<int64_t>& in_shape, const std::vector<int64_t>& kept) {
+  using Acc = std::conditional_t<R == Reduction::max || R == Reduction::min, T,
+                                 std::conditional_t<std::is_floating_point_v<T>, double, int64_t>>;
+  return [in_shape, kept](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    const T* x = in[0]->data_as<T>();
+    T* y = out[0]->data_as<T>();
+    const int64_t count = out[0]->elements();
+    Acc start{0};
+    if constexpr (R == Reduction::max) {
+      start = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                   : std::numeric_limits<T>::lowest();
+    } else if constexpr (R == Reduction::min) {
+      start = std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
+                                                   : std::numeric_limits<T>::max();
+    }
+    std::vector<Acc> acc(static_cast<size_t>(count), start);
+    for_each_broadcast(in_shape, in_shape, kept, [&](int64_t i, int64_t, int64_t o) {
+      if constexpr (R == Reduction::max) {
+        if (x[i] > acc[o] || std::isnan(static_cast<double>(x[i]))) acc[o] = x[i];
+      } else if constexpr (R == Reduction::min) {
+        if (x[i] < acc[o] || std::isnan(static_cast<double>(x[i]))) acc[o] = x[i];
+      } else {
+        acc[o] += static_cast<Acc>(x[i]);
+      }
+    });
+    int64_t in_elements = 1, out_elements = 1;
+    for (int64_t d : in_shape) in_elements *= d;
+    for (int64_t d : kept) out_elements *= d;
+    const int64_t reduced = out_elements == 0 ? 0 : in_elements / out_elements;
+    for (int64_t o = 0; o < count; ++o) {
+      y[o] = static_cast<T>(R == Reduction::mean && reduced > 0 ? acc[o] / static_cast<Acc>(reduced) : acc[o]);
+    }
+  };
+}
+
+template <Reduction R>
+ReferenceFn make_reduce(const Graph& graph, const Node& node) {
+  const TensorType& type = graph.type_of(node.inputs[0]);
+  const std::vector<int64_t> kept = kept_shape(type.shape, node.attrs.get_ints("axes"));
+  return visit_dtype(type.dtype, [&](auto tag) -> ReferenceFn {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>) {
+      return nullptr;
+    } else {
+      return reduce_kernel<T, R>(type.shape, kept);
+    }
+  });
+}
+
+}  // namespace
+
+ReferenceFn make_reference_reduce_sum(const Graph& g, const Node& n) { return make_reduce<Reduction::sum>(g, n); }
+ReferenceFn make_reference_reduce_mean(const Graph& g, const Node& n) { return make_reduce<Reduction::mean>(g, n); }
+ReferenceFn make_reference_reduce_max(const Graph& g, const Node& n) { return make_reduce<Reduction::max>(g, n); }
+ReferenceFn make_reference_reduce_min(const Graph& g, const Node& n) { return make_reduce<Reduction::min>(g, n); }
+
+// ArgMax along the stored non-negative axis: the first index of the maximum, or the
+// last with select_last_index=1.
+ReferenceFn make_reference_argmax(const Graph& graph, const Node& node) {
+  const TensorType& type = graph.type_of(node.inputs[0]);
+  const size_t axis = static_cast<size_t>(node.attrs.get_int("axis"));
+  const bool last = node.attrs.get_int("select_last_index") != 0;
+  int64_t outer = 1, inner = 1;
+  for (size_t d = 0; d < axis; ++d) outer *= type.shape[d];
+  for (size_t d = axis + 1; d < type.shape.size(); ++d) inner *= type.shape[d];
+  const int64_t n = type.shape[axis];
+  return visit_dtype(type.dtype, [=](auto tag) -> ReferenceFn {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>) {
+      return nullptr;
+    } else {
+      return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+        const T* x = in[0]->data_as<T>();
+        int64_t* y = out[0]->data_as<int64_t>();
+        for (int64_t o = 0; o < outer; ++o) {
+          for (int64_t i = 0; i < inner; ++i) {
+            const T* slice = x + o * n * inner + i;
+            int64_t best = 0;
+            for (int64_t j = 1; j < n; ++j) {
+              if (slice[j * inner] > slice[best * inner] || (last && slice[j * inner] == slice[best * inner])) best = j;
+            }
+            y[o * inner + i] = best;
+          }
+        }
+      };
+    }
+  });
+}
+
+}  // namespace nee

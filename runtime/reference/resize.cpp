@@ -1,0 +1,162 @@
+#include <cmath>
+#include <cstring>
+#include <functional>
+
+#include "runtime/reference/reference_ops.h"
+#include "runtime/reference/strided_copy.h"
+
+namespace nee {
+
+namespace {
+
+// The input positions one output index reads and their weights; `outside` marks a
+// tf_crop_and_resize position outside the input, which takes extrapolation_value.
+struct Taps {
+  std::vector<int64_t> index;
+  std::vector<double> weight;
+  bool outside = false;
+};
+
+struct ResizeSettings {
+  std::string mode, coordinates, nearest;
+  double cubic_a;
+  bool exclude_outside;
+};
+
+// ONNX's coordinate transformation: the input coordinate of output index x. `width` is
+// scale * input extent, unrounded, as in the ONNX reference implementation.
+double source_coordinate(const std::string& coordinates, double x, double scale, int64_t in_dim, double roi_start,
+                         double roi_end) {
+  const double width = scale * static_cast<double>(in_dim);
+  if (coordinates == "align_corners") return width == 1 ? 0.0 : x * (in_dim - 1) / (width - 1);
+  if (coordinates == "asymmetric") return x / scale;
+  if (coordinates == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
+  if (coordinates == "pytorch_half_pixel") return width == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
+  if (coordinates == "tf_crop_and_resize") {
+    const double extent = (roi_end - roi_start) * (in_dim - 1);
+    return (width == 1 ? extent / 2 : x * extent / (width - 1)) + roi_start * (in_dim - 1);
+  }
+  return (x + 0.5) / scale - 0.5;  // half_pixel
+}
+
+std::vector<double> cubic_weights(double r, double a) {
+  return {((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a, ((a + 2) * r - (a + 3)) * r * r + 1,
+          ((a + 2) * (1 - r) - (a + 3)) * (1 - r) * (1 - r) + 1,
+          ((a * ((1 - r) + 1) - 5 * a) * ((1 - r) + 1) + 8 * a) * ((1 - r) + 1) - 4 * a};
+}
+
+Taps taps_for(const ResizeSettings& s, double x, int64_t in_dim) {
+  Taps taps;
+  const auto clamp = [in_dim](int64_t i) { return std::min<int64_t>(std::max<int64_t>(i, 0), in_dim - 1); };
+  if (s.coordinates == "tf_crop_and_resize" && (x < 0 || x > in_dim - 1)) {
+    taps.outside = true;
+    return taps;
+  }
+  // Neighbours are floor(x) and up, except that an integral x counts as ratio 1 from
+  // x - 1 (the reference implementation prefers the left pixel).
+  int64_t left = static_cast<int64_t>(std::floor(x));
+  double ratio = x - static_cast<double>(left);
+  if (ratio == 0) {
+    left -= 1;
+    ratio = 1;
+  }
+  if (s.mode == "nearest") {
+    bool right = true;
+    if (ratio != 1) {
+      if (s.nearest == "floor") right = false;
+      else if (s.nearest == "ceil") right = true;
+      else if (s.nearest == "round_prefer_floor") right = ratio > 0.5;
+      else right = ratio >= 0.5;  // round_prefer_ceil
+    }
+    taps.index = {clamp(right ? left + 1 : left)};
+    taps.weight = {1.0};
+    return taps;
+  }
+  std::vector<int64_t> raw;
+  if (s.mode == "linear") {
+    raw = {left, left + 1};
+    taps.weight = {1 - ratio, ratio};
+  } else {
+    raw = {left - 1, left, left + 1, left + 2};
+    taps.weight = cubic_weights(ratio, s.cubic_a);
+  }
+  if (s.exclude_outside) {
+    double sum = 0;
+    for (size_t k = 0; k < raw.size(); ++k) {
+      if (raw[k] < 0 || raw[k] >= in_dim) taps.weight[k] = 0;
+      sum += taps.weight[k];
+    }
+    for (double& w : taps.weight) w /= sum;
+  }
+  for (int64_t i : raw) taps.index.push_back(clamp(i));
+  return taps;
+}
+
+}  // namespace
+
+// Resizes by the importer-normalized attributes: per dim and output index the input
+// taps are computed once at bind time; nearest copies bytes (any dtype), linear and
+// cubic weigh float values.
+ReferenceFn make_reference_resize(const Graph& graph, const Node& node) {
+  const std::vector<int64_t> in_shape = graph.type_of(node.inputs[0]).shape;
+  const std::vector<int64_t> out_shape = graph.type_of(node.outputs[0]).shape;
+  const size_t rank = in_shape.size();
+  const ResizeSettings s{node.attrs.get_string("mode"), node.attrs.get_string("coordinate_transformation_mode"),
+                         node.attrs.get_string("nearest_mode"), node.attrs.get_float("cubic_coeff_a"),
+                         node.attrs.get_int("exclude_outside") != 0};
+  const float extrapolation = node.attrs.get_float("extrapolation_value");
+  const std::vector<float> scales = node.attrs.has("scales") ? node.attrs.get_floats("scales") : std::vector<float>{};
+  const std::vector<float> roi = node.attrs.has("roi") ? node.attrs.get_floats("roi") : std::vector<float>{};
+  std::vector<std::vector<Taps>> taps(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    const double scale = scales.empty() ? static_cast<double>(out_shape[d]) / static_cast<double>(in_shape[d])
+                                        : static_cast<double>(scales[d]);
+    for (int64_t x = 0; x < out_shape[d]; ++x) {
+      const double source = source_coordinate(s.coordinates, static_cast<double>(x), scale, in_shape[d],
+                                              roi.empty() ? 0.0 : roi[d], roi.empty() ? 1.0 : roi[d + rank]);
+      taps[d].push_back(taps_for(s, source, in_shape[d]));
+    }
+  }
+  const std::vector<int64_t> in_strides = dense_strides(in_shape);
+  return [taps, in_strides, out_shape, rank, extrapolation, nearest = s.mode == "nearest"](
+             const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    const size_t size = dtype_size(in[0]->dtype());
+    const auto* src = static_cast<const uint8_t*>(in[0]->data());
+    auto* dst = static_cast<uint8_t*>(out[0]->data());
+    std::vector<int64_t> index(rank, 0);
+    std::vector<const Taps*> current(rank);
+    // Sum over the cartesian product of the taps of dims d.. (float data only).
+    std::function<double(size_t, int64_t)> weigh = [&](size_t d, int64_t offset) -> double {
+      if (d == rank) return static_cast<const float*>(in[0]->data())[offset];
+      double sum = 0;
+      for (size_t k = 0; k < current[d]->index.size(); ++k) {
+        if (current[d]->weight[k] != 0) {
+          sum += current[d]->weight[k] * weigh(d + 1, offset + current[d]->index[k] * in_strides[d]);
+        }
+      }
+      return sum;
+    };
+    for (int64_t o = 0, n = out[0]->elements(); o < n; ++o) {
+      bool outside = false;
+      for (size_t d = 0; d < rank; ++d) {
+        current[d] = &taps[d][index[d]];
+        outside = outside || current[d]->outside;
+      }
+      if (outside) {
+        out[0]->data_as<float>()[o] = extrapolation;
+      } else if (nearest) {
+        int64_t source = 0;
+        for (size_t d = 0; d < rank; ++d) source += current[d]->index[0] * in_strides[d];
+        std::memcpy(dst + o * size, src + source * size, size);
+      } else {
+        out[0]->data_as<float>()[o] = static_cast<float>(weigh(0, 0));
+      }
+      for (size_t d = rank; d-- > 0;) {
+        if (++index[d] < out_shape[d]) break;
+        index[d] = 0;
+      }
+    }
+  };
+}
+
+}  // namespace nee

@@ -1,0 +1,145 @@
+#include "tests/conformance/conformance_case.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+
+#include "core/error.h"
+#include "importer/import_onnx.h"
+#include "runtime/cli/output_comparison.h"
+#include "runtime/onnx_tensor.h"
+#include "runtime/session.h"
+#include "runtime/tensor_io.h"
+
+namespace nee {
+
+namespace fs = std::filesystem;
+
+std::string to_string(CaseStatus s) {
+  switch (s) {
+    case CaseStatus::pass: return "pass";
+    case CaseStatus::fail: return "fail";
+    case CaseStatus::unsupported: return "unsupported";
+  }
+  return "?";
+}
+
+nlohmann::json CaseResult::to_json() const {
+  return {{"name", name}, {"status", to_string(status)}, {"max_abs_error", max_abs_error}, {"detail", detail}};
+}
+
+// Import errors that say NEE lacks something, as opposed to NEE getting it wrong.
+static bool is_unsupported(const std::string& message) {
+  for (const char* phrase : {"unsupported", "not supported", "NEE supports opsets", "is not a tensor",
+                             "inference mode only", "training_mode"}) {
+    if (message.find(phrase) != std::string::npos) return true;
+  }
+  return false;
+}
+
+static std::vector<Tensor> read_numbered(const fs::path& dir, const std::string& prefix) {
+  std::vector<Tensor> tensors;
+  for (int i = 0;; ++i) {
+    const fs::path p = dir / (prefix + std::to_string(i) + ".pb");
+    if (!fs::exists(p)) break;
+    tensors.push_back(read_tensor_pb(p.string()));
+  }
+  return tensors;
+}
+
+// The model's graph inputs without initializers, in order: test data files are numbered
+// by this order.
+static std::vector<std::string> model_input_names(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  onnx::ModelProto model;
+  std::vector<std::string> names;
+  if (!model.ParseFromIstream(&in)) return names;
+  std::set<std::string> initialized;
+  for (const auto& init : model.graph().initializer()) initialized.insert(init.name());
+  for (const auto& input : model.graph().input()) {
+    if (!initialized.count(input.name())) names.push_back(input.name());
+  }
+  return names;
+}
+
+// NEE compiles for static shapes, so inputs that decide shapes (axes, pads, scales,
+// target shapes) must be known at import. The node tests feed them as graph inputs;
+// each one the importer names as "not a constant" is bound to the first data set's
+// value and the import retried, which is what a user does with NEE for such a model.
+static Graph import_specialized(const std::string& dir, const std::vector<std::string>& input_names,
+                                ConstantInputs& constants) {
+  static const std::regex not_constant("'([^']+)'\\)? is not a constant");
+  for (;;) {
+    try {
+      return import_onnx(dir + "/model.onnx", {}, constants);
+    } catch (const Error& e) {
+      std::smatch m;
+      const std::string message = e.what();
+      if (!std::regex_search(message, m, not_constant)) throw;
+      const auto at = std::find(input_names.begin(), input_names.end(), m[1].str());
+      if (at == input_names.end() || constants.count(*at)) throw;
+      const std::string file = dir + "/test_data_set_0/input_" + std::to_string(at - input_names.begin()) + ".pb";
+      constants[*at] = read_tensor_pb(file);
+    }
+  }
+}
+
+CaseResult run_conformance_case(const std::string& dir, double rtol, double atol) {
+  CaseResult r;
+  r.name = fs::path(dir).filename().string();
+  std::unique_ptr<Session> session;
+  const std::vector<std::string> input_names = model_input_names(dir + "/model.onnx");
+  ConstantInputs constants;
+  try {
+    Graph graph = import_specialized(dir, input_names, constants);
+    session = std::make_unique<Session>(std::move(graph), std::vector<std::unique_ptr<KernelProvider>>{});
+    session->prepare();
+  } catch (const std::exception& e) {
+    r.status = is_unsupported(e.what()) ? CaseStatus::unsupported : CaseStatus::fail;
+    r.detail = e.what();
+    return r;
+  }
+  std::vector<fs::path> data_sets;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0) {
+      data_sets.push_back(entry.path());
+    }
+  }
+  std::sort(data_sets.begin(), data_sets.end());
+  try {
+    const Graph& g = session->graph();
+    for (const fs::path& data : data_sets) {
+      const std::vector<Tensor> inputs = read_numbered(data, "input_");
+      const std::vector<Tensor> expected = read_numbered(data, "output_");
+      // Inputs that the model feeds from initializers are not graph inputs here.
+      // Inputs are matched by position among the model's inputs; specialized ones are
+      // constants now and are skipped.
+      std::map<std::string, Tensor> feed;
+      for (size_t i = 0; i < inputs.size() && i < input_names.size(); ++i) {
+        if (!constants.count(input_names[i])) feed[input_names[i]] = inputs[i];
+      }
+      const auto outputs = session->run(feed);
+      if (expected.size() != g.outputs().size()) throw Error("the test expects another number of outputs");
+      for (size_t i = 0; i < expected.size(); ++i) {
+        const Comparison c = compare_tensors(outputs.at(g.outputs()[i]), expected[i], rtol, atol);
+        r.max_abs_error = std::max(r.max_abs_error, c.max_abs_error);
+        if (!c.ok) {
+          r.status = CaseStatus::fail;
+          r.detail = fmt::format("{} output {} ({}): {}", data.filename().string(), i, g.outputs()[i], c.problem);
+          return r;
+        }
+      }
+    }
+  } catch (const std::exception& e) {
+    r.status = is_unsupported(e.what()) ? CaseStatus::unsupported : CaseStatus::fail;
+    r.detail = e.what();
+    return r;
+  }
+  r.status = CaseStatus::pass;
+  return r;
+}
+
+}  // namespace nee

@@ -1,0 +1,90 @@
+// Constant folding at import: exporters' Shape -> Gather -> Unsqueeze -> Concat ->
+// Reshape chains become constants, so Reshape sees a constant shape.
+#include <gtest/gtest.h>
+
+#include "importer/import_onnx.h"
+#include "onnx_model_builder.h"
+#include "runtime/session.h"
+
+namespace nee {
+namespace {
+
+using test::make_f32;
+using test::make_i64;
+using test::OnnxModelBuilder;
+using test::set_attr;
+using test::values_of;
+
+// y = Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), [-1])): flattens all but dim 0,
+// as PyTorch's exporter writes x.view(x.size(0), -1). The shape is also a graph output.
+OnnxModelBuilder flatten_chain_model() {
+  OnnxModelBuilder m;
+  m.input("x", {2, 3, 4}).output("y").output("target", onnx::TensorProto::INT64);
+  m.initializer("zero", make_i64({}, {0}));
+  m.initializer("axes", make_i64({1}, {0}));
+  m.initializer("rest", make_i64({1}, {-1}));
+  m.node("Shape", {"x"}, {"shape"});
+  m.node("Gather", {"shape", "zero"}, {"batch"});
+  m.node("Unsqueeze", {"batch", "axes"}, {"batch_1d"});
+  set_attr(m.node("Concat", {"batch_1d", "rest"}, {"target"}), "axis", int64_t{0});
+  m.node("Reshape", {"x", "target"}, {"y"});
+  return m;
+}
+
+TEST(ConstantFolding, ShapeChainFoldsAndReshapeSeesConstantShape) {
+  Graph graph = import_onnx_bytes(flatten_chain_model().bytes());
+  ASSERT_EQ(graph.nodes().size(), 1u) << graph.summary();
+  EXPECT_EQ(graph.nodes()[0].op, "Reshape");
+  const Tensor* target = graph.constant("target");
+  ASSERT_NE(target, nullptr);
+  EXPECT_EQ(std::vector<int64_t>(target->data_as<int64_t>(), target->data_as<int64_t>() + 2),
+            (std::vector<int64_t>{2, -1}));
+  EXPECT_EQ(graph.type_of("y").shape, (std::vector<int64_t>{2, 12}));
+}
+
+TEST(ConstantFolding, FoldedGraphOutputIsStillReturned) {
+  Session session(import_onnx_bytes(flatten_chain_model().bytes()), {});
+  Tensor x(DType::f32, {2, 3, 4});
+  auto out = session.run({{"x", x}});
+  ASSERT_EQ(out.count("target"), 1u);
+  EXPECT_EQ(out["target"].data_as<int64_t>()[0], 2);
+  EXPECT_EQ(out["target"].data_as<int64_t>()[1], -1);
+  EXPECT_EQ(out["y"].shape(), (std::vector<int64_t>{2, 12}));
+}
+
+TEST(ConstantFolding, NodesReadingGraphInputsStay) {
+  OnnxModelBuilder m;
+  m.input("x", {2}).output("y");
+  m.initializer("a", make_f32({2}, {1, 2}));
+  m.initializer("b", make_f32({2}, {3, 4}));
+  set_attr(m.node("Concat", {"a", "b"}, {"ab"}), "axis", int64_t{0});
+  set_attr(m.node("Concat", {"ab", "x"}, {"y"}), "axis", int64_t{0});
+  Graph graph = import_onnx_bytes(m.bytes());
+  ASSERT_EQ(graph.nodes().size(), 1u);
+  ASSERT_NE(graph.constant("ab"), nullptr);
+  EXPECT_EQ(values_of(*graph.constant("ab")), (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_EQ(graph.constant("y"), nullptr);
+}
+
+TEST(ConstantFolding, LargeOutputsAreNotFolded) {
+  OnnxModelBuilder m;
+  m.output("big");
+  m.initializer("shape", make_i64({2}, {2048, 1024}));
+  m.node("ConstantOfShape", {"shape"}, {"big"});
+  Graph graph = import_onnx_bytes(m.bytes());
+  EXPECT_EQ(graph.nodes().size(), 1u);
+  Session session(std::move(graph), {});
+  EXPECT_EQ(session.run({})["big"].elements(), 2048 * 1024);
+}
+
+TEST(ConstantFolding, BoundGraphInputsBecomeConstants) {
+  OnnxModelBuilder m;
+  m.input("x", {2, 3}).input("shape", onnx::TensorProto::INT64, {"2"}).output("y");
+  m.node("Reshape", {"x", "shape"}, {"y"});
+  Graph graph = import_onnx_bytes(m.bytes(), {}, {{"shape", make_i64({2}, {3, 2})}});
+  EXPECT_EQ(graph.inputs(), (std::vector<std::string>{"x"}));
+  EXPECT_EQ(graph.type_of("y").shape, (std::vector<int64_t>{3, 2}));
+}
+
+}  // namespace
+}  // namespace nee

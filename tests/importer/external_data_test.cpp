@@ -1,0 +1,149 @@
+// Initializers whose data lives in a file next to the model (TensorProto EXTERNAL).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.h"
+#include "importer/import_onnx.h"
+#include "onnx_model_builder.h"
+
+namespace nee {
+namespace {
+
+namespace fs = std::filesystem;
+using test::OnnxModelBuilder;
+using test::values_of;
+
+class ExternalData : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder_ = fs::temp_directory_path() /
+              ("nee_external_data_" + std::to_string(::getpid()) + "_" +
+               ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(folder_ / "weights");
+    const float values[4] = {1.5f, -2.0f, 3.0f, 4.25f};
+    std::ofstream out(folder_ / "weights" / "w.bin", std::ios::binary);
+    out.write("PAD!", 4);  // data starts at offset 4
+    out.write(reinterpret_cast<const char*>(values), sizeof values);
+  }
+  void TearDown() override { fs::remove_all(folder_); }
+
+  // A model whose only output is the 2x2 float initializer "w", stored externally.
+  std::string write_model(const std::string& location, const std::string& offset, const std::string& length) {
+    OnnxModelBuilder m;
+    m.output("w");
+    onnx::TensorProto& w = m.raw_initializer();
+    w.set_name("w");
+    w.set_data_type(onnx::TensorProto::FLOAT);
+    w.add_dims(2);
+    w.add_dims(2);
+    w.set_data_location(onnx::TensorProto::EXTERNAL);
+    for (const auto& [key, value] : {std::pair{"location", location}, std::pair{"offset", offset},
+                                     std::pair{"length", length}}) {
+      if (value.empty()) continue;
+      auto* entry = w.add_external_data();
+      entry->set_key(key);
+      entry->set_value(value);
+    }
+    const fs::path path = folder_ / "model.onnx";
+    std::ofstream(path, std::ios::binary) << m.bytes();
+    return path.string();
+  }
+
+  std::string import_error(const std::string& path) {
+    try {
+      import_onnx(path);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  }
+
+  fs::path folder_;
+};
+
+TEST_F(ExternalData, ReadsLocationOffsetAndLength) {
+  Graph graph = import_onnx(write_model("weights/w.bin", "4", "16"));
+  ASSERT_NE(graph.constant("w"), nullptr);
+  EXPECT_EQ(values_of(*graph.constant("w")), (std::vector<float>{1.5f, -2.0f, 3.0f, 4.25f}));
+}
+
+TEST_F(ExternalData, LengthDefaultsToTheRestOfTheFile) {
+  Graph graph = import_onnx(write_model("weights/w.bin", "4", ""));
+  EXPECT_EQ(values_of(*graph.constant("w")), (std::vector<float>{1.5f, -2.0f, 3.0f, 4.25f}));
+}
+
+TEST_F(ExternalData, FileShorterThanOffsetPlusLengthIsAnError) {
+  EXPECT_NE(import_error(write_model("weights/w.bin", "8", "16")).find("fewer than offset 8 + length 16"),
+            std::string::npos);
+}
+
+TEST_F(ExternalData, LocationsLeavingTheFolderAreRefused) {
+  for (const std::string& location : {std::string("../w.bin"), std::string("weights/../../w.bin"),
+                                      (folder_ / "weights" / "w.bin").string()}) {
+    EXPECT_NE(import_error(write_model(location, "4", "16")).find("leaves the model's folder"), std::string::npos)
+        << location;
+  }
+}
+
+TEST_F(ExternalData, SymlinkOutOfTheFolderIsRefused) {
+  fs::create_directory_symlink(fs::temp_directory_path(), folder_ / "outside");
+  EXPECT_NE(import_error(write_model("outside/w.bin", "4", "16")).find("leaves the model's folder"),
+            std::string::npos);
+}
+
+TEST_F(ExternalData, ModelFromBytesCannotReadExternalData) {
+  std::ifstream in(write_model("weights/w.bin", "4", "16"), std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THROW(import_onnx_bytes(bytes), Error);
+}
+
+// The model-level checks that come with reading files: IR version, opset range, domains.
+std::string bytes_import_error(const OnnxModelBuilder& m) {
+  try {
+    import_onnx_bytes(m.bytes());
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ImportVersions, OpsetsOutside7To17AreRefusedByNumber) {
+  for (int64_t opset : {6, 18}) {
+    OnnxModelBuilder m(opset);
+    m.input("x", {2}).output("x");
+    EXPECT_NE(bytes_import_error(m).find("opset " + std::to_string(opset)), std::string::npos) << opset;
+  }
+}
+
+TEST(ImportVersions, IrVersionBelow3IsRefused) {
+  OnnxModelBuilder m;
+  m.input("x", {2}).output("x");
+  m.model().set_ir_version(2);
+  EXPECT_NE(bytes_import_error(m).find("IR version 2"), std::string::npos);
+}
+
+TEST(ImportVersions, OtherDomainOperatorNamesDomainAndOp) {
+  OnnxModelBuilder m;
+  m.input("x", {2}).output("y");
+  m.node("MyOp", {"x"}, {"y"}).set_domain("com.example");
+  const std::string error = bytes_import_error(m);
+  EXPECT_NE(error.find("'MyOp'"), std::string::npos) << error;
+  EXPECT_NE(error.find("'com.example'"), std::string::npos) << error;
+}
+
+TEST(ImportVersions, ValueInfoContradictingInferredShapeIsAnError) {
+  OnnxModelBuilder m;
+  m.input("x", {2, 3}).output("y");
+  m.node("Identity", {"x"}, {"mid"});
+  m.node("Identity", {"mid"}, {"y"});
+  auto* info = m.model().mutable_graph()->add_value_info();
+  info->set_name("mid");
+  info->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  info->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(6);
+  EXPECT_NE(bytes_import_error(m).find("value 'mid'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace nee
