@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <random>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -134,6 +135,12 @@ WorkloadComparison compare_engines(const std::string& label, const Workload& wor
     for (size_t step = 0; step < n; ++step) {
       const size_t i = (static_cast<size_t>(round) + step) % n;
       EngineTiming& t = result.engines[i];
+      // OpenBLAS's and Halide's workers spin for a while after a call; an engine timed
+      // right after another would share the cores with those spinning threads (seen
+      // here: the tuned 1024 kernel at 30.8 ms after OpenBLAS, 16.2 ms alone). So each
+      // sample starts after a pause and one untimed call of its own engine.
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(options.settle_ms));
+      ready[i]->run(input_ptrs, outputs[i]);
       const auto start = Clock::now();
       for (int c = 0; c < t.calls_per_sample; ++c) ready[i]->run(input_ptrs, outputs[i]);
       t.samples_ms.push_back(ms_since(start) / t.calls_per_sample);

@@ -14,6 +14,7 @@ struct CompareOptions {
   int repeats = 9;            // timed rounds; each round takes one sample of every engine
   double min_sample_ms = 50;  // calls per sample grow until a sample lasts this long
   double warmup_ms = 100;     // untimed calls per engine first (caches, thread pools)
+  double settle_ms = 200;     // pause before each timed sample, for the previous engine's threads to park
   double rtol = 1e-4;         // agreement with the reference: |d| <= atol + rtol*|ref|
   double atol_per_k = 2e-6;   // absolute tolerance per reduction step (fp32 summation order)
 };

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -24,8 +25,9 @@ namespace {
 
 // Opset assumed when a model declares none for the default domain.
 constexpr int64_t kAssumedOpset = 13;
-// Default-domain opsets whose operator versions the import functions implement.
-constexpr int64_t kMinOpset = 7, kMaxOpset = 17;
+// Default-domain opsets whose operator versions the import functions implement. Models
+// of opsets 1 to 6 are read too, node by node: see older_opset_problem().
+constexpr int64_t kImplementedOpset = 7, kMinOpset = 1, kMaxOpset = 17;
 // IR version 3 introduced opset_import; older models cannot say which operators they use.
 constexpr int64_t kMinIrVersion = 3;
 
@@ -46,6 +48,19 @@ int64_t default_domain_opset(const onnx::ModelProto& model) {
   }
   spdlog::warn("model declares no opset for the default ONNX domain; assuming {}", kAssumedOpset);
   return kAssumedOpset;
+}
+
+// In a model older than opset 7, an operator means what NEE implements only if its
+// definition at opset 7 already existed at the model's opset. Empty when it does.
+std::string older_opset_problem(const std::string& op, int64_t opset) {
+  if (opset >= kImplementedOpset) return "";
+  static const std::map<std::string, int64_t> since = {
+#include "importer/opset7_versions.inc"
+  };
+  auto it = since.find(op);
+  if (it != since.end() && it->second <= opset) return "";
+  return fmt::format("operator '{}' at opset {} is an older version than NEE supports (it implements the "
+                     "version in force at opset {})", op, opset, kImplementedOpset);
 }
 
 // The bytes of a tensor stored outside the model: `location` (relative to the model's
@@ -269,6 +284,8 @@ Graph import_model(const onnx::ModelProto& model, const InputShapes& input_shape
       throw Error(fmt::format("unsupported operator '{}' at node '{}' (supported: {})",
                               node_proto.op_type(), name, supported_ops()));
     }
+    const std::string too_old = older_opset_problem(node_proto.op_type(), ctx.opset);
+    if (!too_old.empty()) throw Error(fmt::format("node '{}': {}", name, too_old));
     Node node;
     node.op = node_proto.op_type();
     node.name = name;

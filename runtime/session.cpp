@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <unordered_map>
 
 #include "core/error.h"
@@ -63,6 +65,10 @@ void Session::prepare() {
     bound_.push_back(std::move(b));
   }
   node_times_us_.assign(bound_.size(), 0.0);
+  plan_ = plan_memory(graph_);
+  void* arena = std::aligned_alloc(64, std::max<size_t>(plan_.arena_bytes, 64));
+  if (!arena) throw Error(fmt::format("cannot allocate the {}-byte tensor arena", plan_.arena_bytes));
+  arena_ = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(arena), [](uint8_t* p) { std::free(p); });
   prepared_ = true;
 }
 
@@ -115,7 +121,14 @@ std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& 
         continue;
       }
       Tensor& slot = values[name];
-      slot = Tensor(graph_.type_of(name));
+      auto planned = plan_.offsets.find(name);
+      if (planned == plan_.offsets.end()) {
+        slot = Tensor(graph_.type_of(name));
+      } else {
+        // Kernels may accumulate into their output, so planned bytes start at zero too.
+        slot = Tensor(graph_.type_of(name), arena_, planned->second);
+        std::memset(slot.data(), 0, slot.bytes());
+      }
       out.push_back(&slot);
     }
     const auto start = std::chrono::steady_clock::now();

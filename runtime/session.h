@@ -6,6 +6,7 @@
 
 #include "runtime/graph.h"
 #include "runtime/kernel_provider.h"
+#include "runtime/memory_plan.h"
 #include "runtime/tensor.h"
 
 namespace nee {
@@ -39,6 +40,8 @@ class Session {
   const Graph& graph() const { return graph_; }
   std::vector<Placement> placements() const;
   std::vector<double> node_times_us() const { return node_times_us_; }  // last run, per node
+  // The static plan of intermediate tensors (after prepare()).
+  const MemoryPlan& memory_plan() const { return plan_; }
 
  private:
   struct BoundNode;
@@ -50,6 +53,8 @@ class Session {
   bool prepared_ = false;
   std::vector<BoundNode> bound_;
   std::vector<double> node_times_us_;
+  MemoryPlan plan_;
+  std::shared_ptr<uint8_t> arena_;  // one allocation for every planned intermediate
 };
 
 }  // namespace nee

@@ -24,6 +24,10 @@ Tensor::Tensor(DType dtype, std::vector<int64_t> shape)
   storage_ = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
 }
 
+Tensor::Tensor(const TensorType& type, std::shared_ptr<uint8_t> owner, size_t byte_offset)
+    : dtype_(type.dtype), shape_(type.shape), elements_(type.elements()),
+      storage_(owner, owner.get() + byte_offset) {}
+
 Tensor Tensor::clone() const {
   Tensor t(dtype_, shape_);
   if (bytes()) std::memcpy(t.data(), data(), bytes());

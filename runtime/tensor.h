@@ -16,6 +16,8 @@ class Tensor {
   Tensor() = default;
   Tensor(DType dtype, std::vector<int64_t> shape);  // zero-filled
   explicit Tensor(const TensorType& type) : Tensor(type.dtype, type.shape) {}
+  // A tensor over bytes owned elsewhere (a memory plan's arena); `owner` keeps them alive.
+  Tensor(const TensorType& type, std::shared_ptr<uint8_t> owner, size_t byte_offset);
 
   DType dtype() const { return dtype_; }
   const std::vector<int64_t>& shape() const { return shape_; }

@@ -85,6 +85,10 @@ std::string MatmulCpuSpace::check_constraints(const ScheduleConfig& c) const {
   if (mr * c.at("nr_vecs") * regs_per_vec + c.at("nr_vecs") * regs_per_vec + 1 > 16) {
     return "register block does not fit in 16 vector registers";
   }
+  // With the accumulator held per outer tile (kc > 0), Halide's bounds for it span the
+  // row blocks as an interval; a ragged last block (M not a multiple of mr) makes that
+  // interval reach past M and read A out of bounds (seen: row 1025 of 1024 with mr = 3).
+  if (c.at("kc") > 0 && m_ % mr != 0) return "kc > 0 needs mr to divide M";
   if (c.at("unroll_k") > k_) return "reduction unroll exceeds K";
   if (c.at("kc") > 0 && c.at("unroll_k") > c.at("kc")) return "reduction unroll exceeds kc";
   return "";

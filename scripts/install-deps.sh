@@ -12,7 +12,7 @@ packages=(
   libopenblas-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
-  python3-onnx python3-numpy
+  python3-onnx python3-numpy python3-torch python3-torchvision
 )
 
 missing=()

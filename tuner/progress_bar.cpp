@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace nee {
@@ -18,18 +19,21 @@ std::string format_duration(double seconds) {
   return fmt::format("{}s", s);
 }
 
-void ProgressBar::update(int done, const std::string& best, double seconds_left) {
+void ProgressBar::update(int done, double fraction, const std::string& best, double seconds_left) {
   constexpr int width = 24;
-  const int filled = total_ > 0 ? std::min(width, done * width / total_) : 0;
+  fraction = std::clamp(fraction, 0.0, 1.0);
+  const int filled = static_cast<int>(fraction * width);
   const std::string bar = std::string(filled, '#') + std::string(width - filled, '.');
-  const std::string line = fmt::format("[{}] {}/{} trials | best {} | {} left | {}", bar, done, total_, best,
+  const std::string trials = total_ > 0 ? fmt::format("{}/{}", done, total_) : std::to_string(done);
+  const std::string line = fmt::format("[{}] {} trials | best {} | {} left | {}", bar, trials, best,
                                        format_duration(seconds_left), label_);
+  const int tenth = static_cast<int>(fraction * 10);
   if (tty_) {
     fmt::print(stderr, "\r\033[K{}", line);
     std::fflush(stderr);
-  } else if (done == total_ || last_printed_ < 0 || done - last_printed_ >= std::max(1, total_ / 8)) {
+  } else if (tenth != last_printed_tenth_) {
     fmt::print(stderr, "{}\n", line);
-    last_printed_ = done;
+    last_printed_tenth_ = tenth;
   }
 }
 

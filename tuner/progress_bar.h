@@ -9,16 +9,17 @@ namespace nee {
 // progress-bar library (indicators is not packaged), so this is the project's own.
 class ProgressBar {
  public:
+  // total: the trial budget, or 0 when only a time budget bounds the run.
   ProgressBar(std::string label, int total);
-  void update(int done, const std::string& best, double seconds_left);
+  // fraction: how much of the budget (trials or time, whichever binds) is spent.
+  void update(int done, double fraction, const std::string& best, double seconds_left);
   void finish(const std::string& summary);
 
  private:
   std::string label_;
   int total_;
   bool tty_;
-  int last_printed_ = -1;
-  std::chrono::steady_clock::time_point last_draw_{};
+  int last_printed_tenth_ = -1;
 };
 
 std::string format_duration(double seconds);

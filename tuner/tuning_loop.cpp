@@ -47,7 +47,14 @@ TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Tar
   const std::string work_dir = options.work_dir + "/" + workload.hash();
   Builder builder(work_dir, options.build_jobs, options.build_timeout_s);
   LocalRunner runner(options.runner);
-  ProgressBar progress(workload.key(), options.trials);
+  // A time budget with a huge trial count is bounded by time: show progress by time.
+  const bool time_bound = options.time_budget_s > 0 && options.trials >= 100000;
+  ProgressBar progress(workload.key(), time_bound ? 0 : options.trials);
+  const auto fraction_spent = [&] {
+    double f = options.trials > 0 ? static_cast<double>(report.measured) / options.trials : 1.0;
+    if (options.time_budget_s > 0) f = std::max(f, elapsed() / options.time_budget_s);
+    return f;
+  };
   const auto seconds_left = [&] {
     if (options.time_budget_s > 0) return options.time_budget_s - elapsed();
     const int done = report.measured;
@@ -92,7 +99,7 @@ TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Tar
         if (c.strategy == "default") report.default_record = record;
         if (!report.best || record.result.median_us < report.best->result.median_us) report.best = record;
       }
-      progress.update(report.measured, gflops_text(workload, report.best), seconds_left());
+      progress.update(report.measured, fraction_spent(), gflops_text(workload, report.best), seconds_left());
     }
     for (const BuildResult& b : builds) {
       std::error_code ignored;

@@ -7,15 +7,23 @@ namespace nee {
 
 template <typename T>
 static void compare_values(const T* got, const T* want, int64_t n, double rtol, double atol, Comparison& c) {
+  double peak = 0;
   for (int64_t i = 0; i < n; ++i) {
+    peak = std::max(peak, std::fabs(static_cast<double>(want[i])));
     const double g = static_cast<double>(got[i]), w = static_cast<double>(want[i]);
     const double diff = std::fabs(g - w);
-    if (std::isnan(g) != std::isnan(w) || (!std::isnan(w) && !(diff <= atol + rtol * std::fabs(w)))) c.ok = false;
+    if (std::isnan(g) != std::isnan(w)) {
+      c.ok = false;
+      c.problem = "NaN where the expected output has a number, or the reverse";
+    } else if (!std::isnan(w) && !(diff <= atol + rtol * std::fabs(w))) {
+      c.ok = false;
+    }
     if (!std::isnan(diff)) {
       c.max_abs_error = std::max(c.max_abs_error, diff);
-      c.max_rel_error = std::max(c.max_rel_error, diff / std::max(std::fabs(w), atol / rtol));
+      c.max_rel_error = std::max(c.max_rel_error, rtol > 0 ? diff / std::max(std::fabs(w), atol / rtol) : diff);
     }
   }
+  c.peak_rel_error = peak > 0 ? c.max_abs_error / peak : c.max_abs_error;
 }
 
 Comparison compare_tensors(const Tensor& got, const Tensor& want, double rtol, double atol) {

@@ -9,6 +9,7 @@ struct Comparison {
   bool ok = true;
   double max_abs_error = 0;
   double max_rel_error = 0;  // |got - want| / max(|want|, atol/rtol floor)
+  double peak_rel_error = 0; // max |got - want| / max |want|: the figure model checks use
   std::string problem;       // shape or dtype mismatch, NaN, ...
 };
 

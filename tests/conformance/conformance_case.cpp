@@ -34,7 +34,7 @@ nlohmann::json CaseResult::to_json() const {
 // Import errors that say NEE lacks something, as opposed to NEE getting it wrong.
 static bool is_unsupported(const std::string& message) {
   for (const char* phrase : {"unsupported", "not supported", "NEE supports opsets", "is not a tensor",
-                             "inference mode only", "training_mode"}) {
+                             "inference mode only", "training_mode", "older version than NEE supports"}) {
     if (message.find(phrase) != std::string::npos) return true;
   }
   return false;

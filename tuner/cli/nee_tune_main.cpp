@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
   app.add_option("--shape", shape, "with --op: MxKxN or BxMxKxN");
   app.add_option("--target", target_kind, "cpu, opencl (through PoCL on this machine) or cuda")
       ->check(CLI::IsMember({"cpu", "opencl", "cuda"}));
-  app.add_option("--trials", options.trials, "measured candidates per workload (0: none, just bundle)")
+  app.add_option("--trials", options.trials, "measured candidates per workload (0: none, just bundle; default 64, unbounded with --time)")
       ->check(CLI::Range(0, 1000000));
   app.add_option("--time", time_text, "time budget for the whole run, e.g. 90s, 5m (split by workload FLOPs)");
   app.add_option("--strategy", options.strategy, "search strategy")->check(CLI::IsMember({"evolutionary", "random"}));
@@ -82,6 +82,8 @@ int main(int argc, char** argv) {
     if (!op.empty() && shape.empty()) throw nee::Error("--op needs --shape");
     if (!bundle_dir.empty() && model.empty()) throw nee::Error("--bundle needs a model");
     const double budget = time_text.empty() ? 0 : parse_duration(time_text);
+    // --time alone bounds the run by time only.
+    if (budget > 0 && app.count("--trials") == 0) options.trials = 1000000;
 
     const nee::Target target = nee::host_target(nee::target_kind_from_string(target_kind));
     if (target.kind() == nee::TargetKind::cuda && options.trials > 0) {

@@ -1,0 +1,107 @@
+#include "runtime/memory_plan.h"
+
+#include <gtest/gtest.h>
+
+#include "runtime/session.h"
+#include "tests/runtime/graph_builder.h"
+
+namespace nee {
+namespace {
+
+using test::add_node;
+using test::f32;
+
+// x -> a -> b -> c -> d -> e -> y: a chain of 1024-float (4 KiB) tensors in which each
+// intermediate dies as soon as the next one is made.
+Graph chain() {
+  Graph g;
+  g.add_value("x", f32({1024}));
+  g.add_input("x");
+  std::string prev = "x";
+  for (const char* name : {"a", "b", "c", "d", "e", "y"}) {
+    add_node(g, "Relu", std::string("relu_") + name, {prev}, name, f32({1024}));
+    prev = name;
+  }
+  g.add_output("y");
+  return g;
+}
+
+bool lifetimes_overlap(const Graph& g, const std::string& a, const std::string& b) {
+  const auto span = [&](const std::string& v) {
+    size_t first = 0, last = 0;
+    for (size_t i = 0; i < g.nodes().size(); ++i) {
+      for (const auto& o : g.nodes()[i].outputs) if (o == v) first = last = i;
+      for (const auto& in : g.nodes()[i].inputs) if (in == v) last = i;
+    }
+    return std::make_pair(first, last);
+  };
+  const auto [fa, la] = span(a);
+  const auto [fb, lb] = span(b);
+  return fa <= lb && fb <= la;
+}
+
+TEST(MemoryPlan, ChainReusesBytesAndNeverOverlapsLiveTensors) {
+  const Graph g = chain();
+  const MemoryPlan plan = plan_memory(g);
+  EXPECT_EQ(plan.offsets.size(), 5u);  // a..e; y is a graph output
+  EXPECT_FALSE(plan.offsets.count("y"));
+  EXPECT_EQ(plan.unshared_bytes, 5u * 4096);
+  EXPECT_EQ(plan.arena_bytes, 2u * 4096);  // at most two chain links are alive at once
+  for (const auto& [a, oa] : plan.offsets) {
+    for (const auto& [b, ob] : plan.offsets) {
+      if (a >= b || !lifetimes_overlap(g, a, b)) continue;
+      EXPECT_TRUE(oa + 4096 <= ob || ob + 4096 <= oa) << a << " and " << b << " share bytes while both live";
+    }
+  }
+}
+
+TEST(MemoryPlan, ViewKeepsItsBaseAliveAndViewOfOutputIsNotPlanned) {
+  Graph g;
+  g.add_value("x", f32({4, 256}));
+  g.add_input("x");
+  add_node(g, "Relu", "r1", {"x"}, "a", f32({4, 256}));
+  Tensor shape(DType::i64, {1});
+  shape.data_as<int64_t>()[0] = 1024;
+  g.add_constant("shape", shape);
+  add_node(g, "Reshape", "view", {"a", "shape"}, "a_flat", f32({1024}));
+  add_node(g, "Relu", "r2", {"x"}, "b", f32({4, 256}));
+  add_node(g, "Relu", "r3", {"b"}, "c", f32({4, 256}));
+  add_node(g, "Add", "sum", {"a_flat", "c"}, "y", f32({1024}));
+  g.add_output("y");
+  g.add_output("c");
+  const MemoryPlan plan = plan_memory(g);
+  // a is read through its view by the last node, so it must not share bytes with b.
+  ASSERT_TRUE(plan.offsets.count("a"));
+  ASSERT_TRUE(plan.offsets.count("b"));
+  EXPECT_NE(plan.offsets.at("a"), plan.offsets.at("b"));
+  EXPECT_FALSE(plan.offsets.count("a_flat"));
+  EXPECT_FALSE(plan.offsets.count("c"));  // a graph output
+
+  // A view of a graph output is not planned either: its bytes are returned.
+  Graph h;
+  h.add_value("x", f32({8}));
+  h.add_input("x");
+  add_node(h, "Relu", "r", {"x"}, "a", f32({8}));
+  add_node(h, "Identity", "id", {"a"}, "y", f32({8}));
+  h.add_output("y");
+  EXPECT_TRUE(plan_memory(h).offsets.empty());
+}
+
+TEST(MemoryPlan, SessionOutputsSurviveTheNextRun) {
+  Session s(chain(), {});
+  s.prepare();
+  EXPECT_EQ(s.memory_plan().arena_bytes, 2u * 4096);
+  Tensor x(DType::f32, {1024});
+  for (int i = 0; i < 1024; ++i) x.data_as<float>()[i] = static_cast<float>(i % 7) - 3.0f;
+  const Tensor first = s.run({{"x", x}}).at("y");
+  Tensor x2(DType::f32, {1024});
+  for (int i = 0; i < 1024; ++i) x2.data_as<float>()[i] = 5.0f;
+  const Tensor second = s.run({{"x", x2}}).at("y");
+  for (int i = 0; i < 1024; ++i) {
+    ASSERT_EQ(first.data_as<float>()[i], std::max(0.0f, static_cast<float>(i % 7) - 3.0f));
+    ASSERT_EQ(second.data_as<float>()[i], 5.0f);
+  }
+}
+
+}  // namespace
+}  // namespace nee
