@@ -12,12 +12,14 @@
 #include "bench/comparison.h"
 #include "bench/engines/engine_factory.h"
 #include "bench/engines/openblas_engine.h"
+#include "bench/models/models_main.h"
 #include "bench/report.h"
 #include "bench/suites.h"
 #include "core/error.h"
 #include "tuner/kernel_compiler.h"
 
 int main(int argc, char** argv) {
+  if (nee::bench::wants_models_mode(argc, argv)) return nee::bench::models_main(argc, argv);
   CLI::App app{"nee-bench: NEE's tuned MatMul against OpenBLAS and Halide's autoscheduler"};
   std::string db_path, suite = "all", json_path;
   std::vector<std::string> shapes;

@@ -53,6 +53,7 @@ struct TuningRecord {
   std::string strategy;
   int trial = 0;
   std::optional<int64_t> parent_record;
+  std::optional<double> predicted_us;  // the cost model's prediction, for model-guided proposals
   std::string created_at;  // ISO-8601, UTC
   std::string nee_version;
   std::string halide_version;

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/content_hash.h"
+#include "core/conv_workload.h"
 #include "core/error.h"
 
 namespace nee {
@@ -39,6 +40,7 @@ double Workload::flops() const {
     const int64_t k = a.trans_a ? sa[sa.size() - 2] : sa.back();
     return 2.0 * static_cast<double>(output.elements()) * static_cast<double>(k);
   }
+  if (op == "conv2d") return conv2d_flops(*this);
   return static_cast<double>(output.elements());
 }
 

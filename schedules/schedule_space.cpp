@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "schedules/conv2d_cpu_space.h"
 #include "schedules/matmul_cpu_space.h"
 #include "schedules/matmul_gpu_space.h"
 
@@ -59,6 +60,10 @@ std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, Tar
   if (workload.op == "matmul") {
     if (kind == TargetKind::cpu) return std::make_unique<MatmulCpuSpace>(workload);
     return std::make_unique<MatmulGpuSpace>(workload);
+  }
+  if (workload.op == "conv2d") {
+    if (kind == TargetKind::cpu) return std::make_unique<Conv2dCpuSpace>(workload);
+    return std::make_unique<Conv2dGpuSpace>(workload);
   }
   throw Error("no schedule space for operator family '" + workload.op + "'");
 }

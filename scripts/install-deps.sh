@@ -7,12 +7,12 @@ packages=(
   build-essential make cmake pkg-config
   libhalide14-0-dev llvm-14-dev libclang-14-dev liblld-14-dev
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
-  libsqlite3-dev libssl-dev
+  libsqlite3-dev libssl-dev libxgboost-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
-  python3-onnx python3-numpy python3-torch python3-torchvision
+  python3-onnx python3-numpy python3-torch python3-torchvision python3-venv
 )
 
 missing=()

@@ -29,11 +29,12 @@ TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Tar
   const auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - start).count(); };
   TuneReport report;
   report.workload = workload;
+  report.strategy = options.strategy;
 
   const auto space = make_schedule_space(workload, target.kind());
   const uint64_t seed = options.seed ? options.seed : static_cast<uint64_t>(clock::now().time_since_epoch().count());
   std::mt19937_64 rng(seed);
-  auto strategy = make_search_strategy(options.strategy, *space, rng());
+  auto strategy = make_search_strategy(options.strategy, *space, rng(), workload, target);
 
   const std::vector<TuningRecord> history = db.history(workload, target);
   for (const TuningRecord& r : history) strategy->observe(r.config, r.result);
@@ -88,6 +89,7 @@ TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Tar
       record.strategy = c.strategy;
       record.trial = c.trial;
       record.parent_record = c.parent_record;
+      if (c.strategy == strategy->name()) record.predicted_us = strategy->predicted_us(c.config);
       record.halide_version = halide_version();
       record.result = runner.measure(builds[i], c, rng(), report.best ? report.best->result.median_us : 0);
       record.id = db.add_record(record);
@@ -99,6 +101,7 @@ TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Tar
         if (c.strategy == "default") report.default_record = record;
         if (!report.best || record.result.median_us < report.best->result.median_us) report.best = record;
       }
+      report.convergence.push_back({report.measured, elapsed(), report.best ? report.best->result.median_us : 0});
       progress.update(report.measured, fraction_spent(), gflops_text(workload, report.best), seconds_left());
     }
     for (const BuildResult& b : builds) {
@@ -114,6 +117,11 @@ TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Tar
                            report.default_record->result.median_us / report.best->result.median_us);
   }
   progress.finish(summary);
+  if (!options.report_dir.empty() && !report.convergence.empty()) {
+    fs::create_directories(options.report_dir);
+    write_convergence_svg(fmt::format("{}/{}-{}.svg", options.report_dir, workload.hash(), options.strategy),
+                          workload.key(), options.strategy, report.convergence);
+  }
   return report;
 }
 

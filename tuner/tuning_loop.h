@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/records.h"
+#include "tuner/report/convergence_svg.h"
 #include "tuner/runner.h"
 #include "tuning-db/tuning_database.h"
 
@@ -19,6 +20,7 @@ struct TuneOptions {
   RunnerOptions runner;
   uint64_t seed = 0;             // 0: from the clock
   std::string work_dir;          // scratch space for candidate libraries
+  std::string report_dir;        // when set, a convergence plot per workload goes here
 };
 
 struct TuneReport {
@@ -28,6 +30,8 @@ struct TuneReport {
   std::optional<TuningRecord> default_record;
   std::optional<TuningRecord> best;
   double seconds = 0;
+  std::string strategy;
+  std::vector<ConvergenceStep> convergence;  // one step per measurement of this run
 };
 
 // Tunes one workload: seeds the search with what the database already holds for it,

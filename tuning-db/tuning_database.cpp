@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -32,15 +33,15 @@ std::string utc_now_iso8601() {
 }
 
 // Columns of a full record, in the order read_record expects them.
-constexpr const char* kRecordSelect = R"sql(
+constexpr const char* kRecordColumns = R"sql(
   SELECT r.id, w.json, t.halide, t.fingerprint_json, r.schedule_json, r.status, r.median_us,
          r.min_us, r.stddev_us, r.repeats, r.max_abs_error, r.error, r.strategy, r.trial,
-         r.parent_record, r.created_at, r.nee_version, r.halide_version
+         r.parent_record, r.created_at, r.nee_version, r.halide_version, r.predicted_us
   FROM records r
   JOIN workloads w ON w.id = r.workload_id
   JOIN targets t ON t.id = r.target_id
-  WHERE w.key = ?1 AND t.key = ?2
 )sql";
+const std::string kRecordSelect = std::string(kRecordColumns) + "WHERE w.key = ?1 AND t.key = ?2\n";
 
 TuningRecord read_record(const db::Statement& s, const std::string& path) {
   TuningRecord r;
@@ -66,6 +67,7 @@ TuningRecord read_record(const db::Statement& s, const std::string& path) {
   r.created_at = s.column_text(15);
   r.nee_version = s.column_text(16);
   r.halide_version = s.column_text(17);
+  if (!s.column_is_null(18)) r.predicted_us = s.column_double(18);
   return r;
 }
 
@@ -166,8 +168,8 @@ int64_t TuningDatabase::add_record(const TuningRecord& record) {
   db::Statement insert(*db_, R"sql(
     INSERT INTO records (workload_id, target_id, schedule_json, status, median_us, min_us, stddev_us,
                          repeats, max_abs_error, error, strategy, trial, parent_record, created_at,
-                         nee_version, halide_version)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+                         nee_version, halide_version, predicted_us)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
   )sql");
   insert.bind_int(1, workload).bind_int(2, target).bind_text(3, record.config.to_json().dump());
   insert.bind_text(4, to_string(m.status)).bind_double(5, m.median_us).bind_double(6, m.min_us);
@@ -177,6 +179,7 @@ int64_t TuningDatabase::add_record(const TuningRecord& record) {
   insert.bind_text(14, record.created_at.empty() ? utc_now_iso8601() : record.created_at);
   insert.bind_text(15, record.nee_version.empty() ? std::string(kVersion) : record.nee_version);
   insert.bind_text(16, record.halide_version);
+  if (record.predicted_us) insert.bind_double(17, *record.predicted_us);  // unbound stays NULL
   insert.step();
   const int64_t id = db_->last_insert_rowid();
   transaction.commit();
@@ -186,7 +189,7 @@ int64_t TuningDatabase::add_record(const TuningRecord& record) {
 std::vector<TuningRecord> TuningDatabase::query_records(const char* clauses, const Workload& w,
                                                         const Target& t,
                                                         std::optional<int64_t> limit) const {
-  db::Statement s(*db_, (std::string(kRecordSelect) + clauses).c_str());
+  db::Statement s(*db_, (kRecordSelect + clauses).c_str());
   s.bind_text(1, w.key()).bind_text(2, t.key());
   if (limit) s.bind_int(3, *limit);
   std::vector<TuningRecord> records;
@@ -265,6 +268,83 @@ std::vector<Target> TuningDatabase::targets() const {
     targets.push_back(std::move(t));
   }
   return targets;
+}
+
+std::vector<TuningRecord> TuningDatabase::all_records() const {
+  db::Statement s(*db_, (std::string(kRecordColumns) + "ORDER BY r.id").c_str());
+  std::vector<TuningRecord> records;
+  while (s.step()) records.push_back(read_record(s, path_));
+  return records;
+}
+
+std::optional<Workload> TuningDatabase::find_workload(const std::string& hash_prefix) const {
+  if (hash_prefix.empty()) return std::nullopt;
+  // substr/length rather than LIKE: a hash prefix holds no LIKE wildcards to escape then.
+  db::Statement s(*db_, "SELECT json FROM workloads WHERE substr(hash, 1, length(?1)) = ?1 ORDER BY key LIMIT 2");
+  s.bind_text(1, hash_prefix);
+  std::vector<std::string> found;
+  while (s.step()) found.push_back(s.column_text(0));
+  if (found.empty()) return std::nullopt;
+  if (found.size() > 1) {
+    throw Error(fmt::format("tuning database {}: workload hash prefix '{}' is ambiguous", path_, hash_prefix));
+  }
+  return Workload::from_json(nlohmann::json::parse(found.front()));
+}
+
+bool TuningDatabase::contains_record(const TuningRecord& r) const {
+  db::Statement s(*db_, R"sql(
+    SELECT EXISTS (
+      SELECT 1 FROM records r
+      JOIN workloads w ON w.id = r.workload_id
+      JOIN targets t ON t.id = r.target_id
+      WHERE w.key = ?1 AND t.key = ?2 AND r.schedule_json = ?3 AND r.created_at = ?4
+        AND r.status = ?5 AND r.median_us = ?6)
+  )sql");
+  s.bind_text(1, r.workload.key()).bind_text(2, r.target.key()).bind_text(3, r.config.to_json().dump());
+  s.bind_text(4, r.created_at).bind_text(5, to_string(r.result.status)).bind_double(6, r.result.median_us);
+  s.step();
+  return s.column_int(0) != 0;
+}
+
+std::vector<TuningRecord> TuningDatabase::remove_where(const std::string& condition,
+                                                       const std::function<void(db::Statement&)>& bind) {
+  db::Transaction transaction(*db_);
+  std::vector<TuningRecord> removed;
+  {
+    db::Statement s(*db_, (std::string(kRecordColumns) + "WHERE r.id IN (" + condition + ") ORDER BY r.id").c_str());
+    bind(s);
+    while (s.step()) removed.push_back(read_record(s, path_));
+  }
+  // The same condition under the same write lock deletes exactly the rows just read.
+  db::Statement erase(*db_, ("DELETE FROM records WHERE id IN (" + condition + ")").c_str());
+  bind(erase);
+  erase.step();
+  transaction.commit();
+  return removed;
+}
+
+std::vector<TuningRecord> TuningDatabase::prune_failed_older_than(double days) {
+  if (!(days >= 0)) throw Error(fmt::format("tuning database {}: prune age must be >= 0 days", path_));
+  // created_at is ISO-8601 UTC text in one format, so text comparison orders by time.
+  const std::time_t cutoff = std::time(nullptr) - static_cast<std::time_t>(days * 86400);
+  std::tm utc{};
+  gmtime_r(&cutoff, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  const std::string cutoff_text = text;
+  return remove_where("SELECT id FROM records WHERE status != 'ok' AND created_at < ?1",
+                      [&](db::Statement& s) { s.bind_text(1, cutoff_text); });
+}
+
+std::vector<TuningRecord> TuningDatabase::prune_keep_top_k(int k) {
+  if (k < 1) throw Error(fmt::format("tuning database {}: prune must keep at least 1 record", path_));
+  return remove_where(R"sql(
+    SELECT id FROM (
+      SELECT id, status, row_number() OVER (PARTITION BY workload_id, target_id
+                                            ORDER BY status != 'ok', median_us, id) AS rank
+      FROM records)
+    WHERE status != 'ok' OR rank > ?1)sql",
+                      [&](db::Statement& s) { s.bind_int(1, k); });
 }
 
 }  // namespace nee

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@ namespace nee {
 
 namespace db {
 class Connection;
+class Statement;
 }
 
 // The measurements of every schedule tried, per workload and target, in one SQLite file
@@ -59,7 +61,24 @@ class TuningDatabase {
   // Every target in the file, in the order they were first stored.
   std::vector<Target> targets() const;
 
+  // Every record of every workload and target, by id.
+  std::vector<TuningRecord> all_records() const;
+  // The workload whose hash starts with `hash_prefix`; nullopt if none; throws
+  // nee::Error if several do.
+  std::optional<Workload> find_workload(const std::string& hash_prefix) const;
+  // Whether a record with the same workload, target, schedule, creation time, status
+  // and median is stored: an import or merge of the same file twice adds nothing.
+  bool contains_record(const TuningRecord& r) const;
+
+  // Each prune deletes in one transaction and returns the records it deleted, by id.
+  // Records not ok whose created_at is more than `days` ago.
+  std::vector<TuningRecord> prune_failed_older_than(double days);
+  // Keeps, per workload and target, only the k fastest ok records (failed ones go too).
+  std::vector<TuningRecord> prune_keep_top_k(int k);
+
  private:
+  std::vector<TuningRecord> remove_where(const std::string& id_query,
+                                         const std::function<void(db::Statement&)>& bind);
   std::vector<TuningRecord> query_records(const char* clauses, const Workload& w, const Target& t,
                                           std::optional<int64_t> limit) const;
 

@@ -4,6 +4,7 @@ namespace nee {
 
 void optimize_graph(Graph& graph) {
   remove_identity(graph);
+  fuse_conv(graph);
   fuse_gemm(graph);
   fuse_matmul_add(graph);
   convert_matmul(graph);

@@ -9,8 +9,18 @@ namespace nee {
 // The internal op "NeeMatMul" computes relu?(alpha * op(A) x op(B) + beta * C):
 // attributes trans_a, trans_b, relu (ints), alpha, beta (floats); inputs A, B and an
 // optional C that broadcasts to the product's shape.
+//
+// The internal op "NeeConv" computes act(conv(X, W) + B + R): Conv's attributes
+// (explicit kernel_shape, strides, dilations, pads, group) plus bias and residual (ints:
+// whether B and R are inputs), activation ("none", "relu", "clip"), clip_min and
+// clip_max (floats). Inputs X, W, then B if bias = 1, then R if residual = 1.
 
 void remove_identity(Graph& graph);
+// Conv (2-D, f32) -> NeeConv, then folds into it, when each is the sole consumer of the
+// NeeConv's output: a BatchNormalization with constant parameters (constant weights
+// needed; new constant weights and bias), an Add of a same-shape tensor (residual), and
+// a Relu or a Clip with constant bounds.
+void fuse_conv(Graph& graph);
 void fuse_gemm(Graph& graph);          // Gemm -> NeeMatMul
 void fuse_matmul_add(Graph& graph);    // MatMul then Add of a broadcastable bias -> NeeMatMul with C
 void convert_matmul(Graph& graph);     // remaining MatMul with rank >= 2 operands -> NeeMatMul

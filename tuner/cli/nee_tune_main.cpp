@@ -8,11 +8,13 @@
 #include <regex>
 #include <unistd.h>
 
+#include "core/conv_workload.h"
 #include "core/error.h"
 #include "importer/import_onnx.h"
 #include "runtime/node_workload.h"
 #include "runtime/passes/passes.h"
 #include "tuner/bundle_builder.h"
+#include "tuner/cli/db_command.h"
 #include "tuner/interrupt.h"
 #include "tuner/kernel_compiler.h"
 #include "tuner/progress_bar.h"
@@ -39,7 +41,8 @@ std::vector<nee::Workload> model_workloads(const std::string& model_path) {
 }
 
 void print_summary(const std::vector<nee::TuneReport>& reports) {
-  fmt::print("\n{:<58} {:>7} {:>12} {:>12} {:>9}\n", "workload", "trials", "default", "best", "speed-up");
+  fmt::print("\n{:<58} {:>7} {:>12} {:>12} {:>9} {:<13} {:>8}\n", "workload", "trials", "default", "best", "speed-up",
+             "strategy", "to 10%");
   for (const nee::TuneReport& r : reports) {
     std::string key = r.workload.key();
     if (key.size() > 58) key = key.substr(0, 55) + "...";
@@ -49,7 +52,10 @@ void print_summary(const std::vector<nee::TuneReport>& reports) {
     const std::string speedup = r.best && r.default_record
                                     ? fmt::format("{:.2f}x", r.default_record->result.median_us / r.best->result.median_us)
                                     : "-";
-    fmt::print("{:<58} {:>7} {:>12} {:>12} {:>9}\n", key, r.measured, gflops(r.default_record), gflops(r.best), speedup);
+    // Trials of this run until the best was within 10% of the final best.
+    const std::optional<int> to_10 = nee::trials_to_within(r.convergence, 0.10);
+    fmt::print("{:<58} {:>7} {:>12} {:>12} {:>9} {:<13} {:>8}\n", key, r.measured, gflops(r.default_record), gflops(r.best),
+               speedup, r.strategy, to_10 ? std::to_string(*to_10) : "-");
   }
 }
 
@@ -60,25 +66,33 @@ int main(int argc, char** argv) {
   std::string model, op, shape, target_kind = "cpu", db_path, bundle_dir, time_text, work_dir;
   nee::TuneOptions options;
   app.add_option("model", model, "ONNX model whose workloads to tune")->check(CLI::ExistingFile);
-  app.add_option("--op", op, "tune one operator family instead of a model (matmul)");
-  app.add_option("--shape", shape, "with --op: MxKxN or BxMxKxN");
+  app.add_option("--op", op, "tune one operator family instead of a model (matmul, conv2d)");
+  app.add_option("--shape", shape, "with --op: matmul MxKxN or BxMxKxN; conv2d NxCxHxW,OxKHxKW[,sS][,pP][,dD][,gG] (input, weights, stride, symmetric pad, dilation, group; e.g. 1x64x56x56,64x3x3,s1,p1)");
   app.add_option("--target", target_kind, "cpu, opencl (through PoCL on this machine) or cuda")
       ->check(CLI::IsMember({"cpu", "opencl", "cuda"}));
   app.add_option("--trials", options.trials, "measured candidates per workload (0: none, just bundle; default 64, unbounded with --time)")
       ->check(CLI::Range(0, 1000000));
   app.add_option("--time", time_text, "time budget for the whole run, e.g. 90s, 5m (split by workload FLOPs)");
-  app.add_option("--strategy", options.strategy, "search strategy")->check(CLI::IsMember({"evolutionary", "random"}));
+  app.add_option("--strategy", options.strategy, "search strategy")->check(CLI::IsMember({"evolutionary", "random", "model"}));
   app.add_option("--db", db_path, "tuning database (default: $NEE_DB or ~/.local/share/nee/tuning.db)");
   app.add_option("--bundle", bundle_dir, "after tuning, build the model's kernel bundle into this folder");
   app.add_option("--jobs", options.build_jobs, "parallel compiles")->check(CLI::Range(1, 256));
   app.add_option("--threads", options.runner.threads, "kernel threads while measuring (0: all cores)");
   app.add_option("--seed", options.seed, "search seed (0: from the clock)");
   app.add_option("--work-dir", work_dir, "scratch folder for candidate libraries");
+  app.add_option("--report", options.report_dir, "write a convergence plot (SVG) per workload into this folder");
+  nee::DbCommand db_command;
+  CLI::App* db_app = nee::add_db_command(app, db_command);
   CLI11_PARSE(app, argc, argv);
 
   try {
+    if (db_app->parsed()) {
+      return nee::run_db_command(db_command, db_path.empty() ? nee::TuningDatabase::default_path() : db_path);
+    }
     if (model.empty() == op.empty()) throw nee::Error("give either a model file or --op with --shape");
-    if (!op.empty() && op != "matmul") throw nee::Error("unknown operator family '" + op + "' (known: matmul)");
+    if (!op.empty() && op != "matmul" && op != "conv2d") {
+      throw nee::Error("unknown operator family '" + op + "' (known: matmul, conv2d)");
+    }
     if (!op.empty() && shape.empty()) throw nee::Error("--op needs --shape");
     if (!bundle_dir.empty() && model.empty()) throw nee::Error("--bundle needs a model");
     const double budget = time_text.empty() ? 0 : parse_duration(time_text);
@@ -91,7 +105,9 @@ int main(int argc, char** argv) {
                        "bundle default schedules");
     }
     const std::vector<nee::Workload> workloads =
-        model.empty() ? std::vector<nee::Workload>{nee::matmul_workload_from_shape(shape)} : model_workloads(model);
+        !model.empty()   ? model_workloads(model)
+        : op == "conv2d" ? std::vector<nee::Workload>{nee::conv2d_workload_from_shape(shape)}
+                         : std::vector<nee::Workload>{nee::matmul_workload_from_shape(shape)};
     if (db_path.empty()) db_path = nee::TuningDatabase::default_path();
     nee::TuningDatabase db(db_path);
     options.work_dir = work_dir.empty() ? (std::filesystem::temp_directory_path() / fmt::format("nee-tune-{}", getpid())).string()

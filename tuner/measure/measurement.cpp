@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/conv_workload.h"
 #include "tuner/measure/workload_reference.h"
 
 namespace nee {
@@ -20,6 +21,7 @@ static Tensor random_input(const TensorType& type, std::mt19937_64& rng) {
 }
 
 static int64_t reduction_length(const Workload& w) {
+  if (w.op == "conv2d") return conv2d_reduction_length(w);
   if (w.op != "matmul") return 1;
   const auto& sa = w.inputs[0].shape;
   return matmul_attrs(w).trans_a ? sa[sa.size() - 2] : sa.back();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/conv_workload.h"
 #include "core/error.h"
 
 namespace nee {
@@ -82,8 +83,57 @@ static void reference_matmul(const Workload& w, const std::vector<const Tensor*>
   }
 }
 
+// Direct loops over every output element and every tap, zero outside the input.
+static void reference_conv2d(const Workload& w, const std::vector<const Tensor*>& in, Tensor& out) {
+  const Conv2dAttrs a = conv2d_attrs(w);
+  const auto& xs = w.inputs[0].shape;
+  const auto& ws = w.inputs[1].shape;
+  const auto& os = w.output.shape;
+  const int64_t channels = xs[1], ih = xs[2], iw = xs[3];
+  const int64_t group_channels = ws[1], kh = ws[2], kw = ws[3];
+  const int64_t group_out = os[1] / a.group;
+  const float* x = in[0]->data_as<float>();
+  const float* wt = in[1]->data_as<float>();
+  size_t next = 2;
+  const float* bias = conv2d_has_bias(w) ? in[next++]->data_as<float>() : nullptr;
+  const float* residual = conv2d_has_residual(w) ? in[next++]->data_as<float>() : nullptr;
+  float* o = out.data_as<float>();
+  for (int64_t n = 0; n < os[0]; ++n) {
+    for (int64_t oc = 0; oc < os[1]; ++oc) {
+      const int64_t first_channel = (oc / group_out) * group_channels;
+      for (int64_t oy = 0; oy < os[2]; ++oy) {
+        for (int64_t ox = 0; ox < os[3]; ++ox) {
+          double sum = 0;
+          for (int64_t ci = 0; ci < group_channels; ++ci) {
+            for (int64_t ky = 0; ky < kh; ++ky) {
+              const int64_t y = oy * a.strides[0] + ky * a.dilations[0] - a.pads[0];
+              if (y < 0 || y >= ih) continue;
+              for (int64_t kx = 0; kx < kw; ++kx) {
+                const int64_t xx = ox * a.strides[1] + kx * a.dilations[1] - a.pads[1];
+                if (xx < 0 || xx >= iw) continue;
+                sum += static_cast<double>(wt[((oc * group_channels + ci) * kh + ky) * kw + kx]) *
+                       x[((n * channels + first_channel + ci) * ih + y) * iw + xx];
+              }
+            }
+          }
+          const int64_t e = ((n * os[1] + oc) * os[2] + oy) * os[3] + ox;
+          float v = static_cast<float>(sum);
+          if (bias) v += bias[oc];
+          if (residual) v += residual[e];
+          if (a.activation == ConvActivation::relu) v = std::max(v, 0.0f);
+          if (a.activation == ConvActivation::clip) {
+            v = std::clamp(v, static_cast<float>(a.clip_min), static_cast<float>(a.clip_max));
+          }
+          o[e] = v;
+        }
+      }
+    }
+  }
+}
+
 void compute_reference(const Workload& workload, const std::vector<const Tensor*>& inputs, Tensor& output) {
   if (workload.op == "matmul") return reference_matmul(workload, inputs, output);
+  if (workload.op == "conv2d") return reference_conv2d(workload, inputs, output);
   throw Error("no reference for operator family '" + workload.op + "'");
 }
 

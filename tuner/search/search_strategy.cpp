@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "tuner/search/evolutionary_search.h"
+#include "tuner/search/model_guided_search.h"
 #include "tuner/search/random_search.h"
 
 namespace nee {
@@ -26,6 +27,13 @@ std::unique_ptr<SearchStrategy> make_search_strategy(const std::string& name, co
   if (name == "random") return std::make_unique<RandomSearch>(space, seed);
   if (name == "evolutionary") return std::make_unique<EvolutionarySearch>(space, seed);
   throw Error("unknown search strategy '" + name + "' (expected random or evolutionary)");
+}
+
+std::unique_ptr<SearchStrategy> make_search_strategy(const std::string& name, const ScheduleSpace& space,
+                                                     uint64_t seed, const Workload& workload, const Target& target) {
+  if (name == "model") return std::make_unique<ModelGuidedSearch>(space, seed, workload, target);
+  if (name == "random" || name == "evolutionary") return make_search_strategy(name, space, seed);
+  throw Error("unknown search strategy '" + name + "' (expected random, evolutionary or model)");
 }
 
 }  // namespace nee

@@ -1,5 +1,6 @@
 #pragma once
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -23,6 +24,8 @@ class SearchStrategy {
   // Tells the strategy a point's result (also for points seeded from the database).
   virtual void observe(const ScheduleConfig& config, const MeasureResult& result);
   bool seen(const ScheduleConfig& config) const { return seen_.count(config) != 0; }
+  // The strategy's predicted median time of a point it proposed, when it has a model.
+  virtual std::optional<double> predicted_us(const ScheduleConfig&) const { return std::nullopt; }
 
  protected:
   // One proposal; may return a seen or invalid point, which propose() filters out.
@@ -33,6 +36,10 @@ class SearchStrategy {
   std::set<ScheduleConfig> seen_;
 };
 
+// "random", "evolutionary" or "model" (the cost model's features need the workload and
+// the target's device).
+std::unique_ptr<SearchStrategy> make_search_strategy(const std::string& name, const ScheduleSpace& space,
+                                                     uint64_t seed, const Workload& workload, const Target& target);
 // "random" or "evolutionary".
 std::unique_ptr<SearchStrategy> make_search_strategy(const std::string& name, const ScheduleSpace& space,
                                                      uint64_t seed);

@@ -1,0 +1,70 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "runtime/tensor.h"
+
+namespace nee::bench {
+
+// Latency percentiles of single timed runs; p50/p90/p99 interpolate linearly between
+// the sorted samples (the same rule as summarize()).
+struct LatencySummary {
+  int count = 0;
+  double p50 = 0, p90 = 0, p99 = 0, min = 0, max = 0;
+};
+// Throws nee::Error on an empty list.
+LatencySummary summarize_latencies(std::vector<double> samples_ms);
+
+// One engine's run of one model.
+struct EngineRun {
+  std::string engine;      // "nee", "onnxruntime", "openvino"
+  std::string version;
+  std::string provenance;  // NEE: where its bundle came from
+  std::string skipped;     // why it did not run (no venv, engine missing, it failed)
+  std::string disagreement;  // why its output was rejected; its times are then withheld
+  std::vector<Tensor> outputs;
+  std::vector<double> latencies_ms;
+  LatencySummary latency;
+  double startup_ms = 0;     // session creation to first result
+  double peak_rss_mib = 0;
+  double error_vs_pytorch = -1;  // peak-relative error of output 0; -1: not compared
+  bool ran() const { return skipped.empty(); }
+  bool timed() const { return skipped.empty() && disagreement.empty(); }
+};
+
+struct PeerSetup {
+  std::string python;  // the peers' venv interpreter
+  std::string script;  // run_peer.py, or a stand-in for tests
+};
+
+struct RunSettings {
+  int threads = 1, warmup = 5, runs = 50;
+  double peak_rtol = 1e-3;  // max |a - b| <= peak_rtol * max |b|
+};
+
+// Runs `engine` through the peer script in a subprocess (outputs and JSON under
+// work_dir). A missing interpreter or script, an engine the venv lacks, or a failing
+// run gives an EngineRun whose `skipped` says why; it never throws for those.
+EngineRun run_peer(const std::string& engine, const PeerSetup& peer, const std::string& model,
+                   const std::string& inputs_dir, const std::string& work_dir, const RunSettings& settings);
+
+// Runs the model in this process through Session with the bundle's kernels: one run
+// (start-up), then warm-up and timed runs. Peak RSS is this process's high-water mark
+// over the NEE work, reset before it where Linux allows (/proc/self/clear_refs).
+EngineRun run_nee(const std::string& model, const std::string& inputs_dir, const std::string& bundle_dir,
+                  const RunSettings& settings);
+
+// Checks every engine that ran against PyTorch's output 0 and against NEE's outputs
+// (when NEE agrees with PyTorch); sets `disagreement` and clears the times of any engine
+// that is off by more than peak_rtol. Returns the largest pairwise peak-relative error
+// among the engines that ran.
+double cross_check(std::vector<EngineRun>& runs, const Tensor& pytorch_output, double peak_rtol);
+
+// Largest |got - want| / largest |want|; +inf for a shape/dtype mismatch or NaN.
+double peak_relative_error(const Tensor& got, const Tensor& want);
+
+// Runs argv (argv[0] searched in PATH) with stdout and stderr to log_path; returns its
+// exit status, or -1 when it could not start.
+int run_process(const std::vector<std::string>& argv, const std::string& log_path);
+
+}  // namespace nee::bench

@@ -1,0 +1,167 @@
+#include "bench/models/model_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace nee::bench {
+namespace {
+
+const EngineRun* find_engine(const ModelResult& m, const std::string& name) {
+  for (const EngineRun& r : m.engines) {
+    if (r.engine == name) return &r;
+  }
+  return nullptr;
+}
+
+std::string status_of(const EngineRun& r) {
+  if (!r.skipped.empty()) return "skipped: " + r.skipped;
+  if (!r.disagreement.empty()) return "DISAGREES: " + r.disagreement;
+  return "";
+}
+
+std::vector<std::string> peer_names(const std::vector<ModelResult>& results) {
+  std::vector<std::string> names;
+  for (const ModelResult& m : results) {
+    for (const EngineRun& r : m.engines) {
+      if (r.engine != "nee" && std::find(names.begin(), names.end(), r.engine) == names.end()) names.push_back(r.engine);
+    }
+  }
+  return names;
+}
+
+}  // namespace
+
+double latency_ratio(const ModelResult& m, const std::string& peer) {
+  const EngineRun* nee = find_engine(m, "nee");
+  const EngineRun* other = find_engine(m, peer);
+  if (!nee || !other || !nee->timed() || !other->timed() || other->latency.p50 <= 0) return 0;
+  return nee->latency.p50 / other->latency.p50;
+}
+
+std::string format_model_table(const ModelResult& m) {
+  std::string s = fmt::format("{}\n", m.model);
+  if (!m.error.empty()) return s + "  error: " + m.error + "\n";
+  s += fmt::format("  {:<12} {:>9} {:>9} {:>9} {:>11} {:>9} {:>9}  {}\n", "engine", "p50 ms", "p90 ms", "p99 ms",
+                   "start-up ms", "RSS MiB", "NEE/peer", "version / note");
+  for (const EngineRun& r : m.engines) {
+    const std::string note = r.engine == "nee" ? r.provenance : r.version;
+    if (!r.timed()) {
+      s += fmt::format("  {:<12} {}\n", r.engine, status_of(r));
+      continue;
+    }
+    const double ratio = r.engine == "nee" ? 1.0 : latency_ratio(m, r.engine);
+    s += fmt::format("  {:<12} {:>9.3f} {:>9.3f} {:>9.3f} {:>11.1f} {:>9.1f} {:>9}  {}\n", r.engine, r.latency.p50,
+                     r.latency.p90, r.latency.p99, r.startup_ms, r.peak_rss_mib,
+                     ratio > 0 && r.engine != "nee" ? fmt::format("{:.2f}", ratio) : "-", note);
+  }
+  s += fmt::format("  outputs: largest pairwise error {:.3g} of the peak; batch 8: {}\n", m.max_pairwise_error,
+                   m.batch8);
+  return s;
+}
+
+nlohmann::json models_to_json(const std::vector<ModelResult>& results, const nlohmann::json& info) {
+  nlohmann::json j = info;
+  j["models"] = nlohmann::json::array();
+  for (const ModelResult& m : results) {
+    nlohmann::json jm = {{"model", m.model}, {"max_pairwise_peak_rel_error", m.max_pairwise_error},
+                         {"batch8_throughput", m.batch8}, {"engines", nlohmann::json::array()}};
+    if (!m.error.empty()) jm["error"] = m.error;
+    for (const EngineRun& r : m.engines) {
+      nlohmann::json e = {{"engine", r.engine}, {"version", r.version}};
+      if (!r.provenance.empty()) e["bundle"] = r.provenance;
+      if (r.error_vs_pytorch >= 0) e["peak_rel_error_vs_pytorch"] = r.error_vs_pytorch;
+      if (!r.timed()) {
+        e["status"] = status_of(r);
+      } else {
+        e["status"] = "ok";
+        e["latency_ms"] = {{"p50", r.latency.p50}, {"p90", r.latency.p90}, {"p99", r.latency.p99},
+                           {"min", r.latency.min}, {"max", r.latency.max}, {"runs", r.latency.count},
+                           {"samples", r.latencies_ms}};
+        e["startup_ms"] = r.startup_ms;
+        e["peak_rss_mib"] = r.peak_rss_mib;
+        if (r.engine != "nee" && latency_ratio(m, r.engine) > 0) e["nee_over_peer_latency"] = latency_ratio(m, r.engine);
+      }
+      jm["engines"].push_back(e);
+    }
+    j["models"].push_back(jm);
+  }
+  return j;
+}
+
+std::string format_markdown(const std::vector<ModelResult>& results, const nlohmann::json& info) {
+  std::string s = "# nee-bench --models\n\n";
+  s += fmt::format("Machine: `{}`  \nThreads: {} for every engine; {} warm-up runs, {} timed runs at batch 1; "
+                   "outputs checked against PyTorch and each other (peak-relative error <= {}) before any time.\n\n",
+                   info.value("machine", nlohmann::json::object()).dump(), info.value("threads", 0),
+                   info.value("warmup", 0), info.value("runs", 0), info.value("peak_rtol", 0.0));
+  s += "| model | engine | p50 ms | p90 ms | p99 ms | start-up ms | peak RSS MiB | NEE/peer p50 | version / status |\n";
+  s += "|---|---|---:|---:|---:|---:|---:|---:|---|\n";
+  for (const ModelResult& m : results) {
+    if (!m.error.empty()) {
+      s += fmt::format("| {} | | | | | | | | error: {} |\n", m.model, m.error);
+      continue;
+    }
+    for (const EngineRun& r : m.engines) {
+      const std::string note = r.engine == "nee" ? r.provenance : r.version;
+      if (!r.timed()) {
+        s += fmt::format("| {} | {} | | | | | | | {} |\n", m.model, r.engine, status_of(r));
+        continue;
+      }
+      const double ratio = latency_ratio(m, r.engine);
+      s += fmt::format("| {} | {} | {:.3f} | {:.3f} | {:.3f} | {:.1f} | {:.1f} | {} | {} |\n", m.model, r.engine,
+                       r.latency.p50, r.latency.p90, r.latency.p99, r.startup_ms, r.peak_rss_mib,
+                       ratio > 0 ? fmt::format("{:.2f}", ratio) : "-", note);
+    }
+  }
+  s += "\nBatch-8 throughput: " + (results.empty() ? std::string("-") : results.front().batch8) + "\n";
+  s += "\n![NEE/peer latency ratio](latency_ratios.svg)\n";
+  return s;
+}
+
+std::string ratio_chart_svg(const std::vector<ModelResult>& results) {
+  const std::vector<std::string> peers = peer_names(results);
+  const char* colours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759"};
+  double top = 1.0;
+  for (const ModelResult& m : results) {
+    for (const std::string& p : peers) top = std::max(top, latency_ratio(m, p));
+  }
+  top *= 1.15;
+  const int bar = 28, gap = 30, left = 60, height = 260, base = 290;
+  const int group = std::max<int>(1, static_cast<int>(peers.size())) * bar + gap;
+  const int width = left + static_cast<int>(results.size()) * group + 40;
+  const auto y = [&](double v) { return base - v / top * height; };
+  std::string s = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" "
+      "font-size=\"11\">\n<text x=\"{}\" y=\"16\" font-size=\"13\">NEE p50 latency / peer p50 latency "
+      "(below 1: NEE faster)</text>\n",
+      width, base + 60, left);
+  s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n", left, base, width - 20, base);
+  s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"grey\" stroke-dasharray=\"4\"/>"
+                   "<text x=\"{}\" y=\"{:.1f}\">1.0</text>\n",
+                   left, y(1), width - 20, y(1), left - 30, y(1) + 4);
+  for (size_t i = 0; i < results.size(); ++i) {
+    const int x0 = left + static_cast<int>(i) * group + gap / 2;
+    for (size_t p = 0; p < peers.size(); ++p) {
+      const double r = latency_ratio(results[i], peers[p]);
+      const int x = x0 + static_cast<int>(p) * bar;
+      if (r <= 0) {
+        s += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"grey\">n/a</text>\n", x + 4, base - 4);
+        continue;
+      }
+      s += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"{}\" height=\"{:.1f}\" fill=\"{}\"/>"
+                       "<text x=\"{}\" y=\"{:.1f}\">{:.2f}</text>\n",
+                       x, y(r), bar - 4, base - y(r), colours[p % 4], x, y(r) - 3, r);
+    }
+    s += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", x0, base + 16, results[i].model);
+  }
+  for (size_t p = 0; p < peers.size(); ++p) {
+    s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">"
+                     "vs {}</text>\n",
+                     left + static_cast<int>(p) * 140, base + 30, colours[p % 4], left + static_cast<int>(p) * 140 + 14,
+                     base + 39, peers[p]);
+  }
+  return s + "</svg>\n";
+}
+
+}  // namespace nee::bench

@@ -1,0 +1,180 @@
+#include "bench/models/models_main.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "bench/models/model_bench.h"
+#include "bench/models/model_report.h"
+#include "core/error.h"
+#include "core/target.h"
+#include "core/version.h"
+#include "runtime/bundle/kernel_bundle.h"
+#include "runtime/tensor_io.h"
+
+namespace nee::bench {
+namespace fs = std::filesystem;
+
+bool wants_models_mode(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--models") return true;
+  }
+  return false;
+}
+
+namespace {
+
+const char* kZooModels[] = {"resnet18", "resnet50", "mobilenet_v2", "bert_encoder"};
+
+// The build folder: nee-bench lives in <build>/bench/.
+fs::path build_dir() { return fs::canonical("/proc/self/exe").parent_path().parent_path(); }
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw Error("cannot write " + path.string());
+}
+
+// The bundle for `model`: the given one, or one built with default schedules by
+// `nee-tune --trials 0` into work_dir (reused when it still loads for this model).
+// Returns the folder and where it came from.
+std::pair<std::string, std::string> bundle_for(const std::string& name, const std::string& model,
+                                               const std::string& given_root, const std::string& nee_tune,
+                                               const fs::path& work_dir, int threads) {
+  if (!given_root.empty()) {
+    const fs::path dir = fs::path(given_root) / name;
+    return {dir.string(), "given bundle " + dir.string()};
+  }
+  const fs::path dir = work_dir / "bundles" / name;
+  try {
+    KernelBundle::load(dir.string(), BundleLoadOptions{model, TargetKind::cpu, threads});
+    return {dir.string(), "default schedules (nee-tune --trials 0, reused)"};
+  } catch (const std::exception&) {
+    // Absent or stale: build it below.
+  }
+  fs::create_directories(work_dir / "bundles");
+  fmt::print(stderr, "  building {}'s bundle with default schedules (nee-tune --trials 0)...\n", name);
+  // A database of its own, so no tuned schedule of the user's database slips in.
+  const std::string log = (work_dir / "bundles" / (name + ".log")).string();
+  const int rc = run_process({nee_tune, model, "--trials", "0", "--bundle", dir.string(), "--db",
+                              (work_dir / "bundles" / "default-schedules.db").string()},
+                             log);
+  if (rc != 0) throw Error("nee-tune failed (exit " + std::to_string(rc) + "), see " + log);
+  return {dir.string(), "default schedules (nee-tune --trials 0, built now)"};
+}
+
+}  // namespace
+
+int models_main(int argc, char** argv) {
+  CLI::App app{"nee-bench --models: NEE against ONNX Runtime and OpenVINO on the model zoo"};
+  bool models = false, quick = false, full = false;
+  std::string zoo, bundle_root, out_dir = "nee-bench-models", nee_tune;
+  std::vector<std::string> names(std::begin(kZooModels), std::end(kZooModels));
+  std::vector<std::string> peers = {"onnxruntime", "openvino"};
+  RunSettings settings;
+  settings.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  PeerSetup peer{(build_dir() / "peers-venv" / "bin" / "python").string(),
+                 std::string(NEE_SOURCE_DIR) + "/bench/peers/run_peer.py"};
+  app.add_flag("--models", models, "benchmark whole models (this mode)");
+  app.add_option("--zoo", zoo, "zoo folder from tests/models/make_zoo.py (default: made now in the build folder)");
+  app.add_flag("--full", full, "without --zoo: the full-size zoo instead of the --small one");
+  app.add_option("--model", names, "zoo models, comma separated")->delimiter(',');
+  app.add_option("--peers", peers, "peer engines, comma separated (onnxruntime, openvino)")->delimiter(',');
+  app.add_option("--bundle-dir", bundle_root,
+                 "folder with one bundle per model (<dir>/<model>); default: build them with default schedules");
+  app.add_option("--threads", settings.threads, "threads for every engine")->check(CLI::Range(1, 1024));
+  auto* warmup_opt = app.add_option("--warmup", settings.warmup, "untimed runs per engine")->check(CLI::Range(0, 100000));
+  auto* runs_opt = app.add_option("--runs", settings.runs, "timed runs per engine")->check(CLI::Range(1, 1000000));
+  app.add_option("--peak-rtol", settings.peak_rtol, "agreement: max |error| <= this x max |expected|");
+  app.add_option("--out", out_dir, "folder for models.json, models.md, latency_ratios.svg and scratch files");
+  app.add_option("--python", peer.python, "the peers' interpreter (default: <build>/peers-venv/bin/python)");
+  app.add_option("--peer-script", peer.script, "test only: a stand-in for bench/peers/run_peer.py");
+  app.add_option("--nee-tune", nee_tune, "nee-tune executable (default: <build>/tuner/nee-tune)");
+  app.add_flag("--quick", quick, "a short run: the small zoo, 2 warm-up and 10 timed runs");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    if (quick) {
+      if (!warmup_opt->count()) settings.warmup = 2;
+      if (!runs_opt->count()) settings.runs = 10;
+      full = false;
+    }
+    if (nee_tune.empty()) nee_tune = (build_dir() / "tuner" / "nee-tune").string();
+    const fs::path out = fs::absolute(out_dir);
+    fs::create_directories(out);
+    const std::string suffix = zoo.empty() && !full ? "_small" : "";
+    if (zoo.empty()) {
+      zoo = (build_dir() / (full ? "model-zoo" : "model-zoo-small")).string();
+      fmt::print(stderr, "making the {} zoo in {} (cached after the first time)...\n", full ? "full" : "small", zoo);
+      std::vector<std::string> cmd = {"/usr/bin/python3", std::string(NEE_SOURCE_DIR) + "/tests/models/make_zoo.py",
+                                      zoo, "--models", fmt::format("{}", fmt::join(names, ","))};
+      if (!full) cmd.push_back("--small");
+      if (run_process(cmd, (out / "make_zoo.log").string()) != 0) {
+        throw Error("make_zoo.py failed, see " + (out / "make_zoo.log").string());
+      }
+    }
+
+    nlohmann::json info;
+    info["machine"] = DeviceFingerprint::of_host().to_json();
+    info["threads"] = settings.threads;
+    info["warmup"] = settings.warmup;
+    info["runs"] = settings.runs;
+    info["peak_rtol"] = settings.peak_rtol;
+    info["zoo"] = zoo;
+    info["peer_python"] = peer.python;
+    fmt::print("nee-bench --models: {} threads for every engine, {} warm-up + {} timed runs at batch 1, zoo {}\n"
+               "outputs checked against PyTorch and each other (peak-relative error <= {}) before any time; "
+               "NEE in-process, peers as subprocesses run one after another\n\n",
+               settings.threads, settings.warmup, settings.runs, zoo, settings.peak_rtol);
+
+    std::vector<ModelResult> results;
+    nlohmann::json versions = {{"nee", kVersion}};
+    for (const std::string& name : names) {
+      ModelResult m;
+      m.model = name + suffix;
+      m.batch8 = "not measured: the zoo exports every model with a fixed batch dimension of 1";
+      const fs::path folder = fs::path(zoo) / m.model;
+      const std::string model = (folder / "model.onnx").string();
+      const std::string inputs = (folder / "test_data_set_0").string();
+      fmt::print(stderr, "{}: running NEE and {}...\n", m.model, fmt::join(peers, ", "));
+      try {
+        const auto [bundle, provenance] = bundle_for(m.model, model, bundle_root, nee_tune, out, settings.threads);
+        EngineRun nee = run_nee(model, inputs, bundle, settings);
+        nee.version = kVersion;
+        nee.provenance = provenance;
+        m.engines.push_back(std::move(nee));
+        for (const std::string& p : peers) {
+          m.engines.push_back(run_peer(p, peer, model, inputs, (out / "runs" / m.model).string(), settings));
+          if (!m.engines.back().version.empty()) versions[p] = m.engines.back().version;
+        }
+        m.max_pairwise_error = cross_check(m.engines, read_tensor_pb(inputs + "/output_0.pb"),
+                                           settings.peak_rtol);
+      } catch (const std::exception& e) {
+        m.error = e.what();
+      }
+      fmt::print("{}\n", format_model_table(m));
+      std::fflush(stdout);
+      results.push_back(std::move(m));
+    }
+    info["versions"] = versions;
+    write_file(out / "models.json", models_to_json(results, info).dump(2) + "\n");
+    write_file(out / "models.md", format_markdown(results, info));
+    write_file(out / "latency_ratios.svg", ratio_chart_svg(results));
+    fmt::print("wrote {}/models.json, models.md, latency_ratios.svg\n", out.string());
+    for (const ModelResult& m : results) {
+      if (!m.error.empty()) return 1;
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "nee-bench --models: error: {}\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace nee::bench

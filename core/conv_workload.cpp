@@ -1,0 +1,161 @@
+#include "core/conv_workload.h"
+
+#include <fmt/format.h>
+
+#include <sstream>
+#include <vector>
+
+#include "core/error.h"
+
+namespace nee {
+
+static const char* activation_name(ConvActivation a) {
+  switch (a) {
+    case ConvActivation::relu: return "relu";
+    case ConvActivation::clip: return "clip";
+    default: return "none";
+  }
+}
+
+Workload make_conv2d_workload(const TensorType& x, const TensorType& w, const TensorType* bias,
+                              const TensorType* residual, const Conv2dAttrs& attrs) {
+  for (const TensorType* t : {&x, &w, bias, residual}) {
+    if (t && t->dtype != DType::f32) throw Error("conv2d kernels take f32 tensors, got " + t->to_string());
+    if (!t) continue;
+    for (int64_t d : t->shape) {
+      if (d <= 0) throw Error("conv2d operand " + t->to_string() + " has an empty dimension");
+    }
+  }
+  if (x.shape.size() != 4 || w.shape.size() != 4) {
+    throw Error(fmt::format("conv2d needs rank-4 input and weights, got {} and {}", x.to_string(), w.to_string()));
+  }
+  const int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], wd = x.shape[3];
+  const int64_t o = w.shape[0], kh = w.shape[2], kw = w.shape[3];
+  const int64_t g = attrs.group;
+  if (g <= 0 || c % g != 0 || o % g != 0) {
+    throw Error(fmt::format("conv2d group {} does not divide input channels {} and output channels {}", g, c, o));
+  }
+  if (w.shape[1] != c / g) {
+    throw Error(fmt::format("conv2d weights {} need {} input channels per group (input {}, group {})",
+                            w.to_string(), c / g, x.to_string(), g));
+  }
+  for (int64_t v : attrs.strides) {
+    if (v <= 0) throw Error("conv2d strides must be positive");
+  }
+  for (int64_t v : attrs.dilations) {
+    if (v <= 0) throw Error("conv2d dilations must be positive");
+  }
+  for (int64_t v : attrs.pads) {
+    if (v < 0) throw Error("conv2d pads must not be negative");
+  }
+  const auto out_extent = [](int64_t in, int64_t k, int64_t s, int64_t d, int64_t p0, int64_t p1) {
+    const int64_t span = in + p0 + p1 - ((k - 1) * d + 1);
+    return span < 0 ? int64_t{0} : span / s + 1;
+  };
+  const int64_t oh = out_extent(h, kh, attrs.strides[0], attrs.dilations[0], attrs.pads[0], attrs.pads[2]);
+  const int64_t ow = out_extent(wd, kw, attrs.strides[1], attrs.dilations[1], attrs.pads[1], attrs.pads[3]);
+  if (oh <= 0 || ow <= 0) {
+    throw Error(fmt::format("conv2d window {}x{} does not fit the padded input {}", kh, kw, x.to_string()));
+  }
+  const TensorType out{DType::f32, {n, o, oh, ow}};
+  if (bias && bias->shape != std::vector<int64_t>{o}) {
+    throw Error(fmt::format("conv2d bias {} must be f32[{}]", bias->to_string(), o));
+  }
+  if (residual && residual->shape != out.shape) {
+    throw Error(fmt::format("conv2d residual {} must have the output's shape {}", residual->to_string(),
+                            out.to_string()));
+  }
+  if (attrs.activation == ConvActivation::clip && attrs.clip_min > attrs.clip_max) {
+    throw Error("conv2d clip has min > max");
+  }
+  Workload wl;
+  wl.op = "conv2d";
+  const bool clip = attrs.activation == ConvActivation::clip;
+  // nlohmann::json objects keep their keys sorted, so key() is canonical.
+  wl.attrs = {{"strides", attrs.strides},
+              {"pads", attrs.pads},
+              {"dilations", attrs.dilations},
+              {"group", g},
+              {"bias", bias ? 1 : 0},
+              {"residual", residual ? 1 : 0},
+              {"activation", activation_name(attrs.activation)},
+              {"clip_min", clip ? attrs.clip_min : 0.0},
+              {"clip_max", clip ? attrs.clip_max : 0.0}};
+  wl.inputs = {x, w};
+  if (bias) wl.inputs.push_back(*bias);
+  if (residual) wl.inputs.push_back(*residual);
+  wl.output = out;
+  return wl;
+}
+
+Conv2dAttrs conv2d_attrs(const Workload& w) {
+  Conv2dAttrs a;
+  a.strides = w.attrs.at("strides").get<std::array<int64_t, 2>>();
+  a.pads = w.attrs.at("pads").get<std::array<int64_t, 4>>();
+  a.dilations = w.attrs.at("dilations").get<std::array<int64_t, 2>>();
+  a.group = w.attrs.at("group").get<int64_t>();
+  const std::string act = w.attrs.at("activation").get<std::string>();
+  a.activation = act == "relu" ? ConvActivation::relu : act == "clip" ? ConvActivation::clip : ConvActivation::none;
+  a.clip_min = w.attrs.at("clip_min").get<double>();
+  a.clip_max = w.attrs.at("clip_max").get<double>();
+  return a;
+}
+
+bool conv2d_has_bias(const Workload& w) { return w.attrs.at("bias").get<int>() != 0; }
+bool conv2d_has_residual(const Workload& w) { return w.attrs.at("residual").get<int>() != 0; }
+
+int64_t conv2d_reduction_length(const Workload& w) {
+  const auto& ws = w.inputs[1].shape;
+  return ws[1] * ws[2] * ws[3];
+}
+
+double conv2d_flops(const Workload& w) {
+  return 2.0 * static_cast<double>(w.output.elements()) * static_cast<double>(conv2d_reduction_length(w));
+}
+
+Workload conv2d_workload_from_shape(const std::string& shape) {
+  const std::string usage = "bad conv2d shape '" + shape +
+                            "': expected NxCxHxW,OxKHxKW[,sS][,pP][,dD][,gG] with positive sizes";
+  const auto number = [&](const std::string& text) {
+    try {
+      size_t used = 0;
+      const long long v = std::stoll(text, &used);
+      if (used != text.size() || v < 0) throw std::invalid_argument(text);
+      return static_cast<int64_t>(v);
+    } catch (const std::exception&) {
+      throw Error(usage);
+    }
+  };
+  const auto dims = [&](const std::string& text) {
+    std::vector<int64_t> out;
+    std::stringstream ss(text);
+    std::string part;
+    while (std::getline(ss, part, 'x')) out.push_back(number(part));
+    return out;
+  };
+  std::vector<std::string> fields;
+  std::stringstream ss(shape);
+  std::string field;
+  while (std::getline(ss, field, ',')) fields.push_back(field);
+  if (fields.size() < 2) throw Error(usage);
+  const std::vector<int64_t> x = dims(fields[0]), k = dims(fields[1]);
+  if (x.size() != 4 || k.size() != 3) throw Error(usage);
+  Conv2dAttrs attrs;
+  for (size_t i = 2; i < fields.size(); ++i) {
+    if (fields[i].size() < 2) throw Error(usage);
+    const int64_t v = number(fields[i].substr(1));
+    switch (fields[i][0]) {
+      case 's': attrs.strides = {v, v}; break;
+      case 'p': attrs.pads = {v, v, v, v}; break;
+      case 'd': attrs.dilations = {v, v}; break;
+      case 'g': attrs.group = v; break;
+      default: throw Error(usage);
+    }
+  }
+  if (attrs.group <= 0 || x[1] % attrs.group != 0) throw Error(usage);
+  const TensorType input{DType::f32, x};
+  const TensorType weights{DType::f32, {k[0], x[1] / attrs.group, k[1], k[2]}};
+  return make_conv2d_workload(input, weights, nullptr, nullptr, attrs);
+}
+
+}  // namespace nee

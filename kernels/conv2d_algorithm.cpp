@@ -1,0 +1,91 @@
+#include "kernels/conv2d_algorithm.h"
+
+#include "core/error.h"
+
+namespace nee {
+
+using namespace Halide;
+
+// Static extents and dense row-major strides for every dimension (see matmul_algorithm.cpp).
+static void constrain_dense(ImageParam& p, const std::vector<int64_t>& onnx_shape) {
+  const int rank = static_cast<int>(onnx_shape.size());
+  int64_t stride = 1;
+  for (int d = 0; d < rank; ++d) {
+    const int64_t extent = onnx_shape[rank - 1 - d];
+    p.dim(d).set_bounds(0, static_cast<int>(extent)).set_stride(static_cast<int>(stride));
+    stride *= extent;
+  }
+}
+
+std::vector<Argument> Conv2dPipeline::arguments() const {
+  std::vector<Argument> args = {input, weights};
+  if (bias.defined()) args.push_back(bias);
+  if (residual.defined()) args.push_back(residual);
+  return args;
+}
+
+Conv2dPipeline define_conv2d(const Workload& w) {
+  if (w.op != "conv2d") throw Error("define_conv2d got a '" + w.op + "' workload");
+  const Conv2dAttrs attrs = conv2d_attrs(w);
+  const auto& xs = w.inputs[0].shape;
+  const auto& ws = w.inputs[1].shape;
+  Conv2dPipeline p;
+  p.batch = xs[0];
+  p.channels = xs[1];
+  p.in_h = xs[2];
+  p.in_w = xs[3];
+  p.out_channels = ws[0];
+  p.kernel_h = ws[2];
+  p.kernel_w = ws[3];
+  p.group = attrs.group;
+  p.out_h = w.output.shape[2];
+  p.out_w = w.output.shape[3];
+
+  p.input = ImageParam(Float(32), 4, "input");
+  p.weights = ImageParam(Float(32), 4, "weights");
+  constrain_dense(p.input, xs);
+  constrain_dense(p.weights, ws);
+  const Var &x = p.x, &y = p.y, &o = p.o, &n = p.n;
+  const Var c("c");
+
+  // Zero outside the input; the clamped read keeps every load in bounds even where a
+  // schedule computes this stage over a larger region than the convolution needs.
+  const int iw = static_cast<int>(p.in_w), ih = static_cast<int>(p.in_h);
+  p.padded = Func("padded");
+  p.padded(x, y, c, n) =
+      select(x >= 0 && x < iw && y >= 0 && y < ih, p.input(clamp(x, 0, iw - 1), clamp(y, 0, ih - 1), c, n), 0.0f);
+
+  const int group_channels = static_cast<int>(ws[1]);
+  const int group_out = static_cast<int>(p.out_channels / p.group);
+  p.r = RDom(0, static_cast<int>(p.kernel_w), 0, static_cast<int>(p.kernel_h), 0, group_channels, "r");
+  const Expr in_x = x * static_cast<int>(attrs.strides[1]) + p.r.x * static_cast<int>(attrs.dilations[1]) -
+                    static_cast<int>(attrs.pads[1]);
+  const Expr in_y = y * static_cast<int>(attrs.strides[0]) + p.r.y * static_cast<int>(attrs.dilations[0]) -
+                    static_cast<int>(attrs.pads[0]);
+  const Expr in_c = p.group == 1 ? Expr(p.r.z) : (o / group_out) * group_channels + p.r.z;
+  p.acc = Func("acc");
+  p.acc(x, y, o, n) = 0.0f;
+  p.acc(x, y, o, n) += p.weights(p.r.x, p.r.y, p.r.z, o) * p.padded(in_x, in_y, in_c, n);
+
+  Expr value = p.acc(x, y, o, n);
+  size_t next = 2;
+  if (conv2d_has_bias(w)) {
+    p.bias = ImageParam(Float(32), 1, "bias");
+    constrain_dense(p.bias, w.inputs[next++].shape);
+    value = value + p.bias(o);
+  }
+  if (conv2d_has_residual(w)) {
+    p.residual = ImageParam(Float(32), 4, "residual");
+    constrain_dense(p.residual, w.inputs[next++].shape);
+    value = value + p.residual(x, y, o, n);
+  }
+  if (attrs.activation == ConvActivation::relu) value = max(value, 0.0f);
+  if (attrs.activation == ConvActivation::clip) {
+    value = clamp(value, static_cast<float>(attrs.clip_min), static_cast<float>(attrs.clip_max));
+  }
+  p.out = Func("out");
+  p.out(x, y, o, n) = value;
+  return p;
+}
+
+}  // namespace nee

@@ -1,0 +1,172 @@
+#include <cfloat>
+#include <cmath>
+
+#include "runtime/passes/passes.h"
+#include "runtime/passes/sole_consumer.h"
+
+namespace nee {
+
+namespace {
+
+bool is_f32_rank4(const Graph& graph, const std::string& value) {
+  const TensorType& t = graph.type_of(value);
+  return t.dtype == DType::f32 && t.shape.size() == 4;
+}
+
+// A fresh value name derived from `base`.
+std::string unique_name(const Graph& graph, const std::string& base) {
+  std::string name = base;
+  for (int i = 1; graph.has_value(name); ++i) name = base + "_" + std::to_string(i);
+  return name;
+}
+
+const Tensor* f32_constant(const Graph& graph, const std::string& value) {
+  if (value.empty()) return nullptr;
+  const Tensor* t = graph.constant(value);
+  return t && t->dtype() == DType::f32 ? t : nullptr;
+}
+
+// Replaces the producer at `producer` by `fused`, placed where the consumer was (which
+// comes after every input of both), and drops the intermediate value.
+void replace_pair(Graph& graph, std::vector<bool>& fused_away, size_t producer, size_t consumer, Node fused) {
+  const std::string intermediate = graph.nodes()[producer].outputs[0];
+  fused.outputs = graph.nodes()[consumer].outputs;
+  graph.nodes()[consumer] = std::move(fused);
+  fused_away[producer] = true;
+  graph.remove_value(intermediate);
+}
+
+void drop_fused(Graph& graph, const std::vector<bool>& fused_away) {
+  auto& nodes = graph.nodes();
+  std::vector<Node> kept;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!fused_away[i]) kept.push_back(std::move(nodes[i]));
+  }
+  nodes = std::move(kept);
+}
+
+// BatchNormalization y = a * x + b with a = scale / sqrt(var + eps), b = B - mean * a,
+// folded into the conv: weights of output channel o scaled by a[o], bias a * bias + b.
+bool fold_batch_norm(Graph& graph, Node& conv, const Node& bn) {
+  if (bn.inputs.size() != 5 || bn.inputs[0] != conv.outputs[0]) return false;
+  if (bn.outputs.size() > 1) {
+    for (size_t i = 1; i < bn.outputs.size(); ++i) {
+      if (!bn.outputs[i].empty()) return false;
+    }
+  }
+  const Tensor* weights = f32_constant(graph, conv.inputs[1]);
+  const Tensor* bias = conv.attrs.get_int("bias") ? f32_constant(graph, conv.inputs[2]) : nullptr;
+  if (!weights || (conv.attrs.get_int("bias") && !bias)) return false;
+  const int64_t out_channels = weights->shape()[0];
+  const Tensor* params[4];
+  for (int i = 0; i < 4; ++i) {
+    params[i] = f32_constant(graph, bn.inputs[1 + i]);
+    if (!params[i] || params[i]->elements() != out_channels) return false;
+  }
+  const float epsilon = bn.attrs.get_float("epsilon", 1e-5f);
+  Tensor new_weights = weights->clone(), new_bias(DType::f32, {out_channels});
+  const int64_t per_channel = weights->elements() / out_channels;
+  for (int64_t o = 0; o < out_channels; ++o) {
+    const float a = params[0]->data_as<float>()[o] / std::sqrt(params[3]->data_as<float>()[o] + epsilon);
+    float* w = new_weights.data_as<float>() + o * per_channel;
+    for (int64_t i = 0; i < per_channel; ++i) w[i] *= a;
+    const float b0 = bias ? bias->data_as<float>()[o] : 0.0f;
+    new_bias.data_as<float>()[o] = a * (b0 - params[2]->data_as<float>()[o]) + params[1]->data_as<float>()[o];
+  }
+  const std::string w_name = unique_name(graph, conv.name + "_bn_weights");
+  graph.add_constant(w_name, new_weights);
+  const std::string b_name = unique_name(graph, conv.name + "_bn_bias");
+  graph.add_constant(b_name, new_bias);
+  conv.inputs[1] = w_name;
+  if (conv.attrs.get_int("bias")) {
+    conv.inputs[2] = b_name;
+  } else {
+    conv.inputs.insert(conv.inputs.begin() + 2, b_name);
+    conv.attrs.set("bias", int64_t{1});
+  }
+  return true;
+}
+
+// Clip's bounds as constants: inputs (opset >= 11) or attributes; an absent bound is
+// the float range's end.
+bool clip_bounds(const Graph& graph, const Node& clip, float& lo, float& hi) {
+  lo = clip.attrs.get_float("min", -FLT_MAX);
+  hi = clip.attrs.get_float("max", FLT_MAX);
+  for (size_t i = 1; i < clip.inputs.size() && i < 3; ++i) {
+    if (clip.inputs[i].empty()) continue;
+    const Tensor* t = f32_constant(graph, clip.inputs[i]);
+    if (!t || t->elements() != 1) return false;
+    (i == 1 ? lo : hi) = *t->data_as<float>();
+  }
+  return lo <= hi;
+}
+
+}  // namespace
+
+void fuse_conv(Graph& graph) {
+  // Conv -> NeeConv: 2-D f32 convolutions, with every attribute kept (the importer made
+  // kernel_shape, strides, dilations, pads and group explicit).
+  for (Node& node : graph.nodes()) {
+    if (node.op != "Conv" || node.inputs.size() < 2 || !is_f32_rank4(graph, node.inputs[0]) ||
+        !is_f32_rank4(graph, node.inputs[1]) || !is_f32_rank4(graph, node.outputs[0])) {
+      continue;
+    }
+    const bool has_bias = node.inputs.size() > 2 && !node.inputs[2].empty();
+    if (has_bias && graph.type_of(node.inputs[2]).dtype != DType::f32) continue;
+    node.op = "NeeConv";
+    node.inputs.resize(has_bias ? 3 : 2);
+    node.attrs.set("bias", int64_t{has_bias ? 1 : 0});
+    node.attrs.set("residual", int64_t{0});
+    node.attrs.set("activation", std::string("none"));
+    node.attrs.set("clip_min", 0.0f);
+    node.attrs.set("clip_max", 0.0f);
+  }
+
+  // Each step fuses a NeeConv with the sole consumer of its output, in epilogue order:
+  // BatchNormalization, then a residual Add, then Relu or Clip.
+  enum Step { batch_norm, residual, activation };
+  for (Step step : {batch_norm, residual, activation}) {
+    auto& nodes = graph.nodes();
+    std::vector<bool> fused_away(nodes.size(), false);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (nodes[i].op != "NeeConv" || fused_away[i]) continue;
+      const std::optional<size_t> next = sole_consumer(graph, nodes[i].outputs[0]);
+      if (!next) continue;
+      const Node& consumer = nodes[*next];
+      Node fused = nodes[i];
+      if (step == batch_norm) {
+        if (consumer.op != "BatchNormalization" || fused.attrs.get_int("residual") ||
+            fused.attrs.get_string("activation") != "none" || !fold_batch_norm(graph, fused, consumer)) {
+          continue;
+        }
+      } else if (step == residual) {
+        if (consumer.op != "Add" || consumer.inputs.size() != 2 || fused.attrs.get_int("residual") ||
+            fused.attrs.get_string("activation") != "none" || consumer.inputs[0] == consumer.inputs[1]) {
+          continue;
+        }
+        const std::string& other =
+            consumer.inputs[0] == fused.outputs[0] ? consumer.inputs[1] : consumer.inputs[0];
+        if (!(graph.type_of(other) == graph.type_of(fused.outputs[0]))) continue;
+        fused.inputs.push_back(other);
+        fused.attrs.set("residual", int64_t{1});
+      } else {
+        if (fused.attrs.get_string("activation") != "none") continue;
+        if (consumer.op == "Relu") {
+          fused.attrs.set("activation", std::string("relu"));
+        } else if (consumer.op == "Clip") {
+          float lo = 0, hi = 0;
+          if (!clip_bounds(graph, consumer, lo, hi)) continue;
+          fused.attrs.set("activation", std::string("clip"));
+          fused.attrs.set("clip_min", lo);
+          fused.attrs.set("clip_max", hi);
+        } else {
+          continue;
+        }
+      }
+      replace_pair(graph, fused_away, i, *next, std::move(fused));
+    }
+    drop_fused(graph, fused_away);
+  }
+}
+
+}  // namespace nee

@@ -1,0 +1,33 @@
+#include <algorithm>
+
+#include "runtime/reference/reference_ops.h"
+
+namespace nee {
+
+// NeeConv: the Conv reference kernel (the node keeps Conv's attributes), then the fused
+// epilogue. Inputs X, W, then B when attribute bias = 1, then the residual when
+// residual = 1.
+ReferenceFn make_reference_nee_conv(const Graph& graph, const Node& node) {
+  ReferenceFn conv = make_reference_conv(graph, node);
+  if (!conv) return nullptr;
+  const bool has_bias = node.attrs.get_int("bias") != 0;
+  const bool has_residual = node.attrs.get_int("residual") != 0;
+  const std::string activation = node.attrs.get_string("activation");
+  const float lo = node.attrs.get_float("clip_min"), hi = node.attrs.get_float("clip_max");
+  return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    conv({in[0], in[1], has_bias ? in[2] : nullptr}, out);
+    float* y = out[0]->data_as<float>();
+    const int64_t count = out[0]->elements();
+    if (has_residual) {
+      const float* r = in[has_bias ? 3 : 2]->data_as<float>();
+      for (int64_t i = 0; i < count; ++i) y[i] += r[i];
+    }
+    if (activation == "relu") {
+      for (int64_t i = 0; i < count; ++i) y[i] = std::max(y[i], 0.0f);
+    } else if (activation == "clip") {
+      for (int64_t i = 0; i < count; ++i) y[i] = std::min(std::max(y[i], lo), hi);
+    }
+  };
+}
+
+}  // namespace nee

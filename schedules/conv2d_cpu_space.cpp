@@ -1,0 +1,171 @@
+#include "schedules/conv2d_cpu_space.h"
+
+#include <algorithm>
+
+#include "schedules/static_output.h"
+
+namespace nee {
+
+using namespace Halide;
+
+namespace {
+
+int64_t largest_up_to(const std::vector<Knob>& knobs, const std::string& name, int64_t wanted) {
+  const auto& values =
+      std::find_if(knobs.begin(), knobs.end(), [&](const Knob& k) { return k.name == name; })->values;
+  int64_t best = values.front();
+  for (int64_t v : values) {
+    if (v <= wanted) best = std::max(best, v);
+  }
+  return best;
+}
+
+}  // namespace
+
+// The loop nest (innermost first), for out(x, y, o, n):
+//   xi  vec lanes x x_vecs     register block columns, vectorized and unrolled
+//   oi  oc_block channels      register block output channels, unrolled
+//   xo                         column blocks across the row
+//   yi  rows                   output rows of one row tile
+//   then the row-tile loop yt and the channel-block loop oo (order by tile_order), then n.
+// The accumulator (a register block) is computed per xo with the reduction over
+// (kx, ky, ci) inside; the zero-padded input is inlined or computed per tile.
+Conv2dCpuSpace::Conv2dCpuSpace(const Workload& workload) : workload_(workload) {
+  const Conv2dPipeline shape = define_conv2d(workload);
+  out_w_ = shape.out_w;
+  out_h_ = shape.out_h;
+  out_c_ = shape.out_channels;
+  kernel_w_ = shape.kernel_w;
+  group_channels_ = shape.channels / shape.group;
+  knobs_ = {
+      {"vec", values_up_to({1, 4, 8, 16}, out_w_), "vector width in floats, over output columns"},
+      {"x_vecs", {1, 2, 3, 4}, "vectors per register-block row (columns = vec * x_vecs)"},
+      {"oc_block", values_up_to({1, 2, 4, 6, 8}, out_c_), "output channels of the register block"},
+      {"rows", values_up_to({1, 2, 4, 8, 16}, out_h_), "output rows of a row tile"},
+      {"red_order", {0, 1}, "reduction order, innermost first: 0: kx, ky, ci; 1: ci, kx, ky"},
+      {"unroll_kx", {0, 1}, "unroll the kx loop"},
+      {"pad_at", {0, 1}, "zero-padded input: 0: inlined (a select per load); 1: computed per tile"},
+      {"tile_order", {0, 1}, "0: channel blocks inside row tiles; 1: row tiles inside channel blocks"},
+      {"parallel", {0, 1, 2}, "0: serial; 1: outer tile loop x batch; 2: both tile loops x batch"},
+  };
+}
+
+ScheduleConfig Conv2dCpuSpace::default_config() const {
+  ScheduleConfig c;
+  c.knobs["vec"] = largest_up_to(knobs_, "vec", 8);
+  c.knobs["x_vecs"] = std::clamp<int64_t>(out_w_ / c.knobs["vec"], 1, 2);
+  c.knobs["oc_block"] = largest_up_to(knobs_, "oc_block", 4);
+  c.knobs["rows"] = largest_up_to(knobs_, "rows", 4);
+  c.knobs["red_order"] = 0;
+  c.knobs["unroll_kx"] = kernel_w_ <= 3 ? 1 : 0;
+  c.knobs["pad_at"] = 1;
+  c.knobs["tile_order"] = 0;
+  c.knobs["parallel"] = 2;
+  return c;
+}
+
+std::string Conv2dCpuSpace::check_constraints(const ScheduleConfig& c) const {
+  const int64_t vec = c.at("vec"), x_vecs = c.at("x_vecs");
+  if (vec * x_vecs > out_w_) return "register block columns exceed the output width";
+  // AVX2 has 16 vector registers: the accumulators, one input vector per column vector
+  // and a broadcast weight must fit, or the block spills. 16 floats take two registers.
+  const int64_t regs = std::max<int64_t>(1, vec / 8);
+  if (c.at("oc_block") * x_vecs * regs + x_vecs * regs + 1 > 16) {
+    return "register block does not fit in 16 vector registers";
+  }
+  if (c.at("unroll_kx") && c.at("red_order") == 0 && kernel_w_ > 7) return "kx unroll over a wide kernel";
+  if (c.at("unroll_kx") && c.at("red_order") == 1 && group_channels_ > 1) {
+    return "with ci innermost, only a one-channel group's loop is unrolled";
+  }
+  return "";
+}
+
+ScheduledKernel Conv2dCpuSpace::apply(const ScheduleConfig& c) const {
+  Conv2dPipeline p = define_conv2d(workload_);
+  constrain_dense_output(p.out, workload_.output.shape);
+  const int vec = static_cast<int>(c.at("vec"));
+  const int cols = vec * static_cast<int>(c.at("x_vecs"));
+  const int ob = static_cast<int>(c.at("oc_block"));
+
+  Var xo("xo"), xi("xi"), oo("oo"), oi("oi"), yt("yt"), yi("yi");
+  p.out.split(p.x, xo, xi, cols).split(p.o, oo, oi, ob).split(p.y, yt, yi, static_cast<int>(c.at("rows")));
+  Var inner_tile = c.at("tile_order") == 0 ? oo : yt;
+  Var outer_tile = c.at("tile_order") == 0 ? yt : oo;
+  p.out.reorder(xi, oi, xo, yi, inner_tile, outer_tile, p.n);
+  p.out.vectorize(xi, vec).unroll(xi).unroll(oi);
+
+  // The padded input is computed at the innermost tile loop, or at the fused parallel one.
+  Var pad_level = inner_tile;
+  if (c.at("parallel") == 1) {
+    Var fused("tiles");
+    p.out.fuse(outer_tile, p.n, fused).parallel(fused);
+  } else if (c.at("parallel") == 2) {
+    Var both("tiles"), fused("tiles_n");
+    p.out.fuse(inner_tile, outer_tile, both).fuse(both, p.n, fused).parallel(fused);
+    pad_level = fused;
+  }
+
+  p.acc.compute_at(p.out, xo).vectorize(p.x, vec).unroll(p.x).unroll(p.o);
+  Stage update = p.acc.update();
+  RVar kx = p.r.x, ky = p.r.y, ci = p.r.z;
+  if (c.at("red_order") == 0) {
+    update.reorder(p.x, p.o, kx, ky, ci);
+    if (c.at("unroll_kx")) update.unroll(kx);
+  } else {
+    update.reorder(p.x, p.o, ci, kx, ky);
+    if (c.at("unroll_kx")) update.unroll(ci);
+  }
+  update.vectorize(p.x, vec).unroll(p.x).unroll(p.o);
+
+  if (c.at("pad_at") == 1) p.padded.compute_at(p.out, pad_level).vectorize(p.padded.args()[0], vec);
+  return ScheduledKernel{Pipeline(p.out), p.arguments()};
+}
+
+Conv2dGpuSpace::Conv2dGpuSpace(const Workload& workload) : workload_(workload) {
+  const Conv2dPipeline shape = define_conv2d(workload);
+  out_w_ = shape.out_w;
+  out_h_ = shape.out_h;
+  out_c_ = shape.out_channels;
+  kernel_w_ = shape.kernel_w;
+  knobs_ = {
+      {"threads_x", values_up_to({1, 4, 8, 16, 32}, out_w_), "threads of a block along x"},
+      {"threads_y", values_up_to({1, 2, 4, 8, 16}, out_h_), "threads of a block along y"},
+      {"oc_per_thread", values_up_to({1, 2, 4, 8}, out_c_), "output channels per thread, in registers"},
+      {"unroll_kx", {0, 1}, "unroll the kx loop"},
+  };
+}
+
+ScheduleConfig Conv2dGpuSpace::default_config() const {
+  ScheduleConfig c;
+  c.knobs["threads_x"] = largest_up_to(knobs_, "threads_x", 16);
+  c.knobs["threads_y"] = largest_up_to(knobs_, "threads_y", 8);
+  c.knobs["oc_per_thread"] = largest_up_to(knobs_, "oc_per_thread", 4);
+  c.knobs["unroll_kx"] = kernel_w_ <= 3 ? 1 : 0;
+  return c;
+}
+
+std::string Conv2dGpuSpace::check_constraints(const ScheduleConfig& c) const {
+  if (c.at("threads_x") * c.at("threads_y") > 1024) return "more than 1024 threads per block";
+  if (c.at("unroll_kx") && kernel_w_ > 7) return "kx unroll over a wide kernel";
+  return "";
+}
+
+ScheduledKernel Conv2dGpuSpace::apply(const ScheduleConfig& c) const {
+  Conv2dPipeline p = define_conv2d(workload_);
+  constrain_dense_output(p.out, workload_.output.shape);
+  Var xb("xb"), xt("xt"), yb("yb"), yt("yt"), ob("ob"), oi("oi");
+  p.out.split(p.x, xb, xt, static_cast<int>(c.at("threads_x")))
+      .split(p.y, yb, yt, static_cast<int>(c.at("threads_y")))
+      .split(p.o, ob, oi, static_cast<int>(c.at("oc_per_thread")))
+      .reorder(oi, xt, yt, xb, yb, ob, p.n)
+      .unroll(oi);
+  Var blocks("ob_n");
+  p.out.fuse(ob, p.n, blocks).gpu_blocks(xb, yb, blocks).gpu_threads(xt, yt);
+  p.acc.compute_at(p.out, xt).unroll(p.o);
+  Stage update = p.acc.update();
+  update.reorder(p.x, p.y, p.o, p.r.x, p.r.y, p.r.z).unroll(p.o);
+  if (c.at("unroll_kx")) update.unroll(p.r.x);
+  return ScheduledKernel{Pipeline(p.out), p.arguments()};
+}
+
+}  // namespace nee

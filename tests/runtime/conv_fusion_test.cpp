@@ -1,0 +1,224 @@
+// fuse_conv on small ONNX graphs: which nodes it fuses, and that the fused graph computes
+// what the unfused one does (SessionOptions{optimize = false}) on the reference kernels;
+// then a small CNN whose NeeConv nodes run from a default-schedule bundle.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "importer/import_onnx.h"
+#include "onnx_model_builder.h"
+#include "runtime/bundle/kernel_bundle.h"
+#include "runtime/node_workload.h"
+#include "runtime/passes/passes.h"
+#include "runtime/session.h"
+#include "runtime/tensor_io.h"
+#include "tuner/bundle_builder.h"
+#include "tuner/kernel_compiler.h"
+
+namespace nee {
+namespace {
+
+namespace fs = std::filesystem;
+using test::OnnxModelBuilder;
+using test::set_attr;
+
+Tensor positive(const std::vector<int64_t>& shape, uint64_t seed) {
+  Tensor t = random_tensor({DType::f32, shape}, seed);
+  for (int64_t i = 0; i < t.elements(); ++i) t.data_as<float>()[i] = 0.5f + std::fabs(t.data_as<float>()[i]);
+  return t;
+}
+
+// A Conv (with its weights, optional bias) as node `name` reading `in`, writing `out`.
+void conv(OnnxModelBuilder& m, const std::string& name, const std::string& in, const std::string& out,
+          std::vector<int64_t> w_shape, bool bias, int64_t pad, int64_t stride = 1, int64_t group = 1,
+          uint64_t seed = 1) {
+  m.initializer(name + "_w", random_tensor({DType::f32, w_shape}, seed));
+  std::vector<std::string> inputs = {in, name + "_w"};
+  if (bias) {
+    m.initializer(name + "_b", random_tensor({DType::f32, {w_shape[0]}}, seed + 1));
+    inputs.push_back(name + "_b");
+  }
+  auto& node = m.node("Conv", inputs, {out}, name);
+  set_attr(node, "pads", std::vector<int64_t>{pad, pad, pad, pad});
+  set_attr(node, "strides", std::vector<int64_t>{stride, stride});
+  set_attr(node, "group", group);
+}
+
+void batch_norm(OnnxModelBuilder& m, const std::string& name, const std::string& in, const std::string& out,
+                int64_t channels, uint64_t seed) {
+  m.initializer(name + "_scale", random_tensor({DType::f32, {channels}}, seed));
+  m.initializer(name + "_bias", random_tensor({DType::f32, {channels}}, seed + 1));
+  m.initializer(name + "_mean", random_tensor({DType::f32, {channels}}, seed + 2));
+  m.initializer(name + "_var", positive({channels}, seed + 3));
+  set_attr(m.node("BatchNormalization",
+                  {in, name + "_scale", name + "_bias", name + "_mean", name + "_var"}, {out}, name),
+           "epsilon", 1e-3f);
+}
+
+std::vector<std::string> ops_after_optimize(const std::string& bytes) {
+  Graph g = import_onnx_bytes(bytes);
+  optimize_graph(g);
+  std::vector<std::string> ops;
+  for (const Node& n : g.nodes()) ops.push_back(n.op);
+  return ops;
+}
+
+// The fused and unfused graphs on the reference kernels, on two random inputs.
+void expect_fused_matches_unfused(const std::string& bytes, const std::vector<int64_t>& x_shape) {
+  Session fused(import_onnx_bytes(bytes), {});
+  Session unfused(import_onnx_bytes(bytes), {}, SessionOptions{false});
+  for (uint64_t seed : {7, 8}) {
+    const Tensor x = random_tensor({DType::f32, x_shape}, seed);
+    const Tensor got = fused.run({{"x", x}}).at("y");
+    const Tensor want = unfused.run({{"x", x}}).at("y");
+    ASSERT_EQ(got.shape(), want.shape());
+    for (int64_t i = 0; i < got.elements(); ++i) {
+      ASSERT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-5) << i;
+    }
+  }
+}
+
+TEST(ConvFusion, ConvBatchNormReluBecomesOneNode) {
+  OnnxModelBuilder m;
+  m.input("x", {2, 3, 7, 9}).output("y", {2, 4, 7, 9});
+  conv(m, "c", "x", "c_out", {4, 3, 3, 3}, true, 1);
+  batch_norm(m, "bn", "c_out", "bn_out", 4, 20);
+  m.node("Relu", {"bn_out"}, {"y"}, "relu");
+  const std::string bytes = m.bytes();
+  EXPECT_EQ(ops_after_optimize(bytes), std::vector<std::string>{"NeeConv"});
+  expect_fused_matches_unfused(bytes, {2, 3, 7, 9});
+}
+
+TEST(ConvFusion, BatchNormWithoutConvBiasThenResidualAddAndRelu) {
+  OnnxModelBuilder m;
+  m.input("x", {1, 4, 6, 6}).output("y", {1, 4, 6, 6});
+  conv(m, "c", "x", "c_out", {4, 4, 3, 3}, false, 1);
+  batch_norm(m, "bn", "c_out", "bn_out", 4, 30);
+  m.node("Add", {"x", "bn_out"}, {"sum"}, "residual");
+  m.node("Relu", {"sum"}, {"y"}, "relu");
+  const std::string bytes = m.bytes();
+  Graph g = import_onnx_bytes(bytes);
+  optimize_graph(g);
+  ASSERT_EQ(g.nodes().size(), 1u);
+  const Node& n = g.nodes()[0];
+  EXPECT_EQ(n.op, "NeeConv");
+  EXPECT_EQ(n.attrs.get_int("bias"), 1);
+  EXPECT_EQ(n.attrs.get_int("residual"), 1);
+  EXPECT_EQ(n.attrs.get_string("activation"), "relu");
+  EXPECT_EQ(n.inputs.size(), 4u);
+  EXPECT_EQ(n.inputs[3], "x");
+  const std::optional<Workload> w = workload_of(g, n);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->op, "conv2d");
+  EXPECT_EQ(w->inputs.size(), 4u);
+  expect_fused_matches_unfused(bytes, {1, 4, 6, 6});
+}
+
+TEST(ConvFusion, ClipWithConstantBounds) {
+  OnnxModelBuilder m;
+  m.input("x", {1, 6, 8, 8}).output("y", {1, 6, 4, 4});
+  conv(m, "dw", "x", "c_out", {6, 1, 3, 3}, true, 1, 2, 6);
+  m.initializer("lo", test::make_f32({}, {-0.2f}));
+  m.initializer("hi", test::make_f32({}, {0.3f}));
+  m.node("Clip", {"c_out", "lo", "hi"}, {"y"}, "clip");
+  const std::string bytes = m.bytes();
+  Graph g = import_onnx_bytes(bytes);
+  optimize_graph(g);
+  ASSERT_EQ(g.nodes().size(), 1u);
+  EXPECT_EQ(g.nodes()[0].attrs.get_string("activation"), "clip");
+  EXPECT_FLOAT_EQ(g.nodes()[0].attrs.get_float("clip_min"), -0.2f);
+  EXPECT_FLOAT_EQ(g.nodes()[0].attrs.get_float("clip_max"), 0.3f);
+  expect_fused_matches_unfused(bytes, {1, 6, 8, 8});
+}
+
+TEST(ConvFusion, SharedConvOutputIsNotFused) {
+  OnnxModelBuilder m;
+  m.input("x", {1, 3, 5, 5}).output("y", {1, 4, 5, 5});
+  conv(m, "c", "x", "c_out", {4, 3, 3, 3}, true, 1);
+  m.node("Relu", {"c_out"}, {"r"}, "relu");
+  m.node("Add", {"c_out", "r"}, {"y"}, "add");
+  const std::string bytes = m.bytes();
+  EXPECT_EQ(ops_after_optimize(bytes), (std::vector<std::string>{"NeeConv", "Relu", "Add"}));
+  expect_fused_matches_unfused(bytes, {1, 3, 5, 5});
+}
+
+TEST(ConvFusion, OneDimensionalConvStaysConv) {
+  OnnxModelBuilder m;
+  m.input("x", {1, 2, 9}).output("y", {1, 3, 9});
+  m.initializer("w", random_tensor({DType::f32, {3, 2, 3}}, 3));
+  set_attr(m.node("Conv", {"x", "w"}, {"c"}, "conv1d"), "pads", std::vector<int64_t>{1, 1});
+  m.node("Relu", {"c"}, {"y"}, "relu");
+  EXPECT_EQ(ops_after_optimize(m.bytes()), (std::vector<std::string>{"Conv", "Relu"}));
+}
+
+// Conv+BN+Relu, Conv+BN + residual Add + Relu, GlobalAveragePool, Flatten, Gemm.
+std::string small_cnn_bytes() {
+  OnnxModelBuilder m;
+  m.input("x", {2, 3, 12, 12}).output("y", {2, 5});
+  conv(m, "c1", "x", "c1_out", {8, 3, 3, 3}, true, 1, 1, 1, 40);
+  batch_norm(m, "bn1", "c1_out", "bn1_out", 8, 50);
+  m.node("Relu", {"bn1_out"}, {"a1"}, "relu1");
+  conv(m, "c2", "a1", "c2_out", {8, 8, 3, 3}, false, 1, 1, 1, 60);
+  batch_norm(m, "bn2", "c2_out", "bn2_out", 8, 70);
+  m.node("Add", {"bn2_out", "a1"}, {"sum"}, "residual");
+  m.node("Relu", {"sum"}, {"a2"}, "relu2");
+  m.node("GlobalAveragePool", {"a2"}, {"pooled"}, "pool");
+  m.node("Flatten", {"pooled"}, {"flat"}, "flatten");
+  m.initializer("fc_w", random_tensor({DType::f32, {5, 8}}, 80));
+  m.initializer("fc_b", random_tensor({DType::f32, {5}}, 81));
+  set_attr(m.node("Gemm", {"flat", "fc_w", "fc_b"}, {"y"}, "fc"), "transB", int64_t{1});
+  return m.bytes();
+}
+
+TEST(ConvFusion, SmallCnnRunsItsConvsFromADefaultScheduleBundle) {
+  std::string root = ::testing::TempDir() + "nee-conv-bundle-XXXXXX";
+  ASSERT_NE(mkdtemp(root.data()), nullptr);
+  const std::string model = root + "/cnn.onnx";
+  {
+    std::ofstream out(model, std::ios::binary);
+    out << small_cnn_bytes();
+  }
+  Graph graph = import_onnx(model);
+  optimize_graph(graph);
+  BundleRequest request;
+  request.workloads = extract_workloads(graph);
+  request.target = host_target(TargetKind::cpu);
+  request.model_path = model;
+  request.output_dir = root + "/bundle";
+  request.use_database = false;
+  request.jobs = 2;
+  build_bundle(nullptr, request);
+
+  BundleLoadOptions options;
+  options.model_path = model;
+  std::vector<std::unique_ptr<KernelProvider>> providers;
+  providers.push_back(make_bundle_provider(KernelBundle::load(root + "/bundle", options)));
+  Session with_bundle(import_onnx(model), std::move(providers));
+  Session reference(import_onnx(model), {}, SessionOptions{false});
+  for (uint64_t seed : {1, 2}) {
+    const Tensor x = random_tensor({DType::f32, {2, 3, 12, 12}}, seed);
+    const Tensor got = with_bundle.run({{"x", x}}).at("y");
+    const Tensor want = reference.run({{"x", x}}).at("y");
+    ASSERT_EQ(got.shape(), want.shape());
+    double total = 0;
+    for (int64_t i = 0; i < got.elements(); ++i) {
+      EXPECT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-4) << i;
+      total += std::fabs(want.data_as<float>()[i]);
+    }
+    EXPECT_GT(total, 0);
+  }
+  int convs = 0;
+  for (const Placement& p : with_bundle.placements()) {
+    if (p.op != "NeeConv") continue;
+    ++convs;
+    EXPECT_EQ(p.provider, "bundle") << p.node;
+  }
+  EXPECT_EQ(convs, 2);
+  std::error_code ec;
+  fs::remove_all(root, ec);
+}
+
+}  // namespace
+}  // namespace nee

@@ -1,0 +1,30 @@
+#pragma once
+#include <cmath>
+
+#include "core/schedule_config.h"
+#include "core/target.h"
+
+namespace nee::tuner_test {
+
+// A made-up time for a CPU matmul point, monotone in each knob it reads: bigger register
+// blocks and a moderate reduction block are faster. Stands in for measurements.
+inline double synthetic_us(const ScheduleConfig& c) {
+  const double nr = static_cast<double>(c.at("vec") * c.at("nr_vecs"));
+  const double mr = static_cast<double>(c.at("mr"));
+  const double kc = static_cast<double>(c.at("kc"));
+  return 100.0 * (1 + 8 / (mr * nr)) * (1 + 0.3 * static_cast<double>(c.at("parallel") == 0)) *
+         (1 + std::abs(std::log2(1 + kc) - 7) / 8);
+}
+
+inline Target synthetic_target() {
+  Target t;
+  t.halide = "x86-64-linux-avx-avx2-f16c-fma-sse41";
+  t.device.cpu_model = "Test CPU";
+  t.device.cores = 8;
+  t.device.l1d_bytes = 32 * 1024;
+  t.device.l2_bytes = 1024 * 1024;
+  t.device.l3_bytes = 32 * 1024 * 1024;
+  return t;
+}
+
+}  // namespace nee::tuner_test

@@ -1,0 +1,131 @@
+// Schema v2 (records.predicted_us) from a v1 file, and the record-level queries the
+// `nee-tune db` commands use: all_records, find_workload, contains_record, prune.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "tests/tuning-db/test_support.h"
+#include "tuning-db/schema.h"
+#include "tuning-db/sqlite.h"
+#include "tuning-db/tuning_database.h"
+
+namespace nee {
+namespace {
+
+using testing_support::make_record;
+using testing_support::make_target;
+using testing_support::TempDir;
+
+TEST(TuningDatabaseSchemaV2, V1FileMigratesAndKeepsItsRows) {
+  TempDir dir;
+  const std::string path = dir.file("v1.db");
+  const Workload w = matmul_workload_from_shape("8x8x8");
+  const Target t = make_target();
+  {
+    // A v1 file as the first release wrote it: only migration 1, rows by plain SQL.
+    db::Connection c(path);
+    ASSERT_EQ(db::migrate(c, {db::migrations().front()}), 1);
+    db::Statement target(c, R"sql(INSERT INTO targets (key, halide, fingerprint_json, fingerprint_hash, cpu_model,
+                                     cores, l1d_bytes, l2_bytes, l3_bytes, device)
+                                  VALUES (?1, ?2, ?3, ?4, 'Test CPU 3000', 8, 32768, 1048576, 33554432, ''))sql");
+    target.bind_text(1, t.key()).bind_text(2, t.halide).bind_text(3, t.device.to_json().dump()).bind_text(4, t.device.hash());
+    target.step();
+    db::Statement workload(c, "INSERT INTO workloads (key, hash, op, json) VALUES (?1, ?2, 'matmul', ?3)");
+    workload.bind_text(1, w.key()).bind_text(2, w.hash()).bind_text(3, w.to_json().dump());
+    workload.step();
+    c.exec(R"sql(INSERT INTO records (workload_id, target_id, schedule_json, status, median_us, min_us, stddev_us,
+                   repeats, max_abs_error, error, strategy, trial, parent_record, created_at, nee_version,
+                   halide_version)
+                 VALUES (1, 1, '{"mr":4,"nr":1}', 'ok', 12.5, 12.0, 0.1, 5, 0, '', 'random', 3, NULL,
+                         '2026-01-01T00:00:00Z', '0.1.0', '14.0.0'))sql");
+    ASSERT_EQ(c.query_int("PRAGMA user_version"), 1);
+  }
+  TuningDatabase db(path);
+  EXPECT_EQ(db.schema_version(), 2);
+  const std::vector<TuningRecord> history = db.history(w, t);
+  ASSERT_EQ(history.size(), 1u);
+  EXPECT_EQ(history[0].result.median_us, 12.5);
+  EXPECT_EQ(history[0].trial, 3);
+  EXPECT_EQ(history[0].created_at, "2026-01-01T00:00:00Z");
+  EXPECT_FALSE(history[0].predicted_us);
+
+  TuningRecord predicted = make_record(w, t, 2, 10.0);
+  predicted.predicted_us = 9.5;
+  db.add_record(predicted);
+  const std::optional<TuningRecord> best = db.best(w, t);
+  ASSERT_TRUE(best);
+  ASSERT_TRUE(best->predicted_us);
+  EXPECT_EQ(*best->predicted_us, 9.5);
+}
+
+TEST(TuningDatabaseQueries, AllRecordsFindWorkloadAndContainsRecord) {
+  TempDir dir;
+  TuningDatabase db(dir.file("tuning.db"));
+  const Workload a = matmul_workload_from_shape("8x8x8"), b = matmul_workload_from_shape("16x16x16");
+  const Target here = make_target(), there = make_target("Other CPU");
+  TuningRecord r = make_record(a, here, 1, 5.0);
+  r.created_at = "2026-01-01T00:00:00Z";
+  db.add_record(r);
+  db.add_record(make_record(b, there, 2, 7.0));
+  const std::vector<TuningRecord> all = db.all_records();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].workload.key(), a.key());
+  EXPECT_EQ(all[1].target.key(), there.key());
+  EXPECT_TRUE(db.contains_record(r));
+  TuningRecord other_time = r;
+  other_time.created_at = "2026-01-02T00:00:00Z";
+  EXPECT_FALSE(db.contains_record(other_time));
+  ASSERT_TRUE(db.find_workload(b.hash().substr(0, 6)));
+  EXPECT_EQ(db.find_workload(b.hash())->key(), b.key());
+  EXPECT_FALSE(db.find_workload("zzzz"));
+  EXPECT_FALSE(db.find_workload(""));
+}
+
+TEST(TuningDatabasePrune, FailedOlderThanRemovesExactlyThose) {
+  TempDir dir;
+  TuningDatabase db(dir.file("tuning.db"));
+  const Workload w = matmul_workload_from_shape("8x8x8");
+  const Target t = make_target();
+  TuningRecord old_failed = make_record(w, t, 1, 0.0, MeasureStatus::crash);
+  old_failed.created_at = "2020-01-01T00:00:00Z";
+  TuningRecord old_ok = make_record(w, t, 2, 3.0);
+  old_ok.created_at = "2020-01-01T00:00:00Z";
+  const TuningRecord new_failed = make_record(w, t, 3, 0.0, MeasureStatus::timeout);  // created now
+  const int64_t old_failed_id = db.add_record(old_failed);
+  db.add_record(old_ok);
+  db.add_record(new_failed);
+  const std::vector<TuningRecord> removed = db.prune_failed_older_than(30);
+  ASSERT_EQ(removed.size(), 1u);
+  EXPECT_EQ(removed[0].id, old_failed_id);
+  EXPECT_EQ(db.history(w, t).size(), 2u);
+  EXPECT_TRUE(db.prune_failed_older_than(30).empty());
+  EXPECT_THROW(db.prune_failed_older_than(-1), Error);
+}
+
+TEST(TuningDatabasePrune, KeepTopKPerWorkloadAndTarget) {
+  TempDir dir;
+  TuningDatabase db(dir.file("tuning.db"));
+  const Workload a = matmul_workload_from_shape("8x8x8"), b = matmul_workload_from_shape("16x16x16");
+  const Target here = make_target(), there = make_target("Other CPU");
+  for (int i = 1; i <= 5; ++i) db.add_record(make_record(a, here, i, 10.0 - i));  // fastest: knob 5, 4
+  db.add_record(make_record(a, here, 9, 0.0, MeasureStatus::build_error));
+  db.add_record(make_record(a, there, 1, 50.0));
+  db.add_record(make_record(b, here, 1, 20.0));
+  const std::vector<TuningRecord> removed = db.prune_keep_top_k(2);
+  ASSERT_EQ(removed.size(), 4u);  // a/here: knobs 1, 2, 3 and the build error
+  for (const TuningRecord& r : removed) {
+    EXPECT_EQ(r.workload.key(), a.key());
+    EXPECT_EQ(r.target.key(), here.key());
+  }
+  const std::vector<TuningRecord> kept = db.history(a, here);
+  ASSERT_EQ(kept.size(), 2u);
+  EXPECT_EQ(kept[0].config.at("nr"), 4);
+  EXPECT_EQ(kept[1].config.at("nr"), 5);
+  EXPECT_EQ(db.history(a, there).size(), 1u);
+  EXPECT_EQ(db.history(b, here).size(), 1u);
+  EXPECT_THROW(db.prune_keep_top_k(0), Error);
+}
+
+}  // namespace
+}  // namespace nee

@@ -1,0 +1,45 @@
+#pragma once
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace nee {
+
+// A line of (x, y) points.
+struct PlotSeries {
+  std::string name;
+  std::vector<std::pair<double, double>> points;
+};
+
+// One chart: axes fitted to the data, one polyline (and legend entry) per series.
+struct PlotPanel {
+  std::string title, x_label, y_label;
+  std::vector<PlotSeries> series;
+};
+
+// An SVG document with the panels side by side. Series without points draw nothing.
+std::string render_svg(const std::vector<PlotPanel>& panels);
+// Writes render_svg(panels) to `path`; throws nee::Error when it cannot.
+void write_svg(const std::string& path, const std::vector<PlotPanel>& panels);
+
+}  // namespace nee
+
+namespace nee {
+
+// The state of a tuning run after one measurement.
+struct ConvergenceStep {
+  int measured = 0;      // measurements of this run so far, from 1
+  double seconds = 0;    // since the run started
+  double best_us = 0;    // best ok median so far (the database's included); 0 while none
+};
+
+// The first `measured` at which the best time was within `fraction` of the run's final
+// best (0.1: within 10%); nullopt when no step has a best.
+std::optional<int> trials_to_within(const std::vector<ConvergenceStep>& steps, double fraction);
+
+// Writes the convergence plot of one run: best time against trials and against wall time.
+void write_convergence_svg(const std::string& path, const std::string& title, const std::string& strategy,
+                           const std::vector<ConvergenceStep>& steps);
+
+}  // namespace nee
