@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "tuner/measure/measurement.h"
 #include "tuner/measure/workload_reference.h"
 
 namespace nee::bench {
@@ -19,19 +20,6 @@ using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-Tensor random_tensor(const TensorType& type, std::mt19937_64& rng) {
-  Tensor t(type);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  float* p = t.data_as<float>();
-  for (int64_t i = 0; i < t.elements(); ++i) p[i] = dist(rng);
-  return t;
-}
-
-int64_t reduction_length(const Workload& w) {
-  const auto& sa = w.inputs[0].shape;
-  return matmul_attrs(w).trans_a ? sa[sa.size() - 2] : sa.back();
 }
 
 // Checks `got` against the reference; returns the largest difference, throws naming the
@@ -82,7 +70,7 @@ WorkloadComparison compare_engines(const std::string& label, const Workload& wor
 
   std::mt19937_64 rng(options.seed);
   std::vector<Tensor> inputs;
-  for (const TensorType& t : workload.inputs) inputs.push_back(random_tensor(t, rng));
+  for (const TensorType& t : workload.inputs) inputs.push_back(random_input(t, rng));
   std::vector<const Tensor*> input_ptrs;
   for (const Tensor& t : inputs) input_ptrs.push_back(&t);
   Tensor expected(workload.output);

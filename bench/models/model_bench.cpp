@@ -1,9 +1,6 @@
 #include "bench/models/model_bench.h"
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,13 +15,12 @@
 
 #include "bench/statistics.h"
 #include "core/error.h"
+#include "core/subprocess.h"
 #include "importer/import_onnx.h"
 #include "runtime/bundle/kernel_bundle.h"
 #include "runtime/cli/output_comparison.h"
 #include "runtime/session.h"
 #include "runtime/tensor_io.h"
-
-extern char** environ;
 
 namespace nee::bench {
 namespace fs = std::filesystem;
@@ -42,21 +38,12 @@ LatencySummary summarize_latencies(std::vector<double> samples_ms) {
   return s;
 }
 
-int run_process(const std::vector<std::string>& argv, const std::string& log_path) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int err = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (err != 0) return -1;
-  int status = 0;
-  if (waitpid(pid, &status, 0) < 0) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+int run_logged(const std::vector<std::string>& argv, const std::string& log_path) {
+  // An hour covers exporting the full zoo; a peer that hangs past it is reported as failed.
+  const ProcessResult r = nee::run_process(argv, 3600, /*merge_stderr=*/true);
+  std::ofstream(log_path) << r.output;
+  if (r.timed_out) return -1;
+  return r.exited ? r.exit_code : 128 + r.signal;
 }
 
 namespace {
@@ -104,7 +91,7 @@ EngineRun run_peer(const std::string& engine, const PeerSetup& peer, const std::
   fs::create_directories(dir);
   const std::string json_path = (dir / "result.json").string(), log = (dir / "log.txt").string();
   fs::remove(json_path);
-  const int rc = run_process({peer.python, peer.script, "--engine", engine, "--model", model, "--inputs", inputs_dir,
+  const int rc = run_logged({peer.python, peer.script, "--engine", engine, "--model", model, "--inputs", inputs_dir,
                               "--outputs", (dir / "outputs").string(), "--json", json_path, "--threads",
                               std::to_string(settings.threads), "--warmup", std::to_string(settings.warmup),
                               "--runs", std::to_string(settings.runs), "--batch", "1"},

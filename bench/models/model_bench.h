@@ -64,7 +64,8 @@ double cross_check(std::vector<EngineRun>& runs, const Tensor& pytorch_output, d
 double peak_relative_error(const Tensor& got, const Tensor& want);
 
 // Runs argv (argv[0] searched in PATH) with stdout and stderr to log_path; returns its
-// exit status, or -1 when it could not start.
-int run_process(const std::vector<std::string>& argv, const std::string& log_path);
+// exit status (127 when it could not start, 128 + signal when killed), or -1 after an
+// hour without finishing.
+int run_logged(const std::vector<std::string>& argv, const std::string& log_path);
 
 }  // namespace nee::bench

@@ -62,7 +62,7 @@ std::pair<std::string, std::string> bundle_for(const std::string& name, const st
   fmt::print(stderr, "  building {}'s bundle with default schedules (nee-tune --trials 0)...\n", name);
   // A database of its own, so no tuned schedule of the user's database slips in.
   const std::string log = (work_dir / "bundles" / (name + ".log")).string();
-  const int rc = run_process({nee_tune, model, "--trials", "0", "--bundle", dir.string(), "--db",
+  const int rc = run_logged({nee_tune, model, "--trials", "0", "--bundle", dir.string(), "--db",
                               (work_dir / "bundles" / "default-schedules.db").string()},
                              log);
   if (rc != 0) throw Error("nee-tune failed (exit " + std::to_string(rc) + "), see " + log);
@@ -115,7 +115,7 @@ int models_main(int argc, char** argv) {
       std::vector<std::string> cmd = {"/usr/bin/python3", std::string(NEE_SOURCE_DIR) + "/tests/models/make_zoo.py",
                                       zoo, "--models", fmt::format("{}", fmt::join(names, ","))};
       if (!full) cmd.push_back("--small");
-      if (run_process(cmd, (out / "make_zoo.log").string()) != 0) {
+      if (run_logged(cmd, (out / "make_zoo.log").string()) != 0) {
         throw Error("make_zoo.py failed, see " + (out / "make_zoo.log").string());
       }
     }

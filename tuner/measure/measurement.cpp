@@ -12,7 +12,7 @@
 
 namespace nee {
 
-static Tensor random_input(const TensorType& type, std::mt19937_64& rng) {
+Tensor random_input(const TensorType& type, std::mt19937_64& rng) {
   Tensor t(type);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   float* p = t.data_as<float>();
@@ -20,7 +20,7 @@ static Tensor random_input(const TensorType& type, std::mt19937_64& rng) {
   return t;
 }
 
-static int64_t reduction_length(const Workload& w) {
+int64_t reduction_length(const Workload& w) {
   if (w.op == "conv2d") return conv2d_reduction_length(w);
   if (w.op != "matmul") return 1;
   const auto& sa = w.inputs[0].shape;

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <random>
 
 #include "core/records.h"
 #include "runtime/bundle/halide_kernel.h"
@@ -18,6 +19,11 @@ struct MeasureOptions {
   // there, and random search proposes many such points. 0: off.
   double slow_cutoff_us = 0;
 };
+
+// Uniform values in [-1, 1) for a float tensor: the fresh inputs of every check.
+Tensor random_input(const TensorType& type, std::mt19937_64& rng);
+// Terms summed per output element; the absolute tolerance grows with it (fp32 order).
+int64_t reduction_length(const Workload& w);
 
 // Verify, then time: checks the kernel's output against compute_reference() on fresh
 // random inputs, and only then times it. A wrong answer is reported as wrong_result
