@@ -9,7 +9,8 @@ packages=(
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   libsqlite3-dev libssl-dev libxgboost-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libopenblas-dev
+  libopenblas-dev libdnnl-dev
+  openssh-client openssh-server
   libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
   python3-onnx python3-numpy python3-torch python3-torchvision python3-venv
