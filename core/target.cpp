@@ -130,12 +130,14 @@ std::string missing_cpu_feature(const std::string& halide_target) {
       break;
     }
   }
-  // Halide feature name -> /proc/cpuinfo flag.
+  // Halide feature name -> /proc/cpuinfo flag. Halide 14 reports avx512_sapphirerapids
+  // for AVX512-BF16 with AVX-VNNI (CPUID leaf 7, subleaf 1), not for AMX: a Xeon here has
+  // avx512_bf16 and avx_vnni without amx_tile, and its own bundles were refused.
   const std::pair<const char*, const char*> checks[] = {
       {"sse41", "sse4_1"},     {"avx", "avx"},         {"avx2", "avx2"},
       {"fma", "fma"},          {"f16c", "f16c"},       {"avx512", "avx512f"},
       {"avx512_skylake", "avx512bw"}, {"avx512_cannonlake", "avx512ifma"},
-      {"avx512_sapphirerapids", "amx_tile"}};
+      {"avx512_sapphirerapids", "avx512_bf16"}};
   Target t{halide_target, {}};
   for (const auto& [feature, flag] : checks) {
     if (t.has_feature(feature) && !flags.count(flag)) return feature;

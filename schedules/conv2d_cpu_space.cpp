@@ -30,7 +30,7 @@ int64_t largest_up_to(const std::vector<Knob>& knobs, const std::string& name, i
 //   then the row-tile loop yt and the channel-block loop oo (order by tile_order), then n.
 // The accumulator (a register block) is computed per xo with the reduction over
 // (kx, ky, ci) inside; the zero-padded input is inlined or computed per tile.
-Conv2dCpuSpace::Conv2dCpuSpace(const Workload& workload) : workload_(workload) {
+Conv2dCpuSpace::Conv2dCpuSpace(const Workload& workload, CpuVectorIsa isa) : workload_(workload), isa_(isa) {
   const Conv2dPipeline shape = define_conv2d(workload);
   out_w_ = shape.out_w;
   out_h_ = shape.out_h;
@@ -52,9 +52,10 @@ Conv2dCpuSpace::Conv2dCpuSpace(const Workload& workload) : workload_(workload) {
 
 ScheduleConfig Conv2dCpuSpace::default_config() const {
   ScheduleConfig c;
-  c.knobs["vec"] = largest_up_to(knobs_, "vec", 8);
+  // About half the vector registers hold accumulators: 4x2 blocks on AVX2, 8x2 on AVX-512.
+  c.knobs["vec"] = largest_up_to(knobs_, "vec", isa_.lanes);
   c.knobs["x_vecs"] = std::clamp<int64_t>(out_w_ / c.knobs["vec"], 1, 2);
-  c.knobs["oc_block"] = largest_up_to(knobs_, "oc_block", 4);
+  c.knobs["oc_block"] = largest_up_to(knobs_, "oc_block", isa_.registers >= 32 ? 8 : 4);
   c.knobs["rows"] = largest_up_to(knobs_, "rows", 4);
   c.knobs["red_order"] = 0;
   c.knobs["unroll_kx"] = kernel_w_ <= 3 ? 1 : 0;
@@ -67,11 +68,11 @@ ScheduleConfig Conv2dCpuSpace::default_config() const {
 std::string Conv2dCpuSpace::check_constraints(const ScheduleConfig& c) const {
   const int64_t vec = c.at("vec"), x_vecs = c.at("x_vecs");
   if (vec * x_vecs > out_w_) return "register block columns exceed the output width";
-  // AVX2 has 16 vector registers: the accumulators, one input vector per column vector
-  // and a broadcast weight must fit, or the block spills. 16 floats take two registers.
-  const int64_t regs = std::max<int64_t>(1, vec / 8);
-  if (c.at("oc_block") * x_vecs * regs + x_vecs * regs + 1 > 16) {
-    return "register block does not fit in 16 vector registers";
+  // The accumulators, one input vector per column vector and a broadcast weight must fit
+  // in the vector registers (16 on AVX2, 32 on AVX-512), or the block spills.
+  const int64_t regs = isa_.registers_per_vector(vec);
+  if (c.at("oc_block") * x_vecs * regs + x_vecs * regs + 1 > isa_.registers) {
+    return "register block does not fit in " + std::to_string(isa_.registers) + " vector registers";
   }
   if (c.at("unroll_kx") && c.at("red_order") == 0 && kernel_w_ > 7) return "kx unroll over a wide kernel";
   if (c.at("unroll_kx") && c.at("red_order") == 1 && group_channels_ > 1) {

@@ -1,5 +1,6 @@
 #pragma once
 #include "kernels/conv2d_algorithm.h"
+#include "schedules/cpu_vector_isa.h"
 #include "schedules/schedule_space.h"
 
 namespace nee {
@@ -7,7 +8,7 @@ namespace nee {
 // CPU schedule space of the conv2d family (see the .cpp for the loop nest).
 class Conv2dCpuSpace : public ScheduleSpace {
  public:
-  explicit Conv2dCpuSpace(const Workload& workload);
+  Conv2dCpuSpace(const Workload& workload, CpuVectorIsa isa);
   std::string name() const override { return "conv2d-cpu"; }
   ScheduleConfig default_config() const override;
 
@@ -17,6 +18,7 @@ class Conv2dCpuSpace : public ScheduleSpace {
 
  private:
   Workload workload_;
+  CpuVectorIsa isa_;
   int64_t out_w_, out_h_, out_c_, kernel_w_, group_channels_;
 };
 

@@ -19,8 +19,9 @@ using namespace Halide;
 //
 // Measured here (AMD EPYC, 2 cores, AVX2): the default point below -- an 8-wide vector,
 // a 4x24 register block and a packed 24-wide panel of B per outer tile -- is the hand
-// schedule DESIGN.md reports at 145 GFLOP/s on 1024 cubed (1.16x OpenBLAS).
-MatmulCpuSpace::MatmulCpuSpace(const Workload& workload) : workload_(workload) {
+// schedule DESIGN.md reports at 145 GFLOP/s on 1024 cubed (1.16x OpenBLAS). On AVX-512
+// the default block is 6 rows by four 16-wide vectors: 24 accumulators of 32 registers.
+MatmulCpuSpace::MatmulCpuSpace(const Workload& workload, CpuVectorIsa isa) : workload_(workload), isa_(isa) {
   const MatmulPipeline shape = define_matmul(workload);
   m_ = shape.size_m;
   n_ = shape.size_n;
@@ -51,9 +52,10 @@ ScheduleConfig MatmulCpuSpace::default_config() const {
     }
     return best;
   };
-  c.knobs["vec"] = pick("vec", 8);
-  c.knobs["nr_vecs"] = std::clamp<int64_t>(n_ / c.knobs["vec"], 1, 3);
-  c.knobs["mr"] = pick("mr", 4);
+  const bool wide = isa_.registers >= 32;
+  c.knobs["vec"] = pick("vec", isa_.lanes);
+  c.knobs["nr_vecs"] = std::clamp<int64_t>(n_ / c.knobs["vec"], 1, wide ? 4 : 3);
+  c.knobs["mr"] = pick("mr", wide ? 6 : 4);
   int64_t mc_blocks = 32;  // MC = 128 rows: 8 parallel tasks at M = 1024
   while (mc_blocks > 1 && c.knobs["mr"] * mc_blocks > m_) mc_blocks /= 2;
   c.knobs["mc_blocks"] = mc_blocks;
@@ -79,11 +81,11 @@ std::string MatmulCpuSpace::check_constraints(const ScheduleConfig& c) const {
   if (nr > n_) return "register block width " + std::to_string(nr) + " exceeds N";
   if (mr * c.at("mc_blocks") > m_) return "outer tile rows exceed M";
   if (nr * c.at("nc_panels") > n_) return "outer tile columns exceed N";
-  // AVX2 has 16 vector registers; the accumulators plus one row of B and a broadcast
-  // of A must fit, or the block spills. A vector of 16 floats takes two registers.
-  const int64_t regs_per_vec = std::max<int64_t>(1, vec / 8);
-  if (mr * c.at("nr_vecs") * regs_per_vec + c.at("nr_vecs") * regs_per_vec + 1 > 16) {
-    return "register block does not fit in 16 vector registers";
+  // The accumulators plus one row of B and a broadcast of A must fit in the vector
+  // registers (16 on AVX2, 32 on AVX-512), or the block spills.
+  const int64_t regs_per_vec = isa_.registers_per_vector(vec);
+  if (mr * c.at("nr_vecs") * regs_per_vec + c.at("nr_vecs") * regs_per_vec + 1 > isa_.registers) {
+    return "register block does not fit in " + std::to_string(isa_.registers) + " vector registers";
   }
   // With the accumulator held per outer tile (kc > 0), Halide's bounds for it span the
   // row blocks as an interval; a ragged last block (M not a multiple of mr) makes that

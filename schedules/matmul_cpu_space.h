@@ -1,5 +1,6 @@
 #pragma once
 #include "kernels/matmul_algorithm.h"
+#include "schedules/cpu_vector_isa.h"
 #include "schedules/schedule_space.h"
 
 namespace nee {
@@ -7,7 +8,7 @@ namespace nee {
 // CPU schedule space of the matmul family (see the .cpp for the loop nest).
 class MatmulCpuSpace : public ScheduleSpace {
  public:
-  explicit MatmulCpuSpace(const Workload& workload);
+  MatmulCpuSpace(const Workload& workload, CpuVectorIsa isa);
   std::string name() const override { return "matmul-cpu"; }
   ScheduleConfig default_config() const override;
 
@@ -17,6 +18,7 @@ class MatmulCpuSpace : public ScheduleSpace {
 
  private:
   Workload workload_;
+  CpuVectorIsa isa_;
   int64_t m_, n_, k_;
 };
 

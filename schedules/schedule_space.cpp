@@ -56,16 +56,24 @@ std::vector<int64_t> values_up_to(std::vector<int64_t> values, int64_t limit) {
   return kept;
 }
 
-std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, TargetKind kind) {
+std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, const Target& target) {
+  const TargetKind kind = target.kind();
+  const CpuVectorIsa isa = kind == TargetKind::cpu ? CpuVectorIsa::of_target(target.halide) : CpuVectorIsa{};
   if (workload.op == "matmul") {
-    if (kind == TargetKind::cpu) return std::make_unique<MatmulCpuSpace>(workload);
+    if (kind == TargetKind::cpu) return std::make_unique<MatmulCpuSpace>(workload, isa);
     return std::make_unique<MatmulGpuSpace>(workload);
   }
   if (workload.op == "conv2d") {
-    if (kind == TargetKind::cpu) return std::make_unique<Conv2dCpuSpace>(workload);
+    if (kind == TargetKind::cpu) return std::make_unique<Conv2dCpuSpace>(workload, isa);
     return std::make_unique<Conv2dGpuSpace>(workload);
   }
   throw Error("no schedule space for operator family '" + workload.op + "'");
+}
+
+std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, TargetKind kind) {
+  Target target;
+  target.halide = kind == TargetKind::cpu ? Halide::get_host_target().to_string() : to_string(kind);
+  return make_schedule_space(workload, target);
 }
 
 }  // namespace nee

@@ -52,7 +52,10 @@ class ScheduleSpace {
   std::vector<Knob> knobs_;
 };
 
-// The space for a workload on a target kind; throws nee::Error if NEE has none.
+// The space for a workload on a target; CPU spaces fit their register blocks to the
+// target's vector unit. Throws nee::Error if NEE has none.
+std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, const Target& target);
+// The same for a kind of target on this host (the CPU spaces use the host's vector unit).
 std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, TargetKind kind);
 
 // Keeps the values of a domain that do not exceed `limit`; never returns an empty domain

@@ -69,7 +69,7 @@ BundleManifest build_bundle(const TuningDatabase* db, const BundleRequest& reque
       e.median_us = best->result.median_us;
     } else {
       e.source = "default";
-      e.schedule = make_schedule_space(w, request.target.kind())->default_config();
+      e.schedule = make_schedule_space(w, request.target)->default_config();
     }
     m.kernels.push_back(std::move(e));
   }

@@ -36,7 +36,7 @@ static Halide::Target without_runtime(const Target& target) {
 
 void compile_kernel_object(const Workload& workload, const Target& target, const ScheduleConfig& config,
                            const std::string& symbol, const std::string& object_path) {
-  const auto space = make_schedule_space(workload, target.kind());
+  const auto space = make_schedule_space(workload, target);
   ScheduledKernel kernel = space->schedule(config);
   kernel.pipeline.compile_to_object(object_path, kernel.arguments, symbol, without_runtime(target));
 }

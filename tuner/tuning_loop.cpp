@@ -31,7 +31,7 @@ TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Tar
   report.workload = workload;
   report.strategy = options.strategy;
 
-  const auto space = make_schedule_space(workload, target.kind());
+  const auto space = make_schedule_space(workload, target);
   const uint64_t seed = options.seed ? options.seed : static_cast<uint64_t>(clock::now().time_since_epoch().count());
   std::mt19937_64 rng(seed);
   auto strategy = make_search_strategy(options.strategy, *space, rng(), workload, target);

@@ -29,7 +29,7 @@ void NeeEngine::prepare(const Workload& workload) {
     config = tuned_record_->config;
     provenance_ = fmt::format("tuned: record {} ({:.1f} us when tuned)", tuned_record_->id, tuned_record_->result.median_us);
   } else {
-    config = make_schedule_space(workload, target.kind())->default_config();
+    config = make_schedule_space(workload, target)->default_config();
     provenance_ = schedule_ == NeeSchedule::tuned ? "default schedule - run " + tune_command_for(workload)
                                                   : "default schedule";
   }

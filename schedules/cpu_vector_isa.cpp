@@ -1,0 +1,27 @@
+#include "schedules/cpu_vector_isa.h"
+
+#include <algorithm>
+
+#include <Halide.h>
+
+#include "core/error.h"
+
+namespace nee {
+
+CpuVectorIsa CpuVectorIsa::of_target(const std::string& halide_target) {
+  if (!Halide::Target::validate_target_string(halide_target)) {
+    throw Error("'" + halide_target + "' is not a Halide target string");
+  }
+  const Halide::Target t(halide_target);
+  if (t.has_feature(Halide::Target::AVX512)) return {16, 32};
+  if (t.has_feature(Halide::Target::AVX) || t.has_feature(Halide::Target::AVX2)) return {8, 16};
+  return {4, 16};  // SSE, NEON: 128-bit vectors
+}
+
+CpuVectorIsa CpuVectorIsa::of_host() { return of_target(Halide::get_host_target().to_string()); }
+
+int CpuVectorIsa::registers_per_vector(int64_t width) const {
+  return static_cast<int>(std::max<int64_t>(1, (width + lanes - 1) / lanes));
+}
+
+}  // namespace nee

@@ -1,0 +1,21 @@
+#pragma once
+#include <string>
+
+namespace nee {
+
+// What a CPU's vector unit offers a register-blocked kernel: f32 lanes per native vector
+// and the number of vector registers. The CPU spaces size their register blocks and
+// default points from it, so one space serves AVX2 (8 lanes, 16 ymm registers) and
+// AVX-512 (16 lanes, 32 zmm registers) machines.
+struct CpuVectorIsa {
+  int lanes = 8;
+  int registers = 16;
+
+  static CpuVectorIsa of_target(const std::string& halide_target);
+  static CpuVectorIsa of_host();
+
+  // Registers one vector of `width` floats takes (at least one).
+  int registers_per_vector(int64_t width) const;
+};
+
+}  // namespace nee
