@@ -65,6 +65,7 @@ void Session::prepare() {
     bound_.push_back(std::move(b));
   }
   node_times_us_.assign(bound_.size(), 0.0);
+  node_starts_.assign(bound_.size(), {});
   plan_ = plan_memory(graph_);
   void* arena = std::aligned_alloc(64, std::max<size_t>(plan_.arena_bytes, 64));
   if (!arena) throw Error(fmt::format("cannot allocate the {}-byte tensor arena", plan_.arena_bytes));
@@ -134,6 +135,7 @@ std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& 
     const auto start = std::chrono::steady_clock::now();
     b.kernel->run(in, out);
     const auto stop = std::chrono::steady_clock::now();
+    node_starts_[i] = start;
     node_times_us_[i] = std::chrono::duration<double, std::micro>(stop - start).count();
     for (const std::string& name : b.released_after) values.erase(name);
   }

@@ -1,4 +1,5 @@
 #pragma once
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -40,6 +41,8 @@ class Session {
   const Graph& graph() const { return graph_; }
   std::vector<Placement> placements() const;
   std::vector<double> node_times_us() const { return node_times_us_; }  // last run, per node
+  // Last run, per node: when its kernel was called (for traces on a shared timeline).
+  const std::vector<std::chrono::steady_clock::time_point>& node_starts() const { return node_starts_; }
   // The static plan of intermediate tensors (after prepare()).
   const MemoryPlan& memory_plan() const { return plan_; }
 
@@ -53,6 +56,7 @@ class Session {
   bool prepared_ = false;
   std::vector<BoundNode> bound_;
   std::vector<double> node_times_us_;
+  std::vector<std::chrono::steady_clock::time_point> node_starts_;
   MemoryPlan plan_;
   std::shared_ptr<uint8_t> arena_;  // one allocation for every planned intermediate
 };

@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <sched.h>
+
+#include <algorithm>
+#include <thread>
+
 #include "core/error.h"
 
 namespace nee {
@@ -108,9 +113,21 @@ void HalideKernel::run(const std::vector<const Tensor*>& inputs, Tensor& output)
   }
 }
 
-void set_kernel_library_threads(const SharedLibrary& library, int threads) {
+static int usable_cpu_count() {
+  cpu_set_t cpus;
+  if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0) return CPU_COUNT(&cpus);
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+int set_kernel_library_threads(const SharedLibrary& library, int threads) {
+  if (threads < 0) throw Error(fmt::format("thread count must be 0 (all cores) or more, not {}", threads));
   using SetThreads = int (*)(int);
-  if (auto f = reinterpret_cast<SetThreads>(library.find("halide_set_num_threads"))) f(threads);
+  auto set_threads = reinterpret_cast<SetThreads>(library.require("halide_set_num_threads"));
+  const int wanted = threads > 0 ? threads : usable_cpu_count();
+  set_threads(wanted);
+  // halide_set_num_threads returns the count it held, so setting the same count again
+  // reads back what the runtime took (it clamps to its pool's limit of 256 threads).
+  return set_threads(wanted);
 }
 
 }  // namespace nee

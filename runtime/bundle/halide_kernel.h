@@ -39,8 +39,11 @@ class HalideKernel {
   BufferFunction device_free_ = nullptr;
 };
 
-// Sets the thread count of the Halide runtime inside a kernel library (its thread pool
-// is private to that library).
-void set_kernel_library_threads(const SharedLibrary& library, int threads);
+// Sizes the thread pool of the Halide runtime inside a kernel library (the pool is private
+// to that library) and returns the size the runtime reports back. 0 means one thread per
+// CPU this process may run on (its affinity mask), not Halide's own default, which counts
+// every CPU online and so oversubscribes a process confined by taskset or a cpuset.
+// Throws nee::Error for a negative count.
+int set_kernel_library_threads(const SharedLibrary& library, int threads);
 
 }  // namespace nee

@@ -14,7 +14,9 @@ namespace nee {
 struct BundleLoadOptions {
   std::string model_path;                  // the model about to run; empty skips the model check
   TargetKind expected_kind = TargetKind::cpu;
-  int threads = 0;                         // Halide runtime threads; 0: its default (all cores)
+  // Threads of the bundle's Halide pool, which runs every parallel loop of its kernels;
+  // 0: one per CPU this process may run on. Negative counts are refused.
+  int threads = 0;
 };
 
 // A loaded kernel bundle. load() refuses, with an error that names the problem, a bundle
@@ -29,12 +31,15 @@ class KernelBundle {
   const HalideKernel* find(const std::string& workload_key) const;
   // Soft mismatches, e.g. tuned on another machine than this one.
   const std::vector<std::string>& warnings() const { return warnings_; }
+  // The size of the bundle's Halide thread pool, as its runtime reports it.
+  int threads() const { return threads_; }
 
  private:
   BundleManifest manifest_;
   std::unique_ptr<SharedLibrary> library_;
   std::map<std::string, HalideKernel> kernels_;  // by workload key
   std::vector<std::string> warnings_;
+  int threads_ = 0;
 };
 
 // The "bundle" execution provider: binds every node whose workload the bundle holds.

@@ -1,5 +1,6 @@
 // nee-run: executes an ONNX model with a tuned kernel bundle (or the reference CPU
-// kernels alone), checks outputs, times repeated runs and says which nodes ran where.
+// kernels alone), checks outputs, times repeated runs, says which nodes ran where and
+// how much of the model's work that is, and writes a trace of every node's span.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -14,6 +15,10 @@
 #include "runtime/bundle/kernel_bundle.h"
 #include "runtime/cli/output_comparison.h"
 #include "runtime/cli/run_statistics.h"
+#include "runtime/profiling/chrome_trace.h"
+#include "runtime/profiling/flop_account.h"
+#include "runtime/profiling/op_summary.h"
+#include "runtime/profiling/run_profile.h"
 #include "runtime/reference/reference_provider.h"
 #include "runtime/session.h"
 #include "runtime/tensor_io.h"
@@ -23,7 +28,7 @@ namespace fs = std::filesystem;
 namespace {
 
 struct Options {
-  std::string model, bundle, compare_bundle, target = "cpu", inputs_dir, expect_dir;
+  std::string model, bundle, compare_bundle, target = "cpu", inputs_dir, expect_dir, profile;
   double rtol = 1e-4, atol = 1e-5;
   double peak_rtol = 0;
   bool check_reference = false, print_outputs = false, placement = false, stats = false;
@@ -31,12 +36,14 @@ struct Options {
   uint64_t seed = 1;
 };
 
-std::unique_ptr<nee::Session> make_session(const Options& o, const std::string& bundle_dir) {
+// `threads`, when given, receives the size of the bundle's thread pool.
+std::unique_ptr<nee::Session> make_session(const Options& o, const std::string& bundle_dir, int* threads = nullptr) {
   std::vector<std::unique_ptr<nee::KernelProvider>> providers;
   if (!bundle_dir.empty()) {
     nee::BundleLoadOptions load{o.model, nee::target_kind_from_string(o.target), o.threads};
     auto bundle = nee::KernelBundle::load(bundle_dir, load);
     for (const std::string& w : bundle->warnings()) fmt::print(stderr, "nee-run: warning: {}\n", w);
+    if (threads) *threads = bundle->threads();
     providers.push_back(nee::make_bundle_provider(bundle));
   }
   auto session = std::make_unique<nee::Session>(nee::import_onnx(o.model), std::move(providers));
@@ -77,14 +84,13 @@ bool check_outputs(const std::map<std::string, nee::Tensor>& got, const std::vec
   return all_ok;
 }
 
-std::vector<double> time_runs(nee::Session& s, const std::map<std::string, nee::Tensor>& inputs, int runs) {
-  std::vector<double> ms;
-  for (int i = 0; i < runs; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    s.run(inputs);
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  }
-  return ms;
+// Times one run in ms; when `profile` is given, also records the run's node spans in it.
+double time_run(nee::Session& s, const std::map<std::string, nee::Tensor>& inputs, nee::RunProfile* profile) {
+  const auto start = std::chrono::steady_clock::now();
+  s.run(inputs);
+  const auto stop = std::chrono::steady_clock::now();
+  if (profile) nee::record_run(*profile, s, start, stop);
+  return std::chrono::duration<double, std::milli>(stop - start).count();
 }
 
 }  // namespace
@@ -108,20 +114,33 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", o.warmup, "untimed runs before timing")->check(CLI::Range(0, 1000000));
   app.add_option("--compare-bundle", o.compare_bundle,
                  "time a second bundle in the same run, alternating, and print the speed-up over it");
-  app.add_option("--threads", o.threads, "kernel threads (0: all cores)");
+  app.add_option("--threads", o.threads,
+                 "threads of the bundle's kernel pool (0: all cores this process may use); the reference "
+                 "kernels run on the calling thread")
+      ->check(CLI::Range(0, 1024));
+  app.add_option("--profile", o.profile,
+                 "write a Chrome trace (chrome://tracing, ui.perfetto.dev) of the timed runs (--repeat, "
+                 "default 1) to this file and print the time per operator");
   app.add_flag("--print", o.print_outputs, "print the outputs");
-  app.add_flag("--placement", o.placement, "list which provider and kernel ran each node");
+  app.add_flag("--placement", o.placement,
+               "list which provider and kernel ran each node, and every node left to the reference kernels");
   app.add_flag("--stats", o.stats, "print the memory plan's peak, the same tensors without reuse, and peak RSS");
   CLI11_PARSE(app, argc, argv);
 
   try {
     if (!fs::exists(o.model)) throw nee::Error("model file '" + o.model + "' does not exist");
-    auto session = make_session(o, o.bundle);
+    if (!o.profile.empty()) nee::check_trace_path(o.profile);
+    int threads = 0;
+    auto session = make_session(o, o.bundle, &threads);
     const nee::Graph& graph = session->graph();
     const auto inputs = load_inputs(o, graph);
     const auto outputs = session->run(inputs);
     const auto& out_names = graph.outputs();
 
+    nee::RunProfile profile = nee::start_profile(*session);
+    const nee::FlopAccount flops = nee::account_flops(profile);
+    // Ten reference nodes show where the uncovered work is; --placement lists them all.
+    fmt::print("{}", nee::format_flop_account(flops, o.placement ? flops.reference_nodes.size() : 10));
     if (o.placement) {
       int bundled = 0;
       const auto placements = session->placements();
@@ -165,7 +184,8 @@ int main(int argc, char** argv) {
       ok = check_outputs(outputs, out_names, [&](size_t, const std::string& n) { return want.at(n); }, o,
                          "reference kernels") && ok;
     }
-    if (o.repeat > 0) {
+    const int timed_runs = o.repeat > 0 ? o.repeat : (o.profile.empty() ? 0 : 1);
+    if (timed_runs > 0) {
       std::unique_ptr<nee::Session> other;
       if (!o.compare_bundle.empty()) other = make_session(o, o.compare_bundle);
       for (int i = 0; i < o.warmup; ++i) {
@@ -174,17 +194,25 @@ int main(int argc, char** argv) {
       }
       // Alternate the two sessions run by run so that machine noise hits both alike.
       std::vector<double> mine, theirs;
-      for (int i = 0; i < o.repeat; ++i) {
-        mine.push_back(time_runs(*session, inputs, 1)[0]);
-        if (other) theirs.push_back(time_runs(*other, inputs, 1)[0]);
+      for (int i = 0; i < timed_runs; ++i) {
+        mine.push_back(time_run(*session, inputs, o.profile.empty() ? nullptr : &profile));
+        if (other) theirs.push_back(time_run(*other, inputs, nullptr));
       }
       const nee::TimingSummary a = nee::summarize_timings(mine);
-      fmt::print("time {}: {}\n", o.bundle.empty() ? "reference" : o.bundle, nee::to_string(a));
+      fmt::print("time {}: {}, {:.2f} GFLOP/s at the median{}\n", o.bundle.empty() ? "reference" : o.bundle,
+                 nee::to_string(a), flops.total / (a.median_ms * 1e6),
+                 o.bundle.empty() ? "" : fmt::format(" ({} kernel threads)", threads));
       if (other) {
         const nee::TimingSummary b = nee::summarize_timings(theirs);
         fmt::print("time {}: {}\n", o.compare_bundle, nee::to_string(b));
         fmt::print("speed-up of {} over {}: {:.2f}x (ratio of medians)\n", o.bundle.empty() ? "reference" : o.bundle,
                    o.compare_bundle, b.median_ms / a.median_ms);
+      }
+      if (!o.profile.empty()) {
+        nee::write_chrome_trace(profile, o.profile);
+        fmt::print("{}", nee::format_op_summary(nee::summarize_ops(profile)));
+        fmt::print("profile: {} runs of {} nodes written to {}\n", profile.runs.size(), profile.nodes.size(),
+                   o.profile);
       }
     }
     return ok ? 0 : 2;

@@ -4,6 +4,8 @@
 // that names it. Each refusal test tampers with its own copy of the bundle.
 #include <gtest/gtest.h>
 
+#include <sched.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +18,8 @@
 #include "runtime/bundle/kernel_bundle.h"
 #include "runtime/node_workload.h"
 #include "runtime/passes/passes.h"
+#include "runtime/profiling/chrome_trace.h"
+#include "runtime/profiling/flop_account.h"
 #include "runtime/session.h"
 #include "runtime/tensor_io.h"
 #include "tuner/bundle_builder.h"
@@ -159,6 +163,63 @@ TEST_F(Bundle, LoadsAndRunsTheModelLikeTheReference) {
     EXPECT_EQ(p.kernel.rfind("nee_k", 0), 0u) << p.kernel;
   }
   for (const Placement& p : reference.placements()) EXPECT_EQ(p.provider, "reference");
+}
+
+TEST_F(Bundle, ProfileShowsTheBundleKernelsAndTheirFlops) {
+  BundleLoadOptions options;
+  options.model_path = model_;
+  std::vector<std::unique_ptr<KernelProvider>> providers;
+  providers.push_back(make_bundle_provider(KernelBundle::load(copy_, options)));
+  Session session(import_onnx(model_), std::move(providers));
+  session.prepare();
+  RunProfile profile = start_profile(session);
+  const auto start = std::chrono::steady_clock::now();
+  session.run({{"x", random_tensor({DType::f32, {3, 8}}, 4)}});
+  record_run(profile, session, start, std::chrono::steady_clock::now());
+
+  const FlopAccount account = account_flops(profile);
+  EXPECT_EQ(account.total, 2.0 * 3 * (16 * 8 + 16 * 16 + 4 * 16));  // fc1, fc2, head
+  EXPECT_EQ(account.share("bundle"), 1.0);
+  EXPECT_TRUE(account.reference_nodes.empty());
+
+  const nlohmann::json trace = chrome_trace(profile);
+  std::vector<std::string> names;
+  for (const auto& e : trace.at("traceEvents")) {
+    if (e.at("ph") != "X" || e.at("cat") == "run") continue;
+    names.push_back(e.at("name"));
+    EXPECT_EQ(e.at("args").at("provider"), "bundle");
+    EXPECT_EQ(e.at("args").at("kernel").get<std::string>().rfind("nee_k", 0), 0u) << e.dump();
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"fc1", "fc2", "head"}));
+}
+
+// The pool size comes back from the bundle's Halide runtime; 0 follows the CPUs this
+// process may use (confined here to one), where Halide's own default counts all online.
+TEST_F(Bundle, ThreadPoolIsSizedAsAskedAndReportedBack) {
+  BundleLoadOptions options;
+  options.model_path = model_;
+  for (int threads : {1, 3}) {
+    options.threads = threads;
+    EXPECT_EQ(KernelBundle::load(copy_, options)->threads(), threads);
+  }
+  cpu_set_t all, one;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(all), &all), 0);
+  CPU_ZERO(&one);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &all)) {
+      CPU_SET(cpu, &one);
+      break;
+    }
+  }
+  ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+  options.threads = 0;
+  const int confined = KernelBundle::load(copy_, options)->threads();
+  ASSERT_EQ(sched_setaffinity(0, sizeof(all), &all), 0);
+  EXPECT_EQ(confined, 1);
+  EXPECT_EQ(KernelBundle::load(copy_, options)->threads(), CPU_COUNT(&all));
+
+  options.threads = -2;
+  EXPECT_HAS(load_error(options), "thread count must be 0 (all cores) or more, not -2");
 }
 
 TEST_F(Bundle, OtherNeeVersionIsRefused) {

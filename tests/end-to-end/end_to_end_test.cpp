@@ -3,6 +3,7 @@
 // answer computed here with plain loops, independently of NEE's kernels and reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -162,6 +163,60 @@ TEST_F(EndToEnd, TuneThenRunMatchesHandComputedOutput) {
   EXPECT_TRUE(bad.exited);
   EXPECT_NE(bad.exit_code, 0) << bad.output;
   EXPECT_NE(bad.output.find("MISMATCH"), std::string::npos) << bad.output;
+}
+
+// --profile on the reference kernels: the trace holds a run span and one span per node for
+// each of the --repeat runs, and the op table counts every node of a run.
+TEST_F(EndToEnd, NeeRunProfileWritesATraceOfEveryRun) {
+  const std::string model = file("mlp.onnx");
+  write_file(model, Mlp().bytes());
+  const ProcessResult run =
+      run_tool({NEE_RUN_PATH, model, "--repeat", "2", "--warmup", "1", "--profile", file("trace.json")});
+  ASSERT_TRUE(run.exited && run.exit_code == 0) << run.output;
+  EXPECT_NE(run.output.find("FLOPs per run: 2.112e-06 GFLOP, 100.0% on reference kernels"), std::string::npos)
+      << run.output;  // fc1 768 + fc2 1024 + head 320
+
+  const auto trace = nlohmann::json::parse(read_file(file("trace.json")));
+  std::vector<std::string> per_run[2];
+  int runs = 0;
+  for (const auto& e : trace.at("traceEvents")) {
+    if (e.at("ph") != "X") continue;
+    if (e.at("cat") == "run") {
+      ++runs;
+      continue;
+    }
+    EXPECT_EQ(e.at("args").at("provider"), "reference") << e.dump();
+    per_run[e.at("args").at("run").get<int>()].push_back(e.at("name"));
+  }
+  EXPECT_EQ(runs, 2);
+  EXPECT_EQ(per_run[0], per_run[1]);
+  for (const char* node : {"fc1", "fc2", "head"}) {
+    EXPECT_NE(std::find(per_run[0].begin(), per_run[0].end(), node), per_run[0].end()) << node;
+  }
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(run.output, m, std::regex(R"(\n  total +(\d+) )"))) << run.output;
+  EXPECT_EQ(std::stoul(m[1].str()), per_run[0].size()) << run.output;
+  EXPECT_NE(run.output.find("median over 2 runs"), std::string::npos) << run.output;
+}
+
+TEST_F(EndToEnd, NeeRunRefusesABadProfilePathBeforeRunning) {
+  const std::string model = file("mlp.onnx");
+  write_file(model, Mlp().bytes());
+  const ProcessResult r = run_tool({NEE_RUN_PATH, model, "--repeat", "3", "--profile", file("no/such/trace.json")});
+  EXPECT_TRUE(r.exited);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot write the profile to '" + file("no/such/trace.json") + "'"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("time "), std::string::npos) << r.output;
+}
+
+TEST_F(EndToEnd, NeeRunRefusesANegativeThreadCount) {
+  const std::string model = file("mlp.onnx");
+  write_file(model, Mlp().bytes());
+  const ProcessResult r = run_tool({NEE_RUN_PATH, model, "--threads", "-1"});
+  EXPECT_TRUE(r.exited);
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("--threads"), std::string::npos) << r.output;
 }
 
 TEST_F(EndToEnd, NeeRunRefusesAMissingModel) {

@@ -1,0 +1,71 @@
+#include "runtime/node_flops.h"
+
+#include <set>
+#include <string>
+
+#include "runtime/node_workload.h"
+
+namespace nee {
+
+namespace {
+
+double product(const std::vector<int64_t>& dims, size_t from) {
+  double p = 1;
+  for (size_t i = from; i < dims.size(); ++i) p *= static_cast<double>(dims[i]);
+  return p;
+}
+
+double elements(const Graph& graph, const std::string& value) {
+  return static_cast<double>(graph.type_of(value).elements());
+}
+
+bool is_data_movement(const Node& node) {
+  static const std::set<std::string> ops = {
+      "Reshape", "Flatten", "Identity", "Squeeze", "Unsqueeze", "Dropout", "Transpose", "Concat",
+      "Slice", "Gather", "Split", "Expand", "Tile", "Pad", "Shape", "ConstantOfShape", "Range", "Cast"};
+  if (node.op == "Resize") return node.attrs.get_string("mode", "nearest") == "nearest";
+  return ops.count(node.op) != 0;
+}
+
+bool reads_every_input_element_once(const std::string& op) {
+  static const std::set<std::string> ops = {
+      "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ArgMax", "Softmax", "LogSoftmax",
+      "LayerNormalization", "BatchNormalization", "GlobalAveragePool", "GlobalMaxPool"};
+  return ops.count(op) != 0;
+}
+
+// 2 x output elements x the length of each output's dot product.
+double matmul_flops(const Graph& graph, const Node& node) {
+  const std::vector<int64_t>& a = graph.type_of(node.inputs[0]).shape;
+  int64_t k = a.empty() ? 1 : a.back();
+  const char* trans_a = node.op == "Gemm" ? "transA" : "trans_a";  // NeeMatMul's spelling
+  if (node.op != "MatMul" && node.attrs.get_int(trans_a, 0) != 0) k = a.front();
+  return 2.0 * elements(graph, node.outputs[0]) * static_cast<double>(k);
+}
+
+}  // namespace
+
+double node_flops(const Graph& graph, const Node& node) {
+  if (const std::optional<Workload> w = workload_of(graph, node)) return w->flops();
+  if (is_data_movement(node)) return 0;
+  if (node.op == "MatMul" || node.op == "Gemm" || node.op == "NeeMatMul") return matmul_flops(graph, node);
+  // Weights are [O, C/group, k...] for Conv and [C, O/group, k...] for ConvTranspose: each
+  // output (Conv) or input (ConvTranspose) element meets product(W.shape[1:]) weights.
+  if (node.op == "Conv" || node.op == "NeeConv") {
+    return 2.0 * elements(graph, node.outputs[0]) * product(graph.type_of(node.inputs[1]).shape, 1);
+  }
+  if (node.op == "ConvTranspose") {
+    return 2.0 * elements(graph, node.inputs[0]) * product(graph.type_of(node.inputs[1]).shape, 1);
+  }
+  if (node.op == "MaxPool" || node.op == "AveragePool") {
+    return elements(graph, node.outputs[0]) * product(node.attrs.get_ints("kernel_shape"), 0);
+  }
+  if (reads_every_input_element_once(node.op)) return elements(graph, node.inputs[0]);
+  if (node.op == "Sum" || node.op == "Min" || node.op == "Max") {
+    const double extra_operands = node.inputs.size() > 1 ? static_cast<double>(node.inputs.size() - 1) : 1.0;
+    return extra_operands * elements(graph, node.outputs[0]);
+  }
+  return elements(graph, node.outputs[0]);
+}
+
+}  // namespace nee
