@@ -90,6 +90,12 @@ TargetKind target_kind_from_string(const std::string& name) {
   throw Error("unknown target kind '" + name + "' (expected cpu, opencl or cuda)");
 }
 
+DeviceFingerprint measuring_device(TargetKind kind) {
+  DeviceFingerprint d = DeviceFingerprint::of_host();
+  if (kind != TargetKind::cpu) d.device = to_string(kind);
+  return d;
+}
+
 bool Target::has_feature(const std::string& feature) const {
   std::stringstream ss(halide);
   std::string part;

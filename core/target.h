@@ -27,6 +27,10 @@ enum class TargetKind { cpu, opencl, cuda };
 std::string to_string(TargetKind k);
 TargetKind target_kind_from_string(const std::string& name);
 
+// This machine as the measuring device for a kind of target: of_host(), with the
+// accelerator named for GPU kinds. nee-measure records it with every batch result.
+DeviceFingerprint measuring_device(TargetKind kind);
+
 // A compilation and measurement target: a Halide target string plus the device it was
 // measured on. The kind is derived from the Halide features.
 struct Target {

@@ -22,8 +22,7 @@ std::string halide_target_for(TargetKind kind) {
 Target host_target(TargetKind kind) {
   Target t;
   t.halide = halide_target_for(kind);
-  t.device = DeviceFingerprint::of_host();
-  if (kind != TargetKind::cpu) t.device.device = to_string(kind);
+  t.device = measuring_device(kind);
   return t;
 }
 

@@ -1,28 +1,51 @@
 #pragma once
+#include <functional>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "core/records.h"
+#include "tuner/measure/runner_options.h"
 
 namespace nee {
 
-struct RunnerOptions {
-  double timeout_seconds = 60;  // per candidate: check plus timing
-  int repeats = 7;
-  double min_sample_ms = 20;
-  int threads = 0;  // 0: the Halide runtime's default (all cores)
+// One built candidate to measure, with the seed of its fresh random inputs.
+struct MeasureTask {
+  BuildResult build;
+  Candidate candidate;
+  uint64_t seed = 1;
 };
 
-// Measures built candidates one at a time in a separate nee-measure process, so a crash
-// or a hang costs only that candidate and is recorded with its status.
-class LocalRunner {
+// Measures built candidates somewhere: on this machine (LocalRunner) or on another one
+// (SshRunner). The tuning loop stores what it is handed under the target whose device is
+// device(), so records always carry the fingerprint of the machine that measured them.
+class Runner {
  public:
-  explicit LocalRunner(RunnerOptions options, std::string measure_program = "");
-  // best_us: the best median so far (0: none); candidates far slower get fewer samples.
-  MeasureResult measure(const BuildResult& build, const Candidate& candidate, uint64_t seed, double best_us = 0);
+  // Called with each task's result as soon as it is known. Returning false asks the
+  // runner to measure no further task of the batch (the budget is spent); results
+  // already measured are still handed over.
+  using ResultSink = std::function<bool(size_t task_index, const MeasureResult& result)>;
 
- private:
-  RunnerOptions options_;
-  std::string program_;
+  virtual ~Runner() = default;
+  // "local" or the remote's URL, for messages.
+  virtual std::string name() const = 0;
+  // The fingerprint of the machine that measures, for a kind of target.
+  virtual DeviceFingerprint device(TargetKind kind) = 0;
+  // A task whose build failed is not run: its result is build_error. best_us is the best
+  // median so far (0: none): far slower candidates get fewer samples.
+  virtual void measure(const std::vector<MeasureTask>& tasks, double best_us, const ResultSink& sink) = 0;
 };
+
+// How the ssh runner reaches the other machine, beyond its URL.
+struct SshSettings {
+  std::string identity;              // private key file (-i); empty: ssh's default keys
+  std::vector<std::string> options;  // extra `-o NAME=VALUE` options for ssh and scp
+};
+
+// "" or "local": a LocalRunner; "ssh://[user@]host[:port]": an SshRunner measuring on that
+// host through a temporary folder there. Throws nee::Error naming the URL otherwise.
+// work_dir holds the batch folders packed for a remote runner.
+std::unique_ptr<Runner> make_runner(const std::string& url, const RunnerOptions& options, const SshSettings& ssh,
+                                    const std::string& work_dir);
 
 }  // namespace nee

@@ -10,6 +10,7 @@
 #include "tuner/builder.h"
 #include "tuner/interrupt.h"
 #include "tuner/kernel_compiler.h"
+#include "tuner/local_runner.h"
 #include "tuner/progress_bar.h"
 #include "tuner/search/search_strategy.h"
 
@@ -47,7 +48,8 @@ TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Tar
 
   const std::string work_dir = options.work_dir + "/" + workload.hash();
   Builder builder(work_dir, options.build_jobs, options.build_timeout_s);
-  LocalRunner runner(options.runner);
+  const std::shared_ptr<Runner> runner =
+      options.measurer ? options.measurer : std::make_shared<LocalRunner>(options.runner);
   // A time budget with a huge trial count is bounded by time: show progress by time.
   const bool time_bound = options.time_budget_s > 0 && options.trials >= 100000;
   ProgressBar progress(workload.key(), time_bound ? 0 : options.trials);
@@ -77,9 +79,11 @@ TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Tar
     }
     if (batch.empty()) break;  // the space is exhausted
     const std::vector<BuildResult> builds = builder.build(batch);
+    std::vector<MeasureTask> tasks;
+    for (size_t i = 0; i < batch.size(); ++i) tasks.push_back({builds[i], batch[i], rng()});
     // The first candidate of a run is always measured, so even a tiny time budget
     // leaves a record (the default point, when it was never measured).
-    for (size_t i = 0; i < batch.size() && (report.measured == 0 || !out_of_budget()); ++i) {
+    runner->measure(tasks, report.best ? report.best->result.median_us : 0, [&](size_t i, const MeasureResult& result) {
       Candidate& c = batch[i];
       c.trial = trial++;
       TuningRecord record;
@@ -91,7 +95,7 @@ TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Tar
       record.parent_record = c.parent_record;
       if (c.strategy == strategy->name()) record.predicted_us = strategy->predicted_us(c.config);
       record.halide_version = halide_version();
-      record.result = runner.measure(builds[i], c, rng(), report.best ? report.best->result.median_us : 0);
+      record.result = result;
       record.id = db.add_record(record);
       strategy->observe(c.config, record.result);
       ++report.measured;
@@ -103,7 +107,8 @@ TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Tar
       }
       report.convergence.push_back({report.measured, elapsed(), report.best ? report.best->result.median_us : 0});
       progress.update(report.measured, fraction_spent(), gflops_text(workload, report.best), seconds_left());
-    }
+      return !out_of_budget();
+    });
     for (const BuildResult& b : builds) {
       std::error_code ignored;
       fs::remove_all(fs::path(b.artifact).parent_path(), ignored);

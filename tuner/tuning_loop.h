@@ -1,4 +1,5 @@
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,9 @@ struct TuneOptions {
   int batch = 8;                 // candidates compiled together before they are measured
   double build_timeout_s = 120;
   RunnerOptions runner;
+  // Where candidates are measured; null: a LocalRunner with `runner`. Records are stored
+  // under the target given to tune_workload, whose device must be the runner's device().
+  std::shared_ptr<Runner> measurer;
   uint64_t seed = 0;             // 0: from the clock
   std::string work_dir;          // scratch space for candidate libraries
   std::string report_dir;        // when set, a convergence plot per workload goes here

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/utc_time.h"
 #include "core/version.h"
 #include "tuning-db/schema.h"
 #include "tuning-db/sqlite.h"
@@ -21,15 +22,6 @@ namespace {
 std::string env(const char* name) {
   const char* value = std::getenv(name);
   return value ? value : "";
-}
-
-std::string utc_now_iso8601() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
 }
 
 // Columns of a full record, in the order read_record expects them.
@@ -326,12 +318,7 @@ std::vector<TuningRecord> TuningDatabase::remove_where(const std::string& condit
 std::vector<TuningRecord> TuningDatabase::prune_failed_older_than(double days) {
   if (!(days >= 0)) throw Error(fmt::format("tuning database {}: prune age must be >= 0 days", path_));
   // created_at is ISO-8601 UTC text in one format, so text comparison orders by time.
-  const std::time_t cutoff = std::time(nullptr) - static_cast<std::time_t>(days * 86400);
-  std::tm utc{};
-  gmtime_r(&cutoff, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  const std::string cutoff_text = text;
+  const std::string cutoff_text = utc_iso8601(std::time(nullptr) - static_cast<std::time_t>(days * 86400));
   return remove_where("SELECT id FROM records WHERE status != 'ok' AND created_at < ?1",
                       [&](db::Statement& s) { s.bind_text(1, cutoff_text); });
 }

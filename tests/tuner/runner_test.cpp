@@ -10,7 +10,7 @@
 #include "temp_dir.h"
 #include "tuner/builder.h"
 #include "tuner/kernel_compiler.h"
-#include "tuner/runner.h"
+#include "tuner/local_runner.h"
 #include "tuning-db/tuning_database.h"
 
 namespace nee {

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/error.h"
+#include "tuner/batch_folder.h"
 
 namespace nee {
 
@@ -164,6 +165,10 @@ CLI::App* add_db_command(CLI::App& app, DbCommand& command) {
   CLI::App* imp = db->add_subcommand("import", "add the records of a JSON-lines export (kept with their own target)");
   imp->add_option("file", command.argument, "exported file")->required()->check(CLI::ExistingFile);
   imp->callback(action("import"));
+  CLI::App* results = db->add_subcommand(
+      "import-results", "add what a batch folder's nee-measure --batch measured (kept with the measuring device)");
+  results->add_option("folder", command.argument, "batch folder (from nee-tune pack)")->required();
+  results->callback(action("import-results"));
   CLI::App* merge = db->add_subcommand("merge", "add the records of another tuning database");
   merge->add_option("other", command.argument, "the other database")->required()->check(CLI::ExistingFile);
   merge->callback(action("merge"));
@@ -180,7 +185,16 @@ CLI::App* add_db_command(CLI::App& app, DbCommand& command) {
 }
 
 int run_db_command(const DbCommand& command, const std::string& default_db_path) {
-  TuningDatabase db(command.db_path.empty() ? default_db_path : command.db_path);
+  const std::string db_path = command.db_path.empty() ? default_db_path : command.db_path;
+  if (command.action == "import-results") {
+    // The whole folder is read and checked before the database is opened.
+    std::vector<TuningRecord> records = batch_records(command.argument);
+    TuningDatabase db(db_path);
+    const ImportCounts c = add_all(db, std::move(records));
+    fmt::print("{}: added {} record(s), {} already present\n", command.argument, c.added, c.already_present);
+    return 0;
+  }
+  TuningDatabase db(db_path);
   if (command.action == "list") {
     print_list(db);
   } else if (command.action == "show") {

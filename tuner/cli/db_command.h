@@ -14,8 +14,9 @@ namespace nee {
 
 // `nee-tune db ...`: inspect and move tuning records between databases.
 struct DbCommand {
-  std::string action;    // list, show, best, export, import, merge, prune
-  std::string argument;  // show: workload hash (prefix); export/import: JSON-lines file; merge: database
+  std::string action;    // list, show, best, export, import, import-results, merge, prune
+  std::string argument;  // show: workload hash (prefix); export/import: JSON-lines file; import-results:
+                         // batch folder; merge: database
   std::string db_path;   // empty: the nee-tune --db value, else TuningDatabase::default_path()
   double failed_older_than_days = -1;  // prune: drop records not ok older than this
   int keep_top = 0;                    // prune: keep the k fastest ok records per workload and target

@@ -15,9 +15,11 @@
 #include "runtime/passes/passes.h"
 #include "tuner/bundle_builder.h"
 #include "tuner/cli/db_command.h"
+#include "tuner/cli/pack_command.h"
 #include "tuner/interrupt.h"
 #include "tuner/kernel_compiler.h"
 #include "tuner/progress_bar.h"
+#include "tuner/runner.h"
 #include "tuner/tuning_loop.h"
 
 namespace {
@@ -81,6 +83,25 @@ int main(int argc, char** argv) {
   app.add_option("--seed", options.seed, "search seed (0: from the clock)");
   app.add_option("--work-dir", work_dir, "scratch folder for candidate libraries");
   app.add_option("--report", options.report_dir, "write a convergence plot (SVG) per workload into this folder");
+  std::string runner_url;
+  nee::SshSettings ssh;
+  app.add_option("--runner", runner_url, "where to measure: local (default) or ssh://[user@]host[:port]");
+  app.add_option("--ssh-identity", ssh.identity, "with an ssh runner: private key file")->check(CLI::ExistingFile);
+  app.add_option("--ssh-option", ssh.options, "with an ssh runner: an ssh -o option (NAME=VALUE), repeatable");
+  app.add_option("--repeat", options.runner.repeats, "timed samples per candidate (the median is kept)")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--number", options.runner.number, "calls per sample, at least")->check(CLI::Range(1, 1000000));
+  app.add_option("--min-repeat-ms", options.runner.min_sample_ms, "calls per sample grow until a sample lasts this long")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--flush-cache", options.runner.flush_cache,
+               "evict the CPU caches before each sample (useful with --number 1 --min-repeat-ms 0)");
+  app.add_option("--measure-timeout", options.runner.timeout_seconds, "seconds per candidate: check plus timing")
+      ->check(CLI::PositiveNumber);
+  nee::PackRequest pack;
+  CLI::App* pack_app = app.add_subcommand("pack", "build candidates into a self-contained batch folder to measure elsewhere");
+  pack_app->add_option("--count", pack.count, "candidates per workload, the default point first")->check(CLI::Range(1, 100000));
+  pack_app->add_option("--out", pack.folder, "the batch folder to create")->required();
+  pack_app->fallthrough();
   nee::DbCommand db_command;
   CLI::App* db_app = nee::add_db_command(app, db_command);
   CLI11_PARSE(app, argc, argv);
@@ -90,6 +111,7 @@ int main(int argc, char** argv) {
       return nee::run_db_command(db_command, db_path.empty() ? nee::TuningDatabase::default_path() : db_path);
     }
     if (model.empty() == op.empty()) throw nee::Error("give either a model file or --op with --shape");
+    if (!runner_url.empty() && pack_app->parsed()) throw nee::Error("pack builds a folder to measure elsewhere; --runner does not apply");
     if (!op.empty() && op != "matmul" && op != "conv2d") {
       throw nee::Error("unknown operator family '" + op + "' (known: matmul, conv2d)");
     }
@@ -99,20 +121,39 @@ int main(int argc, char** argv) {
     // --time alone bounds the run by time only.
     if (budget > 0 && app.count("--trials") == 0) options.trials = 1000000;
 
-    const nee::Target target = nee::host_target(nee::target_kind_from_string(target_kind));
-    if (target.kind() == nee::TargetKind::cuda && options.trials > 0) {
-      throw nee::Error("CUDA candidates cannot be measured from this machine's tuner; use --trials 0 to "
-                       "bundle default schedules");
+    nee::Target target = nee::host_target(nee::target_kind_from_string(target_kind));
+    const bool remote = !runner_url.empty() && runner_url != "local";
+    if (target.kind() == nee::TargetKind::cuda && options.trials > 0 && !remote && !pack_app->parsed()) {
+      throw nee::Error("CUDA candidates cannot be measured from this machine's tuner; measure them on a GPU machine "
+                       "with --runner ssh://host or `nee-tune pack`, or use --trials 0 to bundle default schedules");
     }
     const std::vector<nee::Workload> workloads =
         !model.empty()   ? model_workloads(model)
         : op == "conv2d" ? std::vector<nee::Workload>{nee::conv2d_workload_from_shape(shape)}
                          : std::vector<nee::Workload>{nee::matmul_workload_from_shape(shape)};
-    if (db_path.empty()) db_path = nee::TuningDatabase::default_path();
-    nee::TuningDatabase db(db_path);
     options.work_dir = work_dir.empty() ? (std::filesystem::temp_directory_path() / fmt::format("nee-tune-{}", getpid())).string()
                                         : work_dir;
-    fmt::print(stderr, "nee-tune: {} workload(s) on {} | database {}\n", workloads.size(), target.halide, db_path);
+    // A bad runner URL is refused before the database is opened.
+    if (!pack_app->parsed()) options.measurer = nee::make_runner(runner_url, options.runner, ssh, options.work_dir + "/batches");
+    if (db_path.empty()) db_path = nee::TuningDatabase::default_path();
+    nee::TuningDatabase db(db_path);
+    if (pack_app->parsed()) {
+      pack.workloads = workloads;
+      pack.halide_target = target.halide;
+      pack.strategy = options.strategy;
+      pack.seed = options.seed ? options.seed : static_cast<uint64_t>(getpid());
+      pack.build_jobs = options.build_jobs;
+      pack.runner = options.runner;
+      const nee::PackReport r = nee::pack_candidates(db, pack);
+      fmt::print("packed {0} candidate(s) ({1} did not build) into {2}: run `{2}/bin/nee-measure --batch {2}` where "
+                 "they can run, then `nee-tune db import-results {2}`\n",
+                 r.packed, r.build_errors, pack.folder);
+      return 0;
+    }
+    // Records are stored under the device that measures them.
+    if (options.trials > 0) target.device = options.measurer->device(target.kind());
+    fmt::print(stderr, "nee-tune: {} workload(s) on {} measured by {} | database {}\n", workloads.size(),
+               target.halide, options.measurer->name(), db_path);
 
     nee::install_interrupt_handler();
     std::vector<nee::TuneReport> reports;

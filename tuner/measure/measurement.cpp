@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <random>
 
 #include <fmt/format.h>
@@ -26,6 +27,31 @@ int64_t reduction_length(const Workload& w) {
   const auto& sa = w.inputs[0].shape;
   return matmul_attrs(w).trans_a ? sa[sa.size() - 2] : sa.back();
 }
+
+namespace {
+
+// Writes one byte per 64-byte line of a buffer twice the last-level cache (64 MiB when
+// sysfs names no cache), so the next call finds none of its data cached. Volatile stores
+// keep the compiler from dropping writes nobody reads.
+class CacheFlusher {
+ public:
+  CacheFlusher() {
+    const DeviceFingerprint d = DeviceFingerprint::of_host();
+    const int64_t last_level = d.l3_bytes ? d.l3_bytes : d.l2_bytes;
+    buffer_.resize(last_level ? static_cast<size_t>(2 * last_level) : size_t{64} << 20);
+  }
+  void flush() {
+    volatile char* p = buffer_.data();
+    for (size_t i = 0; i < buffer_.size(); i += 64) p[i] = static_cast<char>(i + round_);
+    ++round_;
+  }
+
+ private:
+  std::vector<char> buffer_;
+  int round_ = 0;
+};
+
+}  // namespace
 
 MeasureResult measure_kernel(const HalideKernel& kernel, const Workload& workload, const MeasureOptions& options) {
   MeasureResult result;
@@ -73,10 +99,14 @@ MeasureResult measure_kernel(const HalideKernel& kernel, const Workload& workloa
     ++calls;
   }
   const double per_call_ms = ms_since(warm_start) / calls;
-  const int per_sample = slow ? 1 : std::max(1, static_cast<int>(std::ceil(options.min_sample_ms / per_call_ms)));
+  const int per_sample =
+      slow ? 1 : std::max(std::max(1, options.number), static_cast<int>(std::ceil(options.min_sample_ms / per_call_ms)));
 
+  std::optional<CacheFlusher> flusher;
+  if (options.flush_cache) flusher.emplace();
   std::vector<double> samples_us;
   for (int r = 0; r < repeats; ++r) {
+    if (flusher) flusher->flush();
     const auto start = clock::now();
     for (int i = 0; i < per_sample; ++i) kernel.run(input_ptrs, output);
     samples_us.push_back(ms_since(start) * 1000.0 / per_sample);

@@ -10,7 +10,9 @@ namespace nee {
 struct MeasureOptions {
   uint64_t seed = 1;          // inputs are fresh random values from this seed
   int repeats = 7;            // timed samples; the median is reported
+  int number = 1;             // calls per sample, at least
   double min_sample_ms = 20;  // calls per sample grow until a sample lasts this long
+  bool flush_cache = false;   // evict the caches before each sample (RunnerOptions says why not by default)
   double warmup_ms = 50;      // untimed calls first (caches, thread pool start)
   double rtol = 1e-4;         // tolerance against the reference: |d| <= atol + rtol*|ref|
   double atol_per_k = 2e-6;   // absolute tolerance per reduction step (fp32 summation order)

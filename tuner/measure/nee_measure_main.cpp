@@ -1,29 +1,60 @@
 // nee-measure: checks and times one compiled kernel, in its own process. The tuner runs
 // it per candidate under a time limit, so a kernel that crashes or hangs takes only this
 // process down. It links no compiler: it runs where the kernels run (OpenCL on PoCL
-// included, which cannot share a process with libHalide's LLVM).
+// included, which cannot share a process with libHalide's LLVM). With --batch it measures
+// a whole batch folder, each candidate in a child of its own; it is linked to need only
+// the C library, so a copied batch folder runs on a machine without NEE's dependencies.
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
 
 #include "core/error.h"
 #include "runtime/bundle/halide_kernel.h"
+#include "tuner/measure/batch_measurement.h"
 #include "tuner/measure/measurement.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"nee-measure: verify and time one compiled NEE kernel"};
-  std::string library, symbol, workload_file;
+  CLI::App app{"nee-measure: verify and time one compiled NEE kernel, or every kernel of a batch folder"};
+  std::string library, symbol, workload_file, batch, fingerprint_kind;
   nee::MeasureOptions options;
   int threads = 0;
-  app.add_option("--library", library, "shared library holding the kernel")->required();
-  app.add_option("--symbol", symbol, "kernel symbol (without _argv)")->required();
-  app.add_option("--workload", workload_file, "workload JSON file")->required();
+  app.add_option("--library", library, "shared library holding the kernel");
+  app.add_option("--symbol", symbol, "kernel symbol (without _argv)");
+  app.add_option("--workload", workload_file, "workload JSON file");
   app.add_option("--seed", options.seed, "seed of the random inputs");
   app.add_option("--repeats", options.repeats, "timed samples")->check(CLI::Range(1, 1000));
-  app.add_option("--min-sample-ms", options.min_sample_ms, "minimum length of one sample");
+  app.add_option("--number", options.number, "calls per sample, at least")->check(CLI::Range(1, 1000000));
+  app.add_option("--min-sample-ms", options.min_sample_ms, "minimum length of one sample")->check(CLI::NonNegativeNumber);
+  app.add_flag("--flush-cache", options.flush_cache, "evict the CPU caches before each sample");
   app.add_option("--slow-cutoff-us", options.slow_cutoff_us, "fewer samples for kernels slower than this");
   app.add_option("--threads", threads, "Halide runtime threads (0: all cores)");
+  auto* batch_option = app.add_option("--batch", batch, "measure every task of this batch folder not measured yet");
+  app.add_option("--fingerprint", fingerprint_kind, "print this machine's device fingerprint for a target kind")
+      ->check(CLI::IsMember({"cpu", "opencl", "cuda"}))
+      ->excludes(batch_option);
   CLI11_PARSE(app, argc, argv);
+
+  if (!fingerprint_kind.empty()) {
+    std::cout << nee::measuring_device(nee::target_kind_from_string(fingerprint_kind)).to_json().dump() << std::endl;
+    return 0;
+  }
+  if (!batch.empty()) {
+    try {
+      // Each candidate runs in a child of this same program.
+      const nee::BatchRunCounts counts = nee::run_batch(batch, "/proc/self/exe");
+      std::cerr << "nee-measure: " << counts.measured << " measured, " << counts.already_measured
+                << " already measured in " << batch << std::endl;
+      return 0;
+    } catch (const std::exception& e) {
+      std::cerr << "nee-measure: error: " << e.what() << std::endl;
+      return 1;
+    }
+  }
+  if (library.empty() || symbol.empty() || workload_file.empty()) {
+    std::cerr << "nee-measure: give --library, --symbol and --workload, or --batch DIR, or --fingerprint KIND"
+              << std::endl;
+    return 2;
+  }
 
   nee::MeasureResult result;
   try {

@@ -1,0 +1,299 @@
+// Measuring where the tuner cannot run: candidates packed into a batch folder, the
+// folder copied elsewhere and measured by its own nee-measure (each candidate in a child,
+// so a crashing one costs only itself), the results imported into a database under the
+// measuring machine's fingerprint, twice without duplicates. A cut results file resumes
+// without measuring again; corrupt or missing folders are refused and the database is
+// left as it was.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/subprocess.h"
+#include "schedules/schedule_space.h"
+#include "temp_dir.h"
+#include "tuner/batch_folder.h"
+#include "tuner/builder.h"
+#include "tuner/cli/db_command.h"
+#include "tuner/cli/pack_command.h"
+#include "tuner/kernel_compiler.h"
+#include "tuner/search/search_strategy.h"
+
+namespace nee {
+namespace {
+
+namespace fs = std::filesystem;
+using tuner_test::TempDir;
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int line_count(const std::string& path) {
+  const std::string text = read_text(path);
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+ProcessResult run_batch_program(const std::string& folder) {
+  return run_process({folder + "/bin/nee-measure", "--batch", folder}, 300, true);
+}
+
+int import_results(const std::string& db_path, const std::string& folder) {
+  DbCommand command;
+  command.action = "import-results";
+  command.argument = folder;
+  command.db_path = db_path;
+  return run_db_command(command, "");
+}
+
+// A library whose loading kills the process: what a kernel that segfaults does to its
+// measuring process.
+BuildResult crashing_library(const TempDir& dir) {
+  const std::string source = dir.file("crash.c");
+  {
+    std::ofstream out(source);
+    out << "#include <signal.h>\n__attribute__((constructor)) static void crash(void) { raise(SIGSEGV); }\n";
+  }
+  BuildResult b;
+  b.artifact = dir.file("crash.so");
+  b.symbol = "nee_crash";
+  const ProcessResult r = run_process({"cc", "-shared", "-fPIC", "-o", b.artifact, source}, 120, true);
+  if (!r.exited || r.exit_code != 0) throw Error("compiling the crashing library failed: " + r.output);
+  return b;
+}
+
+class BatchFolder : public ::testing::Test {
+ protected:
+  BatchFolder() : dir_("batch") {}
+
+  // Two real candidates (default point first), one that crashes, one that did not build.
+  std::string pack() {
+    const Workload w = matmul_workload_from_shape("16x8x24");
+    const auto space = make_schedule_space(w, TargetKind::cpu);
+    auto strategy = make_search_strategy("random", *space, 3);
+    std::vector<Candidate> candidates = {{w, target_, space->default_config(), "default", 0, {}}};
+    strategy->observe(space->default_config(), MeasureResult{});
+    candidates.push_back({w, target_, strategy->propose(1).at(0), "random", 1, {}});
+    Builder builder(dir_.file("build"), 2, 120);
+    const std::vector<BuildResult> builds = builder.build(candidates);
+    std::vector<MeasureTask> tasks;
+    for (size_t i = 0; i < builds.size(); ++i) {
+      EXPECT_TRUE(builds[i].ok()) << builds[i].error;
+      tasks.push_back({builds[i], candidates[i], 10 + i});
+    }
+    Candidate crash = candidates[1];
+    crash.config.knobs["unroll_k"] = 99;  // a point of its own
+    crash.trial = 2;
+    tasks.push_back({crashing_library(dir_), crash, 12});
+    BuildResult failed;
+    failed.error = "Halide said no";
+    tasks.push_back({failed, candidates[0], 13});
+
+    RunnerOptions options;
+    options.repeats = 3;
+    options.min_sample_ms = 1;
+    options.timeout_seconds = 60;
+    const std::string folder = dir_.file("packed");
+    const BatchManifest m = pack_batch_folder(folder, tasks, target_.halide, options, {}, NEE_MEASURE_PATH);
+    EXPECT_EQ(m.tasks.size(), 3u) << "the failed build is left out";
+    return folder;
+  }
+
+  TempDir dir_;
+  Target target_ = host_target(TargetKind::cpu);
+};
+
+TEST_F(BatchFolder, CopiedFolderMeasuresAndImportsOnce) {
+  const std::string packed = pack();
+  // Measured from a copy at another path, with the original gone: nothing points back.
+  const std::string moved = dir_.file("elsewhere/batch");
+  fs::create_directories(fs::path(moved).parent_path());
+  fs::copy(packed, moved, fs::copy_options::recursive);
+  fs::remove_all(packed);
+  ProcessResult run = run_batch_program(moved);
+  ASSERT_TRUE(run.exited && run.exit_code == 0) << run.output;
+  EXPECT_NE(run.output.find("3 measured"), std::string::npos) << run.output;
+  EXPECT_EQ(line_count(batch_results_path(moved)), 3);
+
+  const std::vector<TuningRecord> records = batch_records(moved);
+  ASSERT_EQ(records.size(), 3u);
+  const std::string here = measuring_device(TargetKind::cpu).hash();
+  for (const TuningRecord& r : records) {
+    EXPECT_EQ(r.target.halide, target_.halide);
+    EXPECT_EQ(r.target.device.hash(), here);
+  }
+  EXPECT_EQ(records[0].strategy, "default");
+  EXPECT_EQ(records[0].result.status, MeasureStatus::ok) << records[0].result.error;
+  EXPECT_EQ(records[1].result.status, MeasureStatus::ok) << records[1].result.error;
+  EXPECT_GT(records[0].result.median_us, 0);
+  EXPECT_EQ(records[0].result.repeats, 3);
+  EXPECT_EQ(records[2].result.status, MeasureStatus::crash) << records[2].result.error;
+
+  // A second run finds everything measured.
+  run = run_batch_program(moved);
+  ASSERT_TRUE(run.exited && run.exit_code == 0) << run.output;
+  EXPECT_NE(run.output.find("0 measured, 3 already measured"), std::string::npos) << run.output;
+  EXPECT_EQ(line_count(batch_results_path(moved)), 3);
+
+  const std::string db_path = dir_.file("tuning.db");
+  ASSERT_EQ(import_results(db_path, moved), 0);
+  ASSERT_EQ(import_results(db_path, moved), 0);
+  TuningDatabase db(db_path);
+  const std::vector<TuningRecord> stored = db.all_records();
+  ASSERT_EQ(stored.size(), 3u) << "a second import adds nothing";
+  EXPECT_EQ(db.targets().size(), 1u);
+  EXPECT_EQ(db.targets()[0].device.hash(), here);
+  const auto best = db.best(records[0].workload, stored[0].target);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->result.status, MeasureStatus::ok);
+}
+
+TEST_F(BatchFolder, CutResultsResumeWithoutMeasuringAgain) {
+  const std::string folder = pack();
+  ASSERT_EQ(run_batch_program(folder).exit_code, 0);
+  // As if killed while writing the last line: it is half there.
+  const std::string path = batch_results_path(folder);
+  std::string text = read_text(path);
+  const size_t last = text.rfind('\n', text.size() - 2);
+  const std::string first_two = text.substr(0, last + 1);
+  const std::string third = text.substr(last + 1);
+  {
+    std::ofstream out(path, std::ios::trunc);
+    out << first_two << third.substr(0, third.size() / 2);
+  }
+  const ProcessResult run = run_batch_program(folder);
+  ASSERT_TRUE(run.exited && run.exit_code == 0) << run.output;
+  EXPECT_NE(run.output.find("1 measured, 2 already measured"), std::string::npos) << run.output;
+  EXPECT_EQ(line_count(path), 3);
+  EXPECT_EQ(read_text(path).substr(0, first_two.size()), first_two);
+  EXPECT_EQ(batch_records(folder).size(), 3u);
+}
+
+TEST_F(BatchFolder, CorruptOrMissingFoldersLeaveTheDatabaseAlone) {
+  const std::string db_path = dir_.file("tuning.db");
+  {
+    TuningDatabase db(db_path);
+    TuningRecord r;
+    r.workload = matmul_workload_from_shape("8x8x8");
+    r.target = target_;
+    r.config.knobs = {{"mr", 1}};
+    r.result.status = MeasureStatus::ok;
+    r.result.median_us = 5;
+    r.strategy = "random";
+    db.add_record(r);
+  }
+  const auto records_in_db = [&] { return TuningDatabase(db_path).all_records().size(); };
+  const auto import_error = [&](const std::string& folder) {
+    try {
+      import_results(db_path, folder);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("imported");
+  };
+  EXPECT_NE(import_error(dir_.file("nowhere")).find("does not exist"), std::string::npos);
+  EXPECT_EQ(records_in_db(), 1u);
+
+  const std::string folder = pack();
+  EXPECT_NE(import_error(folder).find("no results.jsonl"), std::string::npos);
+  ASSERT_EQ(run_batch_program(folder).exit_code, 0);
+  {
+    std::ofstream out(batch_results_path(folder), std::ios::app);
+    out << "{\"task\": \"c0\", \"this is\": not json}\n";
+  }
+  const std::string corrupt = import_error(folder);
+  EXPECT_NE(corrupt.find("results.jsonl:4"), std::string::npos) << corrupt;
+  EXPECT_EQ(records_in_db(), 1u) << "nothing of a corrupt file is imported";
+
+  {
+    std::ofstream out(folder + "/manifest.json", std::ios::trunc);
+    out << "{\"format\": \"something else\"}";
+  }
+  EXPECT_NE(import_error(folder).find("not a nee-measure batch manifest"), std::string::npos);
+  const ProcessResult run = run_batch_program(folder);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.output.find("manifest.json"), std::string::npos) << run.output;
+  EXPECT_EQ(records_in_db(), 1u);
+}
+
+// pack proposes points no device has measured yet (records of other devices steer the
+// search), the default point first when it is new.
+TEST(PackCandidates, SkipsPointsMeasuredOnAnyDevice) {
+  TempDir dir("pack");
+  const Workload w = matmul_workload_from_shape("8x16x8");
+  const Target here = host_target(TargetKind::cpu);
+  Target elsewhere = here;
+  elsewhere.device.cpu_model = "A board far away";
+  const ScheduleConfig default_config = make_schedule_space(w, TargetKind::cpu)->default_config();
+  TuningDatabase db(dir.file("tuning.db"));
+  TuningRecord r;
+  r.workload = w;
+  r.target = elsewhere;
+  r.config = default_config;
+  r.result.status = MeasureStatus::ok;
+  r.result.median_us = 3;
+  r.strategy = "default";
+  db.add_record(r);
+
+  PackRequest request;
+  request.workloads = {w};
+  request.halide_target = here.halide;
+  request.count = 2;
+  request.folder = dir.file("out");
+  request.strategy = "random";
+  request.runner.repeats = 2;
+  const PackReport report = pack_candidates(db, request);
+  EXPECT_EQ(report.packed, 2);
+  EXPECT_EQ(report.build_errors, 0);
+  const BatchManifest m = BatchManifest::read(request.folder);
+  ASSERT_EQ(m.tasks.size(), 2u);
+  for (const BatchTask& t : m.tasks) {
+    EXPECT_FALSE(t.config == default_config) << "measured elsewhere already";
+    EXPECT_EQ(t.best_us, 3);
+    EXPECT_TRUE(fs::exists(request.folder + "/" + t.library));
+    EXPECT_EQ(t.trial, &t == &m.tasks[0] ? 1 : 2);
+  }
+  EXPECT_EQ(m.settings.repeats, 2);
+  EXPECT_TRUE(fs::exists(request.folder + "/bin/nee-measure"));
+  EXPECT_THROW(pack_candidates(db, request), Error) << "an existing folder is not overwritten";
+}
+
+// A bad runner URL stops nee-tune before it creates or opens the database.
+TEST(NeeTuneCli, BadRunnerUrlLeavesNoDatabase) {
+  TempDir dir("cli");
+  const std::string db_path = dir.file("tuning.db");
+  const ProcessResult r = run_process(
+      {NEE_TUNE_PATH, "--op", "matmul", "--shape", "8x8x8", "--trials", "1", "--db", db_path, "--runner", "ssh:/x"}, 60,
+      true);
+  EXPECT_TRUE(r.exited && r.exit_code == 1) << r.output;
+  EXPECT_NE(r.output.find("unknown runner 'ssh:/x'"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(db_path));
+}
+
+// nee-measure goes where NEE's dependencies are not: it may need the C library only.
+TEST(NeeMeasure, NeedsOnlyTheCLibrary) {
+  const ProcessResult r = run_process({"ldd", NEE_MEASURE_PATH}, 30, true);
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << r.output;
+  std::stringstream lines(r.output);
+  std::string line;
+  int libraries = 0;
+  while (std::getline(lines, line)) {
+    const std::string name = line.substr(0, line.find(" ("));
+    const std::string lib = name.substr(name.find_first_not_of(" \t"));
+    const std::string base = lib.substr(0, lib.find(' '));
+    ++libraries;
+    const bool allowed = base.rfind("linux-vdso", 0) == 0 || base.find("ld-linux") != std::string::npos ||
+                         base == "libc.so.6" || base == "libm.so.6" || base == "libdl.so.2" ||
+                         base == "libpthread.so.0" || base == "librt.so.1";
+    EXPECT_TRUE(allowed) << "nee-measure needs " << line;
+  }
+  EXPECT_GT(libraries, 0) << r.output;
+}
+
+}  // namespace
+}  // namespace nee

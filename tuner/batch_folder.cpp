@@ -1,0 +1,85 @@
+#include "tuner/batch_folder.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.h"
+#include "core/subprocess.h"
+#include "core/version.h"
+#include "tuner/kernel_compiler.h"
+
+namespace nee {
+
+namespace fs = std::filesystem;
+
+BatchManifest pack_batch_folder(const std::string& folder, const std::vector<MeasureTask>& tasks,
+                                const std::string& halide_target, const RunnerOptions& options,
+                                const std::map<std::string, double>& best_us, const std::string& measure_program) {
+  if (fs::exists(folder) && !fs::is_empty(folder)) {
+    throw Error("batch folder '" + folder + "' already exists and is not empty");
+  }
+  const std::string program = measure_program.empty() ? executable_dir() + "/nee-measure" : measure_program;
+  if (!fs::exists(program)) throw Error("measuring program '" + program + "' not found");
+  fs::create_directories(folder + "/bin");
+  fs::copy_file(program, folder + "/bin/nee-measure");
+
+  BatchManifest manifest;
+  manifest.nee_version = kVersion;
+  manifest.halide_version = halide_version();
+  manifest.halide_target = halide_target;
+  manifest.settings = options;
+  for (const MeasureTask& t : tasks) {
+    if (!t.build.ok()) continue;
+    BatchTask task;
+    task.id = "c" + std::to_string(manifest.tasks.size());
+    const std::string dir = "candidates/" + task.id;
+    fs::create_directories(folder + "/" + dir);
+    task.library = dir + "/kernel.so";
+    task.workload_file = dir + "/workload.json";
+    fs::copy_file(t.build.artifact, folder + "/" + task.library);
+    {
+      std::ofstream out(folder + "/" + task.workload_file);
+      out << t.candidate.workload.to_json().dump();
+      if (!out) throw Error("writing " + folder + "/" + task.workload_file + " failed");
+    }
+    task.workload = t.candidate.workload;
+    task.config = t.candidate.config;
+    task.symbol = t.build.symbol;
+    task.seed = t.seed;
+    const auto best = best_us.find(t.candidate.workload.key());
+    task.best_us = best == best_us.end() ? 0 : best->second;
+    task.strategy = t.candidate.strategy;
+    task.trial = t.candidate.trial;
+    task.parent_record = t.candidate.parent_record;
+    manifest.tasks.push_back(std::move(task));
+  }
+  manifest.write(folder);
+  return manifest;
+}
+
+std::vector<TuningRecord> batch_records(const std::string& folder) {
+  const BatchManifest manifest = BatchManifest::read(folder);
+  if (!fs::exists(batch_results_path(folder))) {
+    throw Error("batch folder '" + folder + "' has no results.jsonl: run `bin/nee-measure --batch " + folder +
+                "` where the kernels can run");
+  }
+  std::vector<TuningRecord> records;
+  for (const BatchResult& r : read_batch_results(folder)) {
+    const BatchTask& task = manifest.task(r.task);
+    TuningRecord record;
+    record.workload = task.workload;
+    record.target = Target{manifest.halide_target, r.device};
+    record.config = task.config;
+    record.result = r.result;
+    record.strategy = task.strategy;
+    record.trial = task.trial;
+    record.parent_record = task.parent_record;
+    record.created_at = r.measured_at;
+    record.nee_version = manifest.nee_version;
+    record.halide_version = manifest.halide_version;
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
+}  // namespace nee

@@ -1,0 +1,42 @@
+#include "tuner/local_runner.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.h"
+#include "core/subprocess.h"
+#include "tuner/measure/child_measurement.h"
+
+namespace nee {
+
+LocalRunner::LocalRunner(RunnerOptions options, std::string measure_program)
+    : options_(options), program_(std::move(measure_program)) {
+  if (program_.empty()) program_ = executable_dir() + "/nee-measure";
+  if (!std::filesystem::exists(program_)) throw Error("measuring program '" + program_ + "' not found");
+}
+
+MeasureResult LocalRunner::measure(const BuildResult& build, const Candidate& candidate, uint64_t seed,
+                                   double best_us) {
+  if (!build.ok()) {
+    MeasureResult result;
+    result.status = MeasureStatus::build_error;
+    result.error = build.error;
+    return result;
+  }
+  const std::string workload_file = std::filesystem::path(build.artifact).parent_path() / "workload.json";
+  {
+    std::ofstream out(workload_file);
+    out << candidate.workload.to_json().dump();
+  }
+  return measure_in_child(program_, {build.artifact, build.symbol, workload_file, seed, 3 * best_us}, options_);
+}
+
+void LocalRunner::measure(const std::vector<MeasureTask>& tasks, double best_us, const ResultSink& sink) {
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const MeasureResult r = measure(tasks[i].build, tasks[i].candidate, tasks[i].seed, best_us);
+    if (r.status == MeasureStatus::ok && (best_us == 0 || r.median_us < best_us)) best_us = r.median_us;
+    if (!sink(i, r)) return;
+  }
+}
+
+}  // namespace nee

@@ -1,0 +1,25 @@
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "core/records.h"
+#include "tuner/measure/runner_options.h"
+
+namespace nee {
+
+// One compiled candidate, as a nee-measure child process reads it.
+struct ChildMeasurement {
+  std::string library;        // shared library holding the kernel
+  std::string symbol;         // kernel symbol (without _argv)
+  std::string workload_file;  // the workload as JSON
+  uint64_t seed = 1;          // of the fresh random inputs
+  double slow_cutoff_us = 0;  // fewer samples for kernels slower than this (0: off)
+};
+
+// Runs `program` (nee-measure) on one candidate under options.timeout_seconds. Whatever
+// happens to the child becomes the result: a hang is timeout, a signal is crash, output
+// without a result line is runtime_error. Used by the tuner's local runner and by
+// nee-measure's own batch mode, so a crash costs one candidate in both.
+MeasureResult measure_in_child(const std::string& program, const ChildMeasurement& m, const RunnerOptions& options);
+
+}  // namespace nee
