@@ -55,7 +55,9 @@ void fill_nan(Tensor& t) { std::fill(t.data_as<float>(), t.data_as<float>() + t.
 
 WorkloadComparison compare_engines(const std::string& label, const Workload& workload,
                                    const std::vector<Engine*>& engines, const CompareOptions& options) {
-  if (workload.op != "matmul") throw Error("the bench compares matmul workloads only, not " + workload.op);
+  if (workload.op != "matmul" && workload.op != "conv2d") {
+    throw Error("the bench compares matmul and conv2d workloads, not " + workload.op);
+  }
   WorkloadComparison result{label, workload, {}, {}, 0};
 
   std::vector<Engine*> ready;
@@ -85,7 +87,9 @@ WorkloadComparison compare_engines(const std::string& label, const Workload& wor
     Tensor output(workload.output);
     fill_nan(output);
     try {
+      e->bind_inputs(input_ptrs);
       e->run(input_ptrs, output);
+      e->finish_output(output);
     } catch (const std::exception& ex) {
       result.skipped.push_back({e->name(), std::string("run failed: ") + ex.what()});
       continue;
@@ -137,6 +141,7 @@ WorkloadComparison compare_engines(const std::string& label, const Workload& wor
 
   for (size_t i = 0; i < n; ++i) {
     EngineTiming& t = result.engines[i];
+    ready[i]->finish_output(outputs[i]);
     t.max_abs_error = std::max(
         t.max_abs_error, check_against_reference(t.engine, "after timing", outputs[i], expected, atol, options.rtol));
     if (!t.samples_ms.empty()) t.ms = summarize(t.samples_ms);

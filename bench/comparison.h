@@ -41,8 +41,10 @@ struct WorkloadComparison {
   double max_pairwise_difference = 0;  // largest difference between two engines' outputs
 };
 
-// Prepares every engine for the workload and runs each once (an engine that throws in
-// either is listed as skipped, with the reason), on the same random inputs and checks every output against
+// Prepares every engine for the workload, binds the same random inputs to each (an
+// engine in a layout of its own converts them there, untimed) and runs each once (an
+// engine that throws in any of these is listed as skipped, with the reason), bringing
+// each output back to the plain layout (finish_output, untimed) and checking it against
 // compute_reference. Only when all agree are they timed: warm-up, then `repeats`
 // rounds, each taking one sample of every engine in an order rotated round by round, so
 // machine noise falls on all engines alike. The outputs of the last timed calls are

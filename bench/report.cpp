@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "bench/roofline_figures.h"
 #include "bench/suites.h"
+#include "core/version.h"
 
 namespace nee::bench {
 
@@ -61,17 +63,21 @@ std::vector<TargetCheck> target_checks(const std::vector<WorkloadComparison>& co
   return checks;
 }
 
-std::string format_table(const WorkloadComparison& c) {
+std::string format_table(const WorkloadComparison& c, const std::optional<MachinePeaks>& peaks) {
   const double flops = c.workload.flops();
-  std::string out = fmt::format("MatMul {}  ({:.3f} GFLOP; largest difference between engines {:.2g})\n", c.label,
-                                flops / 1e9, c.max_pairwise_difference);
-  out += fmt::format("  {:<14} {:>9} {:>17} {:>10} {:>17}   {}\n", "engine", "GFLOP/s", "p10..p90 GFLOP/s",
-                     "time ms", "NEE-tuned/engine", "schedule");
+  std::string out = fmt::format("{} {}  ({:.3f} GFLOP, {:.1f} FLOP/byte{}; largest difference between engines {:.2g})\n",
+                                c.workload.op, c.label, flops / 1e9, arithmetic_intensity(c.workload),
+                                peaks ? fmt::format(", roof {:.0f} GFLOP/s", roof_gflops(c.workload, *peaks)) : "",
+                                c.max_pairwise_difference);
+  out += fmt::format("  {:<14} {:>9} {:>17} {:>7} {:>10} {:>17}   {}\n", "engine", "GFLOP/s", "p10..p90 GFLOP/s",
+                     "% peak", "time ms", "NEE-tuned/engine", "schedule");
   for (const EngineTiming& t : c.engines) {
     const std::optional<double> ratio = speed_ratio(c, "nee-tuned", t.engine);
     const std::string spread = fmt::format("{:.1f}..{:.1f}", gflops(flops, t.ms.p90), gflops(flops, t.ms.p10));
-    out += fmt::format("  {:<14} {:>9.1f} {:>17} {:>10.3f} {:>17}   {}\n", t.engine, gflops(flops, t.ms.median), spread,
-                       t.ms.median, ratio ? fmt::format("{:.2f}", *ratio) : "-", t.provenance);
+    const std::string of_peak =
+        peaks ? fmt::format("{:.1f}", 100 * gflops(flops, t.ms.median) / peaks->fma_gflops) : std::string("-");
+    out += fmt::format("  {:<14} {:>9.1f} {:>17} {:>7} {:>10.3f} {:>17}   {}\n", t.engine, gflops(flops, t.ms.median),
+                       spread, of_peak, t.ms.median, ratio ? fmt::format("{:.2f}", *ratio) : "-", t.provenance);
   }
   for (const EngineSkipped& s : c.skipped) out += fmt::format("  {:<14} skipped: {}\n", s.engine, s.reason);
   return out;
@@ -96,6 +102,11 @@ nlohmann::json to_json(const RunInfo& info, const std::vector<WorkloadComparison
   j["halide_version"] = info.halide_version;
   j["threads"] = info.threads;
   j["openblas_config"] = info.openblas_config;
+  j["versions"] = {{"nee", kVersion},
+                   {"halide", info.halide_version},
+                   {"openblas", info.openblas_config},
+                   {"onednn", info.onednn_version}};
+  j["peaks"] = info.peaks ? to_json(*info.peaks) : nlohmann::json();
   j["database"] = info.database;
   j["options"] = {{"seed", info.options.seed},
                   {"repeats", info.options.repeats},
@@ -108,7 +119,11 @@ nlohmann::json to_json(const RunInfo& info, const std::vector<WorkloadComparison
     const double flops = c.workload.flops();
     nlohmann::json w{{"shape", c.label},
                      {"workload", c.workload.key()},
+                     {"op", c.workload.op},
                      {"flops", flops},
+                     {"min_bytes", min_bytes(c.workload)},
+                     {"arithmetic_intensity", arithmetic_intensity(c.workload)},
+                     {"roof_gflops", info.peaks ? nlohmann::json(roof_gflops(c.workload, *info.peaks)) : nlohmann::json()},
                      {"max_pairwise_difference", c.max_pairwise_difference},
                      {"engines", nlohmann::json::array()},
                      {"skipped", nlohmann::json::array()}};
@@ -127,6 +142,8 @@ nlohmann::json to_json(const RunInfo& info, const std::vector<WorkloadComparison
                               {"gflops_p10", gflops(flops, t.ms.p90)},
                               {"gflops_p90", gflops(flops, t.ms.p10)},
                               {"max_abs_error_vs_reference", t.max_abs_error},
+                              {"fraction_of_peak", info.peaks ? nlohmann::json(gflops(flops, t.ms.median) / info.peaks->fma_gflops)
+                                                              : nlohmann::json()},
                               {"speed_ratio_nee_tuned_over_engine", ratio ? nlohmann::json(*ratio) : nlohmann::json()}});
     }
     for (const EngineSkipped& s : c.skipped) w["skipped"].push_back({{"engine", s.engine}, {"reason", s.reason}});

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/comparison.h"
+#include "bench/probes/machine_peaks.h"
 
 namespace nee::bench {
 
@@ -27,9 +28,10 @@ std::optional<double> speed_ratio(const WorkloadComparison& c, const std::string
 // at 1024 cubed >= 3.
 std::vector<TargetCheck> target_checks(const std::vector<WorkloadComparison>& comparisons);
 
-// The per-workload table: engine, median GFLOP/s, p10..p90 GFLOP/s, median ms, the
-// speed ratio NEE-tuned / engine, and where each engine's code came from.
-std::string format_table(const WorkloadComparison& c);
+// The per-workload table: engine, median GFLOP/s, p10..p90 GFLOP/s, the fraction of the
+// machine's measured FMA peak (when `peaks` is given), median ms, the speed ratio
+// NEE-tuned / engine, and where each engine's code came from.
+std::string format_table(const WorkloadComparison& c, const std::optional<MachinePeaks>& peaks);
 std::string format_checks(const std::vector<TargetCheck>& checks);
 
 struct RunInfo {
@@ -37,7 +39,9 @@ struct RunInfo {
   std::string halide_target;
   int threads = 0;
   std::string openblas_config;
+  std::string onednn_version;
   std::string halide_version;
+  std::optional<MachinePeaks> peaks;  // empty when the probes were not run
   std::string database;
   CompareOptions options;
 };

@@ -23,6 +23,9 @@ std::string AutoschedulerEngine::name() const {
 
 void AutoschedulerEngine::prepare(const Workload& workload) {
   kernel_.reset();
+  if (workload.op != "matmul") {
+    throw Error(name() + ": compile_autoscheduled_object covers matmul only, not " + workload.op);
+  }
   const std::string dir = workspace_->new_folder(name());
   const std::string symbol = "bench_" + name() + "_" + workload.hash();
   const std::string library = dir + "/kernel.so";

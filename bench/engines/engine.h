@@ -8,7 +8,7 @@
 namespace nee::bench {
 
 // One way of computing a workload that the bench times against the others: a NEE
-// kernel, a Halide autoscheduler's kernel, a BLAS library.
+// kernel, a Halide autoscheduler's kernel, a BLAS or DNN library.
 class Engine {
  public:
   virtual ~Engine() = default;
@@ -18,8 +18,15 @@ class Engine {
   virtual void prepare(const Workload& workload) = 0;
   // Where the prepared code comes from, for the report ("tuned: record 12", ...).
   virtual std::string provenance() const { return ""; }
-  // Computes the prepared workload; `output` has the workload's output type.
+  // Called once, untimed, with the inputs every following run() gets: an engine that
+  // computes in a layout of its own converts them here.
+  virtual void bind_inputs(const std::vector<const Tensor*>& inputs) {}
+  // Computes the prepared workload; `output` has the workload's output type. This is
+  // what is timed.
   virtual void run(const std::vector<const Tensor*>& inputs, Tensor& output) = 0;
+  // Untimed, after run(): brings the result into `output` in the workload's plain
+  // layout, for an engine whose run() leaves it in a layout of its own.
+  virtual void finish_output(Tensor& output) {}
 };
 
 }  // namespace nee::bench

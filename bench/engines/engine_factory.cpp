@@ -3,12 +3,20 @@
 #include "bench/engines/autoscheduler_engine.h"
 #include "bench/engines/kernel_workspace.h"
 #include "bench/engines/nee_engine.h"
+#include "bench/engines/onednn_engine.h"
 #include "bench/engines/openblas_engine.h"
 #include "core/error.h"
 
 namespace nee::bench {
 
-std::vector<std::string> engine_names() { return {"nee-tuned", "nee-default", "adams2019", "openblas", "mullapudi2016"}; }
+std::vector<std::string> engine_names() {
+  return {"nee-tuned", "nee-default", "adams2019", "openblas", "onednn", "mullapudi2016"};
+}
+
+std::vector<std::string> default_engine_names(const std::string& op) {
+  if (op == "conv2d") return {"nee-tuned", "nee-default", "onednn"};
+  return {"nee-tuned", "nee-default", "adams2019", "openblas", "onednn"};
+}
 
 std::vector<std::unique_ptr<Engine>> make_engines(const std::vector<std::string>& names, int threads,
                                                   const TuningDatabase* db) {
@@ -23,6 +31,8 @@ std::vector<std::unique_ptr<Engine>> make_engines(const std::vector<std::string>
       engines.push_back(std::make_unique<AutoschedulerEngine>(workspace, "Adams2019"));
     } else if (name == "mullapudi2016") {
       engines.push_back(std::make_unique<AutoschedulerEngine>(workspace, "Mullapudi2016"));
+    } else if (name == "onednn") {
+      engines.push_back(std::make_unique<OneDnnEngine>(threads));
     } else if (name == "openblas") {
       engines.push_back(std::make_unique<OpenBlasEngine>(threads));
     } else {

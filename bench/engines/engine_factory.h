@@ -8,8 +8,11 @@
 
 namespace nee::bench {
 
-// Engine names the bench knows, in the default order.
+// Engine names the bench knows.
 std::vector<std::string> engine_names();
+// The engines a run compares on an operator family by default: those that cover it
+// (Halide's autoschedulers are wired up for matmul only, OpenBLAS has no convolution).
+std::vector<std::string> default_engine_names(const std::string& op);
 
 // Creates the named engines, sharing one kernel workspace; every engine runs with
 // `threads` threads. `db` must outlive the engines. Throws nee::Error on an unknown name.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/conv_workload.h"
 #include "core/error.h"
 #include "schedules/schedule_space.h"
 
@@ -14,9 +15,20 @@ std::string NeeEngine::name() const { return schedule_ == NeeSchedule::tuned ? "
 
 std::string tune_command_for(const Workload& workload) {
   std::string shape;
-  for (int64_t d : workload.inputs[0].shape) shape += std::to_string(d) + "x";
-  shape += std::to_string(workload.inputs[1].shape.back());
-  return "nee-tune --op matmul --shape " + shape;
+  if (workload.op == "conv2d") {
+    const std::vector<int64_t>& x = workload.inputs[0].shape;
+    const std::vector<int64_t>& w = workload.inputs[1].shape;
+    const Conv2dAttrs a = conv2d_attrs(workload);
+    shape = fmt::format("{}x{}x{}x{},{}x{}x{}", x[0], x[1], x[2], x[3], w[0], w[2], w[3]);
+    if (a.strides[0] != 1) shape += fmt::format(",s{}", a.strides[0]);
+    if (a.pads[0] != 0) shape += fmt::format(",p{}", a.pads[0]);
+    if (a.dilations[0] != 1) shape += fmt::format(",d{}", a.dilations[0]);
+    if (a.group != 1) shape += fmt::format(",g{}", a.group);
+  } else {
+    for (int64_t d : workload.inputs[0].shape) shape += std::to_string(d) + "x";
+    shape += std::to_string(workload.inputs[1].shape.back());
+  }
+  return "nee-tune --op " + workload.op + " --shape " + shape;
 }
 
 void NeeEngine::prepare(const Workload& workload) {

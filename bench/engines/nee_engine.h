@@ -36,7 +36,8 @@ class NeeEngine : public Engine {
   std::unique_ptr<LoadedKernel> kernel_;
 };
 
-// The nee-tune command line that fills the database for a MatMul workload.
+// The nee-tune command line that fills the database for a MatMul or plain conv2d
+// workload (the conv's shape text: symmetric pads and square strides, as the suites have).
 std::string tune_command_for(const Workload& workload);
 
 }  // namespace nee::bench

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
+
+#include "bench/plots/bar_chart_svg.h"
 
 namespace nee::bench {
 namespace {
@@ -120,48 +123,18 @@ std::string format_markdown(const std::vector<ModelResult>& results, const nlohm
 }
 
 std::string ratio_chart_svg(const std::vector<ModelResult>& results) {
-  const std::vector<std::string> peers = peer_names(results);
-  const char* colours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759"};
-  double top = 1.0;
+  BarChart chart;
+  chart.title = "NEE p50 latency / peer p50 latency (below 1: NEE faster)";
+  for (const std::string& p : peer_names(results)) chart.series.push_back("vs " + p);
   for (const ModelResult& m : results) {
-    for (const std::string& p : peers) top = std::max(top, latency_ratio(m, p));
-  }
-  top *= 1.15;
-  const int bar = 28, gap = 30, left = 60, height = 260, base = 290;
-  const int group = std::max<int>(1, static_cast<int>(peers.size())) * bar + gap;
-  const int width = left + static_cast<int>(results.size()) * group + 40;
-  const auto y = [&](double v) { return base - v / top * height; };
-  std::string s = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" "
-      "font-size=\"11\">\n<text x=\"{}\" y=\"16\" font-size=\"13\">NEE p50 latency / peer p50 latency "
-      "(below 1: NEE faster)</text>\n",
-      width, base + 60, left);
-  s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n", left, base, width - 20, base);
-  s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"grey\" stroke-dasharray=\"4\"/>"
-                   "<text x=\"{}\" y=\"{:.1f}\">1.0</text>\n",
-                   left, y(1), width - 20, y(1), left - 30, y(1) + 4);
-  for (size_t i = 0; i < results.size(); ++i) {
-    const int x0 = left + static_cast<int>(i) * group + gap / 2;
-    for (size_t p = 0; p < peers.size(); ++p) {
-      const double r = latency_ratio(results[i], peers[p]);
-      const int x = x0 + static_cast<int>(p) * bar;
-      if (r <= 0) {
-        s += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"grey\">n/a</text>\n", x + 4, base - 4);
-        continue;
-      }
-      s += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"{}\" height=\"{:.1f}\" fill=\"{}\"/>"
-                       "<text x=\"{}\" y=\"{:.1f}\">{:.2f}</text>\n",
-                       x, y(r), bar - 4, base - y(r), colours[p % 4], x, y(r) - 3, r);
+    BarGroup g{m.model, {}};
+    for (const std::string& p : peer_names(results)) {
+      const double r = latency_ratio(m, p);
+      g.values.push_back(r > 0 ? std::optional<double>(r) : std::nullopt);
     }
-    s += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", x0, base + 16, results[i].model);
+    chart.groups.push_back(std::move(g));
   }
-  for (size_t p = 0; p < peers.size(); ++p) {
-    s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">"
-                     "vs {}</text>\n",
-                     left + static_cast<int>(p) * 140, base + 30, colours[p % 4], left + static_cast<int>(p) * 140 + 14,
-                     base + 39, peers[p]);
-  }
-  return s + "</svg>\n";
+  return bar_chart_svg(chart);
 }
 
 }  // namespace nee::bench

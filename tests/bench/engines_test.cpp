@@ -4,6 +4,8 @@
 #include <random>
 
 #include "bench/engines/engine_factory.h"
+#include "bench/engines/nee_engine.h"
+#include "core/conv_workload.h"
 #include "core/error.h"
 #include "runtime/tensor.h"
 #include "tuner/measure/workload_reference.h"
@@ -49,6 +51,22 @@ TEST(Engines, TunedWithoutDatabaseFallsBackToLabelledDefaultSchedule) {
   auto engines = make_engines({"nee-tuned"}, 1, nullptr);
   engines[0]->prepare(matmul_workload_from_shape(kShape));
   EXPECT_EQ(engines[0]->provenance(), "default schedule - run nee-tune --op matmul --shape 33x17x45");
+}
+
+TEST(Engines, TunedConvWithoutDatabaseNamesItsTuneCommand) {
+  EXPECT_EQ(tune_command_for(conv2d_workload_from_shape("1x64x56x56,64x3x3,s2,p1,g2")),
+            "nee-tune --op conv2d --shape 1x64x56x56,64x3x3,s2,p1,g2");
+  EXPECT_EQ(tune_command_for(conv2d_workload_from_shape("1x3x8x8,4x1x1")), "nee-tune --op conv2d --shape 1x3x8x8,4x1x1");
+}
+
+TEST(Engines, AutoschedulerRefusesConvWithReason) {
+  auto engines = make_engines({"adams2019"}, 1, nullptr);
+  try {
+    engines[0]->prepare(conv2d_workload_from_shape("1x3x8x8,4x1x1"));
+    FAIL() << "expected a refusal";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("matmul only"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Engines, UnknownEngineNameIsRefused) { EXPECT_THROW(make_engines({"cublas"}, 1, nullptr), Error); }

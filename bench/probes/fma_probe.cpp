@@ -1,0 +1,50 @@
+#include "bench/probes/fma_probe.h"
+
+#include <immintrin.h>
+
+#include <thread>
+#include <vector>
+
+#include "core/error.h"
+
+namespace nee::bench {
+
+namespace {
+
+// An FMA has a 4-cycle latency and two issue ports, so at least 8 independent chains
+// are needed to keep both ports busy; 12 leaves slack and still fits the 16 AVX2
+// registers with the two constants.
+__attribute__((target("avx2,fma"))) float fma_chains(int64_t iterations, float seed) {
+  __m256 acc[kFmaChains];
+  for (int j = 0; j < kFmaChains; ++j) acc[j] = _mm256_set1_ps(seed + 0.01f * static_cast<float>(j));
+  // x * m + a converges towards a / (1 - m) = 1: no overflow, no denormals.
+  const __m256 m = _mm256_set1_ps(0.999f), a = _mm256_set1_ps(0.001f);
+  for (int64_t i = 0; i < iterations; ++i) {
+    for (int j = 0; j < kFmaChains; ++j) acc[j] = _mm256_fmadd_ps(acc[j], m, a);
+  }
+  __m256 sum = acc[0];
+  for (int j = 1; j < kFmaChains; ++j) sum = _mm256_add_ps(sum, acc[j]);
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, sum);
+  return lanes[0];
+}
+
+}  // namespace
+
+double run_fma_probe(int threads, int64_t iterations) {
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
+    throw Error("the FMA probe needs a CPU with AVX2 and FMA");
+  }
+  std::vector<float> results(static_cast<size_t>(threads));
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] { results[t] = fma_chains(iterations, 0.5f + 0.001f * static_cast<float>(t)); });
+  }
+  for (std::thread& w : workers) w.join();
+  // The results are consumed so the loops cannot be dropped as dead code.
+  volatile float sink = 0;
+  for (float r : results) sink = sink + r;
+  return 2.0 * 8 * kFmaChains * static_cast<double>(iterations) * threads;
+}
+
+}  // namespace nee::bench
