@@ -174,14 +174,14 @@ TEST_F(ElementwiseKernel, LogSqrtPow) { check_all_points("log_sqrt_pow"); }
 TEST_F(ElementwiseKernel, ClipLeakyReluExp) { check_all_points("clip_leaky_exp"); }
 TEST_F(ElementwiseKernel, LargeParallel) { check_all_points("large_parallel"); }
 
-TEST_F(ElementwiseKernel, ErfApproximationIsWithin4e7OfStdErf) {
+TEST_F(ElementwiseKernel, ErfApproximationIsWithin5e7OfStdErf) {
   check_all_points("erf_range");
   const auto [out, want] = run("erf_range/default", 5);
   double worst = 0;
   for (int64_t i = 0; i < out.elements(); ++i) {
     worst = std::max(worst, std::fabs(static_cast<double>(out.data_as<float>()[i]) - want.data_as<float>()[i]));
   }
-  EXPECT_LT(worst, 4e-7);
+  EXPECT_LT(worst, 5e-7);
   EXPECT_GT(worst, 0);  // the kernel's erf is the approximation, not std::erf
 }
 
@@ -227,7 +227,7 @@ TEST(ElementwiseProgram, BadProgramsAreRefusedByName) {
 
 TEST(ElementwiseWorkload, ValidatesShapesAndCountsFlops) {
   const Workload w = elementwise({{2, 1, 9}, {3, 1}}, {2, 3, 9}, "mul(x0,x1); exp(t0)");
-  EXPECT_EQ(w.key(), R"(elementwise(f32[2,1,9],f32[3,1])->f32[2,3,9]{"program":"mul(x0,x1); exp(t0)"})");
+  EXPECT_EQ(w.key(), R"k(elementwise(f32[2,1,9],f32[3,1])->f32[2,3,9]{"program":"mul(x0,x1); exp(t0)"})k");
   EXPECT_DOUBLE_EQ(w.flops(), 2.0 * 54);
   EXPECT_EQ(Workload::from_json(w.to_json()).key(), w.key());
   EXPECT_THROW(elementwise({{4}}, {3}, "exp(x0)"), Error);               // does not broadcast
