@@ -9,12 +9,22 @@
 
 namespace nee {
 
-static const char* activation_name(ConvActivation a) {
+const char* to_string(ConvActivation a) {
   switch (a) {
     case ConvActivation::relu: return "relu";
     case ConvActivation::clip: return "clip";
+    case ConvActivation::silu: return "silu";
+    case ConvActivation::gelu: return "gelu";
     default: return "none";
   }
+}
+
+ConvActivation conv_activation_from_string(const std::string& name) {
+  for (ConvActivation a : {ConvActivation::none, ConvActivation::relu, ConvActivation::clip, ConvActivation::silu,
+                           ConvActivation::gelu}) {
+    if (name == to_string(a)) return a;
+  }
+  throw Error("unknown conv2d activation '" + name + "'");
 }
 
 Workload make_conv2d_workload(const TensorType& x, const TensorType& w, const TensorType* bias,
@@ -78,7 +88,7 @@ Workload make_conv2d_workload(const TensorType& x, const TensorType& w, const Te
               {"group", g},
               {"bias", bias ? 1 : 0},
               {"residual", residual ? 1 : 0},
-              {"activation", activation_name(attrs.activation)},
+              {"activation", to_string(attrs.activation)},
               {"clip_min", clip ? attrs.clip_min : 0.0},
               {"clip_max", clip ? attrs.clip_max : 0.0}};
   wl.inputs = {x, w};
@@ -94,8 +104,7 @@ Conv2dAttrs conv2d_attrs(const Workload& w) {
   a.pads = w.attrs.at("pads").get<std::array<int64_t, 4>>();
   a.dilations = w.attrs.at("dilations").get<std::array<int64_t, 2>>();
   a.group = w.attrs.at("group").get<int64_t>();
-  const std::string act = w.attrs.at("activation").get<std::string>();
-  a.activation = act == "relu" ? ConvActivation::relu : act == "clip" ? ConvActivation::clip : ConvActivation::none;
+  a.activation = conv_activation_from_string(w.attrs.at("activation").get<std::string>());
   a.clip_min = w.attrs.at("clip_min").get<double>();
   a.clip_max = w.attrs.at("clip_max").get<double>();
   return a;

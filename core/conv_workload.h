@@ -10,8 +10,14 @@ namespace nee {
 // The conv2d family: ONNX Conv over NCHW f32 tensors with 2-D windows, with an optional
 // fused epilogue applied in this order: bias (per output channel), a residual tensor of
 // the output's shape added, then an activation.
-// out = act(conv(X, W) + bias + residual)
-enum class ConvActivation { none, relu, clip };
+// out = act(conv(X, W) + bias + residual); silu is x * sigmoid(x), gelu the Erf-based
+// x * 0.5 * (1 + erf(x / sqrt(2))).
+enum class ConvActivation { none, relu, clip, silu, gelu };
+
+// The attribute text ("none", "relu", "clip", "silu", "gelu"); an unknown name throws
+// nee::Error naming it.
+const char* to_string(ConvActivation a);
+ConvActivation conv_activation_from_string(const std::string& name);
 
 struct Conv2dAttrs {
   std::array<int64_t, 2> strides{1, 1};       // H, W

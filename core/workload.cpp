@@ -7,6 +7,7 @@
 
 #include "core/content_hash.h"
 #include "core/conv_workload.h"
+#include "core/elementwise_workload.h"
 #include "core/error.h"
 
 namespace nee {
@@ -41,6 +42,7 @@ double Workload::flops() const {
     return 2.0 * static_cast<double>(output.elements()) * static_cast<double>(k);
   }
   if (op == "conv2d") return conv2d_flops(*this);
+  if (op == "elementwise") return elementwise_flops(*this);
   return static_cast<double>(output.elements());
 }
 
@@ -131,11 +133,13 @@ Workload make_matmul_workload(const TensorType& a, const TensorType& b, const Te
                               c->to_string(), fmt::join(out_shape, ",")));
     }
   }
+  if (attrs.relu && attrs.gelu) throw Error("a matmul epilogue applies Relu or GELU, not both");
   Workload w;
   w.op = "matmul";
   w.attrs = {{"trans_a", attrs.trans_a ? 1 : 0}, {"trans_b", attrs.trans_b ? 1 : 0},
              {"alpha", attrs.alpha},           {"beta", c ? attrs.beta : 0.0},
              {"relu", attrs.relu ? 1 : 0},     {"bias", c ? 1 : 0}};
+  if (attrs.gelu) w.attrs["gelu"] = 1;
   w.inputs = {a, b};
   if (c) w.inputs.push_back(*c);
   w.output = TensorType{DType::f32, out_shape};
@@ -149,6 +153,7 @@ MatmulAttrs matmul_attrs(const Workload& w) {
   a.alpha = w.attrs.at("alpha").get<double>();
   a.beta = w.attrs.at("beta").get<double>();
   a.relu = w.attrs.at("relu").get<int>() != 0;
+  a.gelu = w.attrs.value("gelu", 0) != 0;
   return a;
 }
 

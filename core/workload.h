@@ -38,14 +38,16 @@ struct Workload {
 };
 
 // The matmul family covers ONNX MatMul (batched, broadcasting) and Gemm, with an
-// optional fused epilogue: a bias added after the product and a Relu.
-// out = relu?(alpha * op(A) x op(B) + beta * C)
+// optional fused epilogue: a bias added after the product, then a Relu or an Erf-based
+// GELU (x * 0.5 * (1 + erf(x / sqrt(2)))).
+// out = act(alpha * op(A) x op(B) + beta * C)
 struct MatmulAttrs {
   bool trans_a = false;
   bool trans_b = false;
   double alpha = 1.0;
   double beta = 1.0;
   bool relu = false;
+  bool gelu = false;  // the key holds "gelu" only when set, so older keys are unchanged
 };
 
 // Validates shapes and computes the output shape (ONNX broadcasting of batch dims and of

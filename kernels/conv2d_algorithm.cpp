@@ -1,21 +1,12 @@
 #include "kernels/conv2d_algorithm.h"
 
 #include "core/error.h"
+#include "kernels/activation_exprs.h"
+#include "kernels/static_input.h"
 
 namespace nee {
 
 using namespace Halide;
-
-// Static extents and dense row-major strides for every dimension (see matmul_algorithm.cpp).
-static void constrain_dense(ImageParam& p, const std::vector<int64_t>& onnx_shape) {
-  const int rank = static_cast<int>(onnx_shape.size());
-  int64_t stride = 1;
-  for (int d = 0; d < rank; ++d) {
-    const int64_t extent = onnx_shape[rank - 1 - d];
-    p.dim(d).set_bounds(0, static_cast<int>(extent)).set_stride(static_cast<int>(stride));
-    stride *= extent;
-  }
-}
 
 std::vector<Argument> Conv2dPipeline::arguments() const {
   std::vector<Argument> args = {input, weights};
@@ -43,8 +34,8 @@ Conv2dPipeline define_conv2d(const Workload& w) {
 
   p.input = ImageParam(Float(32), 4, "input");
   p.weights = ImageParam(Float(32), 4, "weights");
-  constrain_dense(p.input, xs);
-  constrain_dense(p.weights, ws);
+  constrain_dense_input(p.input, xs);
+  constrain_dense_input(p.weights, ws);
   const Var &x = p.x, &y = p.y, &o = p.o, &n = p.n;
   const Var c("c");
 
@@ -71,18 +62,20 @@ Conv2dPipeline define_conv2d(const Workload& w) {
   size_t next = 2;
   if (conv2d_has_bias(w)) {
     p.bias = ImageParam(Float(32), 1, "bias");
-    constrain_dense(p.bias, w.inputs[next++].shape);
+    constrain_dense_input(p.bias, w.inputs[next++].shape);
     value = value + p.bias(o);
   }
   if (conv2d_has_residual(w)) {
     p.residual = ImageParam(Float(32), 4, "residual");
-    constrain_dense(p.residual, w.inputs[next++].shape);
+    constrain_dense_input(p.residual, w.inputs[next++].shape);
     value = value + p.residual(x, y, o, n);
   }
   if (attrs.activation == ConvActivation::relu) value = max(value, 0.0f);
   if (attrs.activation == ConvActivation::clip) {
     value = clamp(value, static_cast<float>(attrs.clip_min), static_cast<float>(attrs.clip_max));
   }
+  if (attrs.activation == ConvActivation::silu) value = silu(value);
+  if (attrs.activation == ConvActivation::gelu) value = gelu(value);
   p.out = Func("out");
   p.out(x, y, o, n) = value;
   return p;

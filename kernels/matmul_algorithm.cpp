@@ -1,23 +1,12 @@
 #include "kernels/matmul_algorithm.h"
 
 #include "core/error.h"
+#include "kernels/activation_exprs.h"
+#include "kernels/static_input.h"
 
 namespace nee {
 
 using namespace Halide;
-
-// Makes every dimension of a buffer static: min 0, constant extent, dense row-major
-// strides. Constant strides let the schedule's vector loads and unrolling resolve at
-// compile time.
-static void constrain_dense(ImageParam& p, const std::vector<int64_t>& onnx_shape) {
-  const int rank = static_cast<int>(onnx_shape.size());
-  int64_t stride = 1;
-  for (int d = 0; d < rank; ++d) {
-    const int64_t extent = onnx_shape[rank - 1 - d];
-    p.dim(d).set_bounds(0, static_cast<int>(extent)).set_stride(static_cast<int>(stride));
-    stride *= extent;
-  }
-}
 
 // Index expressions for an operand of the given ONNX shape inside the output's batch
 // space: batch dims are aligned from the right and broadcast (size 1) dims read index 0.
@@ -49,8 +38,8 @@ MatmulPipeline define_matmul(const Workload& w, bool clamp_reads) {
   MatmulPipeline p;
   p.a = ImageParam(Float(32), static_cast<int>(sa.size()), "a");
   p.b = ImageParam(Float(32), static_cast<int>(sb.size()), "b");
-  constrain_dense(p.a, sa);
-  constrain_dense(p.b, sb);
+  constrain_dense_input(p.a, sa);
+  constrain_dense_input(p.b, sb);
   p.size_m = so[out_rank - 2];
   p.size_n = so[out_rank - 1];
   p.size_k = attrs.trans_a ? sa[sa.size() - 2] : sa.back();
@@ -97,7 +86,7 @@ MatmulPipeline define_matmul(const Workload& w, bool clamp_reads) {
   if (matmul_has_bias(w)) {
     const auto& sc = w.inputs[2].shape;
     p.c = ImageParam(Float(32), static_cast<int>(sc.size()), "c");
-    constrain_dense(p.c, sc);
+    constrain_dense_input(p.c, sc);
     // C broadcasts to the output from the right, over matrix and batch dims alike.
     std::vector<Expr> c_idx;
     for (size_t i = 0; i < sc.size(); ++i) {
@@ -109,6 +98,7 @@ MatmulPipeline define_matmul(const Workload& w, bool clamp_reads) {
     value = value + bias;
   }
   if (attrs.relu) value = max(value, 0.0f);
+  if (attrs.gelu) value = gelu(value);
   p.out = Func("out");
   p.out(out_vars) = value;
   return p;

@@ -16,7 +16,7 @@ struct MatmulPipeline {
   Halide::ImageParam a, b, c;  // c is defined only when the workload has a bias
   Halide::Func b_panel;        // identity stage over B; the schedule may store it packed
   Halide::Func acc;            // the reduction: acc(n, m, batch...) += A * B
-  Halide::Func out;            // epilogue: alpha, bias, relu
+  Halide::Func out;            // epilogue: alpha, bias, relu or gelu
   Halide::Var n{"n"}, m{"m"};
   std::vector<Halide::Var> batch;  // outer-first order reversed: batch[0] is the innermost batch dim
   Halide::RDom k;

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "core/conv_workload.h"
+#include "core/elementwise_workload.h"
 #include "core/error.h"
 
 namespace nee {
@@ -24,10 +25,7 @@ static std::optional<Workload> conv2d_workload_of(const Graph& graph, const Node
   attrs.pads = {pads[0], pads[1], pads[2], pads[3]};
   attrs.dilations = {dilations[0], dilations[1]};
   attrs.group = node.attrs.get_int("group", 1);
-  const std::string activation = node.attrs.get_string("activation");
-  attrs.activation = activation == "relu"   ? ConvActivation::relu
-                     : activation == "clip" ? ConvActivation::clip
-                                            : ConvActivation::none;
+  attrs.activation = conv_activation_from_string(node.attrs.get_string("activation"));
   attrs.clip_min = node.attrs.get_float("clip_min");
   attrs.clip_max = node.attrs.get_float("clip_max");
   const TensorType* bias = has_bias ? &operands[2] : nullptr;
@@ -41,8 +39,19 @@ static std::optional<Workload> conv2d_workload_of(const Graph& graph, const Node
   }
 }
 
+// NeeElementwise's inputs are the program's slots in order; a scalar or empty output
+// stays on the reference provider.
+static std::optional<Workload> elementwise_workload_of(const Graph& graph, const Node& node) {
+  std::vector<TensorType> inputs;
+  for (const std::string& in : node.inputs) inputs.push_back(graph.type_of(in));
+  const TensorType& output = graph.type_of(node.outputs[0]);
+  if (output.shape.empty() || output.elements() == 0) return std::nullopt;
+  return make_elementwise_workload(inputs, output, ElementwiseProgram::parse(node.attrs.get_string("program")));
+}
+
 std::optional<Workload> workload_of(const Graph& graph, const Node& node) {
   if (node.op == "NeeConv") return conv2d_workload_of(graph, node);
+  if (node.op == "NeeElementwise") return elementwise_workload_of(graph, node);
   if (node.op != "NeeMatMul") return std::nullopt;
   std::vector<TensorType> operands;
   for (const std::string& in : node.inputs) {
@@ -63,6 +72,7 @@ std::optional<Workload> workload_of(const Graph& graph, const Node& node) {
   attrs.alpha = node.attrs.get_float("alpha", 1.0f);
   attrs.beta = node.attrs.get_float("beta", 1.0f);
   attrs.relu = node.attrs.get_int("relu", 0) != 0;
+  attrs.gelu = node.attrs.get_int("gelu", 0) != 0;
   const TensorType* bias = operands.size() > 2 ? &operands[2] : nullptr;
   return make_matmul_workload(operands[0], operands[1], bias, attrs);
 }

@@ -4,6 +4,8 @@
 
 #include "core/error.h"
 #include "schedules/conv2d_cpu_space.h"
+#include "schedules/elementwise_cpu_space.h"
+#include "schedules/elementwise_gpu_space.h"
 #include "schedules/matmul_cpu_space.h"
 #include "schedules/matmul_gpu_space.h"
 
@@ -66,6 +68,10 @@ std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, con
   if (workload.op == "conv2d") {
     if (kind == TargetKind::cpu) return std::make_unique<Conv2dCpuSpace>(workload, isa);
     return std::make_unique<Conv2dGpuSpace>(workload);
+  }
+  if (workload.op == "elementwise") {
+    if (kind == TargetKind::cpu) return std::make_unique<ElementwiseCpuSpace>(workload);
+    return std::make_unique<ElementwiseGpuSpace>(workload);
   }
   throw Error("no schedule space for operator family '" + workload.op + "'");
 }

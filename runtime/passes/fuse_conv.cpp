@@ -1,6 +1,7 @@
-#include <cfloat>
 #include <cmath>
 
+#include "runtime/passes/activation_patterns.h"
+#include "runtime/passes/constant_operands.h"
 #include "runtime/passes/passes.h"
 #include "runtime/passes/sole_consumer.h"
 
@@ -18,12 +19,6 @@ std::string unique_name(const Graph& graph, const std::string& base) {
   std::string name = base;
   for (int i = 1; graph.has_value(name); ++i) name = base + "_" + std::to_string(i);
   return name;
-}
-
-const Tensor* f32_constant(const Graph& graph, const std::string& value) {
-  if (value.empty()) return nullptr;
-  const Tensor* t = graph.constant(value);
-  return t && t->dtype() == DType::f32 ? t : nullptr;
 }
 
 // Replaces the producer at `producer` by `fused`, placed where the consumer was (which
@@ -87,20 +82,6 @@ bool fold_batch_norm(Graph& graph, Node& conv, const Node& bn) {
   return true;
 }
 
-// Clip's bounds as constants: inputs (opset >= 11) or attributes; an absent bound is
-// the float range's end.
-bool clip_bounds(const Graph& graph, const Node& clip, float& lo, float& hi) {
-  lo = clip.attrs.get_float("min", -FLT_MAX);
-  hi = clip.attrs.get_float("max", FLT_MAX);
-  for (size_t i = 1; i < clip.inputs.size() && i < 3; ++i) {
-    if (clip.inputs[i].empty()) continue;
-    const Tensor* t = f32_constant(graph, clip.inputs[i]);
-    if (!t || t->elements() != 1) return false;
-    (i == 1 ? lo : hi) = *t->data_as<float>();
-  }
-  return lo <= hi;
-}
-
 }  // namespace
 
 void fuse_conv(Graph& graph) {
@@ -123,17 +104,31 @@ void fuse_conv(Graph& graph) {
   }
 
   // Each step fuses a NeeConv with the sole consumer of its output, in epilogue order:
-  // BatchNormalization, then a residual Add, then Relu or Clip.
+  // BatchNormalization, then a residual Add, then Relu or Clip, or with the nodes of a
+  // SiLU or GELU applied to it.
   enum Step { batch_norm, residual, activation };
   for (Step step : {batch_norm, residual, activation}) {
     auto& nodes = graph.nodes();
     std::vector<bool> fused_away(nodes.size(), false);
     for (size_t i = 0; i < nodes.size(); ++i) {
       if (nodes[i].op != "NeeConv" || fused_away[i]) continue;
+      Node fused = nodes[i];
+      if (step == activation && fused.attrs.get_string("activation") == "none") {
+        std::optional<ActivationMatch> pattern = match_silu(graph, fused.outputs[0]);
+        std::string name = "silu";
+        if (!pattern) {
+          pattern = match_gelu(graph, fused.outputs[0]);
+          name = "gelu";
+        }
+        if (pattern) {
+          fused.attrs.set("activation", name);
+          absorb_activation(graph, fused_away, i, *pattern, std::move(fused));
+          continue;
+        }
+      }
       const std::optional<size_t> next = sole_consumer(graph, nodes[i].outputs[0]);
       if (!next) continue;
       const Node& consumer = nodes[*next];
-      Node fused = nodes[i];
       if (step == batch_norm) {
         if (consumer.op != "BatchNormalization" || fused.attrs.get_int("residual") ||
             fused.attrs.get_string("activation") != "none" || !fold_batch_norm(graph, fused, consumer)) {

@@ -16,6 +16,15 @@ bool broadcasts_to(const TensorType& bias, const TensorType& product) {
   }
 }
 
+// A MatMul, or a NeeMatMul with no bias and no activation yet (a Gemm without C, or a
+// MatMul whose scaling was folded into alpha).
+bool takes_bias(const Graph& graph, const Node& node) {
+  if (node.op == "NeeMatMul") {
+    return node.inputs.size() == 2 && !node.attrs.get_int("relu", 0) && !node.attrs.get_int("gelu", 0);
+  }
+  return is_fusable_matmul(graph, node);
+}
+
 }  // namespace
 
 // The fused node takes the Add's place in the node list: the bias may be computed
@@ -24,14 +33,15 @@ void fuse_matmul_add(Graph& graph) {
   auto& nodes = graph.nodes();
   std::vector<bool> fused_away(nodes.size(), false);
   for (size_t i = 0; i < nodes.size(); ++i) {
-    if (fused_away[i] || !is_fusable_matmul(graph, nodes[i])) continue;
+    if (fused_away[i] || !takes_bias(graph, nodes[i])) continue;
     const std::string product = nodes[i].outputs[0];
     const std::optional<size_t> add = sole_consumer(graph, product);
     if (!add || nodes[*add].op != "Add") continue;
     const Node& add_node = nodes[*add];
     const std::string bias = add_node.inputs[0] == product ? add_node.inputs[1] : add_node.inputs[0];
     if (!broadcasts_to(graph.type_of(bias), graph.type_of(product))) continue;
-    Node fused = plain_nee_matmul(nodes[i]);
+    Node fused = nodes[i].op == "NeeMatMul" ? nodes[i] : plain_nee_matmul(nodes[i]);
+    fused.attrs.set("beta", 1.0f);
     fused.inputs.push_back(bias);
     fused.outputs = add_node.outputs;
     nodes[*add] = std::move(fused);

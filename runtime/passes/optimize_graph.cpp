@@ -6,9 +6,13 @@ void optimize_graph(Graph& graph) {
   remove_identity(graph);
   fuse_conv(graph);
   fuse_gemm(graph);
-  fuse_matmul_add(graph);
   convert_matmul(graph);
+  fold_matmul_scale(graph);
+  fuse_matmul_add(graph);
+  fold_matmul_scale(graph);
   fuse_matmul_relu(graph);
+  fuse_matmul_gelu(graph);
+  fuse_elementwise(graph);
 }
 
 }  // namespace nee

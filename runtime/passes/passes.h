@@ -6,28 +6,49 @@ namespace nee {
 // Graph rewrites run by Session::prepare() and by the tuner before it extracts workloads,
 // so that both see the same fused nodes. Each pass lives in its own file.
 //
-// The internal op "NeeMatMul" computes relu?(alpha * op(A) x op(B) + beta * C):
-// attributes trans_a, trans_b, relu (ints), alpha, beta (floats); inputs A, B and an
-// optional C that broadcasts to the product's shape.
+// The internal op "NeeMatMul" computes act(alpha * op(A) x op(B) + beta * C):
+// attributes trans_a, trans_b, relu and gelu (ints; at most one of relu and gelu is 1,
+// gelu may be absent), alpha, beta (floats); inputs A, B and an optional C that
+// broadcasts to the product's shape.
 //
 // The internal op "NeeConv" computes act(conv(X, W) + B + R): Conv's attributes
 // (explicit kernel_shape, strides, dilations, pads, group) plus bias and residual (ints:
-// whether B and R are inputs), activation ("none", "relu", "clip"), clip_min and
-// clip_max (floats). Inputs X, W, then B if bias = 1, then R if residual = 1.
+// whether B and R are inputs), activation ("none", "relu", "clip", "silu", "gelu"),
+// clip_min and clip_max (floats). Inputs X, W, then B if bias = 1, then R if residual = 1.
+//
+// The internal op "NeeElementwise" evaluates a fused chain of elementwise operators:
+// attribute program (string, the text of core/elementwise_program.h), inputs the
+// program's slots x0, x1... in order, each broadcast to the output.
 
 void remove_identity(Graph& graph);
 // Conv (2-D, f32) -> NeeConv, then folds into it, when each is the sole consumer of the
 // NeeConv's output: a BatchNormalization with constant parameters (constant weights
 // needed; new constant weights and bias), an Add of a same-shape tensor (residual), and
-// a Relu or a Clip with constant bounds.
+// a Relu or a Clip with constant bounds, or the nodes of x * sigmoid(x) (SiLU) or of
+// PyTorch's Erf-based GELU (activation_patterns.h) when they are x's only readers.
 void fuse_conv(Graph& graph);
 void fuse_gemm(Graph& graph);          // Gemm -> NeeMatMul
-void fuse_matmul_add(Graph& graph);    // MatMul then Add of a broadcastable bias -> NeeMatMul with C
-void convert_matmul(Graph& graph);     // remaining MatMul with rank >= 2 operands -> NeeMatMul
+void convert_matmul(Graph& graph);     // MatMul with rank >= 2 operands -> NeeMatMul
+// MatMul, or NeeMatMul without bias or activation, then Add of a broadcastable bias ->
+// NeeMatMul with C.
+void fuse_matmul_add(Graph& graph);
+// NeeMatMul without activation then Mul by, or Div by, a one-element constant ->
+// NeeMatMul with alpha (and beta) scaled: attention's 1/sqrt(d).
+void fold_matmul_scale(Graph& graph);
 void fuse_matmul_relu(Graph& graph);   // NeeMatMul then Relu -> NeeMatMul relu=1
+void fuse_matmul_gelu(Graph& graph);   // NeeMatMul then PyTorch's GELU nodes -> NeeMatMul gelu=1
+// Maximal trees of f32 elementwise nodes (Add, Sub, Mul, Div, Max, Min, Relu, Neg, Abs,
+// Sqrt, Exp, Log, Sigmoid, Tanh, Erf, Reciprocal, Pow by a constant scalar, Clip with
+// constant bounds, LeakyRelu, HardSigmoid, HardSwish) whose inner results each have one
+// reader -> one NeeElementwise per tree, a single node included. One-element f32
+// constants become immediates; other operands become input slots in order of first use.
+void fuse_elementwise(Graph& graph);
 
-// All of the above, in the order listed. convert_matmul runs before fuse_matmul_relu so
-// that a MatMul followed directly by Relu is fused as well.
+// The passes in the order: remove_identity, fuse_conv, fuse_gemm, convert_matmul,
+// fold_matmul_scale, fuse_matmul_add, fold_matmul_scale again (a scaling after the bias
+// Add, as BERT's query projection has), fuse_matmul_relu, fuse_matmul_gelu,
+// fuse_elementwise. The epilogue fusions come first so they take precedence;
+// fuse_elementwise collects what is left.
 void optimize_graph(Graph& graph);
 
 }  // namespace nee

@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "core/activations.h"
 #include "core/workload.h"
 #include "runtime/reference/broadcast.h"
 #include "runtime/reference/reference_ops.h"
@@ -19,7 +20,7 @@ Tensor transposed_2d(const Tensor& t) {
   return out;
 }
 
-// out = relu?(alpha * op(A) x op(B) + beta * C) with ONNX MatMul batch broadcasting and
+// out = act(alpha * op(A) x op(B) + beta * C) (act: none, Relu or GELU) with ONNX MatMul batch broadcasting and
 // 1-D operands promoted as numpy does. The loop order i, k, j keeps the innermost loop
 // contiguous in B and out, so it vectorizes.
 void matmul_f32(const Tensor& a_in, const Tensor& b_in, const Tensor* c, const MatmulAttrs& attrs,
@@ -62,6 +63,9 @@ void matmul_f32(const Tensor& a_in, const Tensor& b_in, const Tensor* c, const M
   if (attrs.relu) {
     for (int64_t i = 0; i < out.elements(); ++i) po[i] = std::max(po[i], 0.0f);
   }
+  if (attrs.gelu) {
+    for (int64_t i = 0; i < out.elements(); ++i) po[i] = gelu(po[i]);
+  }
 }
 
 bool all_f32(const Graph& graph, const Node& node) {
@@ -103,6 +107,7 @@ ReferenceFn make_reference_nee_matmul(const Graph& graph, const Node& node) {
   attrs.alpha = node.attrs.get_float("alpha", 1.0f);
   attrs.beta = node.attrs.get_float("beta", 1.0f);
   attrs.relu = node.attrs.get_int("relu", 0) != 0;
+  attrs.gelu = node.attrs.get_int("gelu", 0) != 0;
   return matmul_kernel(attrs);
 }
 

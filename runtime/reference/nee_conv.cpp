@@ -1,5 +1,7 @@
 #include <algorithm>
 
+#include "core/activations.h"
+
 #include "runtime/reference/reference_ops.h"
 
 namespace nee {
@@ -26,6 +28,10 @@ ReferenceFn make_reference_nee_conv(const Graph& graph, const Node& node) {
       for (int64_t i = 0; i < count; ++i) y[i] = std::max(y[i], 0.0f);
     } else if (activation == "clip") {
       for (int64_t i = 0; i < count; ++i) y[i] = std::min(std::max(y[i], lo), hi);
+    } else if (activation == "silu") {
+      for (int64_t i = 0; i < count; ++i) y[i] = silu(y[i]);
+    } else if (activation == "gelu") {
+      for (int64_t i = 0; i < count; ++i) y[i] = gelu(y[i]);
     }
   };
 }

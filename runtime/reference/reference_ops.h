@@ -64,6 +64,7 @@ ReferenceFn make_reference_range(const Graph&, const Node&);
 ReferenceFn make_reference_resize(const Graph&, const Node&);   // resize.cpp
 ReferenceFn make_reference_conv(const Graph&, const Node&);     // conv.cpp
 ReferenceFn make_reference_nee_conv(const Graph&, const Node&);  // nee_conv.cpp
+ReferenceFn make_reference_nee_elementwise(const Graph&, const Node&);  // nee_elementwise.cpp
 ReferenceFn make_reference_conv_transpose(const Graph&, const Node&);  // conv_transpose.cpp
 ReferenceFn make_reference_max_pool(const Graph&, const Node&);  // pool.cpp
 ReferenceFn make_reference_average_pool(const Graph&, const Node&);

@@ -72,6 +72,12 @@ std::map<std::string, ConvCase> cases() {
   clip.clip_min = -0.3;
   clip.clip_max = 0.4;
   all["clip"] = {{1, 3, 7, 9}, {4, 3, 3, 3}, clip, false, false};
+  Conv2dAttrs silu = pad1;
+  silu.activation = ConvActivation::silu;
+  all["bias_silu"] = {{1, 3, 7, 9}, {4, 3, 3, 3}, silu, true, false};
+  Conv2dAttrs gelu = pad1;
+  gelu.activation = ConvActivation::gelu;
+  all["residual_gelu"] = {{1, 3, 6, 5}, {3, 3, 3, 3}, gelu, false, true};
   return all;
 }
 
@@ -186,6 +192,8 @@ TEST_F(Conv2dKernel, Group2) { check_all_points("group2"); }
 TEST_F(Conv2dKernel, Pointwise) { check_all_points("pointwise"); }
 TEST_F(Conv2dKernel, ResidualRelu) { check_all_points("residual_relu"); }
 TEST_F(Conv2dKernel, Clip) { check_all_points("clip"); }
+TEST_F(Conv2dKernel, BiasSilu) { check_all_points("bias_silu"); }
+TEST_F(Conv2dKernel, ResidualGelu) { check_all_points("residual_gelu"); }
 
 TEST_F(Conv2dKernel, OutputShapes) {
   EXPECT_EQ(get("stride2/default").candidate.workload.output.shape, (std::vector<int64_t>{1, 5, 4, 5}));

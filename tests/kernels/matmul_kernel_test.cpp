@@ -78,6 +78,14 @@ class MatmulKernel : public ::testing::Test {
       add_default("matmul_bias_relu", make_matmul_workload({DType::f32, {17, 11}}, {DType::f32, {11, 19}}, &c, a),
                   cpu);
     }
+    {
+      MatmulAttrs a;
+      a.gelu = true;
+      a.alpha = 0.25;
+      const TensorType c{DType::f32, {19}};
+      add_default("matmul_scaled_bias_gelu",
+                  make_matmul_workload({DType::f32, {2, 17, 11}}, {DType::f32, {11, 19}}, &c, a), cpu);
+    }
     // Random valid non-default CPU points: one with kc > 0, one with parallel = 2, one more.
     {
       const Workload w = plain(129, 65, 33);
@@ -180,6 +188,22 @@ TEST_F(MatmulKernel, BatchedBroadcast) {
 TEST_F(MatmulKernel, GemmTransposedWithAlphaBetaAndRowBias) { check_against_reference("gemm_trans_bias_row"); }
 TEST_F(MatmulKernel, GemmScalarBiasAndRelu) { check_against_reference("gemm_scalar_bias_relu"); }
 TEST_F(MatmulKernel, MatMulBiasRelu) { check_against_reference("matmul_bias_relu"); }
+TEST_F(MatmulKernel, MatMulScaledBiasGelu) { check_against_reference("matmul_scaled_bias_gelu"); }
+
+TEST(MatmulWorkload, KeysWithoutGeluAreUnchanged) {
+  const TensorType c{DType::f32, {2}};
+  MatmulAttrs a;
+  a.relu = true;
+  const Workload w = make_matmul_workload({DType::f32, {4, 8}}, {DType::f32, {8, 2}}, &c, a);
+  EXPECT_EQ(w.key(), R"(matmul(f32[4,8],f32[8,2],f32[2])->f32[4,2]{"alpha":1.0,"beta":1.0,"bias":1,"relu":1,"trans_a":0,"trans_b":0})");
+  a.relu = false;
+  a.gelu = true;
+  const Workload g = make_matmul_workload({DType::f32, {4, 8}}, {DType::f32, {8, 2}}, &c, a);
+  EXPECT_NE(g.key().find(R"("gelu":1)"), std::string::npos);
+  EXPECT_TRUE(matmul_attrs(g).gelu);
+  a.relu = true;
+  EXPECT_THROW(make_matmul_workload({DType::f32, {4, 8}}, {DType::f32, {8, 2}}, &c, a), Error);
+}
 
 // The reference itself, for the Gemm case, against loops written here.
 TEST_F(MatmulKernel, GemmMatchesHandWrittenLoops) {

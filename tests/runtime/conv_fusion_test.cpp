@@ -133,6 +133,45 @@ TEST(ConvFusion, ClipWithConstantBounds) {
   expect_fused_matches_unfused(bytes, {1, 6, 8, 8});
 }
 
+TEST(ConvFusion, SiluBecomesTheActivation) {
+  OnnxModelBuilder m;
+  m.input("x", {1, 3, 6, 7}).output("y", {1, 4, 6, 7});
+  conv(m, "c", "x", "c_out", {4, 3, 3, 3}, true, 1);
+  m.node("Sigmoid", {"c_out"}, {"gate"}, "sigmoid");
+  m.node("Mul", {"gate", "c_out"}, {"y"}, "mul");
+  const std::string bytes = m.bytes();
+  Graph g = import_onnx_bytes(bytes);
+  optimize_graph(g);
+  ASSERT_EQ(g.nodes().size(), 1u);
+  EXPECT_EQ(g.nodes()[0].attrs.get_string("activation"), "silu");
+  const std::optional<Workload> w = workload_of(g, g.nodes()[0]);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->attrs.at("activation"), "silu");
+  expect_fused_matches_unfused(bytes, {1, 3, 6, 7});
+}
+
+TEST(ConvFusion, GeluAfterBatchNormBecomesTheActivation) {
+  OnnxModelBuilder m;
+  m.input("x", {1, 3, 5, 5}).output("y", {1, 4, 5, 5});
+  conv(m, "c", "x", "c_out", {4, 3, 3, 3}, false, 1);
+  batch_norm(m, "bn", "c_out", "z", 4, 90);
+  m.initializer("sqrt2", test::make_f32({}, {1.41421354f}));
+  m.initializer("one", test::make_f32({}, {1.0f}));
+  m.initializer("half", test::make_f32({}, {0.5f}));
+  // The association x * (0.5 * (1 + erf)) of the GELU product.
+  m.node("Div", {"z", "sqrt2"}, {"scaled"}, "div");
+  m.node("Erf", {"scaled"}, {"erf"}, "erf");
+  m.node("Add", {"one", "erf"}, {"sum"}, "add");
+  m.node("Mul", {"sum", "half"}, {"half_sum"}, "mul_half");
+  m.node("Mul", {"z", "half_sum"}, {"y"}, "mul_x");
+  const std::string bytes = m.bytes();
+  Graph g = import_onnx_bytes(bytes);
+  optimize_graph(g);
+  ASSERT_EQ(g.nodes().size(), 1u);
+  EXPECT_EQ(g.nodes()[0].attrs.get_string("activation"), "gelu");
+  expect_fused_matches_unfused(bytes, {1, 3, 5, 5});
+}
+
 TEST(ConvFusion, SharedConvOutputIsNotFused) {
   OnnxModelBuilder m;
   m.input("x", {1, 3, 5, 5}).output("y", {1, 4, 5, 5});
@@ -140,7 +179,8 @@ TEST(ConvFusion, SharedConvOutputIsNotFused) {
   m.node("Relu", {"c_out"}, {"r"}, "relu");
   m.node("Add", {"c_out", "r"}, {"y"}, "add");
   const std::string bytes = m.bytes();
-  EXPECT_EQ(ops_after_optimize(bytes), (std::vector<std::string>{"NeeConv", "Relu", "Add"}));
+  // The Relu and the Add become one elementwise node reading the conv's output.
+  EXPECT_EQ(ops_after_optimize(bytes), (std::vector<std::string>{"NeeConv", "NeeElementwise"}));
   expect_fused_matches_unfused(bytes, {1, 3, 5, 5});
 }
 

@@ -52,6 +52,12 @@ Graph matmul_graph(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
 
 using Ops = std::vector<std::string>;
 
+Tensor test_scalar(float v) {
+  Tensor t(DType::f32, {});
+  *t.data_as<float>() = v;
+  return t;
+}
+
 TEST(Passes, GemmBecomesNeeMatMul) {
   Graph g;
   g.add_value("a", f32({4, 3}));
@@ -89,7 +95,7 @@ TEST(Passes, AddThatWidensTheProductIsNotFused) {
   g.add_input("wide");
   add_node(g, "Add", "add", {"p", "wide"}, "y", f32({3, 6}));
   g.add_output("y");
-  EXPECT_EQ(expect_fusion_preserves_outputs(g), (Ops{"NeeMatMul", "Add"}));
+  EXPECT_EQ(expect_fusion_preserves_outputs(g), (Ops{"NeeMatMul", "NeeElementwise"}));
 }
 
 TEST(Passes, ProductWithTwoReadersIsNotFused) {
@@ -99,7 +105,7 @@ TEST(Passes, ProductWithTwoReadersIsNotFused) {
   add_node(g, "Relu", "relu", {"p"}, "z", f32({3, 2}));
   g.add_output("y");
   g.add_output("z");
-  EXPECT_EQ(expect_fusion_preserves_outputs(g), (Ops{"NeeMatMul", "Add", "Relu"}));
+  EXPECT_EQ(expect_fusion_preserves_outputs(g), (Ops{"NeeMatMul", "NeeElementwise", "NeeElementwise"}));
 }
 
 TEST(Passes, ProductThatIsAGraphOutputIsNotFused) {
@@ -107,7 +113,7 @@ TEST(Passes, ProductThatIsAGraphOutputIsNotFused) {
   add_node(g, "Relu", "relu", {"p"}, "y", f32({3, 2}));
   g.add_output("p");
   g.add_output("y");
-  EXPECT_EQ(expect_fusion_preserves_outputs(g), (Ops{"NeeMatMul", "Relu"}));
+  EXPECT_EQ(expect_fusion_preserves_outputs(g), (Ops{"NeeMatMul", "NeeElementwise"}));
 }
 
 TEST(Passes, VectorMatMulStaysMatMul) {
@@ -124,7 +130,7 @@ TEST(Passes, IdentityIsRemoved) {
   add_node(g, "Relu", "relu", {"i"}, "r", f32({2, 2}));
   add_node(g, "Identity", "id2", {"r"}, "y", f32({2, 2}));
   g.add_output("y");
-  EXPECT_EQ(expect_fusion_preserves_outputs(g), Ops{"Relu"});
+  EXPECT_EQ(expect_fusion_preserves_outputs(g), Ops{"NeeElementwise"});
   Graph optimized = g;
   optimize_graph(optimized);
   EXPECT_EQ(optimized.nodes()[0].inputs[0], "x");
@@ -138,6 +144,146 @@ TEST(Passes, IdentityFromInputToOutputStays) {
   add_node(g, "Identity", "id", {"x"}, "y", f32({2}));
   g.add_output("y");
   EXPECT_EQ(expect_fusion_preserves_outputs(g), Ops{"Identity"});
+}
+
+
+Graph unary_input(const std::vector<int64_t>& shape) {
+  Graph g;
+  g.add_value("x", f32(shape));
+  g.add_input("x");
+  return g;
+}
+
+Attributes float_attr(const std::string& name, float v) {
+  Attributes a;
+  a.set(name, v);
+  return a;
+}
+
+// PyTorch's GELU export after `x`: Div(x, sqrt 2), Erf, Add 1, Mul x, Mul 0.5.
+void add_gelu(Graph& g, const std::string& x, const std::string& y, const TensorType& type) {
+  g.add_constant("sqrt2", test_scalar(1.41421354f));
+  g.add_constant("one", test_scalar(1.0f));
+  g.add_constant("half", test_scalar(0.5f));
+  add_node(g, "Div", "gelu_div", {x, "sqrt2"}, "g_div", type);
+  add_node(g, "Erf", "gelu_erf", {"g_div"}, "g_erf", type);
+  add_node(g, "Add", "gelu_add", {"g_erf", "one"}, "g_sum", type);
+  add_node(g, "Mul", "gelu_mul", {x, "g_sum"}, "g_prod", type);
+  add_node(g, "Mul", "gelu_half", {"g_prod", "half"}, y, type);
+}
+
+Node only_node(const Graph& g) {
+  Graph optimized = g;
+  optimize_graph(optimized);
+  EXPECT_EQ(optimized.nodes().size(), 1u);
+  return optimized.nodes().at(0);
+}
+
+TEST(Passes, ElementwiseChainBecomesOneNodeWithAProgram) {
+  Graph g = unary_input({2, 3, 5});
+  g.add_value("row", f32({5}));
+  g.add_input("row");
+  g.add_constant("three", test_scalar(3.0f));
+  g.add_constant("lo", test_scalar(-0.5f));
+  g.add_constant("hi", test_scalar(0.75f));
+  add_node(g, "Mul", "scale", {"x", "three"}, "s", f32({2, 3, 5}));
+  add_node(g, "Sub", "shift", {"s", "row"}, "d", f32({2, 3, 5}));
+  add_node(g, "Tanh", "tanh", {"d"}, "t", f32({2, 3, 5}));
+  add_node(g, "Clip", "clip", {"t", "lo", "hi"}, "c", f32({2, 3, 5}));
+  add_node(g, "Add", "residual", {"c", "x"}, "y", f32({2, 3, 5}));
+  g.add_output("y");
+  EXPECT_EQ(expect_fusion_preserves_outputs(g), Ops{"NeeElementwise"});
+  const Node node = only_node(g);
+  EXPECT_EQ(node.inputs, (std::vector<std::string>{"x", "row"}));
+  EXPECT_EQ(node.attrs.get_string("program"),
+            "mul(x0,3); sub(t0,x1); tanh(t1); max(t2,-0.5); min(t3,0.75); add(t4,x0)");
+  EXPECT_EQ(node.outputs[0], "y");
+}
+
+TEST(Passes, ElementwiseActivationsAndPowFuse) {
+  Graph g = unary_input({4, 7});
+  g.add_constant("two", test_scalar(2.0f));
+  add_node(g, "HardSwish", "hs", {"x"}, "a", f32({4, 7}));
+  add_node(g, "LeakyRelu", "lr", {"a"}, "b", f32({4, 7}), float_attr("alpha", 0.2f));
+  add_node(g, "Pow", "sq", {"b"}, "c", f32({4, 7}));
+  g.nodes().back().inputs.push_back("two");
+  Attributes hs;
+  hs.set("alpha", 0.3f);
+  hs.set("beta", 0.4f);
+  add_node(g, "HardSigmoid", "hsig", {"c"}, "d", f32({4, 7}), hs);
+  add_node(g, "Sigmoid", "sig", {"d"}, "e", f32({4, 7}));
+  add_node(g, "Neg", "neg", {"e"}, "f", f32({4, 7}));
+  add_node(g, "Exp", "exp", {"f"}, "y", f32({4, 7}));
+  g.add_output("y");
+  EXPECT_EQ(expect_fusion_preserves_outputs(g), Ops{"NeeElementwise"});
+}
+
+TEST(Passes, SharedIntermediateSplitsTheTrees) {
+  Graph g = unary_input({3, 4});
+  add_node(g, "Exp", "exp", {"x"}, "e", f32({3, 4}));
+  add_node(g, "Neg", "neg", {"e"}, "n", f32({3, 4}));
+  add_node(g, "Mul", "mul", {"e", "n"}, "y", f32({3, 4}));
+  g.add_output("y");
+  // e has two readers: Exp stays its own tree, Neg and Mul form the other.
+  EXPECT_EQ(expect_fusion_preserves_outputs(g), (Ops{"NeeElementwise", "NeeElementwise"}));
+}
+
+TEST(Passes, MatMulGeluBecomesOneNode) {
+  Graph g = matmul_graph({2, 3, 4}, {4, 6}, {2, 3, 6});
+  g.add_constant("bias", random_tensor(f32({6}), 5));
+  add_node(g, "Add", "add", {"p", "bias"}, "z", f32({2, 3, 6}));
+  add_gelu(g, "z", "y", f32({2, 3, 6}));
+  g.add_output("y");
+  EXPECT_EQ(expect_fusion_preserves_outputs(g), Ops{"NeeMatMul"});
+  const Node node = only_node(g);
+  EXPECT_EQ(node.attrs.get_int("gelu"), 1);
+  EXPECT_EQ(node.inputs.size(), 3u);
+}
+
+TEST(Passes, GeluWithAnotherReaderOfItsInputIsNotFusedIntoTheMatMul) {
+  Graph g = matmul_graph({3, 4}, {4, 6}, {3, 6});
+  add_gelu(g, "p", "y", f32({3, 6}));
+  add_node(g, "Relu", "relu", {"p"}, "r", f32({3, 6}));
+  g.add_output("y");
+  g.add_output("r");
+  const Ops ops = expect_fusion_preserves_outputs(g);
+  EXPECT_EQ(ops.front(), "NeeMatMul");
+  EXPECT_EQ(ops.size(), 3u);  // the GELU and the Relu as elementwise nodes
+}
+
+TEST(Passes, AttentionScaleAndMaskFoldIntoTheMatMul) {
+  Graph g = matmul_graph({2, 5, 8}, {2, 8, 5}, {2, 5, 5});
+  g.add_constant("sqrt_d", test_scalar(2.828427f));
+  g.add_value("mask", f32({1, 5}));
+  g.add_input("mask");
+  add_node(g, "Div", "scale", {"p", "sqrt_d"}, "s", f32({2, 5, 5}));
+  add_node(g, "Add", "mask_add", {"s", "mask"}, "y", f32({2, 5, 5}));
+  g.add_output("y");
+  EXPECT_EQ(expect_fusion_preserves_outputs(g), Ops{"NeeMatMul"});
+  const Node node = only_node(g);
+  EXPECT_FLOAT_EQ(node.attrs.get_float("alpha"), 1.0f / 2.828427f);
+  EXPECT_FLOAT_EQ(node.attrs.get_float("beta"), 1.0f);
+}
+
+TEST(Passes, ScaleAfterTheBiasScalesAlphaAndBeta) {
+  Graph g = matmul_graph({3, 4}, {4, 6}, {3, 6});
+  g.add_constant("bias", random_tensor(f32({6}), 6));
+  g.add_constant("quarter", test_scalar(0.25f));
+  add_node(g, "Add", "add", {"p", "bias"}, "z", f32({3, 6}));
+  add_node(g, "Mul", "scale", {"quarter", "z"}, "y", f32({3, 6}));
+  g.add_output("y");
+  EXPECT_EQ(expect_fusion_preserves_outputs(g), Ops{"NeeMatMul"});
+  const Node node = only_node(g);
+  EXPECT_FLOAT_EQ(node.attrs.get_float("alpha"), 0.25f);
+  EXPECT_FLOAT_EQ(node.attrs.get_float("beta"), 0.25f);
+}
+
+TEST(Passes, DivOfAConstantByTheProductIsNotFolded) {
+  Graph g = matmul_graph({3, 4}, {4, 6}, {3, 6});
+  g.add_constant("eight", test_scalar(8.0f));
+  add_node(g, "Div", "inv", {"eight", "p"}, "y", f32({3, 6}));
+  g.add_output("y");
+  EXPECT_EQ(expect_fusion_preserves_outputs(g), (Ops{"NeeMatMul", "NeeElementwise"}));
 }
 
 }  // namespace

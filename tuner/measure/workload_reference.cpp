@@ -2,8 +2,11 @@
 
 #include <algorithm>
 
+#include "core/activations.h"
 #include "core/conv_workload.h"
+#include "core/elementwise_workload.h"
 #include "core/error.h"
+#include "runtime/reference/broadcast.h"
 
 namespace nee {
 
@@ -81,6 +84,9 @@ static void reference_matmul(const Workload& w, const std::vector<const Tensor*>
   if (attrs.relu) {
     for (int64_t e = 0; e < out.elements(); ++e) o[e] = std::max(o[e], 0.0f);
   }
+  if (attrs.gelu) {
+    for (int64_t e = 0; e < out.elements(); ++e) o[e] = gelu(o[e]);
+  }
 }
 
 // Direct loops over every output element and every tap, zero outside the input.
@@ -124,6 +130,8 @@ static void reference_conv2d(const Workload& w, const std::vector<const Tensor*>
           if (a.activation == ConvActivation::clip) {
             v = std::clamp(v, static_cast<float>(a.clip_min), static_cast<float>(a.clip_max));
           }
+          if (a.activation == ConvActivation::silu) v = silu(v);
+          if (a.activation == ConvActivation::gelu) v = gelu(v);
           o[e] = v;
         }
       }
@@ -131,9 +139,23 @@ static void reference_conv2d(const Workload& w, const std::vector<const Tensor*>
   }
 }
 
+// The program evaluated at every output element on its broadcast inputs.
+static void reference_elementwise(const Workload& w, const std::vector<const Tensor*>& in, Tensor& out) {
+  const ElementwiseProgram program = elementwise_program(w);
+  std::vector<std::vector<int64_t>> shapes;
+  for (const TensorType& t : w.inputs) shapes.push_back(t.shape);
+  std::vector<float> values(in.size()), temps;
+  float* o = out.data_as<float>();
+  for_each_broadcast_n(w.output.shape, shapes, [&](int64_t e, const std::vector<int64_t>& offsets) {
+    for (size_t i = 0; i < in.size(); ++i) values[i] = in[i]->data_as<float>()[offsets[i]];
+    o[e] = program.evaluate(values.data(), temps);
+  });
+}
+
 void compute_reference(const Workload& workload, const std::vector<const Tensor*>& inputs, Tensor& output) {
   if (workload.op == "matmul") return reference_matmul(workload, inputs, output);
   if (workload.op == "conv2d") return reference_conv2d(workload, inputs, output);
+  if (workload.op == "elementwise") return reference_elementwise(workload, inputs, output);
   throw Error("no reference for operator family '" + workload.op + "'");
 }
 

@@ -1,0 +1,22 @@
+#include "kernels/activation_exprs.h"
+
+namespace nee {
+
+using namespace Halide;
+
+Expr erf_approx(const Expr& x) {
+  const Expr ax = abs(x);
+  const Expr t = 1.0f / (1.0f + 0.3275911f * ax);
+  const Expr poly =
+      t * (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
+  const Expr y = 1.0f - poly * exp(-ax * ax);
+  return select(x < 0.0f, -y, y);
+}
+
+Expr sigmoid(const Expr& x) { return 1.0f / (1.0f + exp(-x)); }
+
+Expr silu(const Expr& x) { return x * sigmoid(x); }
+
+Expr gelu(const Expr& x) { return x * (1.0f + erf_approx(x / 1.41421356f)) * 0.5f; }
+
+}  // namespace nee

@@ -1,0 +1,22 @@
+#pragma once
+#include <optional>
+#include <string>
+
+#include "runtime/graph.h"
+
+namespace nee {
+
+// The f32 constant named `value`, or null (also for an omitted input's empty name).
+const Tensor* f32_constant(const Graph& graph, const std::string& value);
+
+// The value of an f32 constant of one element (of any rank), or nullopt.
+std::optional<float> scalar_f32_constant(const Graph& graph, const std::string& value);
+
+// Whether `value` is a one-element f32 constant within 1e-6 (relative) of `wanted`.
+bool is_scalar_near(const Graph& graph, const std::string& value, float wanted);
+
+// Clip's bounds as constants: inputs (opset >= 11) or attributes; an absent bound is
+// the float range's end. False when a bound is not a constant scalar or lo > hi.
+bool clip_bounds(const Graph& graph, const Node& clip, float& lo, float& hi);
+
+}  // namespace nee

@@ -1,0 +1,58 @@
+#include "schedules/elementwise_gpu_space.h"
+
+#include <algorithm>
+
+#include "schedules/static_output.h"
+
+namespace nee {
+
+using namespace Halide;
+
+ElementwiseGpuSpace::ElementwiseGpuSpace(const Workload& workload) : workload_(workload) {
+  const int64_t total = workload.output.elements();
+  knobs_ = {
+      {"threads", values_up_to({32, 64, 128, 256, 512}, total), "threads of a block"},
+      {"per_thread", values_up_to({1, 2, 4, 8}, total), "elements per thread, unrolled"},
+  };
+}
+
+ScheduleConfig ElementwiseGpuSpace::default_config() const {
+  ScheduleConfig c;
+  const int64_t total = workload_.output.elements();
+  c.knobs["threads"] = knobs_[0].values.front();
+  for (int64_t v : knobs_[0].values) {
+    if (v <= std::min<int64_t>(256, total)) c.knobs["threads"] = std::max(c.knobs["threads"], v);
+  }
+  c.knobs["per_thread"] = 1;
+  return c;
+}
+
+std::string ElementwiseGpuSpace::check_constraints(const ScheduleConfig& c) const {
+  if (c.at("threads") * c.at("per_thread") > workload_.output.elements()) {
+    return "a block's elements exceed the output's";
+  }
+  return "";
+}
+
+ScheduledKernel ElementwiseGpuSpace::apply(const ScheduleConfig& c) const {
+  ElementwisePipeline p = define_elementwise(workload_);
+  constrain_dense_output(p.out, workload_.output.shape);
+  Var flat = p.vars[0];
+  for (size_t d = 1; d < p.vars.size(); ++d) {
+    Var fused("f" + std::to_string(d));
+    p.out.fuse(flat, p.vars[d], fused);
+    flat = fused;
+  }
+  const int threads = static_cast<int>(c.at("threads"));
+  const int per_thread = static_cast<int>(c.at("per_thread"));
+  Var block("block"), within("within"), item("item"), thread("thread");
+  p.out.split(flat, block, within, threads * per_thread)
+      .split(within, item, thread, threads)
+      .reorder(item, thread, block)
+      .unroll(item)
+      .gpu_blocks(block)
+      .gpu_threads(thread);
+  return ScheduledKernel{Pipeline(p.out), p.arguments()};
+}
+
+}  // namespace nee
