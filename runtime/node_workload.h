@@ -10,7 +10,9 @@ namespace nee {
 // The tunable workload a node of an optimized graph computes, or nullopt when no kernel
 // family covers it (it then runs on the reference provider). The tuner and the bundle
 // provider both call this, so a tuned kernel is found under the key it was tuned for.
-// Covered: NeeMatMul with f32 operands of rank >= 2 and no empty dims; NeeConv.
+// Covered: NeeMatMul with f32 operands of rank >= 2 and no empty dims; NeeConv; 2-D f32
+// MaxPool (without Indices), AveragePool, GlobalMaxPool, GlobalAveragePool; Softmax at
+// opset 13 semantics; NeeLayerNorm with scale and bias over the normalized dims.
 std::optional<Workload> workload_of(const Graph& graph, const Node& node);
 
 // The distinct workloads of a graph (after optimize_graph), in node order.

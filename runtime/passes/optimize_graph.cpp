@@ -9,6 +9,7 @@ void optimize_graph(Graph& graph) {
   fuse_matmul_add(graph);
   convert_matmul(graph);
   fuse_matmul_relu(graph);
+  fuse_layer_norm(graph);
 }
 
 }  // namespace nee

@@ -14,6 +14,11 @@ namespace nee {
 // (explicit kernel_shape, strides, dilations, pads, group) plus bias and residual (ints:
 // whether B and R are inputs), activation ("none", "relu", "clip"), clip_min and
 // clip_max (floats). Inputs X, W, then B if bias = 1, then R if residual = 1.
+//
+// The internal op "NeeLayerNorm" computes ONNX LayerNormalization's Y only:
+// (X - mean) / sqrt(var + epsilon) * Scale + B over the dims from `axis` on: attributes
+// axis (int, non-negative) and epsilon (float); inputs X, Scale and an optional B, both
+// broadcasting to X without growing it.
 
 void remove_identity(Graph& graph);
 // Conv (2-D, f32) -> NeeConv, then folds into it, when each is the sole consumer of the
@@ -25,6 +30,11 @@ void fuse_gemm(Graph& graph);          // Gemm -> NeeMatMul
 void fuse_matmul_add(Graph& graph);    // MatMul then Add of a broadcastable bias -> NeeMatMul with C
 void convert_matmul(Graph& graph);     // remaining MatMul with rank >= 2 operands -> NeeMatMul
 void fuse_matmul_relu(Graph& graph);   // NeeMatMul then Relu -> NeeMatMul relu=1
+// LayerNormalization with only its Y output -> NeeLayerNorm; and the chain exporters emit
+// for torch.nn.LayerNorm before opset 17 -> NeeLayerNorm: ReduceMean(X) over trailing
+// axes, Sub, Pow 2, ReduceMean, Add epsilon, Sqrt, Div, then optionally Mul Scale and Add
+// B, each intermediate read only inside the chain.
+void fuse_layer_norm(Graph& graph);
 
 // All of the above, in the order listed. convert_matmul runs before fuse_matmul_relu so
 // that a MatMul followed directly by Relu is fused as well.
