@@ -130,12 +130,14 @@ std::string missing_cpu_feature(const std::string& halide_target) {
       break;
     }
   }
-  // Halide feature name -> /proc/cpuinfo flag.
+  // Halide feature name -> /proc/cpuinfo flag. Halide 14 sets avx512_sapphirerapids from
+  // AVX-VNNI and AVX512-BF16 (not AMX): a VM's Sapphire Rapids without amx_tile measured
+  // here was refused its own bundles when this checked amx_tile.
   const std::pair<const char*, const char*> checks[] = {
       {"sse41", "sse4_1"},     {"avx", "avx"},         {"avx2", "avx2"},
       {"fma", "fma"},          {"f16c", "f16c"},       {"avx512", "avx512f"},
       {"avx512_skylake", "avx512bw"}, {"avx512_cannonlake", "avx512ifma"},
-      {"avx512_sapphirerapids", "amx_tile"}};
+      {"avx512_sapphirerapids", "avx512_bf16"}, {"avx512_sapphirerapids", "avx_vnni"}};
   Target t{halide_target, {}};
   for (const auto& [feature, flag] : checks) {
     if (t.has_feature(feature) && !flags.count(flag)) return feature;
