@@ -10,7 +10,9 @@ Workload make_softmax_workload(const TensorType& x, int64_t axis) {
   if (x.dtype != DType::f32) throw Error("softmax kernels take f32 tensors, got " + x.to_string());
   const int64_t rank = static_cast<int64_t>(x.shape.size());
   if (rank == 0) throw Error("softmax needs a tensor of rank >= 1");
-  if (axis < -rank || axis >= rank) throw Error(fmt::format("softmax axis {} is out of range for {}", axis, x.to_string()));
+  if (axis < -rank || axis >= rank) {
+    throw Error(fmt::format("softmax axis {} is out of range for {}", axis, x.to_string()));
+  }
   for (int64_t d : x.shape) {
     if (d <= 0) throw Error("softmax input " + x.to_string() + " has an empty dimension");
   }

@@ -95,7 +95,8 @@ std::optional<Workload> workload_of(const Graph& graph, const Node& node) {
     }
     // Softmax before opset 13 (coerce_2d) normalizes over several dims: not this family.
     if (node.op == "Softmax" && node.attrs.get_int("coerce_2d", 0) == 0) {
-      return matching_output(graph, node, make_softmax_workload(graph.type_of(node.inputs[0]), node.attrs.get_int("axis")));
+      const TensorType& x = graph.type_of(node.inputs[0]);
+      return matching_output(graph, node, make_softmax_workload(x, node.attrs.get_int("axis")));
     }
     if (node.op == "NeeLayerNorm") return layernorm_workload_of(graph, node);
   } catch (const Error&) {

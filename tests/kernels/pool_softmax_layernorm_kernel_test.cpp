@@ -48,12 +48,15 @@ Pool2dAttrs pool(PoolKind kind, std::array<int64_t, 2> kernel, std::array<int64_
 
 std::map<std::string, Workload> cases() {
   std::map<std::string, Workload> all;
-  all["pool_max_3x3_s2_p1"] = make_pool2d_workload(f32({1, 3, 13, 7}), pool(PoolKind::max, {3, 3}, {2, 2}, {1, 1, 1, 1}), false);
-  all["pool_max_ceil"] = make_pool2d_workload(f32({1, 2, 7, 13}), pool(PoolKind::max, {2, 2}, {2, 2}, {0, 0, 0, 0}), true);
+  all["pool_max_3x3_s2_p1"] =
+      make_pool2d_workload(f32({1, 3, 13, 7}), pool(PoolKind::max, {3, 3}, {2, 2}, {1, 1, 1, 1}), false);
+  all["pool_max_ceil"] =
+      make_pool2d_workload(f32({1, 2, 7, 13}), pool(PoolKind::max, {2, 2}, {2, 2}, {0, 0, 0, 0}), true);
   Pool2dAttrs dilated = pool(PoolKind::max, {3, 2}, {1, 2}, {1, 0, 0, 1});
   dilated.dilations = {2, 1};
   all["pool_max_dilated_asymmetric"] = make_pool2d_workload(f32({2, 3, 9, 11}), dilated, false);
-  all["pool_avg_exclude_pad"] = make_pool2d_workload(f32({1, 4, 7, 13}), pool(PoolKind::average, {3, 3}, {1, 1}, {1, 1, 1, 1}), false);
+  all["pool_avg_exclude_pad"] =
+      make_pool2d_workload(f32({1, 4, 7, 13}), pool(PoolKind::average, {3, 3}, {1, 1}, {1, 1, 1, 1}), false);
   Pool2dAttrs include = pool(PoolKind::average, {3, 3}, {2, 2}, {1, 1, 1, 1});
   include.count_include_pad = true;
   all["pool_avg_include_pad_ceil"] = make_pool2d_workload(f32({1, 2, 13, 8}), include, true);
@@ -232,9 +235,11 @@ TEST_F(PoolSoftmaxLayernormKernel, OpenClKernelsVerifiedByNeeMeasure) {
 
 TEST(PoolSoftmaxLayernormWorkload, ValidatesShapesAndAttributes) {
   // A pad as wide as the window would let a window hold padding only.
-  EXPECT_THROW(make_pool2d_workload(f32({1, 1, 5, 5}), pool(PoolKind::max, {2, 2}, {1, 1}, {2, 0, 0, 0}), false), Error);
+  EXPECT_THROW(make_pool2d_workload(f32({1, 1, 5, 5}), pool(PoolKind::max, {2, 2}, {1, 1}, {2, 0, 0, 0}), false),
+               Error);
   EXPECT_THROW(make_pool2d_workload(f32({1, 1, 5}), Pool2dAttrs{}, false), Error);
-  EXPECT_THROW(make_pool2d_workload(f32({1, 1, 2, 2}), pool(PoolKind::max, {3, 3}, {1, 1}, {0, 0, 0, 0}), false), Error);
+  EXPECT_THROW(make_pool2d_workload(f32({1, 1, 2, 2}), pool(PoolKind::max, {3, 3}, {1, 1}, {0, 0, 0, 0}), false),
+               Error);
   EXPECT_THROW(make_softmax_workload(f32({2, 3}), 2), Error);
   EXPECT_THROW(make_softmax_workload(TensorType{DType::i64, {2, 3}}, 1), Error);
   EXPECT_THROW(make_layernorm_workload(f32({2, 3}), f32({2, 3}), nullptr, 1, 1e-5), Error);
@@ -242,7 +247,8 @@ TEST(PoolSoftmaxLayernormWorkload, ValidatesShapesAndAttributes) {
 
   // Global pools are plain pools whose window is the plane: the same key.
   const Workload global = make_global_pool2d_workload(f32({1, 8, 7, 7}), PoolKind::average);
-  const Workload windowed = make_pool2d_workload(f32({1, 8, 7, 7}), pool(PoolKind::average, {7, 7}, {1, 1}, {0, 0, 0, 0}), true);
+  const Workload windowed =
+      make_pool2d_workload(f32({1, 8, 7, 7}), pool(PoolKind::average, {7, 7}, {1, 1}, {0, 0, 0, 0}), true);
   EXPECT_EQ(global.key(), windowed.key());
   EXPECT_DOUBLE_EQ(global.flops(), 8.0 * 49);
   EXPECT_EQ(make_softmax_workload(f32({2, 3}), -1).key(), make_softmax_workload(f32({2, 3}), 1).key());

@@ -188,7 +188,9 @@ static void reference_softmax(const Workload& w, const std::vector<const Tensor*
       for (int64_t j = 1; j < n; ++j) max = std::max<double>(max, x[base + j * inner]);
       double sum = 0;
       for (int64_t j = 0; j < n; ++j) sum += std::exp(x[base + j * inner] - max);
-      for (int64_t j = 0; j < n; ++j) o[base + j * inner] = static_cast<float>(std::exp(x[base + j * inner] - max) / sum);
+      for (int64_t j = 0; j < n; ++j) {
+        o[base + j * inner] = static_cast<float>(std::exp(x[base + j * inner] - max) / sum);
+      }
     }
   }
 }
