@@ -143,7 +143,7 @@ std::string missing_cpu_feature(const std::string& halide_target) {
       {"sse41", "sse4_1"},     {"avx", "avx"},         {"avx2", "avx2"},
       {"fma", "fma"},          {"f16c", "f16c"},       {"avx512", "avx512f"},
       {"avx512_skylake", "avx512bw"}, {"avx512_cannonlake", "avx512ifma"},
-      {"avx512_sapphirerapids", "avx512_bf16"}};
+      {"avx512_sapphirerapids", "avx512_bf16"}, {"avx512_sapphirerapids", "avx_vnni"}};
   Target t{halide_target, {}};
   for (const auto& [feature, flag] : checks) {
     if (t.has_feature(feature) && !flags.count(flag)) return feature;

@@ -9,6 +9,7 @@
 #include "core/conv_workload.h"
 #include "core/elementwise_workload.h"
 #include "core/error.h"
+#include "core/pool_workload.h"
 
 namespace nee {
 
@@ -43,7 +44,13 @@ double Workload::flops() const {
   }
   if (op == "conv2d") return conv2d_flops(*this);
   if (op == "elementwise") return elementwise_flops(*this);
-  return static_cast<double>(output.elements());
+  const double elements = static_cast<double>(output.elements());
+  if (op == "pool2d") return elements * static_cast<double>(pool2d_window_size(*this));
+  // Per element: softmax's max, subtract, exp, sum and divide; layernorm's two sums, the
+  // centering, the square, the normalizing multiply, scale and bias.
+  if (op == "softmax") return 5.0 * elements;
+  if (op == "layernorm") return 7.0 * elements;
+  return elements;
 }
 
 static nlohmann::json tensor_to_json(const TensorType& t) {

@@ -2,7 +2,7 @@
 
 #include "core/error.h"
 #include "kernels/activation_exprs.h"
-#include "kernels/static_input.h"
+#include "kernels/dense_input.h"
 
 namespace nee {
 

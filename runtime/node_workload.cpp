@@ -5,6 +5,9 @@
 #include "core/conv_workload.h"
 #include "core/elementwise_workload.h"
 #include "core/error.h"
+#include "core/layernorm_workload.h"
+#include "core/pool_workload.h"
+#include "core/softmax_workload.h"
 
 namespace nee {
 
@@ -47,11 +50,65 @@ static std::optional<Workload> elementwise_workload_of(const Graph& graph, const
   const TensorType& output = graph.type_of(node.outputs[0]);
   if (output.shape.empty() || output.elements() == 0) return std::nullopt;
   return make_elementwise_workload(inputs, output, ElementwiseProgram::parse(node.attrs.get_string("program")));
+// The graph's output type must be the workload's: a shape the family computes otherwise
+// (e.g. a pool's ceil_mode read differently) stays on the reference provider.
+static std::optional<Workload> matching_output(const Graph& graph, const Node& node, Workload w) {
+  if (!(w.output == graph.type_of(node.outputs[0]))) return std::nullopt;
+  return w;
+}
+
+// MaxPool / AveragePool as the importer normalized them (explicit kernel_shape, strides,
+// dilations, pads, ceil_mode); MaxPool's Indices output is not computed by the family.
+static std::optional<Workload> pool2d_workload_of(const Graph& graph, const Node& node) {
+  if (node.inputs.size() != 1 || (node.outputs.size() > 1 && !node.outputs[1].empty())) return std::nullopt;
+  const TensorType& x = graph.type_of(node.inputs[0]);
+  if (node.op == "GlobalAveragePool" || node.op == "GlobalMaxPool") {
+    return matching_output(graph, node, make_global_pool2d_workload(x, node.op == "GlobalMaxPool" ? PoolKind::max
+                                                                                                  : PoolKind::average));
+  }
+  const std::vector<int64_t> kernel = node.attrs.get_ints("kernel_shape");
+  const std::vector<int64_t> strides = node.attrs.get_ints("strides");
+  const std::vector<int64_t> pads = node.attrs.get_ints("pads");
+  const std::vector<int64_t> dilations = node.attrs.get_ints("dilations");
+  if (kernel.size() != 2 || strides.size() != 2 || pads.size() != 4 || dilations.size() != 2) return std::nullopt;
+  Pool2dAttrs attrs;
+  attrs.kind = node.op == "MaxPool" ? PoolKind::max : PoolKind::average;
+  attrs.kernel = {kernel[0], kernel[1]};
+  attrs.strides = {strides[0], strides[1]};
+  attrs.pads = {pads[0], pads[1], pads[2], pads[3]};
+  attrs.dilations = {dilations[0], dilations[1]};
+  attrs.count_include_pad = node.attrs.get_int("count_include_pad", 0) != 0;
+  return matching_output(graph, node, make_pool2d_workload(x, attrs, node.attrs.get_int("ceil_mode", 0) != 0));
+}
+
+// NeeLayerNorm's inputs are X, Scale and an optional B (see passes.h).
+static std::optional<Workload> layernorm_workload_of(const Graph& graph, const Node& node) {
+  if (node.inputs.size() < 2 || node.inputs.size() > 3) return std::nullopt;
+  const bool has_bias = node.inputs.size() == 3 && !node.inputs[2].empty();
+  const TensorType bias = has_bias ? graph.type_of(node.inputs[2]) : TensorType{};
+  return matching_output(graph, node,
+                         make_layernorm_workload(graph.type_of(node.inputs[0]), graph.type_of(node.inputs[1]),
+                                                 has_bias ? &bias : nullptr, node.attrs.get_int("axis"),
+                                                 node.attrs.get_float("epsilon")));
 }
 
 std::optional<Workload> workload_of(const Graph& graph, const Node& node) {
   if (node.op == "NeeConv") return conv2d_workload_of(graph, node);
-  if (node.op == "NeeElementwise") return elementwise_workload_of(graph, node);
+  try {
+    if (node.op == "NeeElementwise") return elementwise_workload_of(graph, node);
+    if (node.op == "MaxPool" || node.op == "AveragePool" || node.op == "GlobalAveragePool" ||
+        node.op == "GlobalMaxPool") {
+      return pool2d_workload_of(graph, node);
+    }
+    // Softmax before opset 13 (coerce_2d) normalizes over several dims: not this family.
+    if (node.op == "Softmax" && node.attrs.get_int("coerce_2d", 0) == 0) {
+      const TensorType& x = graph.type_of(node.inputs[0]);
+      return matching_output(graph, node, make_softmax_workload(x, node.attrs.get_int("axis")));
+    }
+    if (node.op == "NeeLayerNorm") return layernorm_workload_of(graph, node);
+  } catch (const Error&) {
+    return std::nullopt;  // a dtype, rank or shape the family does not cover
+  }
   if (node.op != "NeeMatMul") return std::nullopt;
   std::vector<TensorType> operands;
   for (const std::string& in : node.inputs) {

@@ -11,7 +11,9 @@ namespace nee {
 // family covers it (it then runs on the reference provider). The tuner and the bundle
 // provider both call this, so a tuned kernel is found under the key it was tuned for.
 // Covered: NeeMatMul with f32 operands of rank >= 2 and no empty dims; NeeConv;
-// NeeElementwise with an output of rank >= 1.
+// NeeElementwise with an output of rank >= 1; 2-D f32 MaxPool (without Indices),
+// AveragePool, GlobalMaxPool, GlobalAveragePool; Softmax at opset 13 semantics;
+// NeeLayerNorm with scale and bias over the normalized dims.
 std::optional<Workload> workload_of(const Graph& graph, const Node& node);
 
 // The distinct workloads of a graph (after optimize_graph), in node order.

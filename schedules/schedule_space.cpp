@@ -6,8 +6,14 @@
 #include "schedules/conv2d_cpu_space.h"
 #include "schedules/elementwise_cpu_space.h"
 #include "schedules/elementwise_gpu_space.h"
+#include "schedules/layernorm_cpu_space.h"
+#include "schedules/layernorm_gpu_space.h"
 #include "schedules/matmul_cpu_space.h"
 #include "schedules/matmul_gpu_space.h"
+#include "schedules/pool2d_cpu_space.h"
+#include "schedules/pool2d_gpu_space.h"
+#include "schedules/softmax_cpu_space.h"
+#include "schedules/softmax_gpu_space.h"
 
 namespace nee {
 
@@ -58,6 +64,16 @@ std::vector<int64_t> values_up_to(std::vector<int64_t> values, int64_t limit) {
   return kept;
 }
 
+int64_t largest_value_up_to(const std::vector<Knob>& knobs, const std::string& name, int64_t wanted) {
+  const auto knob = std::find_if(knobs.begin(), knobs.end(), [&](const Knob& k) { return k.name == name; });
+  if (knob == knobs.end()) throw Error("no knob named '" + name + "'");
+  int64_t best = knob->values.front();
+  for (int64_t v : knob->values) {
+    if (v <= wanted) best = std::max(best, v);
+  }
+  return best;
+}
+
 std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, const Target& target) {
   const TargetKind kind = target.kind();
   const CpuVectorIsa isa = kind == TargetKind::cpu ? CpuVectorIsa::of_target(target.halide) : CpuVectorIsa{};
@@ -72,6 +88,18 @@ std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, con
   if (workload.op == "elementwise") {
     if (kind == TargetKind::cpu) return std::make_unique<ElementwiseCpuSpace>(workload);
     return std::make_unique<ElementwiseGpuSpace>(workload);
+  }
+  if (workload.op == "pool2d") {
+    if (kind == TargetKind::cpu) return std::make_unique<Pool2dCpuSpace>(workload);
+    return std::make_unique<Pool2dGpuSpace>(workload);
+  }
+  if (workload.op == "softmax") {
+    if (kind == TargetKind::cpu) return std::make_unique<SoftmaxCpuSpace>(workload);
+    return std::make_unique<SoftmaxGpuSpace>(workload);
+  }
+  if (workload.op == "layernorm") {
+    if (kind == TargetKind::cpu) return std::make_unique<LayernormCpuSpace>(workload);
+    return std::make_unique<LayernormGpuSpace>(workload);
   }
   throw Error("no schedule space for operator family '" + workload.op + "'");
 }

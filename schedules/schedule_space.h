@@ -62,4 +62,8 @@ std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, Tar
 // (the smallest value survives).
 std::vector<int64_t> values_up_to(std::vector<int64_t> values, int64_t limit);
 
+// The largest value of knob `name`'s domain that does not exceed `wanted`, or the
+// domain's first value: how default points pick sizes that fit the workload.
+int64_t largest_value_up_to(const std::vector<Knob>& knobs, const std::string& name, int64_t wanted);
+
 }  // namespace nee

@@ -70,7 +70,8 @@ MachinePeaks measure_machine_peaks(const ProbeOptions& options) {
   const double fma_flops = run_fma_probe(options.threads, 1);  // checks the CPU before anything is registered
   const double triad_bytes = 3.0 * static_cast<double>(triad->bytes_per_array());
 
-  const std::string fma_name = "fma_avx2/threads:" + std::to_string(options.threads);
+  const std::string fma_name = std::string(fma_probe_lanes() == 16 ? "fma_avx512" : "fma_avx2") + "/threads:" +
+                               std::to_string(options.threads);
   const std::string triad_name = "triad/threads:" + std::to_string(options.threads);
   benchmark::ClearRegisteredBenchmarks();
   benchmark::RegisterBenchmark(fma_name.c_str(), [threads = options.threads](benchmark::State& state) {

@@ -12,6 +12,8 @@ void optimize_graph(Graph& graph) {
   fold_matmul_scale(graph);
   fuse_matmul_relu(graph);
   fuse_matmul_gelu(graph);
+  // Before fuse_elementwise, which would otherwise take the chain's Sub, Pow, Sqrt and Div.
+  fuse_layer_norm(graph);
   fuse_elementwise(graph);
 }
 

@@ -19,6 +19,11 @@ namespace nee {
 // The internal op "NeeElementwise" evaluates a fused chain of elementwise operators:
 // attribute program (string, the text of core/elementwise_program.h), inputs the
 // program's slots x0, x1... in order, each broadcast to the output.
+//
+// The internal op "NeeLayerNorm" computes ONNX LayerNormalization's Y only:
+// (X - mean) / sqrt(var + epsilon) * Scale + B over the dims from `axis` on: attributes
+// axis (int, non-negative) and epsilon (float); inputs X, Scale and an optional B, both
+// broadcasting to X without growing it.
 
 void remove_identity(Graph& graph);
 // Conv (2-D, f32) -> NeeConv, then folds into it, when each is the sole consumer of the
@@ -43,12 +48,17 @@ void fuse_matmul_gelu(Graph& graph);   // NeeMatMul then PyTorch's GELU nodes ->
 // reader -> one NeeElementwise per tree, a single node included. One-element f32
 // constants become immediates; other operands become input slots in order of first use.
 void fuse_elementwise(Graph& graph);
+// LayerNormalization with only its Y output -> NeeLayerNorm; and the chain exporters emit
+// for torch.nn.LayerNorm before opset 17 -> NeeLayerNorm: ReduceMean(X) over trailing
+// axes, Sub, Pow 2, ReduceMean, Add epsilon, Sqrt, Div, then optionally Mul Scale and Add
+// B, each intermediate read only inside the chain.
+void fuse_layer_norm(Graph& graph);
 
 // The passes in the order: remove_identity, fuse_conv, fuse_gemm, convert_matmul,
 // fold_matmul_scale, fuse_matmul_add, fold_matmul_scale again (a scaling after the bias
 // Add, as BERT's query projection has), fuse_matmul_relu, fuse_matmul_gelu,
-// fuse_elementwise. The epilogue fusions come first so they take precedence;
-// fuse_elementwise collects what is left.
+// fuse_layer_norm, fuse_elementwise. The epilogue and layer-norm fusions come first so
+// they take precedence; fuse_elementwise collects what is left.
 void optimize_graph(Graph& graph);
 
 }  // namespace nee

@@ -40,6 +40,8 @@ const std::unordered_map<std::string, ReferenceFactory>& reference_kernels() {
       {"Cast", make_reference_cast},
       {"LogSoftmax", make_reference_log_softmax},
       {"LayerNormalization", make_reference_layer_normalization},
+      // NeeLayerNorm keeps LayerNormalization's inputs and attributes, with Y only.
+      {"NeeLayerNorm", make_reference_layer_normalization},
       {"ReduceSum", make_reference_reduce_sum},
       {"ReduceMean", make_reference_reduce_mean},
       {"ReduceMax", make_reference_reduce_max},

@@ -68,8 +68,6 @@ WindowGeometry read_window_attributes(const Attributes& attrs, size_t spatial_ra
   return window;
 }
 
-int64_t dilated_extent(int64_t kernel, int64_t dilation) { return (kernel - 1) * dilation + 1; }
-
 void apply_auto_pad(AutoPad mode, const std::vector<int64_t>& input, WindowGeometry& window) {
   if (mode == AutoPad::not_set) return;
   for (size_t d = 0; d < window.rank(); ++d) {
@@ -83,16 +81,6 @@ void apply_auto_pad(AutoPad mode, const std::vector<int64_t>& input, WindowGeome
     window.pads_begin[d] = mode == AutoPad::same_lower ? total - smaller_half : smaller_half;
     window.pads_end[d] = total - window.pads_begin[d];
   }
-}
-
-int64_t sliding_output_size(int64_t input, int64_t kernel, int64_t stride, int64_t dilation,
-                            int64_t pad_begin, int64_t pad_end, bool ceil_mode) {
-  const int64_t span = input + pad_begin + pad_end - dilated_extent(kernel, dilation);
-  if (span < 0) return 0;
-  if (!ceil_mode) return span / stride + 1;
-  int64_t output = (span + stride - 1) / stride + 1;
-  if ((output - 1) * stride >= input + pad_begin) --output;
-  return output;
 }
 
 int64_t transposed_output_size(int64_t input, int64_t kernel, int64_t stride, int64_t dilation,

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/sliding_window.h"
 #include "runtime/attributes.h"
 
 namespace nee {
@@ -33,20 +34,11 @@ struct WindowGeometry {
 WindowGeometry read_window_attributes(const Attributes& attrs, size_t spatial_rank,
                                       const std::vector<int64_t>& kernel_from_weights = {});
 
-// (kernel - 1) * dilation + 1: the input extent one window covers.
-int64_t dilated_extent(int64_t kernel, int64_t dilation);
-
 // Pads that SAME_UPPER / SAME_LOWER choose so that the output extent is
 // ceil(input / stride): the total is (output - 1) * stride + dilated kernel - input,
 // clamped at 0, with the odd element at the end for SAME_UPPER and at the beginning for
 // SAME_LOWER. VALID gives no pads; NOTSET keeps `window`'s explicit pads.
 void apply_auto_pad(AutoPad mode, const std::vector<int64_t>& input, WindowGeometry& window);
-
-// Output extent of a sliding window along one axis. With ceil_mode the last partial
-// window is kept, except one that would start inside the end padding (PyTorch's rule;
-// without it that window would hold padding only).
-int64_t sliding_output_size(int64_t input, int64_t kernel, int64_t stride, int64_t dilation,
-                            int64_t pad_begin, int64_t pad_end, bool ceil_mode);
 
 // ConvTranspose's output extent along one axis:
 // stride * (input - 1) + output_padding + dilated kernel - pad_begin - pad_end.

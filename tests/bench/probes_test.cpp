@@ -17,7 +17,7 @@ TEST(TriadProbe, ComputesTheTriadAndCountsStreamBytes) {
   EXPECT_THROW(TriadProbe(0, 1), Error);
 }
 
-TEST(FmaProbe, CountsTwoFlopsPerLanePerFma) { EXPECT_DOUBLE_EQ(run_fma_probe(2, 1000), 2.0 * 8 * kFmaChains * 1000 * 2); }
+TEST(FmaProbe, CountsTwoFlopsPerLanePerFma) { EXPECT_DOUBLE_EQ(run_fma_probe(2, 1000), 2.0 * fma_probe_lanes() * kFmaChains * 1000 * 2); }
 
 TEST(MachinePeaks, GoogleBenchmarkRunsReportEveryRepetition) {
   ProbeOptions options;

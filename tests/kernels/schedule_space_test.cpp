@@ -7,6 +7,9 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/layernorm_workload.h"
+#include "core/pool_workload.h"
+#include "core/softmax_workload.h"
 #include "schedules/schedule_space.h"
 
 namespace nee {
@@ -132,6 +135,45 @@ TEST(ScheduleSpace, RandomPointsVary) {
   std::set<ScheduleConfig> seen;
   for (int i = 0; i < 100; ++i) seen.insert(space->random_config(rng));
   EXPECT_GT(seen.size(), 50u);
+}
+
+// Pool2d, softmax and layernorm: defaults and random points valid for CPU and GPU at
+// awkward and real shapes; the window unroll limit rejects a 9-wide kx unroll.
+TEST(ScheduleSpace, PoolSoftmaxLayernormPointsAreValid) {
+  const TensorType x{DType::f32, {1, 3, 13, 7}};
+  Pool2dAttrs max3;
+  max3.kernel = {3, 3};
+  max3.strides = {2, 2};
+  max3.pads = {1, 1, 1, 1};
+  const TensorType row{DType::f32, {768}};
+  const std::vector<Workload> workloads = {
+      make_pool2d_workload(x, max3, false),
+      make_global_pool2d_workload({DType::f32, {1, 512, 7, 7}}, PoolKind::average),
+      make_softmax_workload({DType::f32, {1, 12, 128, 128}}, -1),
+      make_softmax_workload({DType::f32, {2, 7, 5}}, 1),
+      make_softmax_workload({DType::f32, {13}}, 0),
+      make_layernorm_workload({DType::f32, {1, 128, 768}}, row, &row, -1, 1e-5),
+      make_layernorm_workload({DType::f32, {7}}, {DType::f32, {7}}, nullptr, 0, 1e-5),
+  };
+  for (TargetKind kind : kKinds) {
+    for (const Workload& w : workloads) {
+      const auto space = make_schedule_space(w, kind);
+      EXPECT_EQ(space->check(space->default_config()), "") << space->name() << " " << w.key();
+      std::mt19937_64 rng(5);
+      for (int i = 0; i < 50; ++i) {
+        const ScheduleConfig c = space->random_config(rng);
+        ASSERT_EQ(space->check(c), "") << space->name() << " " << w.key() << ": " << c.to_string();
+      }
+    }
+  }
+  Pool2dAttrs wide;
+  wide.kernel = {1, 9};
+  const auto pool_space =
+      make_schedule_space(make_pool2d_workload({DType::f32, {1, 3, 13, 11}}, wide, false), TargetKind::cpu);
+  ScheduleConfig c = pool_space->default_config();
+  EXPECT_EQ(c.at("unroll_window"), 0);
+  c.knobs["unroll_window"] = 1;
+  EXPECT_NE(pool_space->check(c).find("kx unroll"), std::string::npos);
 }
 
 TEST(ScheduleSpace, UnknownFamilyIsRefused) {

@@ -9,6 +9,9 @@
 #include <fmt/format.h>
 
 #include "core/conv_workload.h"
+#include "core/layernorm_workload.h"
+#include "core/pool_workload.h"
+#include "core/softmax_workload.h"
 #include "tuner/measure/workload_reference.h"
 
 namespace nee {
@@ -23,6 +26,9 @@ Tensor random_input(const TensorType& type, std::mt19937_64& rng) {
 
 int64_t reduction_length(const Workload& w) {
   if (w.op == "conv2d") return conv2d_reduction_length(w);
+  if (w.op == "pool2d") return pool2d_window_size(w);
+  if (w.op == "softmax") return softmax_length(w);
+  if (w.op == "layernorm") return layernorm_row_length(w);
   if (w.op != "matmul") return 1;
   const auto& sa = w.inputs[0].shape;
   return matmul_attrs(w).trans_a ? sa[sa.size() - 2] : sa.back();

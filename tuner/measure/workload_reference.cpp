@@ -1,12 +1,17 @@
 #include "tuner/measure/workload_reference.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "core/activations.h"
 #include "core/conv_workload.h"
 #include "core/elementwise_workload.h"
 #include "core/error.h"
 #include "runtime/reference/broadcast.h"
+#include "core/layernorm_workload.h"
+#include "core/pool_workload.h"
+#include "core/softmax_workload.h"
 
 namespace nee {
 
@@ -152,10 +157,112 @@ static void reference_elementwise(const Workload& w, const std::vector<const Ten
   });
 }
 
+// Every tap of every window tested against the input's bounds (and, for the divisor with
+// count_include_pad, against the padded input's).
+static void reference_pool2d(const Workload& w, const std::vector<const Tensor*>& in, Tensor& out) {
+  const Pool2dAttrs a = pool2d_attrs(w);
+  const auto& xs = w.inputs[0].shape;
+  const auto& os = w.output.shape;
+  const int64_t ih = xs[2], iw = xs[3];
+  const bool average = a.kind == PoolKind::average;
+  const float* x = in[0]->data_as<float>();
+  float* o = out.data_as<float>();
+  for (int64_t plane = 0; plane < os[0] * os[1]; ++plane) {
+    const float* xp = x + plane * ih * iw;
+    for (int64_t oy = 0; oy < os[2]; ++oy) {
+      for (int64_t ox = 0; ox < os[3]; ++ox) {
+        double sum = 0;
+        float best = -std::numeric_limits<float>::infinity();
+        int64_t inside = 0, in_padded = 0;
+        for (int64_t ky = 0; ky < a.kernel[0]; ++ky) {
+          const int64_t y = oy * a.strides[0] + ky * a.dilations[0] - a.pads[0];
+          for (int64_t kx = 0; kx < a.kernel[1]; ++kx) {
+            const int64_t xx = ox * a.strides[1] + kx * a.dilations[1] - a.pads[1];
+            if (y >= -a.pads[0] && y < ih + a.pads[2] && xx >= -a.pads[1] && xx < iw + a.pads[3]) ++in_padded;
+            if (y < 0 || y >= ih || xx < 0 || xx >= iw) continue;
+            ++inside;
+            sum += xp[y * iw + xx];
+            best = std::max(best, xp[y * iw + xx]);
+          }
+        }
+        const int64_t divisor = a.count_include_pad ? in_padded : inside;
+        *o++ = average ? static_cast<float>(sum / static_cast<double>(divisor)) : best;
+      }
+    }
+  }
+}
+
+// The tensor as [outer, n, inner]; sums in double.
+static void reference_softmax(const Workload& w, const std::vector<const Tensor*>& in, Tensor& out) {
+  const auto& shape = w.inputs[0].shape;
+  const size_t axis = static_cast<size_t>(softmax_axis(w));
+  int64_t outer = 1, inner = 1;
+  for (size_t d = 0; d < axis; ++d) outer *= shape[d];
+  for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+  const int64_t n = shape[axis];
+  const float* x = in[0]->data_as<float>();
+  float* o = out.data_as<float>();
+  for (int64_t b = 0; b < outer; ++b) {
+    for (int64_t i = 0; i < inner; ++i) {
+      const int64_t base = b * n * inner + i;
+      double max = x[base];
+      for (int64_t j = 1; j < n; ++j) max = std::max<double>(max, x[base + j * inner]);
+      double sum = 0;
+      for (int64_t j = 0; j < n; ++j) sum += std::exp(x[base + j * inner] - max);
+      for (int64_t j = 0; j < n; ++j) {
+        o[base + j * inner] = static_cast<float>(std::exp(x[base + j * inner] - max) / sum);
+      }
+    }
+  }
+}
+
+// Index into a row-shaped operand that broadcasts (from the right) to the row's shape.
+static int64_t row_broadcast_index(const std::vector<int64_t>& row_shape, const std::vector<int64_t>& shape,
+                                   int64_t element) {
+  int64_t index = 0, stride = 1;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const int64_t extent = row_shape[row_shape.size() - 1 - d];
+    const int64_t coord = element % extent;
+    element /= extent;
+    const int64_t own = shape[shape.size() - 1 - d];
+    if (own != 1) index += coord * stride;
+    stride *= own;
+  }
+  return index;
+}
+
+// Mean and centered (two-pass) variance per row, in double.
+static void reference_layernorm(const Workload& w, const std::vector<const Tensor*>& in, Tensor& out) {
+  const auto& shape = w.inputs[0].shape;
+  const std::vector<int64_t> row_shape(shape.begin() + layernorm_axis(w), shape.end());
+  const int64_t n = layernorm_row_length(w), rows = w.inputs[0].elements() / n;
+  const double epsilon = layernorm_epsilon(w);
+  const float* x = in[0]->data_as<float>();
+  const float* scale = in[1]->data_as<float>();
+  const float* bias = layernorm_has_bias(w) ? in[2]->data_as<float>() : nullptr;
+  float* o = out.data_as<float>();
+  for (int64_t row = 0; row < rows; ++row) {
+    const float* xr = x + row * n;
+    double mean = 0, var = 0;
+    for (int64_t j = 0; j < n; ++j) mean += xr[j];
+    mean /= static_cast<double>(n);
+    for (int64_t j = 0; j < n; ++j) var += (xr[j] - mean) * (xr[j] - mean);
+    const double inv_std = 1.0 / std::sqrt(var / static_cast<double>(n) + epsilon);
+    for (int64_t j = 0; j < n; ++j) {
+      double v = (xr[j] - mean) * inv_std * scale[row_broadcast_index(row_shape, w.inputs[1].shape, j)];
+      if (bias) v += bias[row_broadcast_index(row_shape, w.inputs[2].shape, j)];
+      o[row * n + j] = static_cast<float>(v);
+    }
+  }
+}
+
 void compute_reference(const Workload& workload, const std::vector<const Tensor*>& inputs, Tensor& output) {
   if (workload.op == "matmul") return reference_matmul(workload, inputs, output);
   if (workload.op == "conv2d") return reference_conv2d(workload, inputs, output);
   if (workload.op == "elementwise") return reference_elementwise(workload, inputs, output);
+  if (workload.op == "pool2d") return reference_pool2d(workload, inputs, output);
+  if (workload.op == "softmax") return reference_softmax(workload, inputs, output);
+  if (workload.op == "layernorm") return reference_layernorm(workload, inputs, output);
   throw Error("no reference for operator family '" + workload.op + "'");
 }
 

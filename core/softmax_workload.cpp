@@ -1,0 +1,31 @@
+#include "core/softmax_workload.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace nee {
+
+Workload make_softmax_workload(const TensorType& x, int64_t axis) {
+  if (x.dtype != DType::f32) throw Error("softmax kernels take f32 tensors, got " + x.to_string());
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  if (rank == 0) throw Error("softmax needs a tensor of rank >= 1");
+  if (axis < -rank || axis >= rank) {
+    throw Error(fmt::format("softmax axis {} is out of range for {}", axis, x.to_string()));
+  }
+  for (int64_t d : x.shape) {
+    if (d <= 0) throw Error("softmax input " + x.to_string() + " has an empty dimension");
+  }
+  Workload w;
+  w.op = "softmax";
+  w.attrs = {{"axis", axis < 0 ? axis + rank : axis}};
+  w.inputs = {x};
+  w.output = x;
+  return w;
+}
+
+int64_t softmax_axis(const Workload& w) { return w.attrs.at("axis").get<int64_t>(); }
+
+int64_t softmax_length(const Workload& w) { return w.inputs[0].shape[softmax_axis(w)]; }
+
+}  // namespace nee

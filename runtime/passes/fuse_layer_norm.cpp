@@ -1,0 +1,154 @@
+#include <cmath>
+
+#include "runtime/passes/passes.h"
+#include "runtime/passes/sole_consumer.h"
+
+namespace nee {
+
+namespace {
+
+// The single element of an f32 constant, when `value` is one.
+std::optional<float> scalar_constant(const Graph& graph, const std::string& value) {
+  const Tensor* t = graph.constant(value);
+  if (!t || t->dtype() != DType::f32 || t->elements() != 1) return std::nullopt;
+  return *t->data_as<float>();
+}
+
+// The other input of a two-input node that reads `value` once.
+std::optional<std::string> other_input(const Node& node, const std::string& value) {
+  if (node.inputs.size() != 2 || node.inputs[0] == node.inputs[1]) return std::nullopt;
+  if (node.inputs[0] == value) return node.inputs[1];
+  if (node.inputs[1] == value) return node.inputs[0];
+  return std::nullopt;
+}
+
+// The node that solely consumes `value`, when it has op type `op`.
+const Node* sole(const Graph& graph, const std::string& value, const std::string& op) {
+  const std::optional<size_t> i = sole_consumer(graph, value);
+  if (!i || graph.nodes()[*i].op != op) return nullptr;
+  return &graph.nodes()[*i];
+}
+
+// ReduceMean over the trailing dims from some axis, keeping them: that axis, or -1.
+int64_t trailing_mean_axis(const Graph& graph, const Node& node) {
+  if (node.op != "ReduceMean" || node.inputs.size() != 1 || node.attrs.get_int("keepdims", 1) != 1) return -1;
+  const std::vector<int64_t> axes = node.attrs.get_ints("axes", {});
+  const int64_t rank = static_cast<int64_t>(graph.type_of(node.inputs[0]).shape.size());
+  if (axes.empty()) return -1;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (axes[i] != rank - static_cast<int64_t>(axes.size()) + static_cast<int64_t>(i)) return -1;
+  }
+  return axes.front();
+}
+
+// The chain torch.nn.LayerNorm exports to before opset 17, starting at its first
+// ReduceMean: the fused node's inputs, attributes and output, plus every node to drop.
+struct LayerNormChain {
+  Node fused;
+  std::vector<const Node*> members;
+};
+
+std::optional<LayerNormChain> match_chain(const Graph& graph, const Node& mean) {
+  const int64_t axis = trailing_mean_axis(graph, mean);
+  if (axis < 0) return std::nullopt;
+  const std::string& x = mean.inputs[0];
+  const TensorType& x_type = graph.type_of(x);
+  if (x_type.dtype != DType::f32) return std::nullopt;
+  const Node* sub = sole(graph, mean.outputs[0], "Sub");
+  if (!sub || sub->inputs.size() != 2 || sub->inputs[0] != x || sub->inputs[1] != mean.outputs[0]) {
+    return std::nullopt;
+  }
+  // The centered values feed the Pow (variance) and the Div (normalization), nothing else.
+  const std::string& centered = sub->outputs[0];
+  if (graph.is_output(centered)) return std::nullopt;
+  const std::vector<const Node*> users = graph.consumers(centered);
+  if (users.size() != 2) return std::nullopt;
+  const Node* pow = users[0]->op == "Pow" ? users[0] : users[1];
+  const Node* div = users[0]->op == "Pow" ? users[1] : users[0];
+  if (pow->op != "Pow" || div->op != "Div" || pow->inputs.size() != 2 || pow->inputs[0] != centered ||
+      scalar_constant(graph, pow->inputs[1]) != 2.0f || div->inputs.size() != 2 || div->inputs[0] != centered) {
+    return std::nullopt;
+  }
+  const Node* var = sole(graph, pow->outputs[0], "ReduceMean");
+  if (!var || trailing_mean_axis(graph, *var) != axis) return std::nullopt;
+  const Node* add_eps = sole(graph, var->outputs[0], "Add");
+  if (!add_eps) return std::nullopt;
+  const std::optional<std::string> eps_name = other_input(*add_eps, var->outputs[0]);
+  const std::optional<float> epsilon = eps_name ? scalar_constant(graph, *eps_name) : std::nullopt;
+  if (!epsilon || !(*epsilon >= 0)) return std::nullopt;
+  const Node* sqrt = sole(graph, add_eps->outputs[0], "Sqrt");
+  if (!sqrt || sole(graph, sqrt->outputs[0], "Div") != div || div->inputs[1] != sqrt->outputs[0]) return std::nullopt;
+
+  LayerNormChain chain;
+  chain.members = {&mean, sub, pow, var, add_eps, sqrt, div};
+  // Scale and bias: a Mul and then an Add of tensors that broadcast to X without growing it.
+  std::string last = div->outputs[0], scale, bias;
+  const auto keeps_shape = [&](const Node* n) { return n && graph.type_of(n->outputs[0]) == x_type; };
+  if (const Node* mul = sole(graph, last, "Mul"); keeps_shape(mul) && other_input(*mul, last)) {
+    scale = *other_input(*mul, last);
+    chain.members.push_back(mul);
+    last = mul->outputs[0];
+    if (const Node* add = sole(graph, last, "Add"); keeps_shape(add) && other_input(*add, last)) {
+      bias = *other_input(*add, last);
+      chain.members.push_back(add);
+      last = add->outputs[0];
+    }
+  }
+  chain.fused.op = "NeeLayerNorm";
+  chain.fused.name = mean.name + "_layer_norm";
+  chain.fused.inputs = {x, scale};
+  if (!bias.empty()) chain.fused.inputs.push_back(bias);
+  chain.fused.outputs = {last};
+  chain.fused.attrs.set("axis", axis);
+  chain.fused.attrs.set("epsilon", *epsilon);
+  return chain;
+}
+
+}  // namespace
+
+void fuse_layer_norm(Graph& graph) {
+  for (Node& node : graph.nodes()) {
+    const bool only_y = node.outputs.size() == 1 || (node.outputs.size() > 1 && node.outputs[1].empty() &&
+                                                     (node.outputs.size() < 3 || node.outputs[2].empty()));
+    if (node.op != "LayerNormalization" || !only_y) continue;
+    node.op = "NeeLayerNorm";
+    node.outputs.resize(1);
+    node.attrs.erase("stash_type");
+  }
+
+  auto& nodes = graph.nodes();
+  std::vector<bool> dropped(nodes.size(), false);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (dropped[i] || nodes[i].op != "ReduceMean") continue;
+    std::optional<LayerNormChain> chain = match_chain(graph, nodes[i]);
+    if (!chain) continue;
+    // Without a Mul the scale is a constant 1 (torch's elementwise_affine=False).
+    if (chain->fused.inputs[1].empty()) {
+      std::string ones = chain->fused.name + "_scale";
+      for (int k = 1; graph.has_value(ones); ++k) ones = chain->fused.name + "_scale_" + std::to_string(k);
+      Tensor one(DType::f32, {1});
+      *one.data_as<float>() = 1.0f;
+      graph.add_constant(ones, one);
+      chain->fused.inputs[1] = ones;
+    }
+    // The fused node takes the last member's place, after every input of the chain.
+    size_t last = 0;
+    for (const Node* member : chain->members) {
+      const size_t index = static_cast<size_t>(member - nodes.data());
+      dropped[index] = true;
+      last = std::max(last, index);
+    }
+    for (const Node* member : chain->members) {
+      if (member->outputs[0] != chain->fused.outputs[0]) graph.remove_value(member->outputs[0]);
+    }
+    nodes[last] = std::move(chain->fused);
+    dropped[last] = false;
+  }
+  std::vector<Node> kept;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!dropped[i]) kept.push_back(std::move(nodes[i]));
+  }
+  nodes = std::move(kept);
+}
+
+}  // namespace nee

@@ -1,0 +1,86 @@
+#include "schedules/pool2d_cpu_space.h"
+
+#include "schedules/static_output.h"
+
+namespace nee {
+
+using namespace Halide;
+
+std::string check_pool2d_unroll(int64_t unroll_window, int64_t kernel_w, int64_t kernel_h) {
+  if (unroll_window >= 1 && kernel_w > 8) return "kx unroll over a window wider than 8";
+  if (unroll_window == 2 && kernel_w * kernel_h > 16) return "kx, ky unroll over a window of more than 16 taps";
+  return "";
+}
+
+// The loop nest (innermost first), for out(x, y, c, n):
+//   xi  vec lanes                  output columns, vectorized; the window's max or sum
+//                                  is computed per xi vector with the window loops inside
+//   xo                             column blocks across the row
+//   yi  rows                       output rows of one row tile
+//   yt, then the planes (c, n fused); parallel over planes or over (row tiles, planes).
+// The padded input is inlined (a select per load) or computed per row tile.
+Pool2dCpuSpace::Pool2dCpuSpace(const Workload& workload) : workload_(workload) {
+  const Pool2dPipeline shape = define_pool2d(workload);
+  kernel_w_ = shape.kernel_w;
+  kernel_h_ = shape.kernel_h;
+  knobs_ = {
+      {"vec", values_up_to({1, 4, 8, 16}, shape.out_w), "vector width in floats, over output columns"},
+      {"rows", values_up_to({1, 2, 4, 8}, shape.out_h), "output rows of a row tile"},
+      {"unroll_window", {0, 1, 2}, "0: window loops as loops; 1: kx unrolled; 2: kx and ky unrolled"},
+      {"pad_at", {0, 1}, "padded input: 0: inlined (a select per load); 1: computed per row tile"},
+      {"parallel", {0, 1, 2}, "0: serial; 1: over planes (c x n); 2: over row tiles x planes"},
+  };
+}
+
+ScheduleConfig Pool2dCpuSpace::default_config() const {
+  ScheduleConfig c;
+  c.knobs["vec"] = largest_value_up_to(knobs_, "vec", 8);
+  c.knobs["rows"] = largest_value_up_to(knobs_, "rows", 4);
+  c.knobs["unroll_window"] = check_pool2d_unroll(2, kernel_w_, kernel_h_).empty()   ? 2
+                             : check_pool2d_unroll(1, kernel_w_, kernel_h_).empty() ? 1
+                                                                                    : 0;
+  c.knobs["pad_at"] = 0;
+  c.knobs["parallel"] = 2;
+  return c;
+}
+
+std::string Pool2dCpuSpace::check_constraints(const ScheduleConfig& c) const {
+  return check_pool2d_unroll(c.at("unroll_window"), kernel_w_, kernel_h_);
+}
+
+ScheduledKernel Pool2dCpuSpace::apply(const ScheduleConfig& c) const {
+  Pool2dPipeline p = define_pool2d(workload_);
+  constrain_dense_output(p.out, workload_.output.shape);
+  const int vec = static_cast<int>(c.at("vec"));
+  Var xo("xo"), xi("xi"), yt("yt"), yi("yi"), plane("plane");
+  p.out.split(p.x, xo, xi, vec)
+      .split(p.y, yt, yi, static_cast<int>(c.at("rows")))
+      .reorder(xi, xo, yi, yt, p.c, p.n)
+      .fuse(p.c, p.n, plane);
+  if (vec > 1) p.out.vectorize(xi);
+  Var tile_level = yt;
+  if (c.at("parallel") == 1) {
+    p.out.parallel(plane);
+  } else if (c.at("parallel") == 2) {
+    Var tiles("tiles");
+    p.out.fuse(yt, plane, tiles).parallel(tiles);
+    tile_level = tiles;
+  }
+
+  p.pooled.compute_at(p.out, xo);
+  Stage update = p.pooled.update();
+  update.reorder(p.x, p.r.x, p.r.y);
+  if (vec > 1) {
+    p.pooled.vectorize(p.x, vec);
+    update.vectorize(p.x, vec);
+  }
+  if (c.at("unroll_window") >= 1) update.unroll(p.r.x);
+  if (c.at("unroll_window") == 2) update.unroll(p.r.y);
+  if (c.at("pad_at") == 1) {
+    p.padded.compute_at(p.out, tile_level);
+    if (vec > 1) p.padded.vectorize(p.x, vec);
+  }
+  return ScheduledKernel{Pipeline(p.out), p.arguments()};
+}
+
+}  // namespace nee

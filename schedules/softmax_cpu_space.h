@@ -1,0 +1,24 @@
+#pragma once
+#include "kernels/softmax_algorithm.h"
+#include "schedules/schedule_space.h"
+
+namespace nee {
+
+// CPU schedule space of the softmax family (see the .cpp for the loop nest).
+class SoftmaxCpuSpace : public ScheduleSpace {
+ public:
+  explicit SoftmaxCpuSpace(const Workload& workload);
+  std::string name() const override { return "softmax-cpu"; }
+  ScheduleConfig default_config() const override;
+
+ protected:
+  std::string check_constraints(const ScheduleConfig& c) const override;
+  ScheduledKernel apply(const ScheduleConfig& c) const override;
+
+ private:
+  Workload workload_;
+  bool axis_innermost_;
+  int64_t rows_;
+};
+
+}  // namespace nee
