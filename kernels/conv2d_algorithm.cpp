@@ -15,7 +15,7 @@ std::vector<Argument> Conv2dPipeline::arguments() const {
   return args;
 }
 
-Conv2dPipeline define_conv2d(const Workload& w) {
+Conv2dPipeline define_conv2d(const Workload& w, bool clamp_reads) {
   if (w.op != "conv2d") throw Error("define_conv2d got a '" + w.op + "' workload");
   const Conv2dAttrs attrs = conv2d_attrs(w);
   const auto& xs = w.inputs[0].shape;
@@ -43,8 +43,10 @@ Conv2dPipeline define_conv2d(const Workload& w) {
   // schedule computes this stage over a larger region than the convolution needs.
   const int iw = static_cast<int>(p.in_w), ih = static_cast<int>(p.in_h);
   p.padded = Func("padded");
-  p.padded(x, y, c, n) =
-      select(x >= 0 && x < iw && y >= 0 && y < ih, p.input(clamp(x, 0, iw - 1), clamp(y, 0, ih - 1), c, n), 0.0f);
+  const Expr in_c_index = clamp_reads ? clamp(c, 0, static_cast<int>(p.channels) - 1) : Expr(c);
+  const Expr in_n_index = clamp_reads ? clamp(n, 0, static_cast<int>(p.batch) - 1) : Expr(n);
+  p.padded(x, y, c, n) = select(x >= 0 && x < iw && y >= 0 && y < ih,
+                                p.input(clamp(x, 0, iw - 1), clamp(y, 0, ih - 1), in_c_index, in_n_index), 0.0f);
 
   const int group_channels = static_cast<int>(ws[1]);
   const int group_out = static_cast<int>(p.out_channels / p.group);
@@ -56,7 +58,8 @@ Conv2dPipeline define_conv2d(const Workload& w) {
   const Expr in_c = p.group == 1 ? Expr(p.r.z) : (o / group_out) * group_channels + p.r.z;
   p.acc = Func("acc");
   p.acc(x, y, o, n) = 0.0f;
-  p.acc(x, y, o, n) += p.weights(p.r.x, p.r.y, p.r.z, o) * p.padded(in_x, in_y, in_c, n);
+  const Expr weight_o = clamp_reads ? clamp(o, 0, static_cast<int>(p.out_channels) - 1) : Expr(o);
+  p.acc(x, y, o, n) += p.weights(p.r.x, p.r.y, p.r.z, weight_o) * p.padded(in_x, in_y, in_c, n);
 
   Expr value = p.acc(x, y, o, n);
   size_t next = 2;

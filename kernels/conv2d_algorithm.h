@@ -24,6 +24,10 @@ struct Conv2dPipeline {
   std::vector<Halide::Argument> arguments() const;  // input, weights, [bias], [residual]
 };
 
-Conv2dPipeline define_conv2d(const Workload& w);
+// clamp_reads: the channel and batch indices of the input, and the output channel of the
+// weights, are clamped to their extents too (x and y always are). Values are unchanged;
+// it lets Halide's autoschedulers compute the accumulator over a region larger than the
+// output. NEE's own schedule spaces never need it.
+Conv2dPipeline define_conv2d(const Workload& w, bool clamp_reads = false);
 
 }  // namespace nee

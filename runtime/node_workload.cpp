@@ -1,6 +1,6 @@
 #include "runtime/node_workload.h"
 
-#include <set>
+#include <map>
 
 #include "core/conv_workload.h"
 #include "core/elementwise_workload.h"
@@ -136,12 +136,21 @@ std::optional<Workload> workload_of(const Graph& graph, const Node& node) {
 
 std::vector<Workload> extract_workloads(const Graph& graph) {
   std::vector<Workload> workloads;
-  std::set<std::string> seen;
+  for (WorkloadCount& c : count_workloads(graph)) workloads.push_back(std::move(c.workload));
+  return workloads;
+}
+
+std::vector<WorkloadCount> count_workloads(const Graph& graph) {
+  std::vector<WorkloadCount> counts;
+  std::map<std::string, size_t> index;  // key -> position in counts
   for (const Node& node : graph.nodes()) {
     std::optional<Workload> w = workload_of(graph, node);
-    if (w && seen.insert(w->key()).second) workloads.push_back(std::move(*w));
+    if (!w) continue;
+    const auto [at, inserted] = index.emplace(w->key(), counts.size());
+    if (inserted) counts.push_back({std::move(*w), 0});
+    ++counts[at->second].count;
   }
-  return workloads;
+  return counts;
 }
 
 }  // namespace nee

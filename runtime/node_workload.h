@@ -19,4 +19,13 @@ std::optional<Workload> workload_of(const Graph& graph, const Node& node);
 // The distinct workloads of a graph (after optimize_graph), in node order.
 std::vector<Workload> extract_workloads(const Graph& graph);
 
+// A distinct workload and how many nodes of the graph compute it: the weight of its
+// kernel time in the model's time.
+struct WorkloadCount {
+  Workload workload;
+  int count = 0;
+};
+// The distinct workloads of a graph with their counts, in order of first occurrence.
+std::vector<WorkloadCount> count_workloads(const Graph& graph);
+
 }  // namespace nee

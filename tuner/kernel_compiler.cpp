@@ -3,10 +3,11 @@
 #include <Halide.h>
 
 #include "core/error.h"
-#include "kernels/matmul_algorithm.h"
+#include "core/subprocess.h"
 #include "schedules/schedule_space.h"
 #include "schedules/static_output.h"
-#include "core/subprocess.h"
+#include "tuner/autoscheduler_config.h"
+#include "tuner/autoscheduler_input.h"
 
 namespace nee {
 
@@ -35,6 +36,10 @@ static Halide::Target without_runtime(const Target& target) {
 
 void compile_kernel_object(const Workload& workload, const Target& target, const ScheduleConfig& config,
                            const std::string& symbol, const std::string& object_path) {
+  if (const std::optional<std::string> autoscheduler = autoscheduler_of(config)) {
+    compile_autoscheduled_object(workload, target, *autoscheduler, symbol, object_path);
+    return;
+  }
   const auto space = make_schedule_space(workload, target);
   ScheduledKernel kernel = space->schedule(config);
   kernel.pipeline.compile_to_object(object_path, kernel.arguments, symbol, without_runtime(target));
@@ -51,27 +56,27 @@ void compile_autoscheduled_object(const Workload& workload, const Target& target
     }
     loaded = true;
   }
-  MatmulPipeline p = define_matmul(workload, /*clamp_reads=*/true);
-  constrain_dense_output(p.out, workload.output.shape);
+  AutoschedulerInput in = autoscheduler_input(workload);
+  constrain_dense_output(in.output, workload.output.shape);
   // Autoschedulers need estimates of every buffer's extent; they equal the static shapes.
-  const auto estimate = [](Halide::OutputImageParam param, const std::vector<int64_t>& shape) {
+  std::vector<Halide::Argument> arguments;
+  for (size_t i = 0; i < in.inputs.size(); ++i) {
+    const std::vector<int64_t>& shape = workload.inputs.at(i).shape;
     const int rank = static_cast<int>(shape.size());
-    for (int d = 0; d < rank; ++d) param.dim(d).set_estimate(0, static_cast<int>(shape[rank - 1 - d]));
-  };
-  estimate(p.a, workload.inputs[0].shape);
-  estimate(p.b, workload.inputs[1].shape);
-  if (p.c.defined()) estimate(p.c, workload.inputs[2].shape);
-  std::vector<Halide::Var> vars = {p.n, p.m};
-  for (const Halide::Var& b : p.batch) vars.push_back(b);
-  const int rank = static_cast<int>(workload.output.shape.size());
-  for (int d = 0; d < rank; ++d) p.out.set_estimate(vars[d], 0, static_cast<int>(workload.output.shape[rank - 1 - d]));
+    for (int d = 0; d < rank; ++d) in.inputs[i].dim(d).set_estimate(0, static_cast<int>(shape[rank - 1 - d]));
+    arguments.push_back(in.inputs[i]);
+  }
+  const std::vector<Halide::Var> vars = in.output.args();
+  const std::vector<int64_t>& out_shape = workload.output.shape;
+  const int rank = static_cast<int>(out_shape.size());
+  for (int d = 0; d < rank; ++d) in.output.set_estimate(vars[d], 0, static_cast<int>(out_shape[rank - 1 - d]));
 
-  Halide::Pipeline pipeline(p.out);
+  Halide::Pipeline pipeline(in.output);
   const Halide::Target t = without_runtime(target);
   Halide::MachineParams params = Halide::MachineParams::generic();
   params.parallelism = target.device.cores > 0 ? target.device.cores : 1;
   pipeline.auto_schedule(autoscheduler, t, params);
-  pipeline.compile_to_object(object_path, p.arguments(), symbol, t);
+  pipeline.compile_to_object(object_path, arguments, symbol, t);
 }
 
 void compile_runtime_object(const Target& target, const std::string& object_path) {

@@ -1,4 +1,5 @@
 #pragma once
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,11 +14,18 @@ namespace nee {
 
 struct TuneOptions {
   int trials = 64;               // measured candidates per workload (the default point included)
-  double time_budget_s = 0;      // per workload; 0: no limit
+  double time_budget_s = 0;      // tune_workload: this workload; tune_model: the whole model; 0: no limit
   std::string strategy = "evolutionary";
   int build_jobs = 2;            // parallel compiles; measurement always runs alone
   int batch = 8;                 // candidates compiled together before they are measured
   double build_timeout_s = 120;
+  // Halide's Adams2019 and Mullapudi2016 schedules, measured once per workload and target
+  // as extra candidates (not counted in `trials`), for families that have an
+  // autoscheduler input on the CPU.
+  bool baselines = true;
+  // The bench measured Adams2019's search over a large matmul taking minutes here.
+  double baseline_build_timeout_s = 900;
+  int transfer_seeds = 8;        // at most this many points from similar workloads or machines
   RunnerOptions runner;
   // Where candidates are measured; null: a LocalRunner with `runner`. Records are stored
   // under the target given to tune_workload, whose device must be the runner's device().
@@ -29,17 +37,21 @@ struct TuneOptions {
 
 struct TuneReport {
   Workload workload;
-  int measured = 0;  // this run
-  int failed = 0;    // this run: build errors, crashes, timeouts, wrong results
+  int count = 1;        // nodes of the model computing this workload
+  int measured = 0;     // this run, baselines not included
+  int failed = 0;       // this run: build errors, crashes, timeouts, wrong results
+  int transferred = 0;  // this run: measured points seeded from similar workloads or machines
   std::optional<TuningRecord> default_record;
-  std::optional<TuningRecord> best;
+  std::optional<TuningRecord> best;  // baselines included: what a bundle would use
+  std::map<std::string, TuningRecord> baselines;  // autoscheduler name -> its ok record
   double seconds = 0;
   std::string strategy;
   std::vector<ConvergenceStep> convergence;  // one step per measurement of this run
 };
 
 // Tunes one workload: seeds the search with what the database already holds for it,
-// measures the default point first if it never was, then proposes, builds (in parallel)
+// measures the default point and the autoscheduler baselines first if they never were,
+// then points transferred from similar workloads, then proposes, builds (in parallel)
 // and measures (alone) batches until the trial or time budget is spent or Ctrl-C.
 // Every result is committed to the database as it arrives.
 TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Target& target,

@@ -49,6 +49,12 @@ TEST(NodeWorkload, ExtractIsDeduplicatedInNodeOrder) {
   ASSERT_EQ(workloads.size(), 2u);
   EXPECT_EQ(workloads[0].inputs[1].shape, (std::vector<int64_t>{8, 8}));
   EXPECT_EQ(workloads[1].inputs[1].shape, (std::vector<int64_t>{8, 2}));
+  const auto counts = count_workloads(g);
+  ASSERT_EQ(counts.size(), 2u);
+  EXPECT_EQ(counts[0].workload.key(), workloads[0].key());
+  EXPECT_EQ(counts[0].count, 2);  // m1 and m2 compute the same 4x8x8 product
+  EXPECT_EQ(counts[1].workload.key(), workloads[1].key());
+  EXPECT_EQ(counts[1].count, 1);
 }
 
 }  // namespace

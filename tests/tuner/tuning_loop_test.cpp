@@ -22,6 +22,7 @@ TEST(TuningLoop, ShortRunStoresRecordsAndNeverRepeatsASchedule) {
   TuningDatabase db(dir.file("tuning.db"));
   TuneOptions options;
   options.trials = 4;
+  options.baselines = false;  // tests/tuner/model_tuning_test.cpp covers them
   options.strategy = "evolutionary";
   options.build_jobs = 2;
   options.seed = 1;

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <regex>
@@ -20,6 +21,8 @@
 #include "tuner/kernel_compiler.h"
 #include "tuner/progress_bar.h"
 #include "tuner/runner.h"
+#include "tuner/model_tuning.h"
+#include "tuner/report/tuning_summary.h"
 #include "tuner/tuning_loop.h"
 
 namespace {
@@ -36,28 +39,20 @@ double parse_duration(const std::string& text) {
   return unit == "h" ? value * 3600 : unit == "m" ? value * 60 : value;
 }
 
-std::vector<nee::Workload> model_workloads(const std::string& model_path) {
+std::vector<nee::WorkloadCount> model_workloads(const std::string& model_path) {
   nee::Graph graph = nee::import_onnx(model_path);
   nee::optimize_graph(graph);
-  return nee::extract_workloads(graph);
+  return nee::count_workloads(graph);
 }
 
-void print_summary(const std::vector<nee::TuneReport>& reports) {
-  fmt::print("\n{:<58} {:>7} {:>12} {:>12} {:>9} {:<13} {:>8}\n", "workload", "trials", "default", "best", "speed-up",
-             "strategy", "to 10%");
-  for (const nee::TuneReport& r : reports) {
-    std::string key = r.workload.key();
-    if (key.size() > 58) key = key.substr(0, 55) + "...";
-    const auto gflops = [&](const std::optional<nee::TuningRecord>& rec) {
-      return rec ? fmt::format("{:.1f} GF/s", r.workload.flops() / rec->result.median_us / 1e3) : std::string("-");
-    };
-    const std::string speedup = r.best && r.default_record
-                                    ? fmt::format("{:.2f}x", r.default_record->result.median_us / r.best->result.median_us)
-                                    : "-";
-    // Trials of this run until the best was within 10% of the final best.
-    const std::optional<int> to_10 = nee::trials_to_within(r.convergence, 0.10);
-    fmt::print("{:<58} {:>7} {:>12} {:>12} {:>9} {:<13} {:>8}\n", key, r.measured, gflops(r.default_record), gflops(r.best),
-               speedup, r.strategy, to_10 ? std::to_string(*to_10) : "-");
+void print_workloads(const std::vector<nee::WorkloadCount>& workloads) {
+  double total = 0;
+  for (const nee::WorkloadCount& w : workloads) total += w.count * w.workload.flops();
+  fmt::print("{:>5} {:>10} {:>7}  {}\n", "count", "GFLOP", "share", "workload");
+  for (const nee::WorkloadCount& w : workloads) {
+    const double flops = w.count * w.workload.flops();
+    fmt::print("{:>5} {:>10.3f} {:>6.1f}%  {}\n", w.count, flops / 1e9, total > 0 ? 100 * flops / total : 0.0,
+               w.workload.key());
   }
 }
 
@@ -74,8 +69,25 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cpu", "opencl", "cuda"}));
   app.add_option("--trials", options.trials, "measured candidates per workload (0: none, just bundle; default 64, unbounded with --time)")
       ->check(CLI::Range(0, 1000000));
-  app.add_option("--time", time_text, "time budget for the whole run, e.g. 90s, 5m (split by workload FLOPs)");
+  nee::ModelTuneOptions model_options;
+  app.add_option("--total-trials", model_options.total_trials,
+                 "a model's measured candidates in all, given in rounds where they pay most (default: --trials per workload)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  app.add_option("--time", time_text, "time budget for the whole run, e.g. 90s, 5m");
   app.add_option("--strategy", options.strategy, "search strategy")->check(CLI::IsMember({"evolutionary", "random", "model"}));
+  app.add_option("--batch", options.batch, "candidates per round (built together, then measured)")->check(CLI::Range(1, 1024));
+  app.add_flag("!--no-baselines", options.baselines, "skip Halide's Adams2019 and Mullapudi2016 baselines");
+  app.add_option("--transfer-seeds", options.transfer_seeds,
+                 "points taken from similar workloads and other machines' records (0: none)")
+      ->check(CLI::Range(0, 1024));
+  app.add_option("--early-stop", model_options.scheduler.early_stop_threshold,
+                 "model: stop when the estimated model time improved less than this fraction over the last rounds")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--early-stop-rounds", model_options.scheduler.early_stop_rounds,
+                 "model: rounds the early stop looks back over (default: the number of workloads, at least 4)")
+      ->check(CLI::Range(1, 100000));
+  bool no_early_stop = false;
+  app.add_flag("--no-early-stop", no_early_stop, "model: spend the whole budget");
   app.add_option("--db", db_path, "tuning database (default: $NEE_DB or ~/.local/share/nee/tuning.db)");
   app.add_option("--bundle", bundle_dir, "after tuning, build the model's kernel bundle into this folder");
   app.add_option("--jobs", options.build_jobs, "parallel compiles")->check(CLI::Range(1, 256));
@@ -127,10 +139,17 @@ int main(int argc, char** argv) {
       throw nee::Error("CUDA candidates cannot be measured from this machine's tuner; measure them on a GPU machine "
                        "with --runner ssh://host or `nee-tune pack`, or use --trials 0 to bundle default schedules");
     }
-    const std::vector<nee::Workload> workloads =
+    if (no_early_stop) model_options.scheduler.early_stop_threshold = 0;
+    const std::vector<nee::WorkloadCount> counted =
         !model.empty()   ? model_workloads(model)
-        : op == "conv2d" ? std::vector<nee::Workload>{nee::conv2d_workload_from_shape(shape)}
-                         : std::vector<nee::Workload>{nee::matmul_workload_from_shape(shape)};
+        : op == "conv2d" ? std::vector<nee::WorkloadCount>{{nee::conv2d_workload_from_shape(shape), 1}}
+                         : std::vector<nee::WorkloadCount>{{nee::matmul_workload_from_shape(shape), 1}};
+    std::vector<nee::Workload> workloads;
+    std::vector<int> counts;
+    for (const nee::WorkloadCount& w : counted) {
+      workloads.push_back(w.workload);
+      counts.push_back(w.count);
+    }
     options.work_dir = work_dir.empty() ? (std::filesystem::temp_directory_path() / fmt::format("nee-tune-{}", getpid())).string()
                                         : work_dir;
     // A bad runner URL is refused before the database is opened.
@@ -150,24 +169,22 @@ int main(int argc, char** argv) {
                  r.packed, r.build_errors, pack.folder);
       return 0;
     }
+    options.time_budget_s = budget;
     // Records are stored under the device that measures them.
     if (options.trials > 0) target.device = options.measurer->device(target.kind());
     fmt::print(stderr, "nee-tune: {} workload(s) on {} measured by {} | database {}\n", workloads.size(),
                target.halide, options.measurer->name(), db_path);
+    if (!model.empty()) print_workloads(counted);
+    std::fflush(stdout);  // the list comes before the progress lines on stderr
 
     nee::install_interrupt_handler();
     std::vector<nee::TuneReport> reports;
-    double total_flops = 0;
-    for (const nee::Workload& w : workloads) total_flops += w.flops();
-    for (const nee::Workload& w : workloads) {
-      if (options.trials == 0 || nee::interrupted()) break;
-      nee::TuneOptions per = options;
-      // The time budget is shared by FLOPs, with a floor so small workloads get a few trials.
-      if (budget > 0) per.time_budget_s = std::max(budget * w.flops() / total_flops, budget / (4.0 * workloads.size()));
-      reports.push_back(nee::tune_workload(db, w, target, per));
+    if (options.trials > 0 && !workloads.empty()) {
+      reports = !model.empty() ? nee::tune_model(db, workloads, counts, target, options, model_options).workloads
+                               : std::vector<nee::TuneReport>{nee::tune_workload(db, workloads[0], target, options)};
     }
     std::filesystem::remove_all(options.work_dir);
-    if (!reports.empty()) print_summary(reports);
+    if (!reports.empty()) fmt::print("\n{}", nee::tuning_summary(reports, !model.empty()));
 
     if (!bundle_dir.empty()) {
       nee::BundleRequest request{workloads, target, model, bundle_dir, true, options.build_jobs};

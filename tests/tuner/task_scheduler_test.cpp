@@ -1,0 +1,216 @@
+// The task scheduler's allocation, driven by synthetic timings: every workload gets a
+// first round, rounds go where the model's time drops most (beating equal shares),
+// stalled workloads come back only through exploration, and the early stop.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <set>
+
+#include "core/error.h"
+#include "schedules/schedule_space.h"
+#include "tests/tuner/synthetic_timing.h"
+#include "tuner/search/evolutionary_search.h"
+#include "tuner/task_scheduler.h"
+
+namespace nee {
+namespace {
+
+MeasureResult ok_result(double us) {
+  MeasureResult r;
+  r.status = MeasureStatus::ok;
+  r.median_us = r.min_us = us;
+  r.repeats = 3;
+  return r;
+}
+
+// A workload tuned by real evolutionary search whose "measurements" are the synthetic
+// time of each point times a scale: its curve comes from the search, not from a formula.
+class SyntheticTask {
+ public:
+  SyntheticTask(double scale, uint64_t seed)
+      : space_(make_schedule_space(matmul_workload_from_shape("256x256x256"), TargetKind::cpu)),
+        search_(*space_, seed),
+        scale_(scale) {}
+  // One round of `batch` points, the first round starting from the default point.
+  std::pair<std::optional<double>, double> round(int batch) {
+    std::vector<ScheduleConfig> points;
+    if (!best_) {
+      const ScheduleConfig d = space_->default_config();
+      measure(d);
+      points = search_.propose(batch - 1);
+    } else {
+      points = search_.propose(batch);
+    }
+    const std::optional<double> start = best_;
+    for (const ScheduleConfig& c : points) measure(c);
+    return {start, *best_};
+  }
+  double best() const { return *best_; }
+
+ private:
+  void measure(const ScheduleConfig& c) {
+    const double us = scale_ * tuner_test::synthetic_us(c);
+    search_.observe(c, ok_result(us));
+    if (!best_ || us < *best_) best_ = us;
+  }
+  std::unique_ptr<ScheduleSpace> space_;
+  EvolutionarySearch search_;
+  double scale_;
+  std::optional<double> best_;
+};
+
+double run(const std::vector<int>& counts, const std::vector<double>& scales, int rounds, bool scheduled,
+           uint64_t seed, std::vector<int>* given = nullptr) {
+  std::vector<SyntheticTask> tasks;
+  for (size_t i = 0; i < scales.size(); ++i) tasks.emplace_back(scales[i], seed + i);
+  SchedulerOptions options;
+  options.epsilon = 0;
+  options.early_stop_threshold = 0;
+  TaskScheduler scheduler(counts, options);
+  if (given) given->assign(counts.size(), 0);
+  for (int r = 0; r < rounds; ++r) {
+    const size_t task = scheduled ? *scheduler.next() : r % tasks.size();
+    const auto [start, best] = tasks[task].round(8);
+    scheduler.record(task, start, best, false);
+    if (given) ++(*given)[task];
+  }
+  double total = 0;
+  for (size_t i = 0; i < tasks.size(); ++i) total += counts[i] * tasks[i].best();
+  return total;
+}
+
+TEST(TaskScheduler, EveryTaskFirstGetsOneRoundInOrder) {
+  TaskScheduler scheduler({1, 5, 2}, SchedulerOptions{});
+  for (size_t i = 0; i < 3; ++i) {
+    ASSERT_EQ(scheduler.next(), i);
+    scheduler.record(i, 100.0 * (i + 1), 80.0 * (i + 1), false);
+  }
+  EXPECT_DOUBLE_EQ(scheduler.estimate_us(), 1 * 80.0 + 5 * 160.0 + 2 * 240.0);
+}
+
+TEST(TaskScheduler, GainBlendsRecentImprovementWithTheOptimisticTerm) {
+  SchedulerOptions options;
+  options.window = 2;
+  options.alpha = 0.2;
+  TaskScheduler scheduler({3}, options);
+  scheduler.record(0, 200.0, 100.0, false);  // halved: 50% in its one round
+  EXPECT_DOUBLE_EQ(scheduler.expected_gain(0), 3 * 100.0 * (0.2 * 0.5 + 0.8 / 1));
+  scheduler.record(0, 100.0, 100.0, false);  // window of 2: 200 -> 100 over 2 rounds
+  EXPECT_DOUBLE_EQ(scheduler.expected_gain(0), 3 * 100.0 * (0.2 * 0.25 + 0.8 / 2));
+  scheduler.record(0, 100.0, 100.0, false);  // flat over the whole window
+  EXPECT_DOUBLE_EQ(scheduler.expected_gain(0), 3 * 100.0 * (0.8 / 3));
+  options.alpha = 1;  // the backward difference alone
+  TaskScheduler backward({3}, options);
+  backward.record(0, 200.0, 100.0, false);
+  backward.record(0, 100.0, 100.0, false);
+  backward.record(0, 100.0, 100.0, false);
+  EXPECT_DOUBLE_EQ(backward.expected_gain(0), 0.0);
+}
+
+TEST(TaskScheduler, RoundsGoWhereTheModelTimeDropsMost) {
+  // The first workload is half the model's time with 6x the count of the other two.
+  const std::vector<int> counts = {6, 1, 1};
+  const std::vector<double> scales = {1.0, 2.0, 1.0};
+  std::vector<int> given;
+  run(counts, scales, 16, true, 100, &given);
+  EXPECT_GT(given[0], given[1] + given[2]);
+  // Search curves are steps, so one budget can favour either allocation by luck: the
+  // comparison is the mean model estimate over budgets of 6 to 20 rounds and 8 seeds.
+  double scheduled = 0, equal = 0;
+  for (uint64_t seed = 100; seed < 180; seed += 10) {
+    for (int rounds = 6; rounds <= 20; ++rounds) {
+      scheduled += run(counts, scales, rounds, true, seed);
+      equal += run(counts, scales, rounds, false, seed);
+    }
+  }
+  EXPECT_LT(scheduled, equal) << "rounds given by gain must beat equal shares";
+}
+
+TEST(TaskScheduler, TheOptimisticTermKeepsAStalledTaskAlive) {
+  const auto stalled_rounds = [](double alpha) {
+    SchedulerOptions options;
+    options.epsilon = 0;
+    options.early_stop_threshold = 0;
+    options.alpha = alpha;
+    TaskScheduler scheduler({1, 1}, options);
+    double improving = 1000;
+    for (int r = 0; r < 100; ++r) {
+      const size_t task = *scheduler.next();
+      if (task == 0) {
+        scheduler.record(0, improving, improving * 0.9, false);
+        improving *= 0.9;
+      } else {
+        scheduler.record(1, 1000.0, 1000.0, false);  // flat: a search plateau
+      }
+    }
+    return scheduler.rounds(1);
+  };
+  EXPECT_EQ(stalled_rounds(1.0), 1) << "the backward difference alone drops it after its first round";
+  // Blended, it comes back as the other task's time shrinks: 1000 us is then most of the model.
+  EXPECT_GT(stalled_rounds(0.2), 30);
+}
+
+TEST(TaskScheduler, EpsilonRoundsGoToRandomTasks) {
+  SchedulerOptions options;
+  options.epsilon = 1;
+  options.early_stop_threshold = 0;
+  options.seed = 7;
+  TaskScheduler scheduler({100, 1, 1}, options);
+  for (int r = 0; r < 300; ++r) {
+    const size_t task = *scheduler.next();
+    scheduler.record(task, 1000.0, 900.0, false);
+  }
+  for (size_t t = 0; t < 3; ++t) EXPECT_GT(scheduler.rounds(t), 70) << "task " << t;
+}
+
+TEST(TaskScheduler, DoneTasksGetNoRounds) {
+  TaskScheduler scheduler({1, 1}, SchedulerOptions{});
+  ASSERT_EQ(scheduler.next(), 0u);
+  scheduler.record(0, 10.0, 5.0, true);
+  ASSERT_EQ(scheduler.next(), 1u);
+  scheduler.record(1, 10.0, 9.0, false);
+  for (int r = 0; r < 20; ++r) {
+    ASSERT_EQ(scheduler.next(), 1u);
+    scheduler.record(1, 9.0, 9.0, false);
+  }
+  scheduler.record(1, 9.0, 9.0, true);
+  EXPECT_FALSE(scheduler.next());
+}
+
+TEST(TaskScheduler, StopsEarlyWhenTheEstimateStallsAndNotBefore) {
+  SchedulerOptions options;
+  options.early_stop_threshold = 0.01;
+  options.early_stop_rounds = 4;
+  TaskScheduler scheduler({2, 1}, options);
+  scheduler.record(0, 100.0, 50.0, false);
+  EXPECT_FALSE(scheduler.converged()) << "not before every task had a round";
+  scheduler.record(1, 100.0, 80.0, false);
+  // 2% per round: improving faster than 1% over 4 rounds.
+  double best = 50;
+  for (int r = 0; r < 6; ++r) {
+    scheduler.record(0, best, best * 0.98, false);
+    best *= 0.98;
+    EXPECT_FALSE(scheduler.converged()) << "round " << r;
+  }
+  // Stalled: 0.1% per round is under 1% over any 4 rounds.
+  for (int r = 0; r < 3; ++r) {
+    scheduler.record(0, best, best * 0.999, false);
+    best *= 0.999;
+  }
+  EXPECT_FALSE(scheduler.converged()) << "4 rounds back still holds a 2% round";
+  scheduler.record(0, best, best * 0.999, false);
+  EXPECT_TRUE(scheduler.converged());
+
+  options.early_stop_threshold = 0;
+  TaskScheduler never({1}, options);
+  for (int r = 0; r < 20; ++r) never.record(0, 10.0, 10.0, false);
+  EXPECT_FALSE(never.converged());
+}
+
+TEST(TaskScheduler, RejectsBadCounts) {
+  EXPECT_THROW(TaskScheduler({}, SchedulerOptions{}), Error);
+  EXPECT_THROW(TaskScheduler({1, 0}, SchedulerOptions{}), Error);
+}
+
+}  // namespace
+}  // namespace nee

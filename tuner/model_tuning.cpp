@@ -1,0 +1,93 @@
+#include "tuner/model_tuning.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <limits>
+#include <memory>
+
+#include "core/error.h"
+#include "tuner/interrupt.h"
+#include "tuner/progress_bar.h"
+#include "tuner/report/tuning_summary.h"
+#include "tuner/workload_tuner.h"
+
+namespace nee {
+
+ModelTuneReport tune_model(TuningDatabase& db, const std::vector<Workload>& workloads, const std::vector<int>& counts,
+                           const Target& target, const TuneOptions& options, const ModelTuneOptions& model_options) {
+  if (workloads.size() != counts.size()) throw Error("tune_model: one count per workload is needed");
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - start).count(); };
+  std::mt19937_64 seeds(options.seed ? options.seed : static_cast<uint64_t>(clock::now().time_since_epoch().count()));
+  std::vector<std::unique_ptr<WorkloadTuner>> tuners;
+  for (const Workload& w : workloads) tuners.push_back(std::make_unique<WorkloadTuner>(db, w, target, options, seeds()));
+  SchedulerOptions scheduler_options = model_options.scheduler;
+  scheduler_options.seed = seeds();
+  TaskScheduler scheduler(counts, scheduler_options);
+
+  const int64_t budget = model_options.total_trials > 0
+                             ? model_options.total_trials
+                             : static_cast<int64_t>(options.trials) * static_cast<int64_t>(workloads.size());
+  const auto measured = [&] {
+    int64_t n = 0;
+    for (const auto& t : tuners) n += t->measured();
+    return n;
+  };
+  // Rounds are sized to the trials left, so within a round only time and Ctrl-C stop.
+  const auto time_is_up = [&] { return interrupted() || (options.time_budget_s > 0 && elapsed() >= options.time_budget_s); };
+  const auto out_of_budget = [&] { return measured() >= budget || time_is_up(); };
+  // A time budget with a huge trial count is bounded by time: show progress by time.
+  const bool time_bound = options.time_budget_s > 0 && options.trials >= 100000;
+  const int bar_total = time_bound ? 0 : static_cast<int>(std::min<int64_t>(budget, std::numeric_limits<int>::max()));
+  ProgressBar progress(fmt::format("{} workloads", workloads.size()), bar_total);
+  ModelTuneReport report;
+  const auto reports = [&] {
+    std::vector<TuneReport> r;
+    for (size_t i = 0; i < tuners.size(); ++i) {
+      r.push_back(tuners[i]->report());
+      r.back().count = counts[i];
+    }
+    return r;
+  };
+  const auto show = [&] {
+    const int64_t done = measured();
+    double fraction = static_cast<double>(done) / static_cast<double>(budget);
+    if (options.time_budget_s > 0) fraction = std::max(fraction, elapsed() / options.time_budget_s);
+    const double left = options.time_budget_s > 0 ? options.time_budget_s - elapsed()
+                        : done                    ? elapsed() / static_cast<double>(done) * static_cast<double>(budget - done)
+                                                  : 0.0;
+    const ModelEstimate e = model_estimate(reports());
+    progress.update(static_cast<int>(done), fraction,
+                    fmt::format("{} for the model (default {}), round {}", format_us(e.tuned_us),
+                                format_us(e.default_us), scheduler.total_rounds() + 1),
+                    left);
+  };
+
+  while (!out_of_budget()) {
+    const std::optional<size_t> task = scheduler.next();
+    if (!task) break;  // every workload spent its trials or exhausted its space
+    WorkloadTuner& tuner = *tuners[*task];
+    const int64_t room = std::min<int64_t>(options.trials - tuner.measured(), budget - measured());
+    const int count = static_cast<int>(std::min<int64_t>(options.batch, room));
+    const RoundResult round = tuner.run_round(count, time_is_up, show);
+    scheduler.record(*task, round.start_us, round.best_us, tuner.exhausted() || tuner.measured() >= options.trials);
+    if (scheduler.converged()) {
+      report.stopped_early = true;
+      break;
+    }
+  }
+  const ModelEstimate e = model_estimate(reports());
+  progress.finish(fmt::format("{} workloads: {} measured in {} rounds, {}; model estimate {} (default {}){}",
+                              workloads.size(), measured(), scheduler.total_rounds(), format_duration(elapsed()),
+                              format_us(e.tuned_us), format_us(e.default_us),
+                              report.stopped_early ? ", stopped: the estimate stopped improving" : ""));
+  for (const auto& t : tuners) t->write_report();
+  report.workloads = reports();
+  report.rounds = scheduler.total_rounds();
+  report.seconds = elapsed();
+  return report;
+}
+
+}  // namespace nee

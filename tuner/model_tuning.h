@@ -1,0 +1,30 @@
+#pragma once
+#include <vector>
+
+#include "tuner/task_scheduler.h"
+#include "tuner/tuning_loop.h"
+
+namespace nee {
+
+struct ModelTuneOptions {
+  // Measured candidates over the whole model; 0: TuneOptions::trials per workload times
+  // the number of workloads. TuneOptions::trials still caps each workload.
+  int64_t total_trials = 0;
+  SchedulerOptions scheduler;
+};
+
+struct ModelTuneReport {
+  std::vector<TuneReport> workloads;  // in the order given, each with its count
+  int rounds = 0;
+  bool stopped_early = false;  // the model's estimate stopped improving
+  double seconds = 0;
+};
+
+// Tunes a model's workloads (each computed by `counts[i]` nodes) in rounds of
+// TuneOptions::batch candidates that a TaskScheduler gives to the workload where they
+// pay most. TuneOptions::time_budget_s bounds the whole run. Each workload keeps its
+// tuning state across its rounds, so no schedule is measured twice.
+ModelTuneReport tune_model(TuningDatabase& db, const std::vector<Workload>& workloads, const std::vector<int>& counts,
+                           const Target& target, const TuneOptions& options, const ModelTuneOptions& model_options);
+
+}  // namespace nee

@@ -1,0 +1,183 @@
+#include "tuner/workload_tuner.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "tuner/autoscheduler_config.h"
+#include "tuner/autoscheduler_input.h"
+#include "tuner/kernel_compiler.h"
+#include "tuner/local_runner.h"
+
+namespace nee {
+
+namespace fs = std::filesystem;
+
+WorkloadTuner::WorkloadTuner(TuningDatabase& db, const Workload& workload, const Target& target,
+                             const TuneOptions& options, uint64_t seed)
+    : db_(db),
+      workload_(workload),
+      target_(target),
+      options_(options),
+      space_(make_schedule_space(workload, target)),
+      rng_(seed),
+      default_config_(space_->default_config()),
+      builder_(options.work_dir + "/" + workload.hash(), options.build_jobs, options.build_timeout_s),
+      runner_(options.measurer ? options.measurer : std::make_shared<LocalRunner>(options.runner)) {
+  report_.workload = workload;
+  report_.strategy = options.strategy;
+  strategy_ = make_search_strategy(options.strategy, *space_, rng_(), workload, target);
+  const std::vector<TuningRecord> history = db.history(workload, target);
+  for (const TuningRecord& r : history) {
+    stored_.insert(r.config);
+    const bool ok = r.result.status == MeasureStatus::ok;
+    if (const std::optional<std::string> autoscheduler = autoscheduler_of(r.config)) {
+      if (ok) report_.baselines[*autoscheduler] = r;
+      continue;
+    }
+    // A point outside today's space (stored by an older NEE) cannot be proposed again.
+    if (!space_->check(r.config).empty()) continue;
+    strategy_->observe(r.config, r.result);
+    if (ok && (!search_best_us_ || r.result.median_us < *search_best_us_)) search_best_us_ = r.result.median_us;
+    if (ok && r.config == default_config_) report_.default_record = r;
+  }
+  report_.best = db.best(workload, target);
+  trial_ = static_cast<int>(history.size());
+}
+
+std::optional<double> WorkloadTuner::best_us() const {
+  if (!report_.best) return std::nullopt;
+  return report_.best->result.median_us;
+}
+
+RoundResult WorkloadTuner::run_round(int count, const std::function<bool()>& stop,
+                                     const std::function<void()>& after_each) {
+  round_started_ = std::chrono::steady_clock::now();
+  RoundResult round;
+  round.start_us = best_us();
+  const int measured_before = report_.measured;
+  round_start_us_ = round.start_us;
+  measured_in_round_ = 0;
+
+  if (!seeded_ && options_.transfer_seeds > 0) {
+    // Looked up at the first round, so that in a model's run the workloads tuned
+    // earlier seed the ones tuned later.
+    const auto measured_here = [this](const ScheduleConfig& c) { return stored_.count(c) || strategy_->seen(c); };
+    for (TransferSeed& s : transfer_seeds(db_, workload_, target_, *space_, options_.transfer_seeds, measured_here)) {
+      seeds_.push_back(std::move(s));
+    }
+  }
+  seeded_ = true;
+
+  std::vector<Candidate> batch;
+  std::set<ScheduleConfig> in_batch;
+  const std::optional<int64_t> parent = report_.best ? std::optional<int64_t>(report_.best->id) : std::nullopt;
+  if (!strategy_->seen(default_config_)) {
+    batch.push_back({workload_, target_, default_config_, "default", 0, std::nullopt});
+    in_batch.insert(default_config_);
+  }
+  while (static_cast<int>(batch.size()) < count && !seeds_.empty()) {
+    TransferSeed seed = std::move(seeds_.front());
+    seeds_.pop_front();
+    if (strategy_->seen(seed.config) || !in_batch.insert(seed.config).second) continue;
+    batch.push_back({workload_, target_, std::move(seed.config), "transfer", 0, seed.source.id});
+  }
+  const int wanted = count - static_cast<int>(batch.size());
+  if (wanted > 0) {
+    const std::vector<ScheduleConfig> proposed = strategy_->propose(wanted);
+    if (proposed.empty() && seeds_.empty()) exhausted_ = true;
+    for (const ScheduleConfig& c : proposed) {
+      // A transferred point of this batch may also have been proposed.
+      if (in_batch.insert(c).second) batch.push_back({workload_, target_, c, strategy_->name(), 0, parent});
+    }
+  }
+  if (!batch.empty()) measure(batch, builder_, stop, after_each, false);
+
+  std::vector<Candidate> baselines;
+  if (options_.baselines && target_.kind() == TargetKind::cpu && has_autoscheduler_input(workload_.op)) {
+    for (const std::string& name : autoscheduler_names()) {
+      const ScheduleConfig config = autoscheduler_config(name);
+      if (!stored_.count(config)) {
+        baselines.push_back({workload_, target_, config, autoscheduler_strategy(name), 0, std::nullopt});
+      }
+    }
+  }
+  if (!baselines.empty() && (measured_in_round_ == 0 || !stop())) {
+    if (!baseline_builder_) {
+      baseline_builder_ = std::make_unique<Builder>(options_.work_dir + "/" + workload_.hash() + "-baselines",
+                                                    options_.build_jobs, options_.baseline_build_timeout_s);
+    }
+    measure(baselines, *baseline_builder_, stop, after_each, true);
+  }
+
+  round.measured = report_.measured - measured_before;
+  round.start_us = round_start_us_;
+  round.best_us = best_us();
+  report_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - round_started_).count();
+  return round;
+}
+
+void WorkloadTuner::measure(std::vector<Candidate>& batch, Builder& builder, const std::function<bool()>& stop,
+                            const std::function<void()>& after_each, bool baseline) {
+  const std::vector<BuildResult> builds = builder.build(batch);
+  std::vector<MeasureTask> tasks;
+  for (size_t i = 0; i < batch.size(); ++i) tasks.push_back({builds[i], batch[i], rng_()});
+  // A baseline is measured in full even when slow: it is the figure to beat.
+  const double best_us = !baseline && report_.best ? report_.best->result.median_us : 0;
+  // The first candidate of a batch is always measured, so a round always leaves a record.
+  runner_->measure(tasks, best_us, [&](size_t i, const MeasureResult& result) {
+    Candidate& c = batch[i];
+    c.trial = trial_++;
+    TuningRecord record;
+    record.workload = workload_;
+    record.target = target_;
+    record.config = c.config;
+    record.strategy = c.strategy;
+    record.trial = c.trial;
+    record.parent_record = c.parent_record;
+    if (c.strategy == strategy_->name()) record.predicted_us = strategy_->predicted_us(c.config);
+    record.halide_version = halide_version();
+    record.result = result;
+    record.id = db_.add_record(record);
+    stored_.insert(c.config);
+    ++measured_in_round_;
+    const bool ok = record.result.status == MeasureStatus::ok;
+    if (ok && (!report_.best || record.result.median_us < report_.best->result.median_us)) report_.best = record;
+    // The default point and the baselines are where a round starts from, not what its search found.
+    if (ok && (baseline || c.strategy == "default") &&
+        (!round_start_us_ || record.result.median_us < *round_start_us_)) {
+      round_start_us_ = record.result.median_us;
+    }
+    if (baseline) {
+      if (ok) report_.baselines[*autoscheduler_of(c.config)] = record;
+    } else {
+      strategy_->observe(c.config, record.result);
+      ++report_.measured;
+      report_.transferred += c.strategy == "transfer";
+      if (!ok) ++report_.failed;
+      if (ok && c.strategy == "default") report_.default_record = record;
+      if (ok && (!search_best_us_ || record.result.median_us < *search_best_us_)) {
+        search_best_us_ = record.result.median_us;
+      }
+      // The convergence of the search itself: a faster baseline would flatten it.
+      const double seconds =
+          report_.seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - round_started_).count();
+      report_.convergence.push_back({report_.measured, seconds, search_best_us_.value_or(0)});
+    }
+    if (after_each) after_each();
+    return !stop();
+  });
+  for (const BuildResult& b : builds) {
+    std::error_code ignored;
+    fs::remove_all(fs::path(b.artifact).parent_path(), ignored);
+  }
+}
+
+void WorkloadTuner::write_report() const {
+  if (options_.report_dir.empty() || report_.convergence.empty()) return;
+  fs::create_directories(options_.report_dir);
+  write_convergence_svg(fmt::format("{}/{}-{}.svg", options_.report_dir, workload_.hash(), options_.strategy),
+                        workload_.key(), options_.strategy, report_.convergence);
+}
+
+}  // namespace nee

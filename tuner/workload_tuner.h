@@ -1,0 +1,78 @@
+#pragma once
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+
+#include "schedules/schedule_space.h"
+#include "tuner/builder.h"
+#include "tuner/runner.h"
+#include "tuner/search/search_strategy.h"
+#include "tuner/search/transfer_seeds.h"
+#include "tuner/tuning_loop.h"
+
+namespace nee {
+
+// What one round of a workload changed: the best median before the round's search
+// proposals (the default point's and baselines' results count as the start when this
+// round measured them) and after the round.
+struct RoundResult {
+  int measured = 0;
+  std::optional<double> start_us;
+  std::optional<double> best_us;
+};
+
+// The tuning state of one workload, kept across rounds so that a task scheduler can
+// come back to it: the search strategy (with every point it has seen), the queue of
+// transferred points, the report so far. Nothing is measured twice: the strategy
+// observes the database's history at construction and every result after it.
+class WorkloadTuner {
+ public:
+  WorkloadTuner(TuningDatabase& db, const Workload& workload, const Target& target, const TuneOptions& options,
+                uint64_t seed);
+
+  // One round of up to `count` search candidates (the first round also measures the
+  // default point and the baselines when they never were). `stop` is asked before each
+  // measurement but the round's first; `after_each` is called after each.
+  RoundResult run_round(int count, const std::function<bool()>& stop, const std::function<void()>& after_each);
+  // No unseen point of the space is left to propose.
+  bool exhausted() const { return exhausted_; }
+  int measured() const { return report_.measured; }
+  std::optional<double> best_us() const;
+  // Seconds spent in this tuner's rounds.
+  double seconds() const { return report_.seconds; }
+  const TuneReport& report() const { return report_; }
+  // Writes the convergence plot when the options ask for one.
+  void write_report() const;
+
+ private:
+  void measure(std::vector<Candidate>& batch, Builder& builder, const std::function<bool()>& stop,
+               const std::function<void()>& after_each, bool baseline);
+
+  TuningDatabase& db_;
+  Workload workload_;
+  Target target_;
+  TuneOptions options_;
+  std::unique_ptr<ScheduleSpace> space_;
+  std::mt19937_64 rng_;
+  std::unique_ptr<SearchStrategy> strategy_;
+  ScheduleConfig default_config_;
+  std::deque<TransferSeed> seeds_;
+  bool seeded_ = false;
+  std::set<ScheduleConfig> stored_;  // every schedule the database holds for this workload and target
+  Builder builder_;
+  std::unique_ptr<Builder> baseline_builder_;  // made when a baseline is to be built
+  std::shared_ptr<Runner> runner_;
+  int trial_ = 0;
+  bool exhausted_ = false;
+  std::optional<double> search_best_us_;  // fastest point of the space, baselines left out
+  std::optional<double> round_start_us_;
+  std::chrono::steady_clock::time_point round_started_;
+  int measured_in_round_ = 0;             // baselines included
+  TuneReport report_;
+};
+
+}  // namespace nee
