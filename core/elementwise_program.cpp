@@ -144,8 +144,9 @@ float apply_elementwise(ElementwiseOp op, float a, float b) {
     case ElementwiseOp::mul: return a * b;
     case ElementwiseOp::div: return a / b;
     case ElementwiseOp::pow: return std::pow(a, b);
-    case ElementwiseOp::max: return std::max(a, b);
-    case ElementwiseOp::min: return std::min(a, b);
+    // ONNX's Max and Min propagate NaN; std::max and std::min would not.
+    case ElementwiseOp::max: return std::isnan(a) || std::isnan(b) ? a + b : std::max(a, b);
+    case ElementwiseOp::min: return std::isnan(a) || std::isnan(b) ? a + b : std::min(a, b);
     case ElementwiseOp::leaky_relu: return a >= 0.0f ? a : b * a;
     case ElementwiseOp::relu: return a > 0.0f ? a : 0.0f;
     case ElementwiseOp::neg: return -a;

@@ -28,8 +28,9 @@ Expr instruction_expr(const ElementwiseInstruction& ins, const Expr& a, const Ex
     case ElementwiseOp::mul: return a * b;
     case ElementwiseOp::div: return a / b;
     case ElementwiseOp::pow: return power(a, ins.args[1], b);
-    case ElementwiseOp::max: return max(a, b);
-    case ElementwiseOp::min: return min(a, b);
+    // ONNX's Max and Min propagate NaN; x86's maxps and minps return an operand instead.
+    case ElementwiseOp::max: return select(is_nan(a) || is_nan(b), a + b, max(a, b));
+    case ElementwiseOp::min: return select(is_nan(a) || is_nan(b), a + b, min(a, b));
     case ElementwiseOp::leaky_relu: return select(a >= 0.0f, a, b * a);
     case ElementwiseOp::relu: return max(a, 0.0f);
     case ElementwiseOp::neg: return -a;

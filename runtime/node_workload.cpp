@@ -50,6 +50,8 @@ static std::optional<Workload> elementwise_workload_of(const Graph& graph, const
   const TensorType& output = graph.type_of(node.outputs[0]);
   if (output.shape.empty() || output.elements() == 0) return std::nullopt;
   return make_elementwise_workload(inputs, output, ElementwiseProgram::parse(node.attrs.get_string("program")));
+}
+
 // The graph's output type must be the workload's: a shape the family computes otherwise
 // (e.g. a pool's ceil_mode read differently) stays on the reference provider.
 static std::optional<Workload> matching_output(const Graph& graph, const Node& node, Workload w) {

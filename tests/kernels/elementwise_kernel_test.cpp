@@ -18,7 +18,7 @@
 #include "tuner/builder.h"
 #include "tuner/kernel_compiler.h"
 #include "tuner/measure/workload_reference.h"
-#include "tuner/runner.h"
+#include "tuner/local_runner.h"
 
 namespace nee {
 namespace {

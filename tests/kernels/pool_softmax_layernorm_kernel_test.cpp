@@ -21,7 +21,7 @@
 #include "tuner/kernel_compiler.h"
 #include "tuner/measure/measurement.h"
 #include "tuner/measure/workload_reference.h"
-#include "tuner/runner.h"
+#include "tuner/local_runner.h"
 
 namespace nee {
 namespace {
