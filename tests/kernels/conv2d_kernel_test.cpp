@@ -4,31 +4,18 @@
 // nee-measure. All kernels are compiled once, in one parallel build.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <filesystem>
 #include <map>
 #include <random>
 
 #include "core/conv_workload.h"
 #include "core/error.h"
-#include "runtime/bundle/halide_kernel.h"
-#include "runtime/tensor_io.h"
-#include "schedules/schedule_space.h"
-#include "tuner/builder.h"
+#include "tests/kernels/compiled_kernels.h"
 #include "tuner/kernel_compiler.h"
-#include "tuner/measure/workload_reference.h"
-#include "tuner/local_runner.h"
 
 namespace nee {
 namespace {
 
-namespace fs = std::filesystem;
-
-std::string make_temp_dir(const std::string& tag) {
-  std::string pattern = ::testing::TempDir() + "nee-" + tag + "-XXXXXX";
-  if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-  return pattern;
-}
+using test::CompiledKernels;
 
 struct ConvCase {
   std::vector<int64_t> x, w;
@@ -81,135 +68,45 @@ std::map<std::string, ConvCase> cases() {
   return all;
 }
 
-struct Built {
-  Candidate candidate;
-  BuildResult build;
-};
+class Conv2dKernel : public test::CompiledKernelsTest<Conv2dKernel> {
+ public:
+  static constexpr char kWorkDirTag[] = "conv2d";
 
-class Conv2dKernel : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    built_ = new std::map<std::string, Built>();
-    work_dir_ = make_temp_dir("conv2d");
+  static void add_kernels(CompiledKernels& kernels) {
     const Target cpu = host_target(TargetKind::cpu);
-    std::vector<std::pair<std::string, Candidate>> wanted;
     std::mt19937_64 rng(2026);
-    for (const auto& [name, c] : cases()) {
-      const Workload w = workload_of_case(c);
-      const auto space = make_schedule_space(w, TargetKind::cpu);
-      const ScheduleConfig def = space->default_config();
-      wanted.push_back({name + "/default", Candidate{w, cpu, def, "default", 0, {}}});
-      for (int i = 0; i < 2; ++i) {
-        ScheduleConfig point = space->random_config(rng);
-        for (int tries = 0; tries < 100 && point == def; ++tries) point = space->random_config(rng);
-        wanted.push_back({name + "/random" + std::to_string(i), Candidate{w, cpu, point, "random", 0, {}}});
-      }
-    }
-    const Workload small = workload_of_case(cases().at("residual_relu"));
-    wanted.push_back({"opencl/residual_relu",
-                      Candidate{small, host_target(TargetKind::opencl),
-                                make_schedule_space(small, TargetKind::opencl)->default_config(), "default", 0, {}}});
-    std::vector<Candidate> candidates;
-    for (const auto& named : wanted) candidates.push_back(named.second);
-    Builder builder(work_dir_, 2, 240);
-    const std::vector<BuildResult> results = builder.build(candidates);
-    for (size_t i = 0; i < wanted.size(); ++i) (*built_)[wanted[i].first] = Built{candidates[i], results[i]};
+    for (const auto& [name, c] : cases()) kernels.add_points(name, workload_of_case(c), cpu, 2, rng);
+    kernels.add_default("opencl/residual_relu", workload_of_case(cases().at("residual_relu")),
+                        host_target(TargetKind::opencl));
   }
-
-  static void TearDownTestSuite() {
-    delete built_;
-    built_ = nullptr;
-    std::error_code ec;
-    fs::remove_all(work_dir_, ec);
-  }
-
-  static const Built& get(const std::string& name) {
-    if (!built_->count(name)) throw std::runtime_error("kernel '" + name + "' was not built");
-    return built_->at(name);
-  }
-
-  // Builds ok, loads, checks the signature, and compares with compute_reference on two
-  // sets of random inputs.
-  static void check_against_reference(const std::string& name) {
-    const Built& b = get(name);
-    ASSERT_TRUE(b.build.ok()) << name << " [" << b.candidate.config.to_string() << "]: " << b.build.error;
-    const Workload& w = b.candidate.workload;
-    SharedLibrary lib(b.build.artifact);
-    HalideKernel kernel(lib, b.build.symbol);
-    kernel.check_signature(w.inputs, w.output);
-    const int64_t k = conv2d_reduction_length(w);
-    double sum = 0;
-    for (uint64_t seed = 100; seed < 102; ++seed) {
-      std::vector<Tensor> inputs;
-      std::vector<const Tensor*> ptrs;
-      for (size_t i = 0; i < w.inputs.size(); ++i) inputs.push_back(random_tensor(w.inputs[i], seed * 10 + i));
-      for (const Tensor& t : inputs) ptrs.push_back(&t);
-      Tensor out(w.output), want(w.output);
-      std::fill(out.data_as<float>(), out.data_as<float>() + out.elements(), NAN);
-      kernel.run(ptrs, out);
-      compute_reference(w, ptrs, want);
-      int bad = 0;
-      for (int64_t i = 0; i < out.elements() && bad < 5; ++i) {
-        const float g = out.data_as<float>()[i], r = want.data_as<float>()[i];
-        if (!(std::fabs(g - r) <= 2e-6 * k + 1e-4 * std::fabs(r))) {
-          ADD_FAILURE() << name << " [" << b.candidate.config.to_string() << "] element " << i << ": got " << g
-                        << ", reference " << r;
-          ++bad;
-        }
-      }
-      for (int64_t i = 0; i < want.elements(); ++i) sum += std::fabs(want.data_as<float>()[i]);
-    }
-    EXPECT_GT(sum, 0) << name;
-  }
-
-  static void check_all_points(const std::string& shape) {
-    for (const char* point : {"/default", "/random0", "/random1"}) check_against_reference(shape + point);
-  }
-
-  static MeasureResult measure(const std::string& name) {
-    const Built& b = get(name);
-    EXPECT_TRUE(b.build.ok()) << b.build.error;
-    RunnerOptions options;
-    options.timeout_seconds = 120;
-    options.repeats = 1;
-    options.min_sample_ms = 1;
-    LocalRunner runner(options, NEE_MEASURE_PATH);
-    return runner.measure(b.build, b.candidate, 11);
-  }
-
-  static std::string work_dir_;
-  static std::map<std::string, Built>* built_;
 };
 
-std::string Conv2dKernel::work_dir_;
-std::map<std::string, Built>* Conv2dKernel::built_ = nullptr;
-
-TEST_F(Conv2dKernel, ThreeByThreePad1) { check_all_points("3x3_pad1"); }
-TEST_F(Conv2dKernel, Stride2) { check_all_points("stride2"); }
-TEST_F(Conv2dKernel, Dilation2AsymmetricPads) { check_all_points("dilation2_asymmetric_pads"); }
-TEST_F(Conv2dKernel, Depthwise) { check_all_points("depthwise"); }
-TEST_F(Conv2dKernel, Group2) { check_all_points("group2"); }
-TEST_F(Conv2dKernel, Pointwise) { check_all_points("pointwise"); }
-TEST_F(Conv2dKernel, ResidualRelu) { check_all_points("residual_relu"); }
-TEST_F(Conv2dKernel, Clip) { check_all_points("clip"); }
-TEST_F(Conv2dKernel, BiasSilu) { check_all_points("bias_silu"); }
-TEST_F(Conv2dKernel, ResidualGelu) { check_all_points("residual_gelu"); }
+TEST_F(Conv2dKernel, ThreeByThreePad1) { kernels().check_points("3x3_pad1"); }
+TEST_F(Conv2dKernel, Stride2) { kernels().check_points("stride2"); }
+TEST_F(Conv2dKernel, Dilation2AsymmetricPads) { kernels().check_points("dilation2_asymmetric_pads"); }
+TEST_F(Conv2dKernel, Depthwise) { kernels().check_points("depthwise"); }
+TEST_F(Conv2dKernel, Group2) { kernels().check_points("group2"); }
+TEST_F(Conv2dKernel, Pointwise) { kernels().check_points("pointwise"); }
+TEST_F(Conv2dKernel, ResidualRelu) { kernels().check_points("residual_relu"); }
+TEST_F(Conv2dKernel, Clip) { kernels().check_points("clip"); }
+TEST_F(Conv2dKernel, BiasSilu) { kernels().check_points("bias_silu"); }
+TEST_F(Conv2dKernel, ResidualGelu) { kernels().check_points("residual_gelu"); }
 
 TEST_F(Conv2dKernel, OutputShapes) {
-  EXPECT_EQ(get("stride2/default").candidate.workload.output.shape, (std::vector<int64_t>{1, 5, 4, 5}));
-  EXPECT_EQ(get("dilation2_asymmetric_pads/default").candidate.workload.output.shape,
+  EXPECT_EQ(kernels().get("stride2/default").candidate.workload.output.shape, (std::vector<int64_t>{1, 5, 4, 5}));
+  EXPECT_EQ(kernels().get("dilation2_asymmetric_pads/default").candidate.workload.output.shape,
             (std::vector<int64_t>{1, 3, 7, 10}));
 }
 
 TEST_F(Conv2dKernel, CpuKernelVerifiedByNeeMeasure) {
-  const MeasureResult r = measure("residual_relu/default");
+  const MeasureResult r = kernels().measure("residual_relu/default");
   EXPECT_EQ(to_string(r.status), "ok") << r.error;
   EXPECT_GT(r.median_us, 0);
 }
 
 // OpenCL runs only in a process without libHalide: nee-measure, through LocalRunner.
 TEST_F(Conv2dKernel, OpenClKernelVerifiedByNeeMeasure) {
-  const MeasureResult r = measure("opencl/residual_relu");
+  const MeasureResult r = kernels().measure("opencl/residual_relu");
   EXPECT_EQ(to_string(r.status), "ok") << r.error;
   EXPECT_LT(r.max_abs_error, 1e-3);
 }

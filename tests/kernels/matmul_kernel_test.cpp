@@ -4,63 +4,51 @@
 // parallel build, and shared by the tests.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <filesystem>
-#include <map>
-#include <memory>
+#include <optional>
 #include <random>
 
 #include "core/error.h"
 #include "runtime/bundle/halide_kernel.h"
+#include "runtime/bundle/shared_library.h"
 #include "runtime/tensor_io.h"
 #include "schedules/schedule_space.h"
+#include "tests/kernels/compiled_kernels.h"
+#include "tests/tuner/temp_dir.h"
 #include "tuner/builder.h"
 #include "tuner/kernel_compiler.h"
 #include "tuner/measure/workload_reference.h"
-#include "tuner/local_runner.h"
 
 namespace nee {
 namespace {
 
 namespace fs = std::filesystem;
+using test::CompiledKernels;
 
 Workload plain(int64_t m, int64_t k, int64_t n) {
   return make_matmul_workload({DType::f32, {m, k}}, {DType::f32, {k, n}}, nullptr, MatmulAttrs{});
 }
 
-std::string make_temp_dir(const std::string& tag) {
-  std::string pattern = ::testing::TempDir() + "nee-" + tag + "-XXXXXX";
-  if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-  return pattern;
-}
+class MatmulKernel : public test::CompiledKernelsTest<MatmulKernel> {
+ public:
+  static constexpr char kWorkDirTag[] = "kernels";
 
-struct Built {
-  Candidate candidate;
-  BuildResult build;
-};
-
-class MatmulKernel : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    built_ = new std::map<std::string, Built>();
-    work_dir_ = make_temp_dir("kernels");
+  static void add_kernels(CompiledKernels& kernels) {
     const Target cpu = host_target(TargetKind::cpu);
-    std::vector<std::pair<std::string, Candidate>> wanted;
-    const auto add_default = [&](const std::string& name, const Workload& w, const Target& t) {
-      wanted.push_back({name, Candidate{w, t, make_schedule_space(w, t.kind())->default_config(), "default", 0, {}}});
-    };
-    add_default("1x1x1", plain(1, 1, 1), cpu);
-    add_default("7x13x5", plain(7, 13, 5), cpu);
-    add_default("129x65x33", plain(129, 65, 33), cpu);
-    add_default("batched_broadcast",
-                make_matmul_workload({DType::f32, {2, 3, 5, 7}}, {DType::f32, {7, 4}}, nullptr, MatmulAttrs{}), cpu);
+    kernels.add_default("1x1x1", plain(1, 1, 1), cpu);
+    kernels.add_default("7x13x5", plain(7, 13, 5), cpu);
+    kernels.add_default("129x65x33", plain(129, 65, 33), cpu);
+    kernels.add_default("batched_broadcast",
+                        make_matmul_workload({DType::f32, {2, 3, 5, 7}}, {DType::f32, {7, 4}}, nullptr, MatmulAttrs{}),
+                        cpu);
     {
       MatmulAttrs a;
       a.trans_a = a.trans_b = true;
       a.alpha = 0.5;
       a.beta = 2;
       const TensorType c{DType::f32, {1, 10}};
-      add_default("gemm_trans_bias_row", make_matmul_workload({DType::f32, {6, 9}}, {DType::f32, {10, 6}}, &c, a), cpu);
+      kernels.add_default("gemm_trans_bias_row",
+                          make_matmul_workload({DType::f32, {6, 9}}, {DType::f32, {10, 6}}, &c, a), cpu);
     }
     {
       MatmulAttrs a;
@@ -68,23 +56,23 @@ class MatmulKernel : public ::testing::Test {
       a.beta = 2;
       a.relu = true;
       const TensorType c{DType::f32, {1}};
-      add_default("gemm_scalar_bias_relu", make_matmul_workload({DType::f32, {9, 6}}, {DType::f32, {6, 10}}, &c, a),
-                  cpu);
+      kernels.add_default("gemm_scalar_bias_relu",
+                          make_matmul_workload({DType::f32, {9, 6}}, {DType::f32, {6, 10}}, &c, a), cpu);
     }
     {
       MatmulAttrs a;
       a.relu = true;
       const TensorType c{DType::f32, {19}};
-      add_default("matmul_bias_relu", make_matmul_workload({DType::f32, {17, 11}}, {DType::f32, {11, 19}}, &c, a),
-                  cpu);
+      kernels.add_default("matmul_bias_relu",
+                          make_matmul_workload({DType::f32, {17, 11}}, {DType::f32, {11, 19}}, &c, a), cpu);
     }
     {
       MatmulAttrs a;
       a.gelu = true;
       a.alpha = 0.25;
       const TensorType c{DType::f32, {19}};
-      add_default("matmul_scaled_bias_gelu",
-                  make_matmul_workload({DType::f32, {2, 17, 11}}, {DType::f32, {11, 19}}, &c, a), cpu);
+      kernels.add_default("matmul_scaled_bias_gelu",
+                          make_matmul_workload({DType::f32, {2, 17, 11}}, {DType::f32, {11, 19}}, &c, a), cpu);
     }
     // Random valid non-default CPU points: one with kc > 0, one with parallel = 2, one more.
     {
@@ -104,91 +92,29 @@ class MatmulKernel : public ::testing::Test {
         }
       }
       ASSERT_TRUE(with_kc && with_parallel2 && other) << "random_config never gave the wanted points";
-      wanted.push_back({"random_kc", Candidate{w, cpu, *with_kc, "random", 0, {}}});
-      wanted.push_back({"random_parallel2", Candidate{w, cpu, *with_parallel2, "random", 0, {}}});
-      wanted.push_back({"random_other", Candidate{w, cpu, *other, "random", 0, {}}});
+      kernels.add("random_kc", Candidate{w, cpu, *with_kc, "random", 0, {}});
+      kernels.add("random_parallel2", Candidate{w, cpu, *with_parallel2, "random", 0, {}});
+      kernels.add("random_other", Candidate{w, cpu, *other, "random", 0, {}});
     }
-    add_default("opencl_16x8x12", plain(16, 8, 12), host_target(TargetKind::opencl));
-
-    std::vector<Candidate> candidates;
-    for (const auto& named : wanted) candidates.push_back(named.second);
-    Builder builder(work_dir_, 2, 240);
-    const std::vector<BuildResult> results = builder.build(candidates);
-    for (size_t i = 0; i < wanted.size(); ++i) (*built_)[wanted[i].first] = Built{candidates[i], results[i]};
+    kernels.add_default("opencl_16x8x12", plain(16, 8, 12), host_target(TargetKind::opencl));
   }
-
-  static void TearDownTestSuite() {
-    delete built_;
-    built_ = nullptr;
-    std::error_code ec;
-    fs::remove_all(work_dir_, ec);
-  }
-
-  static const Built& get(const std::string& name) {
-    if (!built_->count(name)) throw std::runtime_error("kernel '" + name + "' was not built");
-    return built_->at(name);
-  }
-
-  // Builds ok, loads, checks the signature, and compares with compute_reference on fresh
-  // random inputs (two seeds). Returns the kernel's output for the last seed.
-  static Tensor check_against_reference(const std::string& name, uint64_t seed_base = 100) {
-    const Built& b = get(name);
-    EXPECT_TRUE(b.build.ok()) << name << ": " << b.build.error;
-    if (!b.build.ok()) return Tensor();
-    const Workload& w = b.candidate.workload;
-    SharedLibrary lib(b.build.artifact);
-    HalideKernel kernel(lib, b.build.symbol);
-    kernel.check_signature(w.inputs, w.output);
-    Tensor out;
-    double sum = 0;  // the answers are not all zero
-    for (uint64_t seed = seed_base; seed < seed_base + 2; ++seed) {
-      std::vector<Tensor> inputs;
-      std::vector<const Tensor*> ptrs;
-      for (size_t i = 0; i < w.inputs.size(); ++i) inputs.push_back(random_tensor(w.inputs[i], seed * 10 + i));
-      for (const Tensor& t : inputs) ptrs.push_back(&t);
-      out = Tensor(w.output);
-      std::fill(out.data_as<float>(), out.data_as<float>() + out.elements(), NAN);
-      Tensor want(w.output);
-      kernel.run(ptrs, out);
-      compute_reference(w, ptrs, want);
-      const auto& sa = w.inputs[0].shape;
-      const int64_t k = matmul_attrs(w).trans_a ? sa[sa.size() - 2] : sa.back();
-      int bad = 0;
-      for (int64_t i = 0; i < out.elements() && bad < 5; ++i) {
-        const float g = out.data_as<float>()[i], r = want.data_as<float>()[i];
-        if (!(std::fabs(g - r) <= 2e-6 * k + 1e-4 * std::fabs(r))) {
-          ADD_FAILURE() << name << " [" << b.candidate.config.to_string() << "] element " << i << ": got " << g
-                        << ", reference " << r;
-          ++bad;
-        }
-      }
-      for (int64_t i = 0; i < want.elements(); ++i) sum += std::fabs(want.data_as<float>()[i]);
-    }
-    EXPECT_GT(sum, 0) << name;
-    return out;
-  }
-
-  static std::string work_dir_;
-  static std::map<std::string, Built>* built_;
 };
 
-std::string MatmulKernel::work_dir_;
-std::map<std::string, Built>* MatmulKernel::built_ = nullptr;
-
-TEST_F(MatmulKernel, OneByOneByOne) { check_against_reference("1x1x1"); }
-TEST_F(MatmulKernel, Shape7x13x5) { check_against_reference("7x13x5"); }
-TEST_F(MatmulKernel, Shape129x65x33) { check_against_reference("129x65x33"); }
+TEST_F(MatmulKernel, OneByOneByOne) { kernels().check_against_reference("1x1x1"); }
+TEST_F(MatmulKernel, Shape7x13x5) { kernels().check_against_reference("7x13x5"); }
+TEST_F(MatmulKernel, Shape129x65x33) { kernels().check_against_reference("129x65x33"); }
 
 TEST_F(MatmulKernel, BatchedBroadcast) {
-  const Built& b = get("batched_broadcast");
-  EXPECT_EQ(b.candidate.workload.output.shape, (std::vector<int64_t>{2, 3, 5, 4}));
-  check_against_reference("batched_broadcast");
+  EXPECT_EQ(kernels().get("batched_broadcast").candidate.workload.output.shape, (std::vector<int64_t>{2, 3, 5, 4}));
+  kernels().check_against_reference("batched_broadcast");
 }
 
-TEST_F(MatmulKernel, GemmTransposedWithAlphaBetaAndRowBias) { check_against_reference("gemm_trans_bias_row"); }
-TEST_F(MatmulKernel, GemmScalarBiasAndRelu) { check_against_reference("gemm_scalar_bias_relu"); }
-TEST_F(MatmulKernel, MatMulBiasRelu) { check_against_reference("matmul_bias_relu"); }
-TEST_F(MatmulKernel, MatMulScaledBiasGelu) { check_against_reference("matmul_scaled_bias_gelu"); }
+TEST_F(MatmulKernel, GemmTransposedWithAlphaBetaAndRowBias) {
+  kernels().check_against_reference("gemm_trans_bias_row");
+}
+TEST_F(MatmulKernel, GemmScalarBiasAndRelu) { kernels().check_against_reference("gemm_scalar_bias_relu"); }
+TEST_F(MatmulKernel, MatMulBiasRelu) { kernels().check_against_reference("matmul_bias_relu"); }
+TEST_F(MatmulKernel, MatMulScaledBiasGelu) { kernels().check_against_reference("matmul_scaled_bias_gelu"); }
 
 TEST(MatmulWorkload, KeysWithoutGeluAreUnchanged) {
   const TensorType c{DType::f32, {2}};
@@ -207,14 +133,11 @@ TEST(MatmulWorkload, KeysWithoutGeluAreUnchanged) {
 
 // The reference itself, for the Gemm case, against loops written here.
 TEST_F(MatmulKernel, GemmMatchesHandWrittenLoops) {
-  const Built& b = get("gemm_trans_bias_row");
+  const test::CompiledKernel& b = kernels().get("gemm_trans_bias_row");
   ASSERT_TRUE(b.build.ok()) << b.build.error;
   const Workload& w = b.candidate.workload;
   const Tensor a = random_tensor(w.inputs[0], 5), bm = random_tensor(w.inputs[1], 6), c = random_tensor(w.inputs[2], 7);
-  SharedLibrary lib(b.build.artifact);
-  HalideKernel kernel(lib, b.build.symbol);
-  Tensor out(w.output);
-  kernel.run({&a, &bm, &c}, out);
+  const Tensor out = kernels().run("gemm_trans_bias_row", {&a, &bm, &c});
   const int64_t m = 9, k = 6, n = 10;
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
@@ -228,15 +151,13 @@ TEST_F(MatmulKernel, GemmMatchesHandWrittenLoops) {
 
 TEST_F(MatmulKernel, ReluClampsNegatives) {
   // A zero bias: about half the outputs are negative before the relu.
-  const Built& b = get("gemm_scalar_bias_relu");
+  const test::CompiledKernel& b = kernels().get("gemm_scalar_bias_relu");
   ASSERT_TRUE(b.build.ok()) << b.build.error;
   const Workload& w = b.candidate.workload;
   const Tensor a = random_tensor(w.inputs[0], 31), bm = random_tensor(w.inputs[1], 32);
   Tensor c(w.inputs[2]);
-  SharedLibrary lib(b.build.artifact);
-  HalideKernel kernel(lib, b.build.symbol);
-  Tensor out(w.output), want(w.output);
-  kernel.run({&a, &bm, &c}, out);
+  const Tensor out = kernels().run("gemm_scalar_bias_relu", {&a, &bm, &c});
+  Tensor want(w.output);
   compute_reference(w, {&a, &bm, &c}, want);
   int zeros = 0, positives = 0;
   for (int64_t i = 0; i < out.elements(); ++i) {
@@ -251,19 +172,19 @@ TEST_F(MatmulKernel, ReluClampsNegatives) {
 }
 
 TEST_F(MatmulKernel, RandomScheduleWithKcSplit) {
-  EXPECT_GT(get("random_kc").candidate.config.at("kc"), 0);
-  check_against_reference("random_kc");
+  EXPECT_GT(kernels().get("random_kc").candidate.config.at("kc"), 0);
+  kernels().check_against_reference("random_kc");
 }
 
 TEST_F(MatmulKernel, RandomScheduleWithFusedParallelTiles) {
-  EXPECT_EQ(get("random_parallel2").candidate.config.at("parallel"), 2);
-  check_against_reference("random_parallel2");
+  EXPECT_EQ(kernels().get("random_parallel2").candidate.config.at("parallel"), 2);
+  kernels().check_against_reference("random_parallel2");
 }
 
-TEST_F(MatmulKernel, AnotherRandomSchedule) { check_against_reference("random_other"); }
+TEST_F(MatmulKernel, AnotherRandomSchedule) { kernels().check_against_reference("random_other"); }
 
 TEST_F(MatmulKernel, KernelRefusesOtherShapes) {
-  const Built& b = get("7x13x5");
+  const test::CompiledKernel& b = kernels().get("7x13x5");
   ASSERT_TRUE(b.build.ok()) << b.build.error;
   SharedLibrary lib(b.build.artifact);
   HalideKernel kernel(lib, b.build.symbol);
@@ -273,32 +194,24 @@ TEST_F(MatmulKernel, KernelRefusesOtherShapes) {
 
 // OpenCL runs only in a process without libHalide: nee-measure, through LocalRunner.
 TEST_F(MatmulKernel, OpenClKernelVerifiedByNeeMeasure) {
-  const Built& b = get("opencl_16x8x12");
-  ASSERT_TRUE(b.build.ok()) << b.build.error;
-  EXPECT_EQ(b.candidate.target.kind(), TargetKind::opencl);
-  RunnerOptions options;
-  options.timeout_seconds = 120;
-  options.repeats = 1;
-  options.min_sample_ms = 1;
-  LocalRunner runner(options, NEE_MEASURE_PATH);
-  const MeasureResult r = runner.measure(b.build, b.candidate, 11);
+  EXPECT_EQ(kernels().get("opencl_16x8x12").candidate.target.kind(), TargetKind::opencl);
+  const MeasureResult r = kernels().measure("opencl_16x8x12");
   EXPECT_EQ(to_string(r.status), "ok") << r.error;
   EXPECT_GT(r.median_us, 0);
   EXPECT_LT(r.max_abs_error, 1e-3);
 }
 
 TEST(MatmulKernelCuda, CompilesToAnObject) {
-  const std::string dir = make_temp_dir("cuda");
+  const tuner_test::TempDir dir("cuda");
   const Workload w = plain(32, 16, 24);
   const Target t = host_target(TargetKind::cuda);
   ASSERT_EQ(t.kind(), TargetKind::cuda);
   EXPECT_TRUE(t.has_feature("cuda"));
-  const std::string object = dir + "/kernel.o";
+  const std::string object = dir.file("kernel.o");
   ASSERT_NO_THROW(compile_kernel_object(w, t, make_schedule_space(w, TargetKind::cuda)->default_config(),
                                         Builder::symbol_for(w), object));
   ASSERT_TRUE(fs::exists(object));
   EXPECT_GT(fs::file_size(object), 1000u);
-  fs::remove_all(dir);
 }
 
 }  // namespace
