@@ -8,10 +8,13 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <thread>
+
+#include <unistd.h>
 
 #include "bench/comparison.h"
 #include "bench/engines/engine_factory.h"
@@ -39,6 +42,11 @@ void write_file(const std::string& path, const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // OpenBLAS reads OPENBLAS_CORETYPE when it loads, so forcing its kernels takes a restart.
+  if (const std::string core = nee::bench::openblas_core_override(); !core.empty()) {
+    setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
+    execv("/proc/self/exe", argv);
+  }
   if (nee::bench::wants_models_mode(argc, argv)) return nee::bench::models_main(argc, argv);
   if (nee::bench::wants_gpu_mode(argc, argv)) return nee::bench::gpu_main(argc, argv);
   CLI::App app{"nee-bench: NEE's tuned kernels against OpenBLAS, oneDNN and Halide's autoschedulers "

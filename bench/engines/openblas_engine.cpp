@@ -2,6 +2,8 @@
 
 #include <cblas.h>
 
+#include <cstdlib>
+
 #include "core/error.h"
 
 namespace nee::bench {
@@ -9,6 +11,17 @@ namespace nee::bench {
 OpenBlasEngine::OpenBlasEngine(int threads) : threads_(threads) {}
 
 std::string openblas_config() { return openblas_get_config(); }
+
+// Debian's OpenBLAS 0.3.21 (DYNAMIC_ARCH) does not recognize some newer Xeons (a VM's
+// "Intel Xeon Processor" with AVX-512 here) and falls back to its Prescott (SSE3) kernels:
+// 38 GFLOP/s at 1024 cubed, against 210 with its SkylakeX kernels in the same session.
+std::string openblas_core_override() {
+  if (std::getenv("OPENBLAS_CORETYPE")) return "";
+  if (std::string(openblas_get_corename()) != "Prescott") return "";
+  if (__builtin_cpu_supports("avx512f")) return "SkylakeX";
+  if (__builtin_cpu_supports("avx2")) return "Haswell";
+  return "";
+}
 
 void OpenBlasEngine::prepare(const Workload& workload) {
   if (workload.op != "matmul") throw Error("openblas: only matmul workloads, not " + workload.op);

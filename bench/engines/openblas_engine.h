@@ -19,6 +19,9 @@ class OpenBlasEngine : public Engine {
 };
 
 // OpenBLAS's build configuration string (version, kernel, thread model).
+// The kernel set OpenBLAS should be told to use (OPENBLAS_CORETYPE) because it fell back
+// to its generic one on a CPU it does not recognize; empty when nothing needs forcing.
+std::string openblas_core_override();
 std::string openblas_config();
 
 }  // namespace nee::bench
