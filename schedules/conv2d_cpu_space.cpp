@@ -8,20 +8,6 @@ namespace nee {
 
 using namespace Halide;
 
-namespace {
-
-int64_t largest_up_to(const std::vector<Knob>& knobs, const std::string& name, int64_t wanted) {
-  const auto& values =
-      std::find_if(knobs.begin(), knobs.end(), [&](const Knob& k) { return k.name == name; })->values;
-  int64_t best = values.front();
-  for (int64_t v : values) {
-    if (v <= wanted) best = std::max(best, v);
-  }
-  return best;
-}
-
-}  // namespace
-
 // The loop nest (innermost first), for out(x, y, o, n):
 //   xi  vec lanes x x_vecs     register block columns, vectorized and unrolled
 //   oi  oc_block channels      register block output channels, unrolled
@@ -53,10 +39,10 @@ Conv2dCpuSpace::Conv2dCpuSpace(const Workload& workload, CpuVectorIsa isa) : wor
 ScheduleConfig Conv2dCpuSpace::default_config() const {
   ScheduleConfig c;
   // About half the vector registers hold accumulators: 4x2 blocks on AVX2, 8x2 on AVX-512.
-  c.knobs["vec"] = largest_up_to(knobs_, "vec", isa_.lanes);
+  c.knobs["vec"] = largest_value_up_to(knobs_, "vec", isa_.lanes);
   c.knobs["x_vecs"] = std::clamp<int64_t>(out_w_ / c.knobs["vec"], 1, 2);
-  c.knobs["oc_block"] = largest_up_to(knobs_, "oc_block", isa_.registers >= 32 ? 8 : 4);
-  c.knobs["rows"] = largest_up_to(knobs_, "rows", 4);
+  c.knobs["oc_block"] = largest_value_up_to(knobs_, "oc_block", isa_.registers >= 32 ? 8 : 4);
+  c.knobs["rows"] = largest_value_up_to(knobs_, "rows", 4);
   c.knobs["red_order"] = 0;
   c.knobs["unroll_kx"] = kernel_w_ <= 3 ? 1 : 0;
   c.knobs["pad_at"] = 1;
@@ -138,9 +124,9 @@ Conv2dGpuSpace::Conv2dGpuSpace(const Workload& workload) : workload_(workload) {
 
 ScheduleConfig Conv2dGpuSpace::default_config() const {
   ScheduleConfig c;
-  c.knobs["threads_x"] = largest_up_to(knobs_, "threads_x", 16);
-  c.knobs["threads_y"] = largest_up_to(knobs_, "threads_y", 8);
-  c.knobs["oc_per_thread"] = largest_up_to(knobs_, "oc_per_thread", 4);
+  c.knobs["threads_x"] = largest_value_up_to(knobs_, "threads_x", 16);
+  c.knobs["threads_y"] = largest_value_up_to(knobs_, "threads_y", 8);
+  c.knobs["oc_per_thread"] = largest_value_up_to(knobs_, "oc_per_thread", 4);
   c.knobs["unroll_kx"] = kernel_w_ <= 3 ? 1 : 0;
   return c;
 }

@@ -12,14 +12,6 @@ namespace {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-int64_t largest_up_to(const std::vector<int64_t>& values, int64_t wanted) {
-  int64_t best = values.front();
-  for (int64_t v : values) {
-    if (v <= wanted) best = std::max(best, v);
-  }
-  return best;
-}
-
 }  // namespace
 
 // The loop nest (innermost first), for out(d0, d1, ...):
@@ -65,14 +57,14 @@ ScheduleConfig ElementwiseCpuSpace::default_config() const {
   while (dims < max_dims && fused_extent(dims) < 256) ++dims;
   c.knobs["fuse_dims"] = dims;
   const int64_t inner = fused_extent(dims);
-  c.knobs["vec"] = largest_up_to(knobs_[1].values, std::min<int64_t>(8, inner));
+  c.knobs["vec"] = largest_value_up_to(knobs_, "vec", std::min<int64_t>(8, inner));
   c.knobs["unroll"] = inner >= 2 * c.knobs["vec"] ? 2 : 1;
   const int64_t block = c.knobs["vec"] * c.knobs["unroll"];
   // Below 16K elements a parallel launch costs more than the work it shares.
   const bool parallel = workload_.output.elements() >= 16384;
   c.knobs["parallel"] = parallel ? 1 : 0;
   // Tasks of about 8K elements.
-  c.knobs["grain"] = parallel ? largest_up_to(knobs_[4].values,
+  c.knobs["grain"] = parallel ? largest_value_up_to(knobs_, "grain",
                                               std::min<int64_t>(8192 / block, outer_iterations(dims, block)))
                               : 1;
   return c;

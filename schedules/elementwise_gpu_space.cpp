@@ -18,11 +18,7 @@ ElementwiseGpuSpace::ElementwiseGpuSpace(const Workload& workload) : workload_(w
 
 ScheduleConfig ElementwiseGpuSpace::default_config() const {
   ScheduleConfig c;
-  const int64_t total = workload_.output.elements();
-  c.knobs["threads"] = knobs_[0].values.front();
-  for (int64_t v : knobs_[0].values) {
-    if (v <= std::min<int64_t>(256, total)) c.knobs["threads"] = std::max(c.knobs["threads"], v);
-  }
+  c.knobs["threads"] = largest_value_up_to(knobs_, "threads", std::min<int64_t>(256, workload_.output.elements()));
   c.knobs["per_thread"] = 1;
   return c;
 }

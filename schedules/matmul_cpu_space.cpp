@@ -43,19 +43,10 @@ MatmulCpuSpace::MatmulCpuSpace(const Workload& workload, CpuVectorIsa isa) : wor
 ScheduleConfig MatmulCpuSpace::default_config() const {
   // The hand schedule, cut to the workload's extents so that small shapes stay valid.
   ScheduleConfig c;
-  const auto pick = [&](const std::string& knob, int64_t wanted) {
-    const auto& values = std::find_if(knobs_.begin(), knobs_.end(),
-                                      [&](const Knob& k) { return k.name == knob; })->values;
-    int64_t best = values.front();
-    for (int64_t v : values) {
-      if (v <= wanted) best = std::max(best, v);
-    }
-    return best;
-  };
   const bool wide = isa_.registers >= 32;
-  c.knobs["vec"] = pick("vec", isa_.lanes);
+  c.knobs["vec"] = largest_value_up_to(knobs_, "vec", isa_.lanes);
   c.knobs["nr_vecs"] = std::clamp<int64_t>(n_ / c.knobs["vec"], 1, wide ? 4 : 3);
-  c.knobs["mr"] = pick("mr", wide ? 6 : 4);
+  c.knobs["mr"] = largest_value_up_to(knobs_, "mr", wide ? 6 : 4);
   int64_t mc_blocks = 32;  // MC = 128 rows: 8 parallel tasks at M = 1024
   while (mc_blocks > 1 && c.knobs["mr"] * mc_blocks > m_) mc_blocks /= 2;
   c.knobs["mc_blocks"] = mc_blocks;

@@ -23,17 +23,10 @@ MatmulGpuSpace::MatmulGpuSpace(const Workload& workload) : workload_(workload) {
 
 ScheduleConfig MatmulGpuSpace::default_config() const {
   ScheduleConfig c;
-  const auto largest = [&](size_t knob, int64_t wanted) {
-    int64_t best = knobs_[knob].values.front();
-    for (int64_t v : knobs_[knob].values) {
-      if (v <= wanted) best = std::max(best, v);
-    }
-    return best;
-  };
-  c.knobs["threads_n"] = largest(0, 16);
-  c.knobs["threads_m"] = largest(1, 8);
+  c.knobs["threads_n"] = largest_value_up_to(knobs_, "threads_n", 16);
+  c.knobs["threads_m"] = largest_value_up_to(knobs_, "threads_m", 8);
   c.knobs["rows_per_thread"] = 1;
-  c.knobs["unroll_k"] = largest(3, 4);
+  c.knobs["unroll_k"] = largest_value_up_to(knobs_, "unroll_k", 4);
   while (c.knobs["threads_m"] * c.knobs["rows_per_thread"] > m_ && c.knobs["threads_m"] > 1) {
     c.knobs["threads_m"] /= 2;
   }

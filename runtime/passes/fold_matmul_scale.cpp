@@ -1,4 +1,5 @@
 #include "runtime/passes/constant_operands.h"
+#include "runtime/passes/node_fusion.h"
 #include "runtime/passes/passes.h"
 #include "runtime/passes/sole_consumer.h"
 
@@ -31,16 +32,9 @@ void fold_matmul_scale(Graph& graph) {
     Node fused = mm;
     fused.attrs.set("alpha", mm.attrs.get_float("alpha", 1.0f) * factor);
     if (mm.inputs.size() > 2) fused.attrs.set("beta", mm.attrs.get_float("beta", 1.0f) * factor);
-    fused.outputs = scale.outputs;
-    nodes[*next] = std::move(fused);
-    fused_away[i] = true;
-    graph.remove_value(product);
+    fuse_into_consumer(graph, fused_away, i, *next, std::move(fused));
   }
-  std::vector<Node> kept;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (!fused_away[i]) kept.push_back(std::move(nodes[i]));
-  }
-  nodes = std::move(kept);
+  erase_fused(graph, fused_away);
 }
 
 }  // namespace nee

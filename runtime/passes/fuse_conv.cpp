@@ -1,6 +1,7 @@
 #include <cmath>
 
 #include "runtime/passes/activation_patterns.h"
+#include "runtime/passes/node_fusion.h"
 #include "runtime/passes/constant_operands.h"
 #include "runtime/passes/passes.h"
 #include "runtime/passes/sole_consumer.h"
@@ -19,25 +20,6 @@ std::string unique_name(const Graph& graph, const std::string& base) {
   std::string name = base;
   for (int i = 1; graph.has_value(name); ++i) name = base + "_" + std::to_string(i);
   return name;
-}
-
-// Replaces the producer at `producer` by `fused`, placed where the consumer was (which
-// comes after every input of both), and drops the intermediate value.
-void replace_pair(Graph& graph, std::vector<bool>& fused_away, size_t producer, size_t consumer, Node fused) {
-  const std::string intermediate = graph.nodes()[producer].outputs[0];
-  fused.outputs = graph.nodes()[consumer].outputs;
-  graph.nodes()[consumer] = std::move(fused);
-  fused_away[producer] = true;
-  graph.remove_value(intermediate);
-}
-
-void drop_fused(Graph& graph, const std::vector<bool>& fused_away) {
-  auto& nodes = graph.nodes();
-  std::vector<Node> kept;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (!fused_away[i]) kept.push_back(std::move(nodes[i]));
-  }
-  nodes = std::move(kept);
 }
 
 // BatchNormalization y = a * x + b with a = scale / sqrt(var + eps), b = B - mean * a,
@@ -158,9 +140,9 @@ void fuse_conv(Graph& graph) {
           continue;
         }
       }
-      replace_pair(graph, fused_away, i, *next, std::move(fused));
+      fuse_into_consumer(graph, fused_away, i, *next, std::move(fused));
     }
-    drop_fused(graph, fused_away);
+    erase_fused(graph, fused_away);
   }
 }
 

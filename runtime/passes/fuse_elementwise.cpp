@@ -4,6 +4,7 @@
 
 #include "core/elementwise_program.h"
 #include "runtime/passes/constant_operands.h"
+#include "runtime/passes/node_fusion.h"
 #include "runtime/passes/passes.h"
 #include "runtime/passes/sole_consumer.h"
 
@@ -216,11 +217,7 @@ void fuse_elementwise(Graph& graph) {
     }
     nodes[root] = std::move(fused);
   }
-  std::vector<Node> kept;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (!fused_away[i]) kept.push_back(std::move(nodes[i]));
-  }
-  nodes = std::move(kept);
+  erase_fused(graph, fused_away);
 }
 
 }  // namespace nee

@@ -1,6 +1,7 @@
 #include <cmath>
 
 #include "runtime/passes/passes.h"
+#include "runtime/passes/node_fusion.h"
 #include "runtime/passes/sole_consumer.h"
 
 namespace nee {
@@ -144,11 +145,7 @@ void fuse_layer_norm(Graph& graph) {
     nodes[last] = std::move(chain->fused);
     dropped[last] = false;
   }
-  std::vector<Node> kept;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (!dropped[i]) kept.push_back(std::move(nodes[i]));
-  }
-  nodes = std::move(kept);
+  erase_fused(graph, dropped);
 }
 
 }  // namespace nee

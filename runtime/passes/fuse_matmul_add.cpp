@@ -1,5 +1,6 @@
 #include "core/error.h"
 #include "runtime/passes/nee_matmul.h"
+#include "runtime/passes/node_fusion.h"
 #include "runtime/passes/passes.h"
 #include "runtime/passes/sole_consumer.h"
 
@@ -43,16 +44,9 @@ void fuse_matmul_add(Graph& graph) {
     Node fused = nodes[i].op == "NeeMatMul" ? nodes[i] : plain_nee_matmul(nodes[i]);
     fused.attrs.set("beta", 1.0f);
     fused.inputs.push_back(bias);
-    fused.outputs = add_node.outputs;
-    nodes[*add] = std::move(fused);
-    fused_away[i] = true;
-    graph.remove_value(product);
+    fuse_into_consumer(graph, fused_away, i, *add, std::move(fused));
   }
-  std::vector<Node> kept;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (!fused_away[i]) kept.push_back(std::move(nodes[i]));
-  }
-  nodes = std::move(kept);
+  erase_fused(graph, fused_away);
 }
 
 }  // namespace nee

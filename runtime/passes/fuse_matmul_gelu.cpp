@@ -1,4 +1,5 @@
 #include "runtime/passes/activation_patterns.h"
+#include "runtime/passes/node_fusion.h"
 #include "runtime/passes/passes.h"
 
 namespace nee {
@@ -17,11 +18,7 @@ void fuse_matmul_gelu(Graph& graph) {
     fused.attrs.set("gelu", int64_t{1});
     absorb_activation(graph, fused_away, i, *gelu, std::move(fused));
   }
-  std::vector<Node> kept;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (!fused_away[i]) kept.push_back(std::move(nodes[i]));
-  }
-  nodes = std::move(kept);
+  erase_fused(graph, fused_away);
 }
 
 }  // namespace nee

@@ -1,4 +1,5 @@
 #include "runtime/passes/passes.h"
+#include "runtime/passes/node_fusion.h"
 #include "runtime/passes/sole_consumer.h"
 
 namespace nee {
@@ -13,17 +14,10 @@ void fuse_matmul_relu(Graph& graph) {
     const std::optional<size_t> relu = sole_consumer(graph, product);
     if (!relu || nodes[*relu].op != "Relu") continue;
     Node fused = nodes[i];
-    fused.outputs = nodes[*relu].outputs;
     fused.attrs.set("relu", int64_t{1});
-    nodes[*relu] = std::move(fused);
-    fused_away[i] = true;
-    graph.remove_value(product);
+    fuse_into_consumer(graph, fused_away, i, *relu, std::move(fused));
   }
-  std::vector<Node> kept;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (!fused_away[i]) kept.push_back(std::move(nodes[i]));
-  }
-  nodes = std::move(kept);
+  erase_fused(graph, fused_away);
 }
 
 }  // namespace nee

@@ -1,0 +1,23 @@
+#include "runtime/passes/node_fusion.h"
+
+namespace nee {
+
+void fuse_into_consumer(Graph& graph, std::vector<bool>& fused_away, size_t producer, size_t consumer, Node fused) {
+  auto& nodes = graph.nodes();
+  const std::string intermediate = nodes[producer].outputs[0];
+  fused.outputs = nodes[consumer].outputs;
+  nodes[consumer] = std::move(fused);
+  fused_away[producer] = true;
+  graph.remove_value(intermediate);
+}
+
+void erase_fused(Graph& graph, const std::vector<bool>& fused_away) {
+  auto& nodes = graph.nodes();
+  std::vector<Node> kept;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!fused_away[i]) kept.push_back(std::move(nodes[i]));
+  }
+  nodes = std::move(kept);
+}
+
+}  // namespace nee

@@ -1,0 +1,18 @@
+#pragma once
+#include <vector>
+
+#include "runtime/graph.h"
+
+namespace nee {
+
+// The two steps every fusing pass takes. A pass marks the nodes it fused away while it
+// walks the graph (indices stay valid), then erases them all at once.
+
+// Puts `fused` where `consumer` was (after every input of both), gives it the consumer's
+// outputs, marks `producer` fused away and drops the value between them.
+void fuse_into_consumer(Graph& graph, std::vector<bool>& fused_away, size_t producer, size_t consumer, Node fused);
+
+// Erases the marked nodes, keeping the others in order.
+void erase_fused(Graph& graph, const std::vector<bool>& fused_away);
+
+}  // namespace nee
