@@ -5,6 +5,7 @@
 #include <sstream>
 #include <vector>
 
+#include "core/conv_weight_layout.h"
 #include "core/error.h"
 
 namespace nee {
@@ -78,6 +79,10 @@ Workload make_conv2d_workload(const TensorType& x, const TensorType& w, const Te
   if (attrs.activation == ConvActivation::clip && attrs.clip_min > attrs.clip_max) {
     throw Error("conv2d clip has min > max");
   }
+  if (attrs.weight_block != 0 && (attrs.weight_block != kConvWeightBlock || g != 1)) {
+    throw Error(fmt::format("conv2d weight_block {} (group {}): only blocks of {} with group 1 exist",
+                            attrs.weight_block, g, kConvWeightBlock));
+  }
   Workload wl;
   wl.op = "conv2d";
   const bool clip = attrs.activation == ConvActivation::clip;
@@ -92,6 +97,10 @@ Workload make_conv2d_workload(const TensorType& x, const TensorType& w, const Te
               {"clip_min", clip ? attrs.clip_min : 0.0},
               {"clip_max", clip ? attrs.clip_max : 0.0}};
   wl.inputs = {x, w};
+  if (attrs.weight_block != 0) {
+    wl.attrs["weight_block"] = attrs.weight_block;
+    wl.inputs[1].shape = blocked_weight_shape(w.shape, attrs.weight_block);
+  }
   if (bias) wl.inputs.push_back(*bias);
   if (residual) wl.inputs.push_back(*residual);
   wl.output = out;
@@ -107,11 +116,36 @@ Conv2dAttrs conv2d_attrs(const Workload& w) {
   a.activation = conv_activation_from_string(w.attrs.at("activation").get<std::string>());
   a.clip_min = w.attrs.at("clip_min").get<double>();
   a.clip_max = w.attrs.at("clip_max").get<double>();
+  a.weight_block = w.attrs.value("weight_block", int64_t{0});
   return a;
 }
 
 bool conv2d_has_bias(const Workload& w) { return w.attrs.at("bias").get<int>() != 0; }
 bool conv2d_has_residual(const Workload& w) { return w.attrs.at("residual").get<int>() != 0; }
+
+TensorType conv2d_oihw_weights(const Workload& w) {
+  const int64_t block = w.attrs.value("weight_block", int64_t{0});
+  if (block == 0) return w.inputs[1];
+  return TensorType{DType::f32, unblocked_weight_shape(w.inputs[1].shape, w.output.shape[1], block)};
+}
+
+bool conv2d_can_block_weights(const Workload& w) {
+  const Conv2dAttrs a = conv2d_attrs(w);
+  return a.group == 1 && a.weight_block == 0;
+}
+
+Workload conv2d_with_blocked_weights(const Workload& w) {
+  Conv2dAttrs a = conv2d_attrs(w);
+  a.weight_block = kConvWeightBlock;
+  size_t next = 2;
+  const TensorType* bias = conv2d_has_bias(w) ? &w.inputs[next++] : nullptr;
+  const TensorType* residual = conv2d_has_residual(w) ? &w.inputs[next++] : nullptr;
+  return make_conv2d_workload(w.inputs[0], conv2d_oihw_weights(w), bias, residual, a);
+}
+
+Workload conv2d_runtime_layout(const Workload& w) {
+  return conv2d_can_block_weights(w) ? conv2d_with_blocked_weights(w) : w;
+}
 
 int64_t conv2d_reduction_length(const Workload& w) {
   const auto& ws = w.inputs[1].shape;

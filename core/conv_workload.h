@@ -26,16 +26,29 @@ struct Conv2dAttrs {
   int64_t group = 1;
   ConvActivation activation = ConvActivation::none;
   double clip_min = 0.0, clip_max = 0.0;      // used when activation is clip
+  // 0: W is [O, C/group, KH, KW]; kConvWeightBlock: W is channel-blocked
+  // (core/conv_weight_layout.h), group 1 only. The key holds "weight_block" only when set.
+  int64_t weight_block = 0;
 };
 
 // Inputs: X [N,C,H,W], W [O, C/group, KH, KW], optional bias [O], optional residual
 // (the output's shape). Validates every shape and computes the output's; throws
-// nee::Error naming the mismatch.
+// nee::Error naming the mismatch. W is always given in ONNX's layout; with
+// attrs.weight_block set, the workload's W input is the blocked shape.
 Workload make_conv2d_workload(const TensorType& x, const TensorType& w, const TensorType* bias,
                               const TensorType* residual, const Conv2dAttrs& attrs);
 Conv2dAttrs conv2d_attrs(const Workload& w);
 bool conv2d_has_bias(const Workload& w);
 bool conv2d_has_residual(const Workload& w);
+// W's type in ONNX's [O, C/group, KH, KW] layout, whichever layout the workload uses.
+TensorType conv2d_oihw_weights(const Workload& w);
+// Whether W may be channel-blocked (group 1, not blocked yet), and the same convolution
+// with blocked W (throws nee::Error when it may not).
+bool conv2d_can_block_weights(const Workload& w);
+Workload conv2d_with_blocked_weights(const Workload& w);
+// The form NEE's runtime runs a convolution with constant weights in: blocked weights
+// where they may be, else unchanged. nee-tune --op and nee-bench tune and time this form.
+Workload conv2d_runtime_layout(const Workload& w);
 // C/group * KH * KW: the length of each output's dot product.
 int64_t conv2d_reduction_length(const Workload& w);
 double conv2d_flops(const Workload& w);

@@ -15,17 +15,22 @@ std::vector<Argument> Conv2dPipeline::arguments() const {
   return args;
 }
 
-Conv2dPipeline define_conv2d(const Workload& w, bool clamp_reads) {
+Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
   if (w.op != "conv2d") throw Error("define_conv2d got a '" + w.op + "' workload");
   const Conv2dAttrs attrs = conv2d_attrs(w);
   const auto& xs = w.inputs[0].shape;
   const auto& ws = w.inputs[1].shape;
+  const bool clamp_reads = options.clamp_reads;
   Conv2dPipeline p;
+  p.weight_block = attrs.weight_block;
+  if (options.accumulator == ConvAccumulator::channel_blocked && p.weight_block == 0) {
+    throw Error("a channel-blocked conv2d accumulator needs channel-blocked weights");
+  }
   p.batch = xs[0];
   p.channels = xs[1];
   p.in_h = xs[2];
   p.in_w = xs[3];
-  p.out_channels = ws[0];
+  p.out_channels = w.output.shape[1];
   p.kernel_h = ws[2];
   p.kernel_w = ws[3];
   p.group = attrs.group;
@@ -33,7 +38,7 @@ Conv2dPipeline define_conv2d(const Workload& w, bool clamp_reads) {
   p.out_w = w.output.shape[3];
 
   p.input = ImageParam(Float(32), 4, "input");
-  p.weights = ImageParam(Float(32), 4, "weights");
+  p.weights = ImageParam(Float(32), static_cast<int>(ws.size()), "weights");
   constrain_dense_input(p.input, xs);
   constrain_dense_input(p.weights, ws);
   const Var &x = p.x, &y = p.y, &o = p.o, &n = p.n;
@@ -56,12 +61,30 @@ Conv2dPipeline define_conv2d(const Workload& w, bool clamp_reads) {
   const Expr in_y = y * static_cast<int>(attrs.strides[0]) + p.r.y * static_cast<int>(attrs.dilations[0]) -
                     static_cast<int>(attrs.pads[0]);
   const Expr in_c = p.group == 1 ? Expr(p.r.z) : (o / group_out) * group_channels + p.r.z;
-  p.acc = Func("acc");
-  p.acc(x, y, o, n) = 0.0f;
   const Expr weight_o = clamp_reads ? clamp(o, 0, static_cast<int>(p.out_channels) - 1) : Expr(o);
-  p.acc(x, y, o, n) += p.weights(p.r.x, p.r.y, p.r.z, weight_o) * p.padded(in_x, in_y, in_c, n);
+  const Var kx("kx"), ky("ky"), ci("ci");
+  p.weight = Func("weight");
+  if (p.weight_block == 0) {
+    p.weight(kx, ky, ci, o) = p.weights(kx, ky, ci, weight_o);
+  } else {
+    const int block = static_cast<int>(p.weight_block);
+    p.weight(kx, ky, ci, o) = p.weights(weight_o % block, kx, ky, ci, weight_o / block);
+  }
 
-  Expr value = p.acc(x, y, o, n);
+  Expr value;
+  if (options.accumulator == ConvAccumulator::per_channel) {
+    p.acc = Func("acc");
+    p.acc(x, y, o, n) = 0.0f;
+    p.acc(x, y, o, n) += p.weight(p.r.x, p.r.y, p.r.z, o) * p.padded(in_x, in_y, in_c, n);
+    value = p.acc(x, y, o, n);
+  } else {
+    // Group 1 (make_conv2d_workload allows blocked weights only there), so ci = r.z.
+    const int block = static_cast<int>(p.weight_block);
+    p.acc_blocked = Func("acc_blocked");
+    p.acc_blocked(p.oi, x, y, p.ob, n) = 0.0f;
+    p.acc_blocked(p.oi, x, y, p.ob, n) += p.weights(p.oi, p.r.x, p.r.y, p.r.z, p.ob) * p.padded(in_x, in_y, p.r.z, n);
+    value = p.acc_blocked(o % block, x, y, o / block, n);
+  }
   size_t next = 2;
   if (conv2d_has_bias(w)) {
     p.bias = ImageParam(Float(32), 1, "bias");

@@ -7,6 +7,17 @@
 
 namespace nee {
 
+// How the sum over (kx, ky, ci) is laid out; the schedule space picks it.
+enum class ConvAccumulator {
+  // acc(x, y, o, n): one Func element per output element, for schedules that vectorize
+  // over x (or map pixels to GPU threads).
+  per_channel,
+  // acc_blocked(oi, x, y, ob, n) for output channel ob * 16 + oi: the 16 channels of a
+  // weight block are the innermost dimension, for schedules that vectorize over output
+  // channels with broadcast input pixels. Needs channel-blocked weights.
+  channel_blocked,
+};
+
 // The conv2d family as a Halide algorithm: what is computed, never how. Shapes are
 // static (taken from the workload) so the schedule sees constant extents and strides.
 //
@@ -14,20 +25,29 @@ namespace nee {
 struct Conv2dPipeline {
   Halide::ImageParam input, weights, bias, residual;  // bias/residual defined when the workload has them
   Halide::Func padded;  // padded(x, y, c, n): the input with zeros outside it
-  Halide::Func acc;     // acc(x, y, o, n) += weights * padded over (kx, ky, ci) of o's group
+  Halide::Func weight;  // weight(kx, ky, ci, o) in either layout of W (inlined)
+  Halide::Func acc;          // per_channel: acc(x, y, o, n) += weight * padded over (kx, ky, ci) of o's group
+  Halide::Func acc_blocked;  // channel_blocked: acc_blocked(oi, x, y, ob, n), the same sums
   Halide::Func out;     // epilogue: bias, residual, activation
   Halide::Var x{"x"}, y{"y"}, o{"o"}, n{"n"};
+  Halide::Var oi{"oi"}, ob{"ob"};  // acc_blocked's channel-in-block and block
   Halide::RDom r;       // r.x = kx, r.y = ky, r.z = ci (input channel within the group)
-  int64_t batch = 0, channels = 0, out_channels = 0, group = 1;
+  int64_t batch = 0, channels = 0, out_channels = 0, group = 1, weight_block = 0;
   int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0, kernel_h = 0, kernel_w = 0;
 
   std::vector<Halide::Argument> arguments() const;  // input, weights, [bias], [residual]
 };
 
-// clamp_reads: the channel and batch indices of the input, and the output channel of the
-// weights, are clamped to their extents too (x and y always are). Values are unchanged;
-// it lets Halide's autoschedulers compute the accumulator over a region larger than the
-// output. NEE's own schedule spaces never need it.
-Conv2dPipeline define_conv2d(const Workload& w, bool clamp_reads = false);
+struct Conv2dOptions {
+  ConvAccumulator accumulator = ConvAccumulator::per_channel;
+  // The channel and batch indices of the input, and the output channel of the weights,
+  // are clamped to their extents too (x and y always are). Values are unchanged; it lets
+  // Halide's autoschedulers compute the accumulator over a region larger than the
+  // output. NEE's own schedule spaces never need it.
+  bool clamp_reads = false;
+};
+
+// Throws nee::Error for a channel_blocked accumulator over OIHW weights.
+Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options = {});
 
 }  // namespace nee

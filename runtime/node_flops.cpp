@@ -52,7 +52,10 @@ double node_flops(const Graph& graph, const Node& node) {
   // Weights are [O, C/group, k...] for Conv and [C, O/group, k...] for ConvTranspose: each
   // output (Conv) or input (ConvTranspose) element meets product(W.shape[1:]) weights.
   if (node.op == "Conv" || node.op == "NeeConv") {
-    return 2.0 * elements(graph, node.outputs[0]) * product(graph.type_of(node.inputs[1]).shape, 1);
+    // Blocked weights [O/16, C, KH, KW, 16] hold the taps of an output channel in dims 1-3.
+    std::vector<int64_t> taps = graph.type_of(node.inputs[1]).shape;
+    if (node.attrs.get_int("weight_block", 0) != 0 && taps.size() == 5) taps.pop_back();
+    return 2.0 * elements(graph, node.outputs[0]) * product(taps, 1);
   }
   if (node.op == "ConvTranspose") {
     return 2.0 * elements(graph, node.inputs[0]) * product(graph.type_of(node.inputs[1]).shape, 1);

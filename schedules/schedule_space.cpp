@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "schedules/conv2d_blocked_cpu_space.h"
 #include "schedules/conv2d_cpu_space.h"
 #include "schedules/elementwise_cpu_space.h"
 #include "schedules/elementwise_gpu_space.h"
@@ -82,6 +83,9 @@ std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, con
     return std::make_unique<MatmulGpuSpace>(workload);
   }
   if (workload.op == "conv2d") {
+    if (kind == TargetKind::cpu && conv2d_attrs(workload).weight_block != 0) {
+      return std::make_unique<Conv2dBlockedCpuSpace>(workload, isa);
+    }
     if (kind == TargetKind::cpu) return std::make_unique<Conv2dCpuSpace>(workload, isa);
     return std::make_unique<Conv2dGpuSpace>(workload);
   }

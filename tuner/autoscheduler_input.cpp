@@ -19,7 +19,9 @@ AutoschedulerInput matmul_input(const Workload& w) {
 }
 
 AutoschedulerInput conv2d_input(const Workload& w) {
-  const Conv2dPipeline p = define_conv2d(w, /*clamp_reads=*/true);
+  Conv2dOptions options;
+  options.clamp_reads = true;
+  const Conv2dPipeline p = define_conv2d(w, options);
   AutoschedulerInput in{p.out, {p.input, p.weights}};
   if (p.bias.defined()) in.inputs.push_back(p.bias);
   if (p.residual.defined()) in.inputs.push_back(p.residual);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/conv_weight_layout.h"
 #include "core/conv_workload.h"
 #include "core/error.h"
 #include "schedules/schedule_space.h"
@@ -34,25 +35,42 @@ std::string tune_command_for(const Workload& workload) {
 void NeeEngine::prepare(const Workload& workload) {
   kernel_.reset();
   tuned_record_.reset();
+  blocked_weights_.reset();
+  kernel_workload_ = workload.op == "conv2d" ? conv2d_runtime_layout(workload) : workload;
   const Target& target = workspace_->target();
   ScheduleConfig config;
-  if (schedule_ == NeeSchedule::tuned && db_) tuned_record_ = db_->best(workload, target);
+  if (schedule_ == NeeSchedule::tuned && db_) tuned_record_ = db_->best(kernel_workload_, target);
   if (tuned_record_) {
     config = tuned_record_->config;
     provenance_ = fmt::format("tuned: record {} ({:.1f} us when tuned)", tuned_record_->id, tuned_record_->result.median_us);
   } else {
-    config = make_schedule_space(workload, target)->default_config();
+    config = make_schedule_space(kernel_workload_, target)->default_config();
     provenance_ = schedule_ == NeeSchedule::tuned ? "default schedule - run " + tune_command_for(workload)
                                                   : "default schedule";
   }
   Candidate candidate;
-  candidate.workload = workload;
+  candidate.workload = kernel_workload_;
   candidate.target = target;
   candidate.config = config;
   candidate.strategy = "bench";
   const BuildResult built = workspace_->builder().build({candidate}).at(0);
   if (!built.ok()) throw Error(name() + ": building the kernel failed: " + built.error);
-  kernel_ = std::make_unique<LoadedKernel>(built.artifact, built.symbol, workload, workspace_->threads());
+  kernel_ = std::make_unique<LoadedKernel>(built.artifact, built.symbol, kernel_workload_, workspace_->threads());
+}
+
+void NeeEngine::bind_inputs(const std::vector<const Tensor*>& inputs) {
+  blocked_weights_.reset();
+  if (kernel_workload_.op != "conv2d" || conv2d_attrs(kernel_workload_).weight_block == 0) return;
+  blocked_weights_.emplace(kernel_workload_.inputs[1]);
+  pack_blocked_weights(inputs.at(1)->data_as<float>(), inputs.at(1)->shape(), conv2d_attrs(kernel_workload_).weight_block,
+                       blocked_weights_->data_as<float>());
+}
+
+void NeeEngine::run(const std::vector<const Tensor*>& inputs, Tensor& output) {
+  if (!blocked_weights_) return kernel_->run(inputs, output);
+  std::vector<const Tensor*> with_blocked = inputs;
+  with_blocked.at(1) = &*blocked_weights_;
+  kernel_->run(with_blocked, output);
 }
 
 }  // namespace nee::bench

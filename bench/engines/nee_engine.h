@@ -22,7 +22,10 @@ class NeeEngine : public Engine {
   std::string name() const override;
   void prepare(const Workload& workload) override;
   std::string provenance() const override { return provenance_; }
-  void run(const std::vector<const Tensor*>& inputs, Tensor& output) override { kernel_->run(inputs, output); }
+  // Packs a conv's weights into the channel-blocked layout the runtime gives its
+  // kernels (the runtime does it once when it prepares a model).
+  void bind_inputs(const std::vector<const Tensor*>& inputs) override;
+  void run(const std::vector<const Tensor*>& inputs, Tensor& output) override;
 
   // The database record the prepared kernel was built from; empty for a default schedule.
   const std::optional<TuningRecord>& tuned_record() const { return tuned_record_; }
@@ -34,6 +37,8 @@ class NeeEngine : public Engine {
   std::optional<TuningRecord> tuned_record_;
   std::string provenance_;
   std::unique_ptr<LoadedKernel> kernel_;
+  Workload kernel_workload_;        // the prepared workload in the runtime's layout
+  std::optional<Tensor> blocked_weights_;  // set by bind_inputs when the layouts differ
 };
 
 // The nee-tune command line that fills the database for a MatMul or plain conv2d

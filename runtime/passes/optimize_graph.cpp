@@ -15,6 +15,7 @@ void optimize_graph(Graph& graph) {
   // Before fuse_elementwise, which would otherwise take the chain's Sub, Pow, Sqrt and Div.
   fuse_layer_norm(graph);
   fuse_elementwise(graph);
+  pack_conv_weights(graph);
 }
 
 }  // namespace nee

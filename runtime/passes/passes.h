@@ -14,7 +14,9 @@ namespace nee {
 // The internal op "NeeConv" computes act(conv(X, W) + B + R): Conv's attributes
 // (explicit kernel_shape, strides, dilations, pads, group) plus bias and residual (ints:
 // whether B and R are inputs), activation ("none", "relu", "clip", "silu", "gelu"),
-// clip_min and clip_max (floats). Inputs X, W, then B if bias = 1, then R if residual = 1.
+// clip_min and clip_max (floats), and weight_block (int, absent or 0: W is [O, C/group,
+// KH, KW]; 16: W is channel-blocked, core/conv_weight_layout.h). Inputs X, W, then B if
+// bias = 1, then R if residual = 1.
 //
 // The internal op "NeeElementwise" evaluates a fused chain of elementwise operators:
 // attribute program (string, the text of core/elementwise_program.h), inputs the
@@ -54,10 +56,16 @@ void fuse_elementwise(Graph& graph);
 // B, each intermediate read only inside the chain.
 void fuse_layer_norm(Graph& graph);
 
+// NeeConv of group 1 with constant W -> the same with W channel-blocked (a new constant,
+// the plain one removed when nothing else reads it), so kernels that vectorize over
+// output channels read whole weight vectors. Runs last: the fusions edit W in ONNX's
+// layout (BatchNormalization folding scales its rows).
+void pack_conv_weights(Graph& graph);
+
 // The passes in the order: remove_identity, fuse_conv, fuse_gemm, convert_matmul,
 // fold_matmul_scale, fuse_matmul_add, fold_matmul_scale again (a scaling after the bias
 // Add, as BERT's query projection has), fuse_matmul_relu, fuse_matmul_gelu,
-// fuse_layer_norm, fuse_elementwise. The epilogue and layer-norm fusions come first so
+// fuse_layer_norm, fuse_elementwise, pack_conv_weights. The epilogue and layer-norm fusions come first so
 // they take precedence; fuse_elementwise collects what is left.
 void optimize_graph(Graph& graph);
 

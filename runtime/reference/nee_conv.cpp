@@ -1,13 +1,15 @@
 #include <algorithm>
+#include <optional>
 
 #include "core/activations.h"
+#include "core/conv_weight_layout.h"
 
 #include "runtime/reference/reference_ops.h"
 
 namespace nee {
 
 // NeeConv: the Conv reference kernel (the node keeps Conv's attributes), then the fused
-// epilogue. Inputs X, W, then B when attribute bias = 1, then the residual when
+// epilogue; channel-blocked weights (weight_block) are unpacked first. Inputs X, W, then B when attribute bias = 1, then the residual when
 // residual = 1.
 ReferenceFn make_reference_nee_conv(const Graph& graph, const Node& node) {
   ReferenceFn conv = make_reference_conv(graph, node);
@@ -16,8 +18,19 @@ ReferenceFn make_reference_nee_conv(const Graph& graph, const Node& node) {
   const bool has_residual = node.attrs.get_int("residual") != 0;
   const std::string activation = node.attrs.get_string("activation");
   const float lo = node.attrs.get_float("clip_min"), hi = node.attrs.get_float("clip_max");
+  const int64_t block = node.attrs.get_int("weight_block", 0);
+  std::vector<int64_t> oihw;
+  if (block != 0) {
+    oihw = unblocked_weight_shape(graph.type_of(node.inputs[1]).shape, graph.type_of(node.outputs[0]).shape[1], block);
+  }
   return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
-    conv({in[0], in[1], has_bias ? in[2] : nullptr}, out);
+    // Blocked weights are unpacked per call: the reference path favours simplicity.
+    std::optional<Tensor> unblocked;
+    if (block != 0) {
+      unblocked.emplace(DType::f32, oihw);
+      unpack_blocked_weights(in[1]->data_as<float>(), oihw, block, unblocked->data_as<float>());
+    }
+    conv({in[0], unblocked ? &*unblocked : in[1], has_bias ? in[2] : nullptr}, out);
     float* y = out[0]->data_as<float>();
     const int64_t count = out[0]->elements();
     if (has_residual) {

@@ -142,7 +142,7 @@ int main(int argc, char** argv) {
     if (no_early_stop) model_options.scheduler.early_stop_threshold = 0;
     const std::vector<nee::WorkloadCount> counted =
         !model.empty()   ? model_workloads(model)
-        : op == "conv2d" ? std::vector<nee::WorkloadCount>{{nee::conv2d_workload_from_shape(shape), 1}}
+        : op == "conv2d" ? std::vector<nee::WorkloadCount>{{nee::conv2d_runtime_layout(nee::conv2d_workload_from_shape(shape)), 1}}
                          : std::vector<nee::WorkloadCount>{{nee::matmul_workload_from_shape(shape), 1}};
     std::vector<nee::Workload> workloads;
     std::vector<int> counts;

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/activations.h"
+#include "core/conv_weight_layout.h"
 #include "core/conv_workload.h"
 #include "core/elementwise_workload.h"
 #include "core/error.h"
@@ -98,13 +99,19 @@ static void reference_matmul(const Workload& w, const std::vector<const Tensor*>
 static void reference_conv2d(const Workload& w, const std::vector<const Tensor*>& in, Tensor& out) {
   const Conv2dAttrs a = conv2d_attrs(w);
   const auto& xs = w.inputs[0].shape;
-  const auto& ws = w.inputs[1].shape;
+  const std::vector<int64_t> ws = conv2d_oihw_weights(w).shape;
   const auto& os = w.output.shape;
   const int64_t channels = xs[1], ih = xs[2], iw = xs[3];
   const int64_t group_channels = ws[1], kh = ws[2], kw = ws[3];
   const int64_t group_out = os[1] / a.group;
   const float* x = in[0]->data_as<float>();
   const float* wt = in[1]->data_as<float>();
+  std::vector<float> unblocked;
+  if (a.weight_block != 0) {
+    unblocked.resize(static_cast<size_t>(ws[0] * ws[1] * ws[2] * ws[3]));
+    unpack_blocked_weights(wt, ws, a.weight_block, unblocked.data());
+    wt = unblocked.data();
+  }
   size_t next = 2;
   const float* bias = conv2d_has_bias(w) ? in[next++]->data_as<float>() : nullptr;
   const float* residual = conv2d_has_residual(w) ? in[next++]->data_as<float>() : nullptr;

@@ -1,0 +1,27 @@
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace nee {
+
+// Channel-blocked conv2d weights. ONNX stores W as [O, C, KH, KW]; a kernel that
+// vectorizes over output channels wants the 16 channels of one vector next to each
+// other, so NEE may store W as [ceil(O/16), C, KH, KW, 16]: element (o, c, ky, kx) at
+// [o / 16, c, ky, kx, o % 16], zero for the channels past O that round the last block
+// up. 16 floats fill one AVX-512 register or two AVX2 registers, so one layout serves
+// both ISAs. The runtime packs constant weights once when it prepares a model.
+constexpr int64_t kConvWeightBlock = 16;
+
+// [O, C, KH, KW] -> [ceil(O/block), C, KH, KW, block]; throws nee::Error unless rank 4.
+std::vector<int64_t> blocked_weight_shape(const std::vector<int64_t>& oihw, int64_t block);
+// The blocked shape and the output channel count -> [O, C, KH, KW]; throws nee::Error
+// unless the blocked shape is rank 5 with `block` innermost and O fits its blocks.
+std::vector<int64_t> unblocked_weight_shape(const std::vector<int64_t>& blocked, int64_t out_channels,
+                                            int64_t block);
+
+// Copies OIHW weights of shape `oihw` into the blocked layout (out holds the blocked
+// shape's elements, the padding channels set to zero), and back.
+void pack_blocked_weights(const float* oihw_data, const std::vector<int64_t>& oihw, int64_t block, float* out);
+void unpack_blocked_weights(const float* blocked_data, const std::vector<int64_t>& oihw, int64_t block, float* out);
+
+}  // namespace nee

@@ -1,0 +1,149 @@
+#include "schedules/conv2d_blocked_cpu_space.h"
+
+#include <algorithm>
+
+#include "core/conv_weight_layout.h"
+#include "core/error.h"
+#include "kernels/conv2d_algorithm.h"
+#include "schedules/static_output.h"
+
+namespace nee {
+
+using namespace Halide;
+
+namespace {
+
+// The largest value of `values` that divides `extent` and does not exceed `limit`, else
+// the largest that does not exceed it: a tile that divides its loop needs no overlap.
+int64_t dividing_value(const std::vector<int64_t>& values, int64_t extent, int64_t limit) {
+  int64_t best = 0, fallback = values.front();
+  for (int64_t v : values) {
+    if (v > limit) continue;
+    fallback = std::max(fallback, v);
+    if (extent % v == 0) best = std::max(best, v);
+  }
+  return best ? best : fallback;
+}
+
+}  // namespace
+
+// The loop nest (innermost first), for out(x, y, o, n) from acc_blocked(oi, x, y, ob, n):
+//   oi  16 channels of a weight block, vectorized (one AVX-512 or two AVX2 registers)
+//   px  output columns of the register block, unrolled
+//   ob  oc_blocks weight blocks of the register block, unrolled
+//   the reduction over (kx, ky, ci), ci outermost or innermost (red_order)
+// per register block; then column blocks xo, rows yi of a row tile, and the channel-tile
+// and row-tile loops (order by tile_order, parallel by `parallel`), then n. Each
+// reduction step loads oc_blocks weight vectors and px input scalars (broadcast) for
+// px * oc_blocks vector FMAs. The epilogue reads the block back transposed into NCHW.
+Conv2dBlockedCpuSpace::Conv2dBlockedCpuSpace(const Workload& workload, CpuVectorIsa isa)
+    : workload_(workload), isa_(isa) {
+  const Conv2dAttrs attrs = conv2d_attrs(workload);
+  if (attrs.weight_block != kConvWeightBlock) throw Error("conv2d-blocked-cpu needs channel-blocked weights");
+  const auto& ws = workload.inputs[1].shape;
+  out_c_ = workload.output.shape[1];
+  out_h_ = workload.output.shape[2];
+  out_w_ = workload.output.shape[3];
+  blocks_ = ws[0];
+  kernel_w_ = ws[3];
+  unpadded_ = attrs.pads == std::array<int64_t, 4>{0, 0, 0, 0};
+  knobs_ = {
+      {"oc_blocks", values_up_to({1, 2, 3, 4}, blocks_), "16-channel weight blocks per register block"},
+      {"px", values_up_to({1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 28}, out_w_),
+       "output columns per register block"},
+      {"rows", values_up_to({1, 2, 4, 7, 8, 14, 16, 28}, out_h_), "output rows of a row tile"},
+      {"red_order", {0, 1}, "reduction order, innermost first: 0: kx, ky, ci; 1: ci, kx, ky"},
+      {"unroll_kx", {0, 1}, "unroll the kx loop (red_order 0)"},
+      {"pad_at", {0, 1}, "zero-padded input: 0: inlined (a select per load); 1: computed per row tile"},
+      {"tile_order", {0, 1}, "0: channel tiles inside row tiles; 1: row tiles inside channel tiles"},
+      {"parallel", {0, 1}, "0: outer tile loop x batch; 1: both tile loops x batch"},
+  };
+}
+
+ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
+  ScheduleConfig c;
+  // Measured on ResNet's 64x56x56 3x3 conv (AVX-512, 40 random points): the fastest
+  // blocks were 2 weight blocks by 8-10 columns (16-20 accumulators); 14 columns (28)
+  // ran at half their speed, and row tiles inside channel tiles beat the other order.
+  // So accumulators take at most 3/4 of the registers: 2 blocks x 12 on AVX-512's 32,
+  // 1 block (2 registers) x 6 on AVX2's 16, fewer where a smaller count divides the width.
+  // A 1x1 conv reads one input pixel per channel step, so wider channel blocks pay: 40
+  // random points on ResNet's 256->64 1x1 conv put 4 blocks x 6 columns first (555 us,
+  // the default's 2 x 8 at 823 us).
+  const bool wide = isa_.registers >= 32;
+  const bool one_by_one = kernel_w_ == 1 && workload_.inputs[1].shape[2] == 1;
+  int64_t oc_blocks = wide && blocks_ % 2 == 0 ? 2 : 1;
+  if (wide && one_by_one && blocks_ % 4 == 0) oc_blocks = 4;
+  c.knobs["oc_blocks"] = oc_blocks;
+  const int64_t block_regs = isa_.registers_per_vector(kConvWeightBlock) * oc_blocks;
+  c.knobs["px"] = dividing_value(knobs_[1].values, out_w_, std::max<int64_t>(1, isa_.registers * 3 / 4 / block_regs));
+  c.knobs["rows"] = dividing_value(knobs_[2].values, out_h_, 8);
+  c.knobs["red_order"] = 0;
+  c.knobs["unroll_kx"] = 0;
+  c.knobs["pad_at"] = unpadded_ ? 0 : 1;
+  c.knobs["tile_order"] = 1;
+  // Channel tiles alone feed the threads when there are enough of them (8: 4 per core
+  // on 2 cores); otherwise row tiles join them.
+  const int64_t channel_tiles = blocks_ / oc_blocks * workload_.output.shape[0];
+  c.knobs["parallel"] = channel_tiles >= 8 ? 0 : 1;
+  return c;
+}
+
+std::string Conv2dBlockedCpuSpace::check_constraints(const ScheduleConfig& c) const {
+  if (blocks_ % c.at("oc_blocks") != 0) return "channel tiles must divide the weight blocks";
+  // Accumulators, one weight vector per block and a broadcast pixel must fit in the
+  // vector registers, or the block spills.
+  const int64_t block_regs = isa_.registers_per_vector(kConvWeightBlock) * c.at("oc_blocks");
+  if (block_regs * c.at("px") + block_regs + 1 > isa_.registers) {
+    return "register block does not fit in " + std::to_string(isa_.registers) + " vector registers";
+  }
+  if (c.at("unroll_kx") && (c.at("red_order") != 0 || kernel_w_ > 7)) return "kx unrolls only innermost and narrow";
+  if (c.at("pad_at") == 1 && unpadded_) return "the conv has no padding to compute";
+  return "";
+}
+
+ScheduledKernel Conv2dBlockedCpuSpace::apply(const ScheduleConfig& c) const {
+  Conv2dOptions options;
+  options.accumulator = ConvAccumulator::channel_blocked;
+  Conv2dPipeline p = define_conv2d(workload_, options);
+  constrain_dense_output(p.out, workload_.output.shape);
+  const int oc_tile = static_cast<int>(kConvWeightBlock * c.at("oc_blocks"));
+  const int px = static_cast<int>(c.at("px"));
+
+  // Channel tiles past O compute padding channels of the last weight block; the guard
+  // keeps them out of the output.
+  const TailStrategy channel_tail = out_c_ % oc_tile == 0 ? TailStrategy::RoundUp : TailStrategy::GuardWithIf;
+  Var xo("xo"), xi("xi"), oo("oo"), oc("oc"), yt("yt"), yi("yi");
+  p.out.split(p.o, oo, oc, oc_tile, channel_tail)
+      .split(p.x, xo, xi, px)
+      .split(p.y, yt, yi, static_cast<int>(c.at("rows")));
+  const Var inner_tile = c.at("tile_order") == 0 ? oo : yt;
+  const Var outer_tile = c.at("tile_order") == 0 ? yt : oo;
+  p.out.reorder(xi, oc, xo, yi, inner_tile, outer_tile, p.n).vectorize(xi).unroll(oc);
+
+  Var pad_level = yt;
+  Var tiles("tiles");
+  if (c.at("parallel") == 0) {
+    p.out.fuse(outer_tile, p.n, tiles).parallel(tiles);
+    if (outer_tile.same_as(yt)) pad_level = tiles;
+  } else {
+    Var both("both");
+    p.out.fuse(inner_tile, outer_tile, both).fuse(both, p.n, tiles).parallel(tiles);
+    pad_level = tiles;
+  }
+
+  p.acc_blocked.compute_at(p.out, xo).vectorize(p.oi).unroll(p.x).unroll(p.ob);
+  Stage update = p.acc_blocked.update();
+  if (c.at("red_order") == 0) {
+    update.reorder(p.oi, p.x, p.ob, p.r.x, p.r.y, p.r.z);
+    if (c.at("unroll_kx")) update.unroll(p.r.x);
+  } else {
+    update.reorder(p.oi, p.x, p.ob, p.r.z, p.r.x, p.r.y);
+  }
+  update.vectorize(p.oi).unroll(p.x).unroll(p.ob);
+
+  if (c.at("pad_at") == 1) p.padded.compute_at(p.out, pad_level).vectorize(p.padded.args()[0], isa_.lanes);
+  return ScheduledKernel{Pipeline(p.out), p.arguments()};
+}
+
+}  // namespace nee
