@@ -9,6 +9,8 @@
 
 #include "core/conv_workload.h"
 #include "core/error.h"
+#include "core/conv_weight_layout.h"
+#include "schedules/schedule_space.h"
 #include "tests/kernels/compiled_kernels.h"
 #include "tuner/kernel_compiler.h"
 
@@ -21,6 +23,7 @@ struct ConvCase {
   std::vector<int64_t> x, w;
   Conv2dAttrs attrs;
   bool bias = false, residual = false;
+  bool blocked = false;  // W channel-blocked, as the runtime gives group-1 convs
 };
 
 Workload workload_of_case(const ConvCase& c) {
@@ -29,7 +32,9 @@ Workload workload_of_case(const ConvCase& c) {
   // The residual has the output's shape: build once without it to learn that shape.
   const Workload plain = make_conv2d_workload(x, w, nullptr, nullptr, c.attrs);
   const TensorType residual = plain.output;
-  return make_conv2d_workload(x, w, c.bias ? &bias : nullptr, c.residual ? &residual : nullptr, c.attrs);
+  const Workload w_plain =
+      make_conv2d_workload(x, w, c.bias ? &bias : nullptr, c.residual ? &residual : nullptr, c.attrs);
+  return c.blocked ? conv2d_with_blocked_weights(w_plain) : w_plain;
 }
 
 std::map<std::string, ConvCase> cases() {
@@ -65,6 +70,12 @@ std::map<std::string, ConvCase> cases() {
   Conv2dAttrs gelu = pad1;
   gelu.activation = ConvActivation::gelu;
   all["residual_gelu"] = {{1, 3, 6, 5}, {3, 3, 3, 3}, gelu, false, true};
+  // Channel-blocked weights: 24 and 40 output channels leave padding channels in the
+  // last block (random, not zero, in the test's weights: the kernel must ignore them).
+  all["blocked_residual_relu"] = {{1, 5, 9, 11}, {24, 5, 3, 3}, relu, true, true, true};
+  all["blocked_stride2"] = {{2, 6, 9, 10}, {40, 6, 3, 3}, stride2, true, false, true};
+  all["blocked_pointwise"] = {{1, 16, 5, 7}, {32, 16, 1, 1}, Conv2dAttrs{}, false, false, true};
+  all["blocked_dilation2_asymmetric_pads"] = {{1, 4, 9, 11}, {16, 4, 3, 3}, dilation2, true, false, true};
   return all;
 }
 
@@ -77,6 +88,8 @@ class Conv2dKernel : public test::CompiledKernelsTest<Conv2dKernel> {
     std::mt19937_64 rng(2026);
     for (const auto& [name, c] : cases()) kernels.add_points(name, workload_of_case(c), cpu, 2, rng);
     kernels.add_default("opencl/residual_relu", workload_of_case(cases().at("residual_relu")),
+                        host_target(TargetKind::opencl));
+    kernels.add_default("opencl/blocked_residual_relu", workload_of_case(cases().at("blocked_residual_relu")),
                         host_target(TargetKind::opencl));
   }
 };
@@ -91,6 +104,16 @@ TEST_F(Conv2dKernel, ResidualRelu) { kernels().check_points("residual_relu"); }
 TEST_F(Conv2dKernel, Clip) { kernels().check_points("clip"); }
 TEST_F(Conv2dKernel, BiasSilu) { kernels().check_points("bias_silu"); }
 TEST_F(Conv2dKernel, ResidualGelu) { kernels().check_points("residual_gelu"); }
+TEST_F(Conv2dKernel, BlockedResidualRelu) { kernels().check_points("blocked_residual_relu"); }
+TEST_F(Conv2dKernel, BlockedStride2Batch2) { kernels().check_points("blocked_stride2"); }
+TEST_F(Conv2dKernel, BlockedPointwise) { kernels().check_points("blocked_pointwise"); }
+TEST_F(Conv2dKernel, BlockedDilation2AsymmetricPads) { kernels().check_points("blocked_dilation2_asymmetric_pads"); }
+
+TEST_F(Conv2dKernel, BlockedWeightsUseTheChannelBlockedSpace) {
+  const Workload& w = kernels().get("blocked_stride2/default").candidate.workload;
+  EXPECT_EQ(w.inputs[1].shape, (std::vector<int64_t>{3, 6, 3, 3, 16}));
+  EXPECT_EQ(make_schedule_space(w, host_target(TargetKind::cpu))->name(), "conv2d-blocked-cpu");
+}
 
 TEST_F(Conv2dKernel, OutputShapes) {
   EXPECT_EQ(kernels().get("stride2/default").candidate.workload.output.shape, (std::vector<int64_t>{1, 5, 4, 5}));
@@ -106,9 +129,11 @@ TEST_F(Conv2dKernel, CpuKernelVerifiedByNeeMeasure) {
 
 // OpenCL runs only in a process without libHalide: nee-measure, through LocalRunner.
 TEST_F(Conv2dKernel, OpenClKernelVerifiedByNeeMeasure) {
-  const MeasureResult r = kernels().measure("opencl/residual_relu");
-  EXPECT_EQ(to_string(r.status), "ok") << r.error;
-  EXPECT_LT(r.max_abs_error, 1e-3);
+  for (const char* name : {"opencl/residual_relu", "opencl/blocked_residual_relu"}) {
+    const MeasureResult r = kernels().measure(name);
+    EXPECT_EQ(to_string(r.status), "ok") << name << ": " << r.error;
+    EXPECT_LT(r.max_abs_error, 1e-3) << name;
+  }
 }
 
 TEST(Conv2dWorkload, ValidatesShapesAndParsesTheCommandLine) {
@@ -127,6 +152,34 @@ TEST(Conv2dWorkload, ValidatesShapesAndParsesTheCommandLine) {
   EXPECT_EQ(conv2d_workload_from_shape("1x32x8x8,32x3x3,s2,p1,g32").inputs[1].shape,
             (std::vector<int64_t>{32, 1, 3, 3}));
   EXPECT_THROW(conv2d_workload_from_shape("1x64x56x56,64x3x3,q1"), Error);
+}
+
+TEST(Conv2dWorkload, ChannelBlockedWeights) {
+  const Workload plain = conv2d_workload_from_shape("1x5x9x9,20x3x3,p1");
+  ASSERT_TRUE(conv2d_can_block_weights(plain));
+  const Workload blocked = conv2d_with_blocked_weights(plain);
+  EXPECT_EQ(blocked.inputs[1].shape, (std::vector<int64_t>{2, 5, 3, 3, 16}));
+  EXPECT_EQ(conv2d_oihw_weights(blocked).shape, plain.inputs[1].shape);
+  EXPECT_NE(blocked.key(), plain.key());
+  EXPECT_EQ(plain.key().find("weight_block"), std::string::npos);  // older keys unchanged
+  EXPECT_DOUBLE_EQ(blocked.flops(), plain.flops());
+  EXPECT_FALSE(conv2d_can_block_weights(blocked));
+  EXPECT_EQ(conv2d_runtime_layout(plain).key(), blocked.key());
+  const Workload depthwise = conv2d_workload_from_shape("1x8x9x9,8x3x3,p1,g8");
+  EXPECT_EQ(conv2d_runtime_layout(depthwise).key(), depthwise.key());
+  EXPECT_THROW(conv2d_with_blocked_weights(depthwise), Error);
+
+  // Every OIHW element lands at [o / 16, c, ky, kx, o % 16] and comes back; the padding
+  // channels 20..31 are zero.
+  const std::vector<int64_t> oihw = {20, 5, 3, 3};
+  std::vector<float> w(20 * 45), packed(2 * 45 * 16, -1.0f), back(w.size());
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i) + 0.5f;
+  pack_blocked_weights(w.data(), oihw, 16, packed.data());
+  EXPECT_EQ(packed[((1 * 5 + 2) * 9 + 1 * 3 + 2) * 16 + 1], w[((17 * 5 + 2) * 3 + 1) * 3 + 2]);
+  for (int64_t o = 20; o < 32; ++o) EXPECT_EQ(packed[(1 * 45 + 44) * 16 + o % 16], 0.0f);
+  unpack_blocked_weights(packed.data(), oihw, 16, back.data());
+  EXPECT_EQ(back, w);
+  EXPECT_THROW(unblocked_weight_shape({2, 5, 3, 3, 16}, 40, 16), Error);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "importer/import_onnx.h"
 #include "onnx_model_builder.h"
@@ -192,6 +193,50 @@ TEST(ConvFusion, OneDimensionalConvStaysConv) {
   m.node("Relu", {"c"}, {"y"}, "relu");
   // The Relu is not fused into the 1-D Conv; the elementwise pass takes it alone.
   EXPECT_EQ(ops_after_optimize(m.bytes()), (std::vector<std::string>{"Conv", "NeeElementwise"}));
+}
+
+TEST(ConvFusion, GroupOneConstantWeightsAreChannelBlockedOnce) {
+  OnnxModelBuilder m;
+  m.input("x", {1, 4, 6, 6}).input("w_in", {20, 4, 1, 1}).output("y", {1, 20, 6, 6});
+  m.output("z", {1, 4, 6, 6}).output("v", {1, 20, 6, 6});
+  conv(m, "a", "x", "a_out", {20, 4, 3, 3}, true, 1, 1, 1, 90);
+  // b reads a's weights too; g is grouped; d's weights are a graph input.
+  set_attr(m.node("Conv", {"x", "a_w"}, {"b_out"}, "b"), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  m.node("Add", {"a_out", "b_out"}, {"y"}, "sum");
+  conv(m, "g", "x", "z", {4, 2, 3, 3}, false, 1, 1, 2, 95);
+  m.node("Conv", {"x", "w_in"}, {"v"}, "d");
+  const std::string bytes = m.bytes();
+  Graph g = import_onnx_bytes(bytes);
+  optimize_graph(g);
+  std::map<std::string, const Node*> convs;
+  for (const Node& n : g.nodes()) {
+    if (n.op == "NeeConv") convs[n.name] = &n;
+  }
+  ASSERT_EQ(convs.size(), 4u);
+  EXPECT_EQ(convs.at("a")->attrs.get_int("weight_block", 0), 16);
+  EXPECT_EQ(convs.at("a")->inputs[1], convs.at("b")->inputs[1]);  // one blocked copy
+  EXPECT_EQ(g.type_of(convs.at("a")->inputs[1]).shape, (std::vector<int64_t>{2, 4, 3, 3, 16}));
+  EXPECT_FALSE(g.has_value("a_w"));  // the plain copy is gone
+  EXPECT_EQ(convs.at("g")->attrs.get_int("weight_block", 0), 0);
+  EXPECT_EQ(convs.at("d")->attrs.get_int("weight_block", 0), 0);
+  const std::optional<Workload> w = workload_of(g, *convs.at("a"));
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->inputs[1].shape, (std::vector<int64_t>{2, 4, 3, 3, 16}));
+  EXPECT_EQ(w->attrs.at("weight_block"), 16);
+  EXPECT_DOUBLE_EQ(w->flops(), 2.0 * 20 * 36 * 4 * 9);
+
+  Session fused(import_onnx_bytes(bytes), {});
+  Session unfused(import_onnx_bytes(bytes), {}, SessionOptions{false});
+  const Tensor x = random_tensor({DType::f32, {1, 4, 6, 6}}, 5);
+  const Tensor w_in = random_tensor({DType::f32, {20, 4, 1, 1}}, 6);
+  auto got = fused.run({{"x", x}, {"w_in", w_in}});
+  auto want = unfused.run({{"x", x}, {"w_in", w_in}});
+  for (const char* name : {"y", "z", "v"}) {
+    const Tensor& a = got.at(name);
+    const Tensor& b = want.at(name);
+    ASSERT_EQ(a.shape(), b.shape()) << name;
+    for (int64_t i = 0; i < a.elements(); ++i) ASSERT_NEAR(a.data_as<float>()[i], b.data_as<float>()[i], 1e-5) << name;
+  }
 }
 
 // Conv+BN+Relu, Conv+BN + residual Add + Relu, GlobalAveragePool, Flatten, Gemm.
