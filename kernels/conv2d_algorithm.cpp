@@ -44,14 +44,18 @@ Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
   const Var &x = p.x, &y = p.y, &o = p.o, &n = p.n;
   const Var c("c");
 
-  // Zero outside the input; the clamped read keeps every load in bounds even where a
-  // schedule computes this stage over a larger region than the convolution needs.
+  // Zero outside the input (x and y only), through Halide's boundary condition: its
+  // reads clamp a likely() coordinate, so where a schedule inlines this stage Halide
+  // splits loops into borders and a steady state whose loads are plain vector loads. (A
+  // hand-written select around clamped reads turned every vectorized load into a
+  // gather.)
   const int iw = static_cast<int>(p.in_w), ih = static_cast<int>(p.in_h);
+  const Func zero_outside =
+      BoundaryConditions::constant_exterior(p.input, 0.0f, {{0, iw}, {0, ih}, Range(), Range()});
   p.padded = Func("padded");
   const Expr in_c_index = clamp_reads ? clamp(c, 0, static_cast<int>(p.channels) - 1) : Expr(c);
   const Expr in_n_index = clamp_reads ? clamp(n, 0, static_cast<int>(p.batch) - 1) : Expr(n);
-  p.padded(x, y, c, n) = select(x >= 0 && x < iw && y >= 0 && y < ih,
-                                p.input(clamp(x, 0, iw - 1), clamp(y, 0, ih - 1), in_c_index, in_n_index), 0.0f);
+  p.padded(x, y, c, n) = zero_outside(x, y, in_c_index, in_n_index);
 
   const int group_channels = static_cast<int>(ws[1]);
   const int group_out = static_cast<int>(p.out_channels / p.group);
