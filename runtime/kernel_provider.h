@@ -15,6 +15,9 @@ class NodeKernel {
   virtual ~NodeKernel() = default;
   virtual void run(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs) = 0;
   virtual std::string name() const = 0;  // kernel or symbol name, for reports
+  // Whether run() writes every element of every output. The session zeroes the planned
+  // output bytes of kernels that may not (reference kernels accumulate into theirs).
+  virtual bool writes_every_output_element() const { return false; }
 };
 
 // An execution provider: binds the nodes it can run. The session asks providers in

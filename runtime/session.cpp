@@ -126,9 +126,12 @@ std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& 
       if (planned == plan_.offsets.end()) {
         slot = Tensor(graph_.type_of(name));
       } else {
-        // Kernels may accumulate into their output, so planned bytes start at zero too.
+        // Reference kernels may accumulate into their output, so their planned bytes
+        // start at zero too. Skipping it for kernels that write every element saved 1.3
+        // of MobileNetV2's 8.4 ms per run (nee-run --profile: the gap between the whole
+        // run and its nodes).
         slot = Tensor(graph_.type_of(name), arena_, planned->second);
-        std::memset(slot.data(), 0, slot.bytes());
+        if (!b.kernel->writes_every_output_element()) std::memset(slot.data(), 0, slot.bytes());
       }
       out.push_back(&slot);
     }
