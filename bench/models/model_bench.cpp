@@ -47,8 +47,6 @@ int run_logged(const std::vector<std::string>& argv, const std::string& log_path
   return r.exited ? r.exit_code : 128 + r.signal;
 }
 
-namespace {
-
 std::string last_line_of(const std::string& path) {
   std::ifstream in(path);
   std::string line, last;
@@ -57,6 +55,8 @@ std::string last_line_of(const std::string& path) {
   }
   return last.empty() ? "no message" : last;
 }
+
+namespace {
 
 double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();

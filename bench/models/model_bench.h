@@ -85,6 +85,9 @@ double cross_check(std::vector<EngineRun>& runs, const Tensor& pytorch_output, d
 // Largest |got - want| / largest |want|; +inf for a shape/dtype mismatch or NaN.
 double peak_relative_error(const Tensor& got, const Tensor& want);
 
+// The last non-empty line of a log file (a failed tool's error), or "no message".
+std::string last_line_of(const std::string& path);
+
 // Runs argv (argv[0] searched in PATH) with stdout and stderr to log_path; returns its
 // exit status (127 when it could not start, 128 + signal when killed), or -1 after an
 // hour without finishing.

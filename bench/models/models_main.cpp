@@ -78,7 +78,7 @@ std::pair<std::string, std::string> bundle_for(const std::string& name, const st
     }
   }
   const int rc = run_logged(argv, log);
-  if (rc != 0) throw Error("nee-tune failed (exit " + std::to_string(rc) + "), see " + log);
+  if (rc != 0) throw Error(fmt::format("nee-tune failed (exit {}): {} (log: {})", rc, last_line_of(log), log));
   return {dir.string(), fmt::format("default schedules (nee-tune --trials 0{}, built now)", built_for)};
 }
 
