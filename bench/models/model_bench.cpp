@@ -20,6 +20,7 @@
 #include "importer/import_onnx.h"
 #include "runtime/bundle/kernel_bundle.h"
 #include "runtime/cli/output_comparison.h"
+#include "runtime/profiling/flop_account.h"
 #include "runtime/session.h"
 #include "runtime/tensor_io.h"
 
@@ -169,6 +170,7 @@ EngineRun run_nee(const std::string& model, const std::string& inputs_dir, const
     // the importer's warning that it chose 1.
     Session session(import_onnx(model, batched_input_shapes(inputs_dir, batch)), std::move(providers));
     session.prepare();
+    run.bundle_flop_share = account_flops(start_profile(session)).share("bundle");
     std::map<std::string, Tensor> inputs;
     const auto& names = session.graph().inputs();
     for (size_t i = 0; i < names.size(); ++i) {

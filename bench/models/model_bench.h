@@ -30,6 +30,7 @@ struct EngineRun {
   double startup_ms = 0;     // session creation to first result
   double peak_rss_mib = 0;
   double error_vs_pytorch = -1;  // peak-relative error of output 0; -1: not compared
+  double bundle_flop_share = -1;  // NEE: fraction of the model's FLOPs run by bundle kernels
   bool ran() const { return skipped.empty(); }
   bool timed() const { return skipped.empty() && disagreement.empty(); }
 };

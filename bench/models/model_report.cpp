@@ -23,10 +23,19 @@ std::string status_of(const EngineRun& r) {
   return "";
 }
 
+// A peer's version; for NEE, where its bundle came from and the share of the model's
+// FLOPs its kernels ran (a bundle built for another batch finds none of its kernels).
+std::string note_of(const EngineRun& r) {
+  if (r.engine != "nee") return r.version;
+  if (r.bundle_flop_share < 0) return r.provenance;
+  return fmt::format("{}; {:.1f}% of FLOPs in bundle kernels", r.provenance, 100 * r.bundle_flop_share);
+}
+
 // One engine's entry in models.json; `ratio_key` names its NEE/peer ratio when it has one.
 nlohmann::json engine_json(const EngineRun& r, const std::string& ratio_key, double ratio) {
   nlohmann::json e = {{"engine", r.engine}, {"version", r.version}, {"batch", r.batch}};
   if (!r.provenance.empty()) e["bundle"] = r.provenance;
+  if (r.bundle_flop_share >= 0) e["bundle_flop_share"] = r.bundle_flop_share;
   if (r.error_vs_pytorch >= 0) e["peak_rel_error_vs_pytorch"] = r.error_vs_pytorch;
   if (!r.timed()) {
     e["status"] = status_of(r);
@@ -75,7 +84,7 @@ std::string format_model_table(const ModelResult& m) {
   s += fmt::format("  {:<12} {:>9} {:>9} {:>9} {:>11} {:>9} {:>9}  {}\n", "engine", "p50 ms", "p90 ms", "p99 ms",
                    "start-up ms", "RSS MiB", "NEE/peer", "version / note");
   for (const EngineRun& r : m.engines) {
-    const std::string note = r.engine == "nee" ? r.provenance : r.version;
+    const std::string note = note_of(r);
     if (!r.timed()) {
       s += fmt::format("  {:<12} {}\n", r.engine, status_of(r));
       continue;
@@ -99,7 +108,7 @@ std::string format_model_table(const ModelResult& m) {
     const double ratio = throughput_ratio(m, r.engine);
     s += fmt::format("  {:<12} {:>9.1f} {:>9.3f} {:>9.3f} {:>9}  {}\n", r.engine, throughput(r), r.latency.p50,
                      r.latency.p90, ratio > 0 && r.engine != "nee" ? fmt::format("{:.2f}", ratio) : "-",
-                     r.engine == "nee" ? r.provenance : r.version);
+                     note_of(r));
   }
   s += fmt::format("  {} outputs: each sample checked against PyTorch's batch-1 output; largest pairwise "
                    "error {:.3g} of the peak\n", batch, t.max_pairwise_error);
@@ -146,7 +155,7 @@ std::string format_markdown(const std::vector<ModelResult>& results, const nlohm
       continue;
     }
     for (const EngineRun& r : m.engines) {
-      const std::string note = r.engine == "nee" ? r.provenance : r.version;
+      const std::string note = note_of(r);
       if (!r.timed()) {
         s += fmt::format("| {} | {} | | | | | | | {} |\n", m.model, r.engine, status_of(r));
         continue;
@@ -171,7 +180,7 @@ std::string format_markdown(const std::vector<ModelResult>& results, const nlohm
       continue;
     }
     for (const EngineRun& r : t.engines) {
-      const std::string note = r.engine == "nee" ? r.provenance : r.version;
+      const std::string note = note_of(r);
       if (!r.timed()) {
         s += fmt::format("| {} | {} | {} | | | | | {} |\n", m.model, t.batch, r.engine, status_of(r));
         continue;

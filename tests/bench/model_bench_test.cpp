@@ -186,6 +186,8 @@ TEST(ModelThroughput, EverySampleIsCheckedBeforeThroughputIsReported) {
   m.throughput.batch = 8;
   m.throughput.engines.push_back(nee_run_with(expected8));
   m.throughput.engines[0].batch = 8;
+  m.throughput.engines[0].provenance = "given bundle b8";
+  m.throughput.engines[0].bundle_flop_share = 0.25;
   m.throughput.engines.push_back(run_peer("onnxruntime", PeerSetup{"/bin/sh", write_fake_peer(dir / "good", expected8)},
                                           "model.onnx", "inputs", (dir / "runs").string(), settings, 8));
   m.throughput.engines.push_back(run_peer("openvino", PeerSetup{"/bin/sh", write_fake_peer(dir / "bad", one_bad_row)},
@@ -208,6 +210,7 @@ TEST(ModelThroughput, EverySampleIsCheckedBeforeThroughputIsReported) {
 
   const std::string table = format_model_table(m);
   EXPECT_THAT(table, HasSubstr("samples/s"));
+  EXPECT_THAT(table, HasSubstr("given bundle b8; 25.0% of FLOPs in bundle kernels"));
   EXPECT_THAT(table, HasSubstr("onnxruntime     4000.0     2.000"));
   EXPECT_THAT(table, HasSubstr("0.50"));
   EXPECT_THAT(table, HasSubstr("openvino     DISAGREES: output 0 differs from PyTorch"));
@@ -215,6 +218,7 @@ TEST(ModelThroughput, EverySampleIsCheckedBeforeThroughputIsReported) {
   const auto& t = j["models"][0]["throughput"];
   EXPECT_EQ(t["batch"], 8);
   EXPECT_DOUBLE_EQ(t["engines"][1]["samples_per_s"].get<double>(), 4000);
+  EXPECT_DOUBLE_EQ(t["engines"][0]["bundle_flop_share"].get<double>(), 0.25);
   EXPECT_DOUBLE_EQ(t["engines"][1]["nee_over_peer_throughput"].get<double>(), 0.5);
   EXPECT_FALSE(t["engines"][2].contains("samples_per_s"));
   const std::string md = format_markdown({m}, nlohmann::json::object());
