@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -19,6 +20,7 @@
 #include "importer/import_onnx.h"
 #include "runtime/bundle/kernel_bundle.h"
 #include "runtime/cli/output_comparison.h"
+#include "runtime/profiling/flop_account.h"
 #include "runtime/session.h"
 #include "runtime/tensor_io.h"
 
@@ -46,8 +48,6 @@ int run_logged(const std::vector<std::string>& argv, const std::string& log_path
   return r.exited ? r.exit_code : 128 + r.signal;
 }
 
-namespace {
-
 std::string last_line_of(const std::string& path) {
   std::ifstream in(path);
   std::string line, last;
@@ -56,6 +56,8 @@ std::string last_line_of(const std::string& path) {
   }
   return last.empty() ? "no message" : last;
 }
+
+namespace {
 
 double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -75,10 +77,44 @@ double peak_rss_mib() {
 
 }  // namespace
 
+double throughput(const EngineRun& run) {
+  return run.timed() && run.latency.p50 > 0 ? run.batch * 1000.0 / run.latency.p50 : 0;
+}
+
+Tensor repeat_along_batch(const Tensor& t, int batch) {
+  if (batch < 1) throw Error("batch " + std::to_string(batch) + " is not positive");
+  if (t.shape().empty()) throw Error("a scalar tensor has no batch dim to repeat");
+  if (batch == 1) return t;
+  std::vector<int64_t> shape = t.shape();
+  shape[0] *= batch;
+  Tensor out(t.dtype(), shape);
+  for (int i = 0; i < batch; ++i) std::memcpy(out.data_as<uint8_t>() + i * t.bytes(), t.data(), t.bytes());
+  return out;
+}
+
+InputShapes batched_input_shapes(const std::string& inputs_dir, int batch) {
+  InputShapes shapes;
+  for (int i = 0;; ++i) {
+    const std::string path = inputs_dir + "/input_" + std::to_string(i) + ".pb";
+    if (!fs::exists(path)) break;
+    std::string name;
+    std::vector<int64_t> shape = read_tensor_pb(path, &name).shape();
+    if (name.empty()) throw Error(path + " names no graph input, so its shape at batch " + std::to_string(batch) +
+                                  " cannot be given");
+    if (shape.empty()) throw Error(path + " holds a scalar, which has no batch dim");
+    shape[0] *= batch;
+    shapes[name] = shape;
+  }
+  if (shapes.empty()) throw Error("no input_0.pb in " + inputs_dir);
+  return shapes;
+}
+
 EngineRun run_peer(const std::string& engine, const PeerSetup& peer, const std::string& model,
-                   const std::string& inputs_dir, const std::string& work_dir, const RunSettings& settings) {
+                   const std::string& inputs_dir, const std::string& work_dir, const RunSettings& settings,
+                   int batch) {
   EngineRun run;
   run.engine = engine;
+  run.batch = batch;
   if (!fs::exists(peer.python)) {
     run.skipped = "no peer interpreter at " + peer.python + " (run bench/peers/setup_peers.sh)";
     return run;
@@ -94,7 +130,7 @@ EngineRun run_peer(const std::string& engine, const PeerSetup& peer, const std::
   const int rc = run_logged({peer.python, peer.script, "--engine", engine, "--model", model, "--inputs", inputs_dir,
                               "--outputs", (dir / "outputs").string(), "--json", json_path, "--threads",
                               std::to_string(settings.threads), "--warmup", std::to_string(settings.warmup),
-                              "--runs", std::to_string(settings.runs), "--batch", "1"},
+                              "--runs", std::to_string(settings.runs), "--batch", std::to_string(batch)},
                              log);
   if (rc != 0 || !fs::exists(json_path)) {
     run.skipped = (rc == -1 ? "could not start " + peer.python : "exit status " + std::to_string(rc)) + ": " +
@@ -112,15 +148,17 @@ EngineRun run_peer(const std::string& engine, const PeerSetup& peer, const std::
   } catch (const std::exception& e) {
     run = EngineRun{};
     run.engine = engine;
+    run.batch = batch;
     run.skipped = std::string("unreadable result: ") + e.what();
   }
   return run;
 }
 
 EngineRun run_nee(const std::string& model, const std::string& inputs_dir, const std::string& bundle_dir,
-                  const RunSettings& settings) {
+                  const RunSettings& settings, int batch) {
   EngineRun run;
   run.engine = "nee";
+  run.batch = batch;
   try {
     // Writing 5 resets VmHWM to the current RSS, so the peak covers this model only.
     std::ofstream("/proc/self/clear_refs") << "5";
@@ -128,14 +166,17 @@ EngineRun run_nee(const std::string& model, const std::string& inputs_dir, const
     std::vector<std::unique_ptr<KernelProvider>> providers;
     providers.push_back(make_bundle_provider(
         KernelBundle::load(bundle_dir, BundleLoadOptions{model, TargetKind::cpu, settings.threads})));
-    Session session(import_onnx(model), std::move(providers));
+    // Shapes from the test data, at batch 1 too: that binds a symbolic batch dim without
+    // the importer's warning that it chose 1.
+    Session session(import_onnx(model, batched_input_shapes(inputs_dir, batch)), std::move(providers));
     session.prepare();
+    run.bundle_flop_share = account_flops(start_profile(session)).share("bundle");
     std::map<std::string, Tensor> inputs;
     const auto& names = session.graph().inputs();
     for (size_t i = 0; i < names.size(); ++i) {
       std::string name;
       Tensor t = read_tensor_pb(inputs_dir + "/input_" + std::to_string(i) + ".pb", &name);
-      inputs[name.empty() ? names[i] : name] = t;
+      inputs[name.empty() ? names[i] : name] = repeat_along_batch(t, batch);
     }
     const auto outputs = session.run(inputs);
     run.startup_ms = now_ms() - start;

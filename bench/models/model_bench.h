@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 
+#include "importer/import_onnx.h"
 #include "runtime/tensor.h"
 
 namespace nee::bench {
@@ -18,6 +19,7 @@ LatencySummary summarize_latencies(std::vector<double> samples_ms);
 // One engine's run of one model.
 struct EngineRun {
   std::string engine;      // "nee", "onnxruntime", "openvino"
+  int batch = 1;           // samples per run: the test data repeated along dim 0
   std::string version;
   std::string provenance;  // NEE: where its bundle came from
   std::string skipped;     // why it did not run (no venv, engine missing, it failed)
@@ -28,6 +30,7 @@ struct EngineRun {
   double startup_ms = 0;     // session creation to first result
   double peak_rss_mib = 0;
   double error_vs_pytorch = -1;  // peak-relative error of output 0; -1: not compared
+  double bundle_flop_share = -1;  // NEE: fraction of the model's FLOPs run by bundle kernels
   bool ran() const { return skipped.empty(); }
   bool timed() const { return skipped.empty() && disagreement.empty(); }
 };
@@ -42,26 +45,49 @@ struct RunSettings {
   double peak_rtol = 1e-3;  // max |a - b| <= peak_rtol * max |b|
 };
 
+// Samples per second at the median: batch / p50 latency; 0 for a run without times.
+double throughput(const EngineRun& run);
+
+// `t` repeated `batch` times along dim 0 (a [1, ...] test sample becomes [batch, ...]),
+// as run_peer.py's --batch makes its inputs. Throws nee::Error for a scalar or batch < 1.
+Tensor repeat_along_batch(const Tensor& t, int batch);
+
+// The shapes of a test-data folder's input_<i>.pb tensors with dim 0 times `batch`, by
+// the names the files store: what the model's inputs become at that batch (import_onnx's
+// InputShapes, nee-tune's --input-shape). Throws nee::Error for a folder without inputs
+// or a file that names no input.
+InputShapes batched_input_shapes(const std::string& inputs_dir, int batch);
+
 // Runs `engine` through the peer script in a subprocess (outputs and JSON under
-// work_dir). A missing interpreter or script, an engine the venv lacks, or a failing
-// run gives an EngineRun whose `skipped` says why; it never throws for those.
+// work_dir) with the test inputs repeated to `batch` samples. A missing interpreter or
+// script, an engine the venv lacks, or a failing run (a model whose batch dim is fixed,
+// at batch > 1) gives an EngineRun whose `skipped` says why; it never throws for those.
 EngineRun run_peer(const std::string& engine, const PeerSetup& peer, const std::string& model,
-                   const std::string& inputs_dir, const std::string& work_dir, const RunSettings& settings);
+                   const std::string& inputs_dir, const std::string& work_dir, const RunSettings& settings,
+                   int batch = 1);
 
 // Runs the model in this process through Session with the bundle's kernels: one run
-// (start-up), then warm-up and timed runs. Peak RSS is this process's high-water mark
-// over the NEE work, reset before it where Linux allows (/proc/self/clear_refs).
+// (start-up), then warm-up and timed runs. At batch > 1 the model is imported with its
+// symbolic batch dim bound to `batch` and the test inputs repeated to match; the bundle
+// should then be built for that batch (nee-tune --input-shape), or its kernels, keyed
+// by batch-1 workloads, are not found and the reference kernels run. Peak RSS is this
+// process's high-water mark over the NEE work, reset before it where Linux allows
+// (/proc/self/clear_refs).
 EngineRun run_nee(const std::string& model, const std::string& inputs_dir, const std::string& bundle_dir,
-                  const RunSettings& settings);
+                  const RunSettings& settings, int batch = 1);
 
 // Checks every engine that ran against PyTorch's output 0 and against NEE's outputs
 // (when NEE agrees with PyTorch); sets `disagreement` and clears the times of any engine
-// that is off by more than peak_rtol. Returns the largest pairwise peak-relative error
+// that is off by more than peak_rtol. At batch N, pass PyTorch's batch-1 output repeated
+// N times: the error is then the worst sample's, relative to the batch-1 output's peak. Returns the largest pairwise peak-relative error
 // among the engines that ran.
 double cross_check(std::vector<EngineRun>& runs, const Tensor& pytorch_output, double peak_rtol);
 
 // Largest |got - want| / largest |want|; +inf for a shape/dtype mismatch or NaN.
 double peak_relative_error(const Tensor& got, const Tensor& want);
+
+// The last non-empty line of a log file (a failed tool's error), or "no message".
+std::string last_line_of(const std::string& path);
 
 // Runs argv (argv[0] searched in PATH) with stdout and stderr to log_path; returns its
 // exit status (127 when it could not start, 128 + signal when killed), or -1 after an

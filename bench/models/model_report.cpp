@@ -10,8 +10,8 @@
 namespace nee::bench {
 namespace {
 
-const EngineRun* find_engine(const ModelResult& m, const std::string& name) {
-  for (const EngineRun& r : m.engines) {
+const EngineRun* find_engine(const std::vector<EngineRun>& runs, const std::string& name) {
+  for (const EngineRun& r : runs) {
     if (r.engine == name) return &r;
   }
   return nullptr;
@@ -21,6 +21,35 @@ std::string status_of(const EngineRun& r) {
   if (!r.skipped.empty()) return "skipped: " + r.skipped;
   if (!r.disagreement.empty()) return "DISAGREES: " + r.disagreement;
   return "";
+}
+
+// A peer's version; for NEE, where its bundle came from and the share of the model's
+// FLOPs its kernels ran (a bundle built for another batch finds none of its kernels).
+std::string note_of(const EngineRun& r) {
+  if (r.engine != "nee") return r.version;
+  if (r.bundle_flop_share < 0) return r.provenance;
+  return fmt::format("{}; {:.1f}% of FLOPs in bundle kernels", r.provenance, 100 * r.bundle_flop_share);
+}
+
+// One engine's entry in models.json; `ratio_key` names its NEE/peer ratio when it has one.
+nlohmann::json engine_json(const EngineRun& r, const std::string& ratio_key, double ratio) {
+  nlohmann::json e = {{"engine", r.engine}, {"version", r.version}, {"batch", r.batch}};
+  if (!r.provenance.empty()) e["bundle"] = r.provenance;
+  if (r.bundle_flop_share >= 0) e["bundle_flop_share"] = r.bundle_flop_share;
+  if (r.error_vs_pytorch >= 0) e["peak_rel_error_vs_pytorch"] = r.error_vs_pytorch;
+  if (!r.timed()) {
+    e["status"] = status_of(r);
+    return e;
+  }
+  e["status"] = "ok";
+  e["latency_ms"] = {{"p50", r.latency.p50}, {"p90", r.latency.p90}, {"p99", r.latency.p99},
+                     {"min", r.latency.min},  {"max", r.latency.max}, {"runs", r.latency.count},
+                     {"samples", r.latencies_ms}};
+  e["samples_per_s"] = throughput(r);
+  e["startup_ms"] = r.startup_ms;
+  e["peak_rss_mib"] = r.peak_rss_mib;
+  if (r.engine != "nee" && ratio > 0) e[ratio_key] = ratio;
+  return e;
 }
 
 std::vector<std::string> peer_names(const std::vector<ModelResult>& results) {
@@ -36,10 +65,17 @@ std::vector<std::string> peer_names(const std::vector<ModelResult>& results) {
 }  // namespace
 
 double latency_ratio(const ModelResult& m, const std::string& peer) {
-  const EngineRun* nee = find_engine(m, "nee");
-  const EngineRun* other = find_engine(m, peer);
+  const EngineRun* nee = find_engine(m.engines, "nee");
+  const EngineRun* other = find_engine(m.engines, peer);
   if (!nee || !other || !nee->timed() || !other->timed() || other->latency.p50 <= 0) return 0;
   return nee->latency.p50 / other->latency.p50;
+}
+
+double throughput_ratio(const ModelResult& m, const std::string& peer) {
+  const EngineRun* nee = find_engine(m.throughput.engines, "nee");
+  const EngineRun* other = find_engine(m.throughput.engines, peer);
+  if (!nee || !other || throughput(*nee) <= 0 || throughput(*other) <= 0) return 0;
+  return throughput(*nee) / throughput(*other);
 }
 
 std::string format_model_table(const ModelResult& m) {
@@ -48,7 +84,7 @@ std::string format_model_table(const ModelResult& m) {
   s += fmt::format("  {:<12} {:>9} {:>9} {:>9} {:>11} {:>9} {:>9}  {}\n", "engine", "p50 ms", "p90 ms", "p99 ms",
                    "start-up ms", "RSS MiB", "NEE/peer", "version / note");
   for (const EngineRun& r : m.engines) {
-    const std::string note = r.engine == "nee" ? r.provenance : r.version;
+    const std::string note = note_of(r);
     if (!r.timed()) {
       s += fmt::format("  {:<12} {}\n", r.engine, status_of(r));
       continue;
@@ -58,8 +94,24 @@ std::string format_model_table(const ModelResult& m) {
                      r.latency.p90, r.latency.p99, r.startup_ms, r.peak_rss_mib,
                      ratio > 0 && r.engine != "nee" ? fmt::format("{:.2f}", ratio) : "-", note);
   }
-  s += fmt::format("  outputs: largest pairwise error {:.3g} of the peak; batch 8: {}\n", m.max_pairwise_error,
-                   m.batch8);
+  s += fmt::format("  outputs: largest pairwise error {:.3g} of the peak\n", m.max_pairwise_error);
+  const ThroughputResult& t = m.throughput;
+  const std::string batch = fmt::format("batch {}", t.batch);
+  if (!t.not_measured.empty()) return s + fmt::format("  {}: not measured: {}\n", batch, t.not_measured);
+  s += fmt::format("  {:<12} {:>9} {:>9} {:>9} {:>9}  {}\n", batch, "samples/s", "p50 ms", "p90 ms", "NEE/peer",
+                   "version / note (NEE/peer: throughput ratio, > 1: NEE faster)");
+  for (const EngineRun& r : t.engines) {
+    if (!r.timed()) {
+      s += fmt::format("  {:<12} {}\n", r.engine, status_of(r));
+      continue;
+    }
+    const double ratio = throughput_ratio(m, r.engine);
+    s += fmt::format("  {:<12} {:>9.1f} {:>9.3f} {:>9.3f} {:>9}  {}\n", r.engine, throughput(r), r.latency.p50,
+                     r.latency.p90, ratio > 0 && r.engine != "nee" ? fmt::format("{:.2f}", ratio) : "-",
+                     note_of(r));
+  }
+  s += fmt::format("  {} outputs: each sample checked against PyTorch's batch-1 output; largest pairwise "
+                   "error {:.3g} of the peak\n", batch, t.max_pairwise_error);
   return s;
 }
 
@@ -68,25 +120,22 @@ nlohmann::json models_to_json(const std::vector<ModelResult>& results, const nlo
   j["models"] = nlohmann::json::array();
   for (const ModelResult& m : results) {
     nlohmann::json jm = {{"model", m.model}, {"max_pairwise_peak_rel_error", m.max_pairwise_error},
-                         {"batch8_throughput", m.batch8}, {"engines", nlohmann::json::array()}};
+                         {"engines", nlohmann::json::array()}};
     if (!m.error.empty()) jm["error"] = m.error;
     for (const EngineRun& r : m.engines) {
-      nlohmann::json e = {{"engine", r.engine}, {"version", r.version}};
-      if (!r.provenance.empty()) e["bundle"] = r.provenance;
-      if (r.error_vs_pytorch >= 0) e["peak_rel_error_vs_pytorch"] = r.error_vs_pytorch;
-      if (!r.timed()) {
-        e["status"] = status_of(r);
-      } else {
-        e["status"] = "ok";
-        e["latency_ms"] = {{"p50", r.latency.p50}, {"p90", r.latency.p90}, {"p99", r.latency.p99},
-                           {"min", r.latency.min}, {"max", r.latency.max}, {"runs", r.latency.count},
-                           {"samples", r.latencies_ms}};
-        e["startup_ms"] = r.startup_ms;
-        e["peak_rss_mib"] = r.peak_rss_mib;
-        if (r.engine != "nee" && latency_ratio(m, r.engine) > 0) e["nee_over_peer_latency"] = latency_ratio(m, r.engine);
-      }
-      jm["engines"].push_back(e);
+      jm["engines"].push_back(engine_json(r, "nee_over_peer_latency", latency_ratio(m, r.engine)));
     }
+    nlohmann::json jt = {{"batch", m.throughput.batch}};
+    if (!m.throughput.not_measured.empty()) {
+      jt["not_measured"] = m.throughput.not_measured;
+    } else {
+      jt["max_pairwise_peak_rel_error"] = m.throughput.max_pairwise_error;
+      jt["engines"] = nlohmann::json::array();
+      for (const EngineRun& r : m.throughput.engines) {
+        jt["engines"].push_back(engine_json(r, "nee_over_peer_throughput", throughput_ratio(m, r.engine)));
+      }
+    }
+    jm["throughput"] = jt;
     j["models"].push_back(jm);
   }
   return j;
@@ -106,7 +155,7 @@ std::string format_markdown(const std::vector<ModelResult>& results, const nlohm
       continue;
     }
     for (const EngineRun& r : m.engines) {
-      const std::string note = r.engine == "nee" ? r.provenance : r.version;
+      const std::string note = note_of(r);
       if (!r.timed()) {
         s += fmt::format("| {} | {} | | | | | | | {} |\n", m.model, r.engine, status_of(r));
         continue;
@@ -117,8 +166,31 @@ std::string format_markdown(const std::vector<ModelResult>& results, const nlohm
                        ratio > 0 ? fmt::format("{:.2f}", ratio) : "-", note);
     }
   }
-  s += "\nBatch-8 throughput: " + (results.empty() ? std::string("-") : results.front().batch8) + "\n";
   s += "\n![NEE/peer latency ratio](latency_ratios.svg)\n";
+  s += "\n## Throughput at a larger batch\n\n"
+       "Samples per second at the p50 of the timed runs (the batch-1 test sample repeated along dim 0; every "
+       "sample of every engine checked against PyTorch's batch-1 output first). NEE/peer > 1: NEE is faster.\n\n";
+  s += "| model | batch | engine | samples/s | p50 ms | p90 ms | NEE/peer throughput | version / status |\n";
+  s += "|---|---:|---|---:|---:|---:|---:|---|\n";
+  for (const ModelResult& m : results) {
+    const ThroughputResult& t = m.throughput;
+    if (!m.error.empty()) continue;
+    if (!t.not_measured.empty()) {
+      s += fmt::format("| {} | {} | | | | | | not measured: {} |\n", m.model, t.batch, t.not_measured);
+      continue;
+    }
+    for (const EngineRun& r : t.engines) {
+      const std::string note = note_of(r);
+      if (!r.timed()) {
+        s += fmt::format("| {} | {} | {} | | | | | {} |\n", m.model, t.batch, r.engine, status_of(r));
+        continue;
+      }
+      const double ratio = throughput_ratio(m, r.engine);
+      s += fmt::format("| {} | {} | {} | {:.1f} | {:.3f} | {:.3f} | {} | {} |\n", m.model, t.batch, r.engine,
+                       throughput(r), r.latency.p50, r.latency.p90,
+                       ratio > 0 && r.engine != "nee" ? fmt::format("{:.2f}", ratio) : "-", note);
+    }
+  }
   return s;
 }
 

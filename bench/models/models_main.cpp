@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/target.h"
 #include "core/version.h"
+#include "importer/input_shape_text.h"
 #include "runtime/bundle/kernel_bundle.h"
 #include "runtime/tensor_io.h"
 
@@ -31,6 +32,8 @@ bool wants_models_mode(int argc, char** argv) {
 namespace {
 
 const char* kZooModels[] = {"resnet18", "resnet50", "mobilenet_v2", "bert_encoder"};
+// Issue 6: throughput at batch 8 besides batch-1 latency.
+constexpr int kThroughputBatch = 8;
 
 // The build folder: nee-bench lives in <build>/bench/.
 fs::path build_dir() { return fs::canonical("/proc/self/exe").parent_path().parent_path(); }
@@ -41,40 +44,76 @@ void write_file(const fs::path& path, const std::string& text) {
   if (!out) throw Error("cannot write " + path.string());
 }
 
-// The bundle for `model`: the given one, or one built with default schedules by
-// `nee-tune --trials 0` into work_dir (reused when it still loads for this model).
-// Returns the folder and where it came from.
+// The bundle for `model` at `batch`: the one under given_root, or one built with default
+// schedules by `nee-tune --trials 0` into work_dir, at batch > 1 with --input-shape from
+// the test inputs (reused when it still loads for this model; batch-1 and batch-N
+// bundles have folders of their own, since both load for the same model file). Returns
+// the folder and where it came from.
 std::pair<std::string, std::string> bundle_for(const std::string& name, const std::string& model,
-                                               const std::string& given_root, const std::string& nee_tune,
-                                               const fs::path& work_dir, int threads) {
+                                               const std::string& inputs, int batch, const std::string& given_root,
+                                               const std::string& nee_tune, const fs::path& work_dir, int threads) {
   if (!given_root.empty()) {
     const fs::path dir = fs::path(given_root) / name;
     return {dir.string(), "given bundle " + dir.string()};
   }
-  const fs::path dir = work_dir / "bundles" / name;
+  const fs::path slot = work_dir / (batch == 1 ? std::string("bundles") : fmt::format("bundles-batch{}", batch));
+  const fs::path dir = slot / name;
+  const std::string built_for = batch == 1 ? "" : fmt::format(" --input-shape at batch {}", batch);
   try {
     KernelBundle::load(dir.string(), BundleLoadOptions{model, TargetKind::cpu, threads});
-    return {dir.string(), "default schedules (nee-tune --trials 0, reused)"};
+    return {dir.string(), fmt::format("default schedules (nee-tune --trials 0{}, reused)", built_for)};
   } catch (const std::exception&) {
     // Absent or stale: build it below.
   }
-  fs::create_directories(work_dir / "bundles");
-  fmt::print(stderr, "  building {}'s bundle with default schedules (nee-tune --trials 0)...\n", name);
+  fs::create_directories(slot);
+  fmt::print(stderr, "  building {}'s bundle with default schedules (nee-tune --trials 0{})...\n", name, built_for);
   // A database of its own, so no tuned schedule of the user's database slips in.
-  const std::string log = (work_dir / "bundles" / (name + ".log")).string();
-  const int rc = run_logged({nee_tune, model, "--trials", "0", "--bundle", dir.string(), "--db",
-                              (work_dir / "bundles" / "default-schedules.db").string()},
-                             log);
-  if (rc != 0) throw Error("nee-tune failed (exit " + std::to_string(rc) + "), see " + log);
-  return {dir.string(), "default schedules (nee-tune --trials 0, built now)"};
+  const std::string log = (slot / (name + ".log")).string();
+  std::vector<std::string> argv = {nee_tune, model, "--trials", "0", "--bundle", dir.string(), "--db",
+                                   (slot / "default-schedules.db").string()};
+  if (batch > 1) {
+    for (const auto& [input, shape] : batched_input_shapes(inputs, batch)) {
+      argv.push_back("--input-shape");
+      argv.push_back(input_shape_text(input, shape));
+    }
+  }
+  const int rc = run_logged(argv, log);
+  if (rc != 0) throw Error(fmt::format("nee-tune failed (exit {}): {} (log: {})", rc, last_line_of(log), log));
+  return {dir.string(), fmt::format("default schedules (nee-tune --trials 0{}, built now)", built_for)};
+}
+
+// NEE and the peers at `batch` (the test inputs repeated along dim 0), checked against
+// PyTorch's batch-1 output repeated likewise, with the same settings as batch 1.
+ThroughputResult measure_throughput(const std::string& name, const std::string& model, const std::string& inputs,
+                                    const std::string& bundle_root, const std::string& nee_tune, const fs::path& out,
+                                    const std::vector<std::string>& peers, const PeerSetup& peer,
+                                    const RunSettings& settings, int batch) {
+  ThroughputResult t;
+  t.batch = batch;
+  try {
+    const auto [bundle, provenance] =
+        bundle_for(name, model, inputs, batch, bundle_root, nee_tune, out, settings.threads);
+    EngineRun nee = run_nee(model, inputs, bundle, settings, batch);
+    nee.version = kVersion;
+    nee.provenance = provenance;
+    t.engines.push_back(std::move(nee));
+    const std::string work_dir = (out / "runs" / name / fmt::format("batch{}", batch)).string();
+    for (const std::string& p : peers) t.engines.push_back(run_peer(p, peer, model, inputs, work_dir, settings, batch));
+    t.max_pairwise_error = cross_check(t.engines, repeat_along_batch(read_tensor_pb(inputs + "/output_0.pb"), batch),
+                                       settings.peak_rtol);
+  } catch (const std::exception& e) {
+    t.engines.clear();
+    t.not_measured = e.what();
+  }
+  return t;
 }
 
 }  // namespace
 
 int models_main(int argc, char** argv) {
   CLI::App app{"nee-bench --models: NEE against ONNX Runtime and OpenVINO on the model zoo"};
-  bool models = false, quick = false, full = false;
-  std::string zoo, bundle_root, out_dir = "nee-bench-models", nee_tune;
+  bool models = false, quick = false, full = false, no_batch8 = false;
+  std::string zoo, bundle_root, bundle_root_batch8, out_dir = "nee-bench-models", nee_tune;
   std::vector<std::string> names(std::begin(kZooModels), std::end(kZooModels));
   std::vector<std::string> peers = {"onnxruntime", "openvino"};
   RunSettings settings;
@@ -88,6 +127,10 @@ int models_main(int argc, char** argv) {
   app.add_option("--peers", peers, "peer engines, comma separated (onnxruntime, openvino)")->delimiter(',');
   app.add_option("--bundle-dir", bundle_root,
                  "folder with one bundle per model (<dir>/<model>); default: build them with default schedules");
+  app.add_option("--bundle-dir-batch8", bundle_root_batch8,
+                 "folder with one batch-8 bundle per model (<dir>/<model>, built by nee-tune --input-shape "
+                 "input=8x...); default: build them with default schedules");
+  app.add_flag("--no-batch8", no_batch8, "skip the batch-8 throughput runs (they double the run's length)");
   app.add_option("--threads", settings.threads, "threads for every engine")->check(CLI::Range(1, 1024));
   auto* warmup_opt = app.add_option("--warmup", settings.warmup, "untimed runs per engine")->check(CLI::Range(0, 100000));
   auto* runs_opt = app.add_option("--runs", settings.runs, "timed runs per engine")->check(CLI::Range(1, 1000000));
@@ -96,7 +139,7 @@ int models_main(int argc, char** argv) {
   app.add_option("--python", peer.python, "the peers' interpreter (default: <build>/peers-venv/bin/python)");
   app.add_option("--peer-script", peer.script, "test only: a stand-in for bench/peers/run_peer.py");
   app.add_option("--nee-tune", nee_tune, "nee-tune executable (default: <build>/tuner/nee-tune)");
-  app.add_flag("--quick", quick, "a short run: the small zoo, 2 warm-up and 10 timed runs");
+  app.add_flag("--quick", quick, "a short run: the small zoo, 2 warm-up and 10 timed runs, no batch-8 runs");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -104,6 +147,7 @@ int models_main(int argc, char** argv) {
       if (!warmup_opt->count()) settings.warmup = 2;
       if (!runs_opt->count()) settings.runs = 10;
       full = false;
+      no_batch8 = true;
     }
     if (nee_tune.empty()) nee_tune = (build_dir() / "tuner" / "nee-tune").string();
     const fs::path out = fs::absolute(out_dir);
@@ -128,23 +172,26 @@ int models_main(int argc, char** argv) {
     info["peak_rtol"] = settings.peak_rtol;
     info["zoo"] = zoo;
     info["peer_python"] = peer.python;
-    fmt::print("nee-bench --models: {} threads for every engine, {} warm-up + {} timed runs at batch 1, zoo {}\n"
+    info["throughput_batch"] = no_batch8 ? nlohmann::json() : nlohmann::json(kThroughputBatch);
+    fmt::print("nee-bench --models: {} threads for every engine, {} warm-up + {} timed runs at batch 1{}, zoo {}\n"
                "outputs checked against PyTorch and each other (peak-relative error <= {}) before any time; "
                "NEE in-process, peers as subprocesses run one after another\n\n",
-               settings.threads, settings.warmup, settings.runs, zoo, settings.peak_rtol);
+               settings.threads, settings.warmup, settings.runs,
+               no_batch8 ? "" : fmt::format(" and at batch {}", kThroughputBatch), zoo, settings.peak_rtol);
 
     std::vector<ModelResult> results;
     nlohmann::json versions = {{"nee", kVersion}};
     for (const std::string& name : names) {
       ModelResult m;
       m.model = name + suffix;
-      m.batch8 = "not measured: the zoo exports every model with a fixed batch dimension of 1";
+      m.throughput.batch = kThroughputBatch;
       const fs::path folder = fs::path(zoo) / m.model;
       const std::string model = (folder / "model.onnx").string();
       const std::string inputs = (folder / "test_data_set_0").string();
       fmt::print(stderr, "{}: running NEE and {}...\n", m.model, fmt::join(peers, ", "));
       try {
-        const auto [bundle, provenance] = bundle_for(m.model, model, bundle_root, nee_tune, out, settings.threads);
+        const auto [bundle, provenance] =
+            bundle_for(m.model, model, inputs, 1, bundle_root, nee_tune, out, settings.threads);
         EngineRun nee = run_nee(model, inputs, bundle, settings);
         nee.version = kVersion;
         nee.provenance = provenance;
@@ -157,6 +204,16 @@ int models_main(int argc, char** argv) {
                                            settings.peak_rtol);
       } catch (const std::exception& e) {
         m.error = e.what();
+      }
+      if (!m.error.empty()) {
+        m.throughput.not_measured = "the model could not be benchmarked";
+      } else if (no_batch8) {
+        m.throughput.not_measured = quick ? "--quick" : "--no-batch8";
+      } else {
+        fmt::print(stderr, "{}: running NEE and {} at batch {}...\n", m.model, fmt::join(peers, ", "),
+                   kThroughputBatch);
+        m.throughput = measure_throughput(m.model, model, inputs, bundle_root_batch8, nee_tune, out, peers, peer,
+                                          settings, kThroughputBatch);
       }
       fmt::print("{}\n", format_model_table(m));
       std::fflush(stdout);

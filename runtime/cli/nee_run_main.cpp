@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "importer/import_onnx.h"
+#include "importer/input_shape_text.h"
 #include "runtime/bundle/kernel_bundle.h"
 #include "runtime/cli/output_comparison.h"
 #include "runtime/cli/run_statistics.h"
@@ -29,6 +30,8 @@ namespace {
 
 struct Options {
   std::string model, bundle, compare_bundle, target = "cpu", inputs_dir, expect_dir, profile;
+  std::vector<std::string> input_shape_texts;
+  nee::InputShapes input_shapes;  // parsed from input_shape_texts
   double rtol = 1e-4, atol = 1e-5;
   double peak_rtol = 0;
   bool check_reference = false, print_outputs = false, placement = false, stats = false;
@@ -46,7 +49,8 @@ std::unique_ptr<nee::Session> make_session(const Options& o, const std::string& 
     if (threads) *threads = bundle->threads();
     providers.push_back(nee::make_bundle_provider(bundle));
   }
-  auto session = std::make_unique<nee::Session>(nee::import_onnx(o.model), std::move(providers));
+  auto session = std::make_unique<nee::Session>(nee::import_onnx(o.model, o.input_shapes),
+                                                std::move(providers));
   session->prepare();
   return session;
 }
@@ -102,6 +106,10 @@ int main(int argc, char** argv) {
   app.add_option("--bundle", o.bundle, "kernel bundle folder (without: reference CPU kernels only)");
   app.add_option("--target", o.target, "kind of target the bundle was built for")
       ->check(CLI::IsMember({"cpu", "opencl", "cuda"}));
+  app.add_option("--input-shape", o.input_shape_texts,
+                 "shape of a graph input with symbolic dims, NAME=DxDx...xD (e.g. input=8x3x224x224 for batch 8); "
+                 "repeatable; a symbolic batch dim not given is 1")
+      ->allow_extra_args(false);  // one value per --input-shape, so a model path after it stays the model
   app.add_option("--inputs", o.inputs_dir, "folder with input_<i>.pb tensors (default: random inputs)");
   app.add_option("--seed", o.seed, "seed of the random inputs");
   app.add_option("--expect", o.expect_dir, "folder with output_<i>.pb tensors to check against");
@@ -130,6 +138,7 @@ int main(int argc, char** argv) {
   try {
     if (!fs::exists(o.model)) throw nee::Error("model file '" + o.model + "' does not exist");
     if (!o.profile.empty()) nee::check_trace_path(o.profile);
+    o.input_shapes = nee::parse_input_shapes(o.input_shape_texts);
     int threads = 0;
     auto session = make_session(o, o.bundle, &threads);
     const nee::Graph& graph = session->graph();

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "bench/models/model_bench.h"
 #include "bench/models/model_report.h"
@@ -28,12 +29,14 @@ fs::path fresh_dir(const std::string& name) {
   return dir;
 }
 
-// A stand-in for run_peer.py, run by /bin/sh: it copies a prepared output_0.pb and
-// writes the result JSON run_peer.py would, with latencies 1, 2 and 3 ms.
+// A stand-in for run_peer.py, run by /bin/sh: it saves its arguments to args.txt, copies
+// a prepared output_0.pb and writes the result JSON run_peer.py would, with latencies 1,
+// 2 and 3 ms.
 std::string write_fake_peer(const fs::path& dir, const Tensor& output) {
   write_tensor_pb((dir / "prepared.pb").string(), output, "output");
   const fs::path script = dir / "fake_peer.sh";
-  std::ofstream(script) << "while [ $# -gt 0 ]; do case \"$1\" in --json) json=$2;; --outputs) out=$2;; esac; shift; done\n"
+  std::ofstream(script) << "echo \"$@\" > '" << (dir / "args.txt").string() << "'\n"
+                           "while [ $# -gt 0 ]; do case \"$1\" in --json) json=$2;; --outputs) out=$2;; esac; shift; done\n"
                            "mkdir -p \"$out\" && cp '" << (dir / "prepared.pb").string() << "' \"$out/output_0.pb\"\n"
                            "echo '{\"version\": \"fake 1.0\", \"startup_ms\": 5, \"latencies_ms\": [3, 1, 2], "
                            "\"peak_rss_kib\": 2048, \"outputs\": [\"'\"$out\"'/output_0.pb\"]}' > \"$json\"\n";
@@ -139,6 +142,98 @@ TEST(ModelPeers, MissingVenvIsSkippedWithReason) {
   EXPECT_THAT(table, HasSubstr("skipped: exit status 3"));
   EXPECT_THAT(ratio_chart_svg({m}), HasSubstr("n/a"));
   fs::remove_all(dir);
+}
+
+TEST(ModelThroughput, RepeatAlongBatchCopiesTheSample) {
+  const Tensor sample = random_tensor({DType::f32, {1, 2, 3}}, 21);
+  const Tensor batch = repeat_along_batch(sample, 4);
+  ASSERT_EQ(batch.shape(), (std::vector<int64_t>{4, 2, 3}));
+  for (int64_t i = 0; i < batch.elements(); ++i) {
+    EXPECT_EQ(batch.data_as<float>()[i], sample.data_as<float>()[i % 6]) << "element " << i;
+  }
+  EXPECT_EQ(repeat_along_batch(sample, 1).shape(), sample.shape());
+  EXPECT_THROW(repeat_along_batch(sample, 0), Error);
+  EXPECT_THROW(repeat_along_batch(Tensor(DType::f32, {}), 2), Error);
+}
+
+TEST(ModelThroughput, BatchedInputShapesComeFromTheTestData) {
+  const fs::path dir = fresh_dir("shapes");
+  write_tensor_pb((dir / "input_0.pb").string(), random_tensor({DType::f32, {1, 3, 5}}, 22), "image");
+  write_tensor_pb((dir / "input_1.pb").string(), random_tensor({DType::i64, {1, 7}}, 23), "ids");
+  const InputShapes shapes = batched_input_shapes(dir.string(), 8);
+  ASSERT_EQ(shapes.size(), 2u);
+  EXPECT_EQ(shapes.at("image"), (std::vector<int64_t>{8, 3, 5}));
+  EXPECT_EQ(shapes.at("ids"), (std::vector<int64_t>{8, 7}));
+  EXPECT_EQ(batched_input_shapes(dir.string(), 1).at("image"), (std::vector<int64_t>{1, 3, 5}));
+
+  write_tensor_pb((dir / "input_0.pb").string(), random_tensor({DType::f32, {1, 3}}, 24), "");
+  EXPECT_THROW(batched_input_shapes(dir.string(), 8), Error);
+  EXPECT_THROW(batched_input_shapes((dir / "absent").string(), 8), Error);
+  fs::remove_all(dir);
+}
+
+TEST(ModelThroughput, EverySampleIsCheckedBeforeThroughputIsReported) {
+  const Tensor pytorch = random_tensor({DType::f32, {1, 4}}, 25);
+  const Tensor expected8 = repeat_along_batch(pytorch, 8);
+  Tensor one_bad_row = expected8.clone();
+  one_bad_row.data_as<float>()[5 * 4 + 2] += 0.5f;  // sample 5 only
+  const fs::path dir = fresh_dir("batch8");
+  fs::create_directories(dir / "good");
+  fs::create_directories(dir / "bad");
+  RunSettings settings;
+  ModelResult m;
+  m.model = "fake";
+  m.throughput.batch = 8;
+  m.throughput.engines.push_back(nee_run_with(expected8));
+  m.throughput.engines[0].batch = 8;
+  m.throughput.engines[0].provenance = "given bundle b8";
+  m.throughput.engines[0].bundle_flop_share = 0.25;
+  m.throughput.engines.push_back(run_peer("onnxruntime", PeerSetup{"/bin/sh", write_fake_peer(dir / "good", expected8)},
+                                          "model.onnx", "inputs", (dir / "runs").string(), settings, 8));
+  m.throughput.engines.push_back(run_peer("openvino", PeerSetup{"/bin/sh", write_fake_peer(dir / "bad", one_bad_row)},
+                                          "model.onnx", "inputs", (dir / "runs").string(), settings, 8));
+  ASSERT_TRUE(m.throughput.engines[1].ran()) << m.throughput.engines[1].skipped;
+  std::stringstream args;
+  args << std::ifstream(dir / "good" / "args.txt").rdbuf();
+  EXPECT_THAT(args.str(), HasSubstr("--batch 8"));
+
+  m.throughput.max_pairwise_error = cross_check(m.throughput.engines, expected8, 1e-3);
+  EXPECT_TRUE(m.throughput.engines[1].timed());
+  EXPECT_THAT(m.throughput.engines[2].disagreement, HasSubstr("differs from PyTorch"));
+  EXPECT_GT(m.throughput.max_pairwise_error, 1e-3);
+  // NEE: 8 samples in 4 ms; the good peer: 8 in 2 ms (p50 of 1, 2, 3).
+  EXPECT_DOUBLE_EQ(throughput(m.throughput.engines[0]), 2000);
+  EXPECT_DOUBLE_EQ(throughput(m.throughput.engines[1]), 4000);
+  EXPECT_EQ(throughput(m.throughput.engines[2]), 0);
+  EXPECT_DOUBLE_EQ(throughput_ratio(m, "onnxruntime"), 0.5);
+  EXPECT_EQ(throughput_ratio(m, "openvino"), 0);
+
+  const std::string table = format_model_table(m);
+  EXPECT_THAT(table, HasSubstr("samples/s"));
+  EXPECT_THAT(table, HasSubstr("given bundle b8; 25.0% of FLOPs in bundle kernels"));
+  EXPECT_THAT(table, HasSubstr("onnxruntime     4000.0     2.000"));
+  EXPECT_THAT(table, HasSubstr("0.50"));
+  EXPECT_THAT(table, HasSubstr("openvino     DISAGREES: output 0 differs from PyTorch"));
+  const nlohmann::json j = models_to_json({m}, nlohmann::json::object());
+  const auto& t = j["models"][0]["throughput"];
+  EXPECT_EQ(t["batch"], 8);
+  EXPECT_DOUBLE_EQ(t["engines"][1]["samples_per_s"].get<double>(), 4000);
+  EXPECT_DOUBLE_EQ(t["engines"][0]["bundle_flop_share"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(t["engines"][1]["nee_over_peer_throughput"].get<double>(), 0.5);
+  EXPECT_FALSE(t["engines"][2].contains("samples_per_s"));
+  const std::string md = format_markdown({m}, nlohmann::json::object());
+  EXPECT_THAT(md, HasSubstr("| fake | 8 | onnxruntime | 4000.0 | 2.000 | 2.800 | 0.50 | fake 1.0 |"));
+  fs::remove_all(dir);
+}
+
+TEST(ModelThroughput, SkippedThroughputSaysWhy) {
+  ModelResult m;
+  m.model = "fake";
+  m.engines = {nee_run_with(vector_tensor({1}))};
+  m.throughput.not_measured = "--no-batch8";
+  EXPECT_THAT(format_model_table(m), HasSubstr("batch 8: not measured: --no-batch8"));
+  EXPECT_EQ(models_to_json({m}, nlohmann::json::object())["models"][0]["throughput"]["not_measured"], "--no-batch8");
+  EXPECT_THAT(format_markdown({m}, nlohmann::json::object()), HasSubstr("| fake | 8 | | | | | | not measured: --no-batch8 |"));
 }
 
 }  // namespace

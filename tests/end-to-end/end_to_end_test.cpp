@@ -263,5 +263,62 @@ TEST_F(EndToEnd, NeeTuneRefusesATextFileDatabaseWithoutTouchingIt) {
   EXPECT_FALSE(fs::exists(db + "-journal"));
 }
 
+// A model with a symbolic batch dim, bundled and run at batch 3 through --input-shape:
+// y = relu(x w + b), x ["batch", 12].
+TEST_F(EndToEnd, InputShapeBundlesAndRunsAnotherBatch) {
+  const Tensor w = known({kIn, kHidden}, 0.7, 0.5), b = known({kHidden}, 0.8, 0.3);
+  OnnxModelBuilder builder;
+  builder.input("x", onnx::TensorProto::FLOAT, {"batch", std::to_string(kIn)}).output("y");
+  builder.initializer("w", w).initializer("b", b);
+  builder.node("MatMul", {"x", "w"}, {"h"}, "fc");
+  builder.node("Add", {"h", "b"}, {"hb"}, "fc_bias");
+  builder.node("Relu", {"hb"}, {"y"}, "fc_relu");
+  const std::string model = file("dense.onnx");
+  write_file(model, builder.bytes());
+
+  // The option before the model: it takes one value, so the model stays the model.
+  const ProcessResult tune = run_tool({NEE_TUNE_PATH, "--input-shape", "x=3x12", model, "--trials", "0", "--db",
+                                       file("tuning.db"), "--bundle", file("b3")}, 400);
+  ASSERT_TRUE(tune.exited && tune.exit_code == 0) << tune.output;
+  const auto manifest = nlohmann::json::parse(read_file(file("b3/manifest.json")));
+  ASSERT_EQ(manifest["kernels"].size(), 1u);
+  EXPECT_EQ(manifest["kernels"][0]["workload"]["inputs"][0]["shape"], nlohmann::json({3, kIn})) << manifest.dump();
+
+  const Tensor x = known({3, kIn}, 2.5, 1.0);
+  Tensor y(DType::f32, {3, kHidden});
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < kHidden; ++j) {
+      double sum = b.data_as<float>()[j];
+      for (int p = 0; p < kIn; ++p) sum += x.data_as<float>()[i * kIn + p] * double(w.data_as<float>()[p * kHidden + j]);
+      y.data_as<float>()[i * kHidden + j] = static_cast<float>(std::max(0.0, sum));
+    }
+  }
+  fs::create_directories(file("in"));
+  fs::create_directories(file("want"));
+  write_tensor_pb(file("in/input_0.pb"), x, "x");
+  write_tensor_pb(file("want/output_0.pb"), y, "y");
+  const ProcessResult run = run_tool({NEE_RUN_PATH, model, "--input-shape", "x=3x12", "--bundle", file("b3"),
+                                      "--inputs", file("in"), "--expect", file("want"), "--placement"});
+  EXPECT_TRUE(run.exited && run.exit_code == 0) << run.output;
+  EXPECT_NE(run.output.find("check y vs expected: ok"), std::string::npos) << run.output;
+  EXPECT_TRUE(std::regex_search(run.output, std::regex(R"(fc\s+NeeMatMul\s+bundle\s+nee_k)"))) << run.output;
+
+  // At the default batch 1 the batch-3 kernel is not this graph's workload.
+  const ProcessResult batch1 = run_tool({NEE_RUN_PATH, model, "--bundle", file("b3"), "--placement"});
+  EXPECT_TRUE(batch1.exited && batch1.exit_code == 0) << batch1.output;
+  EXPECT_NE(batch1.output.find("0 of 1 nodes ran bundle kernels"), std::string::npos) << batch1.output;
+
+  const ProcessResult bad = run_tool({NEE_RUN_PATH, model, "--input-shape", "x=3x13"});
+  EXPECT_NE(bad.exit_code, 0) << bad.output;
+  EXPECT_NE(bad.output.find("contradicts its declared dim 1 = 12"), std::string::npos) << bad.output;
+  const ProcessResult garbled = run_tool({NEE_TUNE_PATH, model, "--input-shape", "x:3x12", "--trials", "0"});
+  EXPECT_NE(garbled.exit_code, 0) << garbled.output;
+  EXPECT_NE(garbled.output.find("bad input shape 'x:3x12'"), std::string::npos) << garbled.output;
+  const ProcessResult no_model =
+      run_tool({NEE_TUNE_PATH, "--op", "matmul", "--shape", "8x8x8", "--input-shape", "x=3x12", "--trials", "0"});
+  EXPECT_NE(no_model.exit_code, 0) << no_model.output;
+  EXPECT_NE(no_model.output.find("--input-shape needs a model"), std::string::npos) << no_model.output;
+}
+
 }  // namespace
 }  // namespace nee

@@ -2,7 +2,9 @@
 # Exports the small zoo variants (cached under the build folder) and checks that nee-run
 # matches PyTorch's outputs within 1e-4 relative to the largest output, with the
 # reference kernels alone and with a bundle of default-schedule kernels, in which each
-# model's pooling, Softmax and layer-norm nodes must run.
+# model's pooling, Softmax and layer-norm nodes must run. The encoder also runs at batch 8
+# (its symbolic batch dim bound by --input-shape) with a batch-8 bundle, checked against
+# the reference kernels, where the same nodes must find their batch-8 kernels.
 # Usage: check_zoo.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 src=$1 build=$2
@@ -11,6 +13,16 @@ zoo=$build/zoo-small
 declare -A bundled=([resnet18]="MaxPool GlobalAveragePool" [resnet50]="MaxPool GlobalAveragePool"
                     [mobilenet_v2]="GlobalAveragePool" [bert_encoder]="Softmax NeeLayerNorm")
 status=0
+# require_bundled MODEL LABEL PLACEMENT: each of MODEL's ops listed above ran in the bundle.
+require_bundled() {
+  echo "$3" | tail -2
+  for op in ${bundled[$1]}; do
+    if ! echo "$3" | grep -Eq "[[:space:]]$op[[:space:]]+bundle[[:space:]]"; then
+      echo "$2: no $op node ran in the bundle"
+      status=1
+    fi
+  done
+}
 for model in resnet18 resnet50 mobilenet_v2 bert_encoder; do
   dir=$zoo/${model}_small
   echo "== $model (reference kernels)"
@@ -20,12 +32,13 @@ for model in resnet18 resnet50 mobilenet_v2 bert_encoder; do
   NEE_DB=$zoo/empty.db "$build/tuner/nee-tune" "$dir/model.onnx" --trials 0 --bundle "$zoo/${model}_bundle" || status=1
   placement=$("$build/runtime/cli/nee-run" "$dir/model.onnx" --bundle "$zoo/${model}_bundle" \
     --inputs "$dir/test_data_set_0" --expect "$dir/test_data_set_0" --peak-rtol 1e-4 --placement) || status=1
-  echo "$placement" | tail -2
-  for op in ${bundled[$model]}; do
-    if ! echo "$placement" | grep -Eq "[[:space:]]$op[[:space:]]+bundle[[:space:]]"; then
-      echo "$model: no $op node ran in the bundle"
-      status=1
-    fi
-  done
+  require_bundled "$model" "$model" "$placement"
 done
+echo "== bert_encoder at batch 8 (bundle of default schedules)"
+dir=$zoo/bert_encoder_small
+NEE_DB=$zoo/empty.db "$build/tuner/nee-tune" "$dir/model.onnx" --trials 0 --input-shape input=8x16 \
+  --bundle "$zoo/bert_encoder_batch8_bundle" || status=1
+placement=$("$build/runtime/cli/nee-run" "$dir/model.onnx" --input-shape input=8x16 \
+  --bundle "$zoo/bert_encoder_batch8_bundle" --check-reference --peak-rtol 1e-4 --placement) || status=1
+require_bundled bert_encoder "bert_encoder at batch 8" "$placement"
 exit $status

@@ -6,6 +6,9 @@
   bert_encoder                       token embeddings + positions, 4 TransformerEncoder
                                      layers, hidden 256, 4 heads, GELU, sequence 128
 
+Every model's input and output have a symbolic batch dim 0 ("batch"); the test data is
+batch 1, and a bigger batch repeats it along dim 0 (nee-bench --models' batch-8 run).
+
 --small exports reduced variants of the same architectures that export and run in
 seconds (for the test suite): ResNet with one block per stage at 64x64, MobileNetV2 at
 width 0.25 on 64x64, and a 1-layer encoder with hidden 64 over 16 tokens.
@@ -25,6 +28,8 @@ import torchvision
 from onnx import numpy_helper
 
 OPSET = 13
+# Recorded in zoo.json so exports of an older layout are re-made. 2: symbolic batch dim.
+ZOO_FORMAT = 2
 
 
 class BertStyleEncoder(torch.nn.Module):
@@ -77,7 +82,8 @@ def randomize_batchnorm(net):
 
 def export(name, out_dir, small, seed):
     folder = os.path.join(out_dir, name + ("_small" if small else ""))
-    settings = {"model": name, "small": small, "seed": seed, "opset": OPSET, "torch": torch.__version__}
+    settings = {"model": name, "small": small, "seed": seed, "opset": OPSET, "format": ZOO_FORMAT,
+                "torch": torch.__version__}
     stamp = os.path.join(folder, "zoo.json")
     data = os.path.join(folder, "test_data_set_0")
     if os.path.exists(stamp) and json.load(open(stamp)) == settings and os.path.exists(os.path.join(data, "output_0.pb")):
@@ -94,7 +100,8 @@ def export(name, out_dir, small, seed):
     # through its fused fast path (aten::_transformer_encoder_layer_fwd), which has no
     # ONNX export.
     torch.onnx.export(net, (example,), os.path.join(folder, "model.onnx"), opset_version=OPSET,
-                      input_names=["input"], output_names=["output"], do_constant_folding=True)
+                      input_names=["input"], output_names=["output"], do_constant_folding=True,
+                      dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}})
     with open(os.path.join(data, "input_0.pb"), "wb") as f:
         f.write(numpy_helper.from_array(example.numpy(), "input").SerializeToString())
     with open(os.path.join(data, "output_0.pb"), "wb") as f:

@@ -12,6 +12,7 @@
 #include "core/conv_workload.h"
 #include "core/error.h"
 #include "importer/import_onnx.h"
+#include "importer/input_shape_text.h"
 #include "runtime/node_workload.h"
 #include "runtime/passes/passes.h"
 #include "tuner/bundle_builder.h"
@@ -39,8 +40,8 @@ double parse_duration(const std::string& text) {
   return unit == "h" ? value * 3600 : unit == "m" ? value * 60 : value;
 }
 
-std::vector<nee::WorkloadCount> model_workloads(const std::string& model_path) {
-  nee::Graph graph = nee::import_onnx(model_path);
+std::vector<nee::WorkloadCount> model_workloads(const std::string& model_path, const nee::InputShapes& shapes) {
+  nee::Graph graph = nee::import_onnx(model_path, shapes);
   nee::optimize_graph(graph);
   return nee::count_workloads(graph);
 }
@@ -61,8 +62,13 @@ void print_workloads(const std::vector<nee::WorkloadCount>& workloads) {
 int main(int argc, char** argv) {
   CLI::App app{"nee-tune: tune NEE kernels for a target device and build a kernel bundle"};
   std::string model, op, shape, target_kind = "cpu", db_path, bundle_dir, time_text, work_dir;
+  std::vector<std::string> input_shape_texts;
   nee::TuneOptions options;
   app.add_option("model", model, "ONNX model whose workloads to tune")->check(CLI::ExistingFile);
+  app.add_option("--input-shape", input_shape_texts,
+                 "with a model: shape of a graph input with symbolic dims, NAME=DxDx...xD (e.g. input=8x3x224x224 "
+                 "tunes and bundles the workloads of batch 8); repeatable; a symbolic batch dim not given is 1")
+      ->allow_extra_args(false);  // one value per --input-shape, so a model path after it stays the model
   app.add_option("--op", op, "tune one operator family instead of a model (matmul, conv2d)");
   app.add_option("--shape", shape, "with --op: matmul MxKxN or BxMxKxN; conv2d NxCxHxW,OxKHxKW[,sS][,pP][,dD][,gG] (input, weights, stride, symmetric pad, dilation, group; e.g. 1x64x56x56,64x3x3,s1,p1)");
   app.add_option("--target", target_kind, "cpu, opencl (through PoCL on this machine) or cuda")
@@ -129,6 +135,7 @@ int main(int argc, char** argv) {
     }
     if (!op.empty() && shape.empty()) throw nee::Error("--op needs --shape");
     if (!bundle_dir.empty() && model.empty()) throw nee::Error("--bundle needs a model");
+    if (!input_shape_texts.empty() && model.empty()) throw nee::Error("--input-shape needs a model");
     const double budget = time_text.empty() ? 0 : parse_duration(time_text);
     // --time alone bounds the run by time only.
     if (budget > 0 && app.count("--trials") == 0) options.trials = 1000000;
@@ -141,7 +148,7 @@ int main(int argc, char** argv) {
     }
     if (no_early_stop) model_options.scheduler.early_stop_threshold = 0;
     const std::vector<nee::WorkloadCount> counted =
-        !model.empty()   ? model_workloads(model)
+        !model.empty()   ? model_workloads(model, nee::parse_input_shapes(input_shape_texts))
         : op == "conv2d" ? std::vector<nee::WorkloadCount>{{nee::conv2d_runtime_layout(nee::conv2d_workload_from_shape(shape)), 1}}
                          : std::vector<nee::WorkloadCount>{{nee::matmul_workload_from_shape(shape), 1}};
     std::vector<nee::Workload> workloads;
