@@ -40,6 +40,43 @@ LatencySummary summarize_latencies(std::vector<double> samples_ms) {
   return s;
 }
 
+EngineRun pool_rounds(std::vector<EngineRun> rounds) {
+  if (rounds.empty()) throw Error("no rounds to pool");
+  for (EngineRun& r : rounds) {
+    if (!r.ran()) return std::move(r);
+  }
+  EngineRun pooled = std::move(rounds.front());
+  std::vector<double> startups = {pooled.startup_ms};
+  for (size_t i = 1; i < rounds.size(); ++i) {
+    const EngineRun& r = rounds[i];
+    pooled.latencies_ms.insert(pooled.latencies_ms.end(), r.latencies_ms.begin(), r.latencies_ms.end());
+    startups.push_back(r.startup_ms);
+    pooled.peak_rss_mib = std::max(pooled.peak_rss_mib, r.peak_rss_mib);
+  }
+  std::sort(startups.begin(), startups.end());
+  pooled.startup_ms = percentile_of_sorted(startups, 0.5);
+  pooled.latency = summarize_latencies(pooled.latencies_ms);
+  return pooled;
+}
+
+std::vector<EngineRun> run_in_rounds(
+    const std::vector<std::string>& engines, const RunSettings& settings,
+    const std::function<EngineRun(const std::string& engine, const RunSettings& round)>& run_one) {
+  RunSettings round = settings;
+  round.rounds = std::max(1, settings.rounds);
+  round.runs = (settings.runs + round.rounds - 1) / round.rounds;
+  std::vector<std::vector<EngineRun>> by_engine(engines.size());
+  for (int r = 0; r < round.rounds; ++r) {
+    for (size_t k = 0; k < engines.size(); ++k) {
+      const size_t i = (static_cast<size_t>(r) + k) % engines.size();
+      by_engine[i].push_back(run_one(engines[i], round));
+    }
+  }
+  std::vector<EngineRun> pooled;
+  for (auto& runs : by_engine) pooled.push_back(pool_rounds(std::move(runs)));
+  return pooled;
+}
+
 int run_logged(const std::vector<std::string>& argv, const std::string& log_path) {
   // An hour covers exporting the full zoo; a peer that hangs past it is reported as failed.
   const ProcessResult r = nee::run_process(argv, 3600, /*merge_stderr=*/true);

@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -42,8 +43,26 @@ struct PeerSetup {
 
 struct RunSettings {
   int threads = 1, warmup = 5, runs = 50;
+  // The timed runs are split into this many rounds, each running every engine once (its
+  // own warm-up, then its share of the runs) in an order rotated per round, so a slow
+  // spell of a shared machine falls on every engine rather than on one.
+  int rounds = 3;
   double peak_rtol = 1e-3;  // max |a - b| <= peak_rtol * max |b|
 };
+
+// One engine's rounds as one run: latencies pooled and summarized again; start-up the
+// median over rounds, peak RSS the largest, outputs and versions from the first round.
+// A round that was skipped makes the whole run skipped, with its reason. Throws
+// nee::Error on an empty list.
+EngineRun pool_rounds(std::vector<EngineRun> rounds);
+
+// Runs every engine of `engines` for settings.rounds rounds through `run_one(engine,
+// per_round_settings)`, where per_round_settings.runs is settings.runs / rounds (rounded
+// up), round r starting at engine r mod n; returns one pooled run per engine, in the
+// order of `engines`.
+std::vector<EngineRun> run_in_rounds(
+    const std::vector<std::string>& engines, const RunSettings& settings,
+    const std::function<EngineRun(const std::string& engine, const RunSettings& round)>& run_one);
 
 // Samples per second at the median: batch / p50 latency; 0 for a run without times.
 double throughput(const EngineRun& run);

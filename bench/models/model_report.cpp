@@ -143,10 +143,12 @@ nlohmann::json models_to_json(const std::vector<ModelResult>& results, const nlo
 
 std::string format_markdown(const std::vector<ModelResult>& results, const nlohmann::json& info) {
   std::string s = "# nee-bench --models\n\n";
-  s += fmt::format("Machine: `{}`  \nThreads: {} for every engine; {} warm-up runs, {} timed runs at batch 1; "
-                   "outputs checked against PyTorch and each other (peak-relative error <= {}) before any time.\n\n",
+  s += fmt::format("Machine: `{}`  \nThreads: {} for every engine; {} timed runs at batch 1 in {} rounds (every "
+                   "engine once per round, in a rotated order, {} warm-up runs each time); outputs checked against "
+                   "PyTorch and each other (peak-relative error <= {}) before any time.\n\n",
                    info.value("machine", nlohmann::json::object()).dump(), info.value("threads", 0),
-                   info.value("warmup", 0), info.value("runs", 0), info.value("peak_rtol", 0.0));
+                   info.value("runs", 0), info.value("rounds", 1), info.value("warmup", 0),
+                   info.value("peak_rtol", 0.0));
   s += "| model | engine | p50 ms | p90 ms | p99 ms | start-up ms | peak RSS MiB | NEE/peer p50 | version / status |\n";
   s += "|---|---|---:|---:|---:|---:|---:|---:|---|\n";
   for (const ModelResult& m : results) {

@@ -82,6 +82,22 @@ std::pair<std::string, std::string> bundle_for(const std::string& name, const st
   return {dir.string(), fmt::format("default schedules (nee-tune --trials 0{}, built now)", built_for)};
 }
 
+// NEE (from `bundle`) and the peers at `batch`, in rounds (RunSettings::rounds).
+std::vector<EngineRun> run_engines(const std::string& model, const std::string& inputs, const std::string& bundle,
+                                   const std::string& provenance, const std::vector<std::string>& peers,
+                                   const PeerSetup& peer, const std::string& work_dir, const RunSettings& settings,
+                                   int batch) {
+  std::vector<std::string> engines = {"nee"};
+  engines.insert(engines.end(), peers.begin(), peers.end());
+  return run_in_rounds(engines, settings, [&](const std::string& engine, const RunSettings& round) {
+    if (engine != "nee") return run_peer(engine, peer, model, inputs, work_dir, round, batch);
+    EngineRun nee = run_nee(model, inputs, bundle, round, batch);
+    nee.version = kVersion;
+    nee.provenance = provenance;
+    return nee;
+  });
+}
+
 // NEE and the peers at `batch` (the test inputs repeated along dim 0), checked against
 // PyTorch's batch-1 output repeated likewise, with the same settings as batch 1.
 ThroughputResult measure_throughput(const std::string& name, const std::string& model, const std::string& inputs,
@@ -93,12 +109,8 @@ ThroughputResult measure_throughput(const std::string& name, const std::string& 
   try {
     const auto [bundle, provenance] =
         bundle_for(name, model, inputs, batch, bundle_root, nee_tune, out, settings.threads);
-    EngineRun nee = run_nee(model, inputs, bundle, settings, batch);
-    nee.version = kVersion;
-    nee.provenance = provenance;
-    t.engines.push_back(std::move(nee));
     const std::string work_dir = (out / "runs" / name / fmt::format("batch{}", batch)).string();
-    for (const std::string& p : peers) t.engines.push_back(run_peer(p, peer, model, inputs, work_dir, settings, batch));
+    t.engines = run_engines(model, inputs, bundle, provenance, peers, peer, work_dir, settings, batch);
     t.max_pairwise_error = cross_check(t.engines, repeat_along_batch(read_tensor_pb(inputs + "/output_0.pb"), batch),
                                        settings.peak_rtol);
   } catch (const std::exception& e) {
@@ -134,6 +146,10 @@ int models_main(int argc, char** argv) {
   app.add_option("--threads", settings.threads, "threads for every engine")->check(CLI::Range(1, 1024));
   auto* warmup_opt = app.add_option("--warmup", settings.warmup, "untimed runs per engine")->check(CLI::Range(0, 100000));
   auto* runs_opt = app.add_option("--runs", settings.runs, "timed runs per engine")->check(CLI::Range(1, 1000000));
+  auto* rounds_opt = app.add_option("--rounds", settings.rounds,
+                                    "rounds the timed runs are split into, every engine once per round in a "
+                                    "rotated order")
+                         ->check(CLI::Range(1, 1000));
   app.add_option("--peak-rtol", settings.peak_rtol, "agreement: max |error| <= this x max |expected|");
   app.add_option("--out", out_dir, "folder for models.json, models.md, latency_ratios.svg and scratch files");
   app.add_option("--python", peer.python, "the peers' interpreter (default: <build>/peers-venv/bin/python)");
@@ -146,6 +162,7 @@ int models_main(int argc, char** argv) {
     if (quick) {
       if (!warmup_opt->count()) settings.warmup = 2;
       if (!runs_opt->count()) settings.runs = 10;
+      if (!rounds_opt->count()) settings.rounds = 1;
       full = false;
       no_batch8 = true;
     }
@@ -169,15 +186,18 @@ int models_main(int argc, char** argv) {
     info["threads"] = settings.threads;
     info["warmup"] = settings.warmup;
     info["runs"] = settings.runs;
+    info["rounds"] = settings.rounds;
     info["peak_rtol"] = settings.peak_rtol;
     info["zoo"] = zoo;
     info["peer_python"] = peer.python;
     info["throughput_batch"] = no_batch8 ? nlohmann::json() : nlohmann::json(kThroughputBatch);
-    fmt::print("nee-bench --models: {} threads for every engine, {} warm-up + {} timed runs at batch 1{}, zoo {}\n"
+    fmt::print("nee-bench --models: {} threads for every engine, {} timed runs at batch 1{} in {} rounds (each "
+               "engine once per round, rotated, {} warm-up runs each time), zoo {}\n"
                "outputs checked against PyTorch and each other (peak-relative error <= {}) before any time; "
-               "NEE in-process, peers as subprocesses run one after another\n\n",
-               settings.threads, settings.warmup, settings.runs,
-               no_batch8 ? "" : fmt::format(" and at batch {}", kThroughputBatch), zoo, settings.peak_rtol);
+               "NEE in-process, peers as subprocesses\n\n",
+               settings.threads, settings.runs,
+               no_batch8 ? "" : fmt::format(" and at batch {}", kThroughputBatch), settings.rounds, settings.warmup, zoo,
+               settings.peak_rtol);
 
     std::vector<ModelResult> results;
     nlohmann::json versions = {{"nee", kVersion}};
@@ -192,13 +212,10 @@ int models_main(int argc, char** argv) {
       try {
         const auto [bundle, provenance] =
             bundle_for(m.model, model, inputs, 1, bundle_root, nee_tune, out, settings.threads);
-        EngineRun nee = run_nee(model, inputs, bundle, settings);
-        nee.version = kVersion;
-        nee.provenance = provenance;
-        m.engines.push_back(std::move(nee));
-        for (const std::string& p : peers) {
-          m.engines.push_back(run_peer(p, peer, model, inputs, (out / "runs" / m.model).string(), settings));
-          if (!m.engines.back().version.empty()) versions[p] = m.engines.back().version;
+        m.engines = run_engines(model, inputs, bundle, provenance, peers, peer, (out / "runs" / m.model).string(),
+                                settings, 1);
+        for (const EngineRun& e : m.engines) {
+          if (e.engine != "nee" && !e.version.empty()) versions[e.engine] = e.version;
         }
         m.max_pairwise_error = cross_check(m.engines, read_tensor_pb(inputs + "/output_0.pb"),
                                            settings.peak_rtol);

@@ -236,5 +236,50 @@ TEST(ModelThroughput, SkippedThroughputSaysWhy) {
   EXPECT_THAT(format_markdown({m}, nlohmann::json::object()), HasSubstr("| fake | 8 | | | | | | not measured: --no-batch8 |"));
 }
 
+TEST(ModelRounds, EveryRoundRunsEveryEngineInARotatedOrderAndRunsArePooled) {
+  RunSettings settings;
+  settings.runs = 10;
+  settings.rounds = 3;
+  std::vector<std::string> order;
+  int call = 0;
+  const std::vector<EngineRun> pooled =
+      run_in_rounds({"nee", "onnxruntime", "openvino"}, settings, [&](const std::string& engine, const RunSettings& r) {
+        order.push_back(engine);
+        EXPECT_EQ(r.runs, 4);  // 10 runs in 3 rounds: 4 per round, rounded up
+        EngineRun run;
+        run.engine = engine;
+        run.version = "v" + std::to_string(call);
+        run.startup_ms = 100.0 + call;
+        run.peak_rss_mib = 10.0 * call;
+        for (int i = 0; i < r.runs; ++i) run.latencies_ms.push_back(call * 10.0 + i);
+        run.latency = summarize_latencies(run.latencies_ms);
+        ++call;
+        return run;
+      });
+  EXPECT_EQ(order, (std::vector<std::string>{"nee", "onnxruntime", "openvino", "onnxruntime", "openvino", "nee",
+                                             "openvino", "nee", "onnxruntime"}));
+  ASSERT_EQ(pooled.size(), 3u);
+  const EngineRun& nee = pooled[0];  // calls 0, 5 and 7
+  EXPECT_EQ(nee.engine, "nee");
+  EXPECT_EQ(nee.version, "v0");
+  EXPECT_EQ(nee.latencies_ms.size(), 12u);
+  EXPECT_EQ(nee.latency.count, 12);
+  EXPECT_DOUBLE_EQ(nee.latency.min, 0.0);
+  EXPECT_DOUBLE_EQ(nee.latency.max, 73.0);
+  EXPECT_DOUBLE_EQ(nee.startup_ms, 105.0);    // median of 100, 105, 107
+  EXPECT_DOUBLE_EQ(nee.peak_rss_mib, 70.0);   // largest
+}
+
+TEST(ModelRounds, ASkippedRoundSkipsTheEngine) {
+  EngineRun ok;
+  ok.engine = "openvino";
+  ok.latencies_ms = {1.0};
+  EngineRun skipped;
+  skipped.engine = "openvino";
+  skipped.skipped = "exit status 1: out of memory";
+  EXPECT_EQ(pool_rounds({ok, skipped}).skipped, "exit status 1: out of memory");
+  EXPECT_THROW(pool_rounds({}), Error);
+}
+
 }  // namespace
 }  // namespace nee::bench
