@@ -124,7 +124,7 @@ bool conv2d_has_bias(const Workload& w) { return w.attrs.at("bias").get<int>() !
 bool conv2d_has_residual(const Workload& w) { return w.attrs.at("residual").get<int>() != 0; }
 
 TensorType conv2d_oihw_weights(const Workload& w) {
-  const int64_t block = w.attrs.value("weight_block", int64_t{0});
+  const int64_t block = conv2d_attrs(w).weight_block;
   if (block == 0) return w.inputs[1];
   return TensorType{DType::f32, unblocked_weight_shape(w.inputs[1].shape, w.output.shape[1], block)};
 }

@@ -13,14 +13,17 @@ using namespace Halide;
 
 namespace {
 
-// The largest value of `values` that divides `extent` and does not exceed `limit`, else
-// the largest that does not exceed it: a tile that divides its loop needs no overlap.
+// The largest value of `values` that divides `extent` and lies in [limit / 2, limit],
+// else the largest that does not exceed `limit`: a tile that divides its loop needs no
+// overlap, but a far smaller one costs more than the overlap (7-wide 1x1 convs got
+// 1-column blocks: ResNet-50's 2048->512 at 7x7 ran 2609 us on one thread with 1 column,
+// against 2134-2228 us with 6 columns and one overlapping; default points through nee-measure).
 int64_t dividing_value(const std::vector<int64_t>& values, int64_t extent, int64_t limit) {
   int64_t best = 0, fallback = values.front();
   for (int64_t v : values) {
     if (v > limit) continue;
     fallback = std::max(fallback, v);
-    if (extent % v == 0) best = std::max(best, v);
+    if (extent % v == 0 && 2 * v >= limit) best = std::max(best, v);
   }
   return best ? best : fallback;
 }
@@ -65,8 +68,9 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   // Measured on ResNet's 64x56x56 3x3 conv (AVX-512, 40 random points): the fastest
   // blocks were 2 weight blocks by 8-10 columns (16-20 accumulators); 14 columns (28)
   // ran at half their speed, and row tiles inside channel tiles beat the other order.
-  // So accumulators take at most 3/4 of the registers: 2 blocks x 12 on AVX-512's 32,
-  // 1 block (2 registers) x 6 on AVX2's 16, fewer where a smaller count divides the width.
+  // So accumulators take at most 3/4 of the registers, well below the 28 that ran slowly:
+  // 2 blocks x 12 on AVX-512's 32 (12 itself was not among the points measured), 1 block
+  // (2 registers) x 6 on AVX2's 16, fewer where a smaller count divides the width.
   // A 1x1 conv reads one input pixel per channel step, so wider channel blocks pay: 40
   // random points on ResNet's 256->64 1x1 conv put 4 blocks x 6 columns first (555 us,
   // the default's 2 x 8 at 823 us).

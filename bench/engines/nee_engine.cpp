@@ -60,10 +60,11 @@ void NeeEngine::prepare(const Workload& workload) {
 
 void NeeEngine::bind_inputs(const std::vector<const Tensor*>& inputs) {
   blocked_weights_.reset();
-  if (kernel_workload_.op != "conv2d" || conv2d_attrs(kernel_workload_).weight_block == 0) return;
+  if (kernel_workload_.op != "conv2d") return;
+  const int64_t block = conv2d_attrs(kernel_workload_).weight_block;
+  if (block == 0) return;
   blocked_weights_.emplace(kernel_workload_.inputs[1]);
-  pack_blocked_weights(inputs.at(1)->data_as<float>(), inputs.at(1)->shape(), conv2d_attrs(kernel_workload_).weight_block,
-                       blocked_weights_->data_as<float>());
+  pack_blocked_weights(inputs.at(1)->data_as<float>(), inputs.at(1)->shape(), block, blocked_weights_->data_as<float>());
 }
 
 void NeeEngine::run(const std::vector<const Tensor*>& inputs, Tensor& output) {

@@ -65,8 +65,8 @@ void pack_conv_weights(Graph& graph);
 // The passes in the order: remove_identity, fuse_conv, fuse_gemm, convert_matmul,
 // fold_matmul_scale, fuse_matmul_add, fold_matmul_scale again (a scaling after the bias
 // Add, as BERT's query projection has), fuse_matmul_relu, fuse_matmul_gelu,
-// fuse_layer_norm, fuse_elementwise, pack_conv_weights. The epilogue and layer-norm fusions come first so
-// they take precedence; fuse_elementwise collects what is left.
+// fuse_layer_norm, fuse_elementwise, pack_conv_weights. The epilogue and layer-norm
+// fusions come first so they take precedence; fuse_elementwise collects what is left.
 void optimize_graph(Graph& graph);
 
 }  // namespace nee

@@ -1,5 +1,5 @@
 #include <algorithm>
-#include <optional>
+#include <memory>
 
 #include "core/activations.h"
 #include "core/conv_weight_layout.h"
@@ -9,7 +9,8 @@
 namespace nee {
 
 // NeeConv: the Conv reference kernel (the node keeps Conv's attributes), then the fused
-// epilogue; channel-blocked weights (weight_block) are unpacked first. Inputs X, W, then B when attribute bias = 1, then the residual when
+// epilogue; channel-blocked weights (weight_block, constants only) are unpacked when the
+// kernel is made. Inputs X, W, then B when attribute bias = 1, then the residual when
 // residual = 1.
 ReferenceFn make_reference_nee_conv(const Graph& graph, const Node& node) {
   ReferenceFn conv = make_reference_conv(graph, node);
@@ -19,18 +20,19 @@ ReferenceFn make_reference_nee_conv(const Graph& graph, const Node& node) {
   const std::string activation = node.attrs.get_string("activation");
   const float lo = node.attrs.get_float("clip_min"), hi = node.attrs.get_float("clip_max");
   const int64_t block = node.attrs.get_int("weight_block", 0);
-  std::vector<int64_t> oihw;
+  // pack_conv_weights blocks constant weights only, so blocked W is unpacked once here.
+  std::shared_ptr<Tensor> unblocked;
   if (block != 0) {
-    oihw = unblocked_weight_shape(graph.type_of(node.inputs[1]).shape, graph.type_of(node.outputs[0]).shape[1], block);
+    const Tensor* w = graph.constant(node.inputs[1]);
+    if (!w) return nullptr;
+    const std::vector<int64_t> oihw =
+        unblocked_weight_shape(w->shape(), graph.type_of(node.outputs[0]).shape[1], block);
+    unblocked = std::make_shared<Tensor>(DType::f32, oihw);
+    unpack_blocked_weights(w->data_as<float>(), oihw, block, unblocked->data_as<float>());
   }
   return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
-    // Blocked weights are unpacked per call: the reference path favours simplicity.
-    std::optional<Tensor> unblocked;
-    if (block != 0) {
-      unblocked.emplace(DType::f32, oihw);
-      unpack_blocked_weights(in[1]->data_as<float>(), oihw, block, unblocked->data_as<float>());
-    }
-    conv({in[0], unblocked ? &*unblocked : in[1], has_bias ? in[2] : nullptr}, out);
+    const Tensor* w = unblocked ? unblocked.get() : in[1];
+    conv({in[0], w, has_bias ? in[2] : nullptr}, out);
     float* y = out[0]->data_as<float>();
     const int64_t count = out[0]->elements();
     if (has_residual) {

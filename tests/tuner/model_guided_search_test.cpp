@@ -12,14 +12,6 @@
 namespace nee {
 namespace {
 
-MeasureResult ok_result(double us) {
-  MeasureResult r;
-  r.status = MeasureStatus::ok;
-  r.median_us = r.min_us = us;
-  r.repeats = 3;
-  return r;
-}
-
 TEST(ModelGuidedSearch, NeverProposesAMeasuredPoint) {
   const Workload w = matmul_workload_from_shape("256x256x256");
   const auto space = make_schedule_space(w, TargetKind::cpu);
@@ -36,7 +28,7 @@ TEST(ModelGuidedSearch, NeverProposesAMeasuredPoint) {
     }
     for (const ScheduleConfig& c : proposed) {
       measured.insert(c);
-      search.observe(c, ok_result(tuner_test::synthetic_us(c)));
+      search.observe(c, tuner_test::ok_result(tuner_test::synthetic_us(c)));
     }
   }
 }
@@ -48,7 +40,7 @@ TEST(ModelGuidedSearch, BehavesAsEvolutionaryUntilEnoughResults) {
   std::vector<ScheduleConfig> first = search.propose(7);
   for (const ScheduleConfig& c : first) {
     EXPECT_FALSE(search.predicted_us(c));
-    search.observe(c, ok_result(tuner_test::synthetic_us(c)));
+    search.observe(c, tuner_test::ok_result(tuner_test::synthetic_us(c)));
   }
   // 7 ok results < 8: still no model.
   for (const ScheduleConfig& c : search.propose(4)) EXPECT_FALSE(search.predicted_us(c));
@@ -62,7 +54,7 @@ TEST(ModelGuidedSearch, RespectsEpsilon) {
     std::mt19937_64 rng(1);
     for (int i = 0; i < 16; ++i) {
       const ScheduleConfig c = space->random_config(rng);
-      search.observe(c, ok_result(tuner_test::synthetic_us(c)));
+      search.observe(c, tuner_test::ok_result(tuner_test::synthetic_us(c)));
     }
     const std::vector<ScheduleConfig> batch = search.propose(8);
     ASSERT_EQ(batch.size(), 8u);

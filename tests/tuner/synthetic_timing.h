@@ -1,6 +1,7 @@
 #pragma once
 #include <cmath>
 
+#include "core/records.h"
 #include "core/schedule_config.h"
 #include "core/target.h"
 
@@ -14,6 +15,15 @@ inline double synthetic_us(const ScheduleConfig& c) {
   const double kc = static_cast<double>(c.at("kc"));
   return 100.0 * (1 + 8 / (mr * nr)) * (1 + 0.3 * static_cast<double>(c.at("parallel") == 0)) *
          (1 + std::abs(std::log2(1 + kc) - 7) / 8);
+}
+
+// A successful measurement of `us` microseconds, as a runner would report it.
+inline MeasureResult ok_result(double us) {
+  MeasureResult r;
+  r.status = MeasureStatus::ok;
+  r.median_us = r.min_us = us;
+  r.repeats = 3;
+  return r;
 }
 
 inline Target synthetic_target() {

@@ -15,14 +15,6 @@
 namespace nee {
 namespace {
 
-MeasureResult ok_result(double us) {
-  MeasureResult r;
-  r.status = MeasureStatus::ok;
-  r.median_us = r.min_us = us;
-  r.repeats = 3;
-  return r;
-}
-
 // A workload tuned by real evolutionary search whose "measurements" are the synthetic
 // time of each point times a scale: its curve comes from the search, not from a formula.
 class SyntheticTask {
@@ -50,7 +42,7 @@ class SyntheticTask {
  private:
   void measure(const ScheduleConfig& c) {
     const double us = scale_ * tuner_test::synthetic_us(c);
-    search_.observe(c, ok_result(us));
+    search_.observe(c, tuner_test::ok_result(us));
     if (!best_ || us < *best_) best_ = us;
   }
   std::unique_ptr<ScheduleSpace> space_;
