@@ -54,9 +54,15 @@ struct TuningRecord {
   int trial = 0;
   std::optional<int64_t> parent_record;
   std::optional<double> predicted_us;  // the cost model's prediction, for model-guided proposals
+  // The median of the interleaved re-measurement that confirmed this record (see
+  // WorkloadTuner::confirm); when set, it ranks the record instead of result.median_us.
+  std::optional<double> confirmed_us;
   std::string created_at;  // ISO-8601, UTC
   std::string nee_version;
   std::string halide_version;
+
+  // The time this record is ranked by among its workload's records.
+  double ranked_us() const { return confirmed_us.value_or(result.median_us); }
 };
 
 }  // namespace nee

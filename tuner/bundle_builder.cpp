@@ -66,7 +66,7 @@ BundleManifest build_bundle(const TuningDatabase* db, const BundleRequest& reque
       e.source = "tuned";
       e.record_id = best->id;
       e.schedule = best->config;
-      e.median_us = best->result.median_us;
+      e.median_us = best->ranked_us();
     } else {
       e.source = "default";
       e.schedule = make_schedule_space(w, request.target)->default_config();

@@ -78,6 +78,14 @@ ModelTuneReport tune_model(TuningDatabase& db, const std::vector<Workload>& work
       break;
     }
   }
+  if (!interrupted() && options.confirm_top > 0) {
+    for (size_t i = 0; i < tuners.size() && !interrupted(); ++i) {
+      if (tuners[i]->measured() == 0) continue;  // not tuned in this run
+      progress.update(static_cast<int>(measured()), 1.0,
+                      fmt::format("re-measuring the best points of workload {} of {}", i + 1, tuners.size()), 0);
+      tuners[i]->confirm(options.confirm_top, options.confirm_rounds, interrupted);
+    }
+  }
   const ModelEstimate e = model_estimate(reports());
   progress.finish(fmt::format("{} workloads: {} measured in {} rounds, {}; model estimate {} (default {}){}",
                               workloads.size(), measured(), scheduler.total_rounds(), format_duration(elapsed()),

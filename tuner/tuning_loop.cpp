@@ -12,7 +12,7 @@ namespace nee {
 
 static std::string gflops_text(const Workload& w, const std::optional<TuningRecord>& r) {
   if (!r) return "-";
-  return fmt::format("{:.1f} GFLOP/s", w.flops() / r->result.median_us / 1e3);
+  return fmt::format("{:.1f} GFLOP/s", w.flops() / r->ranked_us() / 1e3);
 }
 
 TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Target& target,
@@ -45,12 +45,17 @@ TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Tar
   while (!out_of_budget() && !tuner.exhausted()) {
     tuner.run_round(std::min(options.batch, options.trials - tuner.measured()), time_is_up, show);
   }
+  if (!interrupted() && options.confirm_top > 0) {
+    progress.update(tuner.measured(), 1.0, fmt::format("re-measuring the best {} and the default", options.confirm_top), 0);
+    tuner.confirm(options.confirm_top, options.confirm_rounds, interrupted);
+  }
   const TuneReport& report = tuner.report();
   std::string summary = fmt::format("{}: {} measured ({} failed) in {}, best {}", workload.key(), report.measured,
                                     report.failed, format_duration(report.seconds), gflops_text(workload, report.best));
+  if (report.confirmed > 0) summary += fmt::format(" ({} points re-measured in {} rounds)", report.confirmed, options.confirm_rounds);
   if (report.best && report.default_record) {
     summary += fmt::format(", {:.2f}x the default schedule",
-                           report.default_record->result.median_us / report.best->result.median_us);
+                           report.default_record->ranked_us() / report.best->ranked_us());
   }
   progress.finish(summary);
   tuner.write_report();

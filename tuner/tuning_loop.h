@@ -26,6 +26,8 @@ struct TuneOptions {
   // The bench measured Adams2019's search over a large matmul taking minutes here.
   double baseline_build_timeout_s = 900;
   int transfer_seeds = 8;        // at most this many points from similar workloads or machines
+  int confirm_top = 3;           // at the end, re-measure this many best points and the default (0: none)
+  int confirm_rounds = 3;        // interleaved rounds of that re-measurement
   RunnerOptions runner;
   // Where candidates are measured; null: a LocalRunner with `runner`. Records are stored
   // under the target given to tune_workload, whose device must be the runner's device().
@@ -41,6 +43,7 @@ struct TuneReport {
   int measured = 0;     // this run, baselines not included
   int failed = 0;       // this run: build errors, crashes, timeouts, wrong results
   int transferred = 0;  // this run: measured points seeded from similar workloads or machines
+  int confirmed = 0;    // this run: points re-measured at the end (WorkloadTuner::confirm)
   std::optional<TuningRecord> default_record;
   std::optional<TuningRecord> best;  // baselines included: what a bundle would use
   std::map<std::string, TuningRecord> baselines;  // autoscheduler name -> its ok record
@@ -52,8 +55,9 @@ struct TuneReport {
 // Tunes one workload: seeds the search with what the database already holds for it,
 // measures the default point and the autoscheduler baselines first if they never were,
 // then points transferred from similar workloads, then proposes, builds (in parallel)
-// and measures (alone) batches until the trial or time budget is spent or Ctrl-C.
-// Every result is committed to the database as it arrives.
+// and measures (alone) batches until the trial or time budget is spent or Ctrl-C, and
+// then, unless interrupted, re-measures its best points (WorkloadTuner::confirm; not
+// counted in the time budget). Every result is committed to the database as it arrives.
 TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Target& target,
                          const TuneOptions& options);
 

@@ -62,12 +62,18 @@ void create_v1(Connection& db) {
 // compared with what was measured.
 void add_predicted_us(Connection& db) { db.exec("ALTER TABLE records ADD COLUMN predicted_us REAL"); }
 
+// The median of the interleaved re-measurement that confirmed a record at the end of a
+// tuning run; it ranks the record in place of median_us. NULL for records never
+// re-measured (those of v1 and v2 files included).
+void add_confirmed_us(Connection& db) { db.exec("ALTER TABLE records ADD COLUMN confirmed_us REAL"); }
+
 }  // namespace
 
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
       {1, "targets, workloads and records", create_v1},
       {2, "records.predicted_us", add_predicted_us},
+      {3, "records.confirmed_us", add_confirmed_us},
   };
   return list;
 }

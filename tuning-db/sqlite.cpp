@@ -32,6 +32,8 @@ int64_t Connection::query_int(const std::string& sql) {
 
 int64_t Connection::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
 
+int64_t Connection::changes() const { return sqlite3_changes(db_); }
+
 void Connection::fail(const std::string& doing) const {
   throw SqliteError(fmt::format("tuning database {}: {}: {}", path_, doing, sqlite3_errmsg(db_)),
                     sqlite3_errcode(db_));

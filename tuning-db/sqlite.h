@@ -39,6 +39,8 @@ class Connection {
   int64_t query_int(const std::string& sql);
   // Row id of the last row this connection inserted.
   int64_t last_insert_rowid() const;
+  // Rows changed by this connection's last INSERT, UPDATE or DELETE.
+  int64_t changes() const;
 
   // Throws SqliteError naming the file, `doing` and the connection's last error.
   [[noreturn]] void fail(const std::string& doing) const;

@@ -28,7 +28,8 @@ std::string env(const char* name) {
 constexpr const char* kRecordColumns = R"sql(
   SELECT r.id, w.json, t.halide, t.fingerprint_json, r.schedule_json, r.status, r.median_us,
          r.min_us, r.stddev_us, r.repeats, r.max_abs_error, r.error, r.strategy, r.trial,
-         r.parent_record, r.created_at, r.nee_version, r.halide_version, r.predicted_us
+         r.parent_record, r.created_at, r.nee_version, r.halide_version, r.predicted_us,
+         r.confirmed_us
   FROM records r
   JOIN workloads w ON w.id = r.workload_id
   JOIN targets t ON t.id = r.target_id
@@ -60,6 +61,7 @@ TuningRecord read_record(const db::Statement& s, const std::string& path) {
   r.nee_version = s.column_text(16);
   r.halide_version = s.column_text(17);
   if (!s.column_is_null(18)) r.predicted_us = s.column_double(18);
+  if (!s.column_is_null(19)) r.confirmed_us = s.column_double(19);
   return r;
 }
 
@@ -148,7 +150,8 @@ int64_t TuningDatabase::add_record(const TuningRecord& record) {
   for (const auto& [name, value] : {std::pair<const char*, double>{"median_us", m.median_us},
                                     {"min_us", m.min_us},
                                     {"stddev_us", m.stddev_us},
-                                    {"max_abs_error", m.max_abs_error}}) {
+                                    {"max_abs_error", m.max_abs_error},
+                                    {"confirmed_us", record.confirmed_us.value_or(0)}}) {
     if (!std::isfinite(value)) {
       throw Error(fmt::format("tuning database {}: refusing a record whose {} is {} (workload {}, schedule {})",
                               path_, name, value, record.workload.key(), record.config.to_string()));
@@ -160,8 +163,8 @@ int64_t TuningDatabase::add_record(const TuningRecord& record) {
   db::Statement insert(*db_, R"sql(
     INSERT INTO records (workload_id, target_id, schedule_json, status, median_us, min_us, stddev_us,
                          repeats, max_abs_error, error, strategy, trial, parent_record, created_at,
-                         nee_version, halide_version, predicted_us)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+                         nee_version, halide_version, predicted_us, confirmed_us)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
   )sql");
   insert.bind_int(1, workload).bind_int(2, target).bind_text(3, record.config.to_json().dump());
   insert.bind_text(4, to_string(m.status)).bind_double(5, m.median_us).bind_double(6, m.min_us);
@@ -172,10 +175,32 @@ int64_t TuningDatabase::add_record(const TuningRecord& record) {
   insert.bind_text(15, record.nee_version.empty() ? std::string(kVersion) : record.nee_version);
   insert.bind_text(16, record.halide_version);
   if (record.predicted_us) insert.bind_double(17, *record.predicted_us);  // unbound stays NULL
+  if (record.confirmed_us) insert.bind_double(18, *record.confirmed_us);
   insert.step();
   const int64_t id = db_->last_insert_rowid();
   transaction.commit();
   return id;
+}
+
+void TuningDatabase::set_confirmed_us(int64_t record_id, double confirmed_us) {
+  if (!std::isfinite(confirmed_us) || confirmed_us <= 0) {
+    throw Error(fmt::format("tuning database {}: refusing confirmed time {} for record {}", path_, confirmed_us,
+                            record_id));
+  }
+  db::Statement s(*db_, "UPDATE records SET confirmed_us = ?1 WHERE id = ?2");
+  s.bind_double(1, confirmed_us).bind_int(2, record_id);
+  s.step();
+  if (db_->changes() != 1) throw Error(fmt::format("tuning database {}: no record {}", path_, record_id));
+}
+
+void TuningDatabase::set_failed_on_recheck(int64_t record_id, const MeasureResult& failure) {
+  if (failure.status == MeasureStatus::ok) {
+    throw Error(fmt::format("tuning database {}: record {} did not fail its re-measurement", path_, record_id));
+  }
+  db::Statement s(*db_, "UPDATE records SET status = ?1, error = ?2, confirmed_us = NULL WHERE id = ?3");
+  s.bind_text(1, to_string(failure.status)).bind_text(2, "on re-measurement: " + failure.error).bind_int(3, record_id);
+  s.step();
+  if (db_->changes() != 1) throw Error(fmt::format("tuning database {}: no record {}", path_, record_id));
 }
 
 std::vector<TuningRecord> TuningDatabase::query_records(const char* clauses, const Workload& w,
@@ -198,7 +223,7 @@ std::optional<TuningRecord> TuningDatabase::best(const Workload& w, const Target
 std::vector<TuningRecord> TuningDatabase::top_k(const Workload& w, const Target& t, int k) const {
   // Checked here because SQLite reads a negative LIMIT as no limit.
   if (k <= 0) return {};
-  return query_records(" AND r.status = 'ok' ORDER BY r.median_us, r.id LIMIT ?3", w, t, k);
+  return query_records(" AND r.status = 'ok' ORDER BY coalesce(r.confirmed_us, r.median_us), r.id LIMIT ?3", w, t, k);
 }
 
 std::vector<TuningRecord> TuningDatabase::history(const Workload& w, const Target& t) const {
@@ -221,7 +246,7 @@ bool TuningDatabase::contains(const Workload& w, const Target& t, const Schedule
 
 std::vector<TuningDatabase::WorkloadSummary> TuningDatabase::workloads(const Target& t) const {
   db::Statement s(*db_, R"sql(
-    SELECT w.json, count(*), sum(r.status = 'ok'), min(CASE WHEN r.status = 'ok' THEN r.median_us END)
+    SELECT w.json, count(*), sum(r.status = 'ok'), min(CASE WHEN r.status = 'ok' THEN coalesce(r.confirmed_us, r.median_us) END)
     FROM records r
     JOIN workloads w ON w.id = r.workload_id
     JOIN targets t ON t.id = r.target_id
@@ -328,7 +353,7 @@ std::vector<TuningRecord> TuningDatabase::prune_keep_top_k(int k) {
   return remove_where(R"sql(
     SELECT id FROM (
       SELECT id, status, row_number() OVER (PARTITION BY workload_id, target_id
-                                            ORDER BY status != 'ok', median_us, id) AS rank
+                                            ORDER BY status != 'ok', coalesce(confirmed_us, median_us), id) AS rank
       FROM records)
     WHERE status != 'ok' OR rank > ?1)sql",
                       [&](db::Statement& s) { s.bind_int(1, k); });

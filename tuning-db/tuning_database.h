@@ -41,10 +41,19 @@ class TuningDatabase {
   // in when empty. Returns the new record's id.
   int64_t add_record(const TuningRecord& record);
 
+  // The outcome of re-measuring a stored record (WorkloadTuner::confirm), committed at
+  // once. An ok re-measurement sets confirmed_us, which then ranks the record; a failed
+  // one (a wrong result on fresh inputs, a crash, a timeout) gives the record that status,
+  // with the error prefixed "on re-measurement: ", so it can never be best. Throws
+  // nee::Error for an unknown id or a time that is not finite and positive.
+  void set_confirmed_us(int64_t record_id, double confirmed_us);
+  void set_failed_on_recheck(int64_t record_id, const MeasureResult& failure);
+
   // Only records with status ok on exactly this target key (Halide string + fingerprint
-  // hash) count. Ties on median_us go to the older record.
+  // hash) count, ranked by confirmed_us where set, else median_us. Ties go to the older
+  // record.
   std::optional<TuningRecord> best(const Workload& w, const Target& t) const;
-  std::vector<TuningRecord> top_k(const Workload& w, const Target& t, int k) const;  // ascending median
+  std::vector<TuningRecord> top_k(const Workload& w, const Target& t, int k) const;  // ascending rank
   std::vector<TuningRecord> history(const Workload& w, const Target& t) const;      // all statuses, by id
 
   // Whether this schedule was already measured (any status) for this workload and target.

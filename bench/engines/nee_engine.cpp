@@ -42,7 +42,11 @@ void NeeEngine::prepare(const Workload& workload) {
   if (schedule_ == NeeSchedule::tuned && db_) tuned_record_ = db_->best(kernel_workload_, target);
   if (tuned_record_) {
     config = tuned_record_->config;
-    provenance_ = fmt::format("tuned: record {} ({:.1f} us when tuned)", tuned_record_->id, tuned_record_->result.median_us);
+    provenance_ = tuned_record_->confirmed_us
+                      ? fmt::format("tuned: record {} ({:.1f} us when tuned, {:.1f} us re-measured)", tuned_record_->id,
+                                    tuned_record_->result.median_us, *tuned_record_->confirmed_us)
+                      : fmt::format("tuned: record {} ({:.1f} us when tuned)", tuned_record_->id,
+                                    tuned_record_->result.median_us);
   } else {
     config = make_schedule_space(kernel_workload_, target)->default_config();
     provenance_ = schedule_ == NeeSchedule::tuned ? "default schedule - run " + tune_command_for(workload)

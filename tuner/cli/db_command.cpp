@@ -49,11 +49,12 @@ void print_show(const TuningDatabase& db, const std::string& hash) {
     const std::vector<TuningRecord> history = db.history(*w, t);
     if (history.empty()) continue;
     fmt::print("target {}\n", t.key());
-    fmt::print("  {:>6} {:>6} {:<13} {:<13} {:>11} {:>11}  {}\n", "id", "trial", "strategy", "status", "median us",
-               "predicted", "schedule");
+    fmt::print("  {:>6} {:>6} {:<13} {:<13} {:>11} {:>11} {:>11}  {}\n", "id", "trial", "strategy", "status",
+               "median us", "confirmed", "predicted", "schedule");
     for (const TuningRecord& r : history) {
-      fmt::print("  {:>6} {:>6} {:<13} {:<13} {:>11.2f} {:>11}  {}\n", r.id, r.trial, r.strategy,
+      fmt::print("  {:>6} {:>6} {:<13} {:<13} {:>11.2f} {:>11} {:>11}  {}\n", r.id, r.trial, r.strategy,
                  to_string(r.result.status), r.result.median_us,
+                 r.confirmed_us ? fmt::format("{:.2f}", *r.confirmed_us) : "-",
                  r.predicted_us ? fmt::format("{:.2f}", *r.predicted_us) : "-", r.config.to_string());
     }
   }
@@ -65,8 +66,8 @@ void print_best(const TuningDatabase& db) {
     for (const auto& s : db.workloads(t)) {
       const std::optional<TuningRecord> best = db.best(s.workload, t);
       if (!best) continue;
-      fmt::print("  {:<16} {:>11.2f} us {:>9} GFLOP/s  {}\n", s.workload.hash(), best->result.median_us,
-                 gflops(s.workload, best->result.median_us), best->config.to_string());
+      fmt::print("  {:<16} {:>11.2f} us {:>9} GFLOP/s {:<9}  {}\n", s.workload.hash(), best->ranked_us(),
+                 gflops(s.workload, best->ranked_us()), best->confirmed_us ? "confirmed" : "", best->config.to_string());
     }
   }
 }
@@ -93,6 +94,7 @@ nlohmann::json record_to_json(const TuningRecord& r) {
           {"target", r.target.to_json()},
           {"schedule", r.config.to_json()},
           {"result", r.result.to_json()},
+          {"confirmed_us", r.confirmed_us ? nlohmann::json(*r.confirmed_us) : nlohmann::json()},
           {"provenance", provenance}};
 }
 
@@ -102,6 +104,7 @@ TuningRecord record_from_json(const nlohmann::json& j) {
   r.target = Target::from_json(j.at("target"));
   r.config = ScheduleConfig::from_json(j.at("schedule"));
   r.result = MeasureResult::from_json(j.at("result"));
+  if (j.contains("confirmed_us") && !j["confirmed_us"].is_null()) r.confirmed_us = j["confirmed_us"].get<double>();
   const nlohmann::json& p = j.at("provenance");
   r.id = p.value("id", int64_t{0});
   r.strategy = p.at("strategy").get<std::string>();

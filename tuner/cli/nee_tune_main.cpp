@@ -86,6 +86,12 @@ int main(int argc, char** argv) {
   app.add_option("--transfer-seeds", options.transfer_seeds,
                  "points taken from similar workloads and other machines' records (0: none)")
       ->check(CLI::Range(0, 1024));
+  app.add_option("--confirm", options.confirm_top,
+                 "at the end, re-measure this many best schedules of each workload, and its default, in interleaved "
+                 "rounds; the re-measured times rank them (0: none; default 3)")
+      ->check(CLI::Range(0, 64));
+  app.add_option("--confirm-rounds", options.confirm_rounds, "rounds of that re-measurement (default 3)")
+      ->check(CLI::Range(1, 100));
   app.add_option("--early-stop", model_options.scheduler.early_stop_threshold,
                  "model: stop when the estimated model time improved less than this fraction over the last rounds")
       ->check(CLI::Range(0.0, 1.0));

@@ -41,8 +41,8 @@ PackReport pack_candidates(const TuningDatabase& db, const PackRequest& request)
       for (const TuningRecord& r : db.history(w, t)) {
         strategy->observe(r.config, r.result);
         ++trial;
-        if (r.result.status == MeasureStatus::ok && (!best_us.count(w.key()) || r.result.median_us < best_us[w.key()])) {
-          best_us[w.key()] = r.result.median_us;
+        if (r.result.status == MeasureStatus::ok && (!best_us.count(w.key()) || r.ranked_us() < best_us[w.key()])) {
+          best_us[w.key()] = r.ranked_us();
         }
       }
     }

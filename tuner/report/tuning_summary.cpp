@@ -10,11 +10,11 @@ namespace {
 
 constexpr size_t kKeyWidth = 52;
 
-std::string median_text(const std::optional<TuningRecord>& r) { return r ? format_us(r->result.median_us) : "-"; }
+std::string median_text(const std::optional<TuningRecord>& r) { return r ? format_us(r->ranked_us()) : "-"; }
 
 std::string speedup_text(const std::optional<TuningRecord>& over, const std::optional<TuningRecord>& best) {
   if (!over || !best) return "-";
-  return fmt::format("{:.2f}x", over->result.median_us / best->result.median_us);
+  return fmt::format("{:.2f}x", over->ranked_us() / best->ranked_us());
 }
 
 std::optional<TuningRecord> baseline(const TuneReport& r, const std::string& name) {
@@ -37,8 +37,8 @@ ModelEstimate model_estimate(const std::vector<TuneReport>& reports) {
   e.workloads = static_cast<int>(reports.size());
   for (const TuneReport& r : reports) {
     if (!r.default_record || !r.best) continue;
-    e.default_us += r.count * r.default_record->result.median_us;
-    e.tuned_us += r.count * r.best->result.median_us;
+    e.default_us += r.count * r.default_record->ranked_us();
+    e.tuned_us += r.count * r.best->ranked_us();
     ++e.covered;
   }
   return e;
