@@ -1,4 +1,5 @@
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -43,6 +44,17 @@ struct MeasureResult {
   nlohmann::json to_json() const;
   static MeasureResult from_json(const nlohmann::json& j);
 };
+
+// The strategies whose records are a search's picks: each the fastest of many noisy
+// samples, so its first median reads low until re-measured (WorkloadTuner::confirm).
+inline const std::vector<std::string>& search_pick_strategies() {
+  static const std::vector<std::string> strategies = {"evolutionary", "random", "model"};
+  return strategies;
+}
+inline bool is_search_pick(const std::string& strategy) {
+  const std::vector<std::string>& s = search_pick_strategies();
+  return std::find(s.begin(), s.end(), strategy) != s.end();
+}
 
 struct TuningRecord {
   int64_t id = 0;

@@ -181,28 +181,44 @@ void WorkloadTuner::confirm(int count, int rounds, const std::function<bool()>& 
   const auto is_search_point = [&](const TuningRecord& r) {
     return !autoscheduler_of(r.config) && space_->check(r.config).empty();
   };
-  // Re-measuring the best points can leave an unconfirmed one, whose first figure was
-  // luckier still, on top; further passes take it on against the incumbent.
   for (int pass = 0; pass < kConfirmPasses; ++pass) {
     std::vector<TuningRecord> chosen;
-    const std::optional<TuningRecord> incumbent = db_.best(workload_, target_);
-    if (pass > 0) {
-      if (!incumbent || !is_search_point(*incumbent) || confirmed.count(incumbent->id)) break;
-    }
-    // The baselines may rank among the best; ask for enough records to skip them.
-    const int wanted = count + static_cast<int>(autoscheduler_names().size() + confirmed.size());
-    for (TuningRecord& r : db_.top_k(workload_, target_, wanted)) {
-      if (static_cast<int>(chosen.size()) == count) break;
-      if (is_search_point(r) && !confirmed.count(r.id)) chosen.push_back(std::move(r));
-    }
     const auto add = [&](const TuningRecord& extra) {
       const bool included =
           std::any_of(chosen.begin(), chosen.end(), [&](const TuningRecord& r) { return r.id == extra.id; });
       if (!included) chosen.push_back(extra);
     };
-    // Later passes measure the incumbent again beside the newcomers, in the same rounds.
-    if (pass > 0 && incumbent && confirmed.count(incumbent->id)) add(*incumbent);
-    if (pass == 0 && report_.default_record) add(*report_.default_record);
+    const std::optional<TuningRecord> best = db_.best(workload_, target_);
+    if (pass == 0) {
+      // The search's fastest picks that were never re-measured, against the best record
+      // and the default.
+      std::vector<TuningRecord> picks;
+      for (TuningRecord& r : db_.history(workload_, target_)) {
+        if (r.result.status == MeasureStatus::ok && !r.confirmed_us && is_search_pick(r.strategy) &&
+            is_search_point(r)) {
+          picks.push_back(std::move(r));
+        }
+      }
+      std::stable_sort(picks.begin(), picks.end(), [](const TuningRecord& x, const TuningRecord& y) {
+        return x.result.median_us < y.result.median_us;
+      });
+      if (picks.size() > static_cast<size_t>(count)) picks.resize(static_cast<size_t>(count));
+      chosen = std::move(picks);
+      if (best && is_search_point(*best)) add(*best);
+      if (report_.default_record) add(*report_.default_record);
+    } else {
+      // A record timed at another time (an earlier run's confirmation, a transferred
+      // point) still ranks above what this call measured: measure it against this call's
+      // best, in the same rounds.
+      if (!best || !is_search_point(*best) || confirmed.count(best->id)) break;
+      add(*best);
+      for (const TuningRecord& r : db_.top_k(workload_, target_, static_cast<int>(confirmed.size()) + count + 2)) {
+        if (confirmed.count(r.id)) {
+          add(r);
+          break;
+        }
+      }
+    }
     if (chosen.size() < 2 || !confirm_pass(chosen, rounds, stop)) break;
     for (const TuningRecord& r : chosen) confirmed.insert(r.id);
   }

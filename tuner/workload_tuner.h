@@ -38,17 +38,18 @@ class WorkloadTuner {
   // default point and the baselines when they never were). `stop` is asked before each
   // measurement but the round's first; `after_each` is called after each.
   RoundResult run_round(int count, const std::function<bool()>& stop, const std::function<void()>& after_each);
-  // Re-measures the `count` best points of the space stored for this workload, and the
-  // default point, in `rounds` rounds that each measure every one of them once (in a
+  // Re-measures the `count` fastest search picks never re-measured, the best record and
+  // the default point in `rounds` rounds that each measure every one of them once (in a
   // rotated order, fresh inputs each time), and stores each one's median of its rounds'
-  // medians as its confirmed time, which then ranks it; a point that fails a round gets
-  // that status. A search keeps its luckiest samples, so on a noisy machine the figure
-  // that made a point best is the one least likely to hold: a 128x768x768 matmul record
-  // measured 691 us while tuning and 0.9-1.3 ms in the bench, no faster than the default.
-  // Where that leaves an unconfirmed point on top, up to kConfirmPasses passes re-measure
-  // the next `count` points against the incumbent. Baselines are not re-measured (an
-  // Adams2019 build takes minutes). A pass with fewer than two points does nothing, and
-  // one that `stop` interrupts before its last round ends changes no record.
+  // medians as its confirmed time (see TuningDatabase::best for the ranking); a point
+  // that fails a round gets that status. A search keeps its luckiest samples, so on a
+  // noisy machine the figure that made a point best is the one least likely to hold: a
+  // 128x768x768 matmul record measured 691 us while tuning and 0.9-1.3 ms in the bench,
+  // no faster than the default. Where a record timed at another time (an earlier run's
+  // confirmation) still ranks first, up to kConfirmPasses passes measure it against this
+  // call's best. Baselines are not re-measured (an Adams2019 build takes minutes). A
+  // pass with fewer than two points does nothing, and one that `stop` interrupts before
+  // its last round ends changes no record.
   void confirm(int count, int rounds, const std::function<bool()>& stop);
   static constexpr int kConfirmPasses = 4;
   // No unseen point of the space is left to propose.

@@ -36,6 +36,17 @@ constexpr const char* kRecordColumns = R"sql(
 )sql";
 const std::string kRecordSelect = std::string(kRecordColumns) + "WHERE w.key = ?1 AND t.key = ?2\n";
 
+// The ranking of ok records: first every record whose time is not a search's pick (the
+// default point, a baseline, a transferred point: measured once, not selected as the
+// fastest of many noisy samples) or was re-measured, by that time; then the unconfirmed
+// picks of a search, by their first median. `prefix` names the records table.
+std::string rank_order(const std::string& prefix) {
+  std::string picks;
+  for (const std::string& s : search_pick_strategies()) picks += (picks.empty() ? "'" : ", '") + s + "'";
+  return fmt::format("({0}confirmed_us IS NULL AND {0}strategy IN ({1})), coalesce({0}confirmed_us, {0}median_us), {0}id",
+                     prefix, picks);
+}
+
 TuningRecord read_record(const db::Statement& s, const std::string& path) {
   TuningRecord r;
   r.id = s.column_int(0);
@@ -223,7 +234,8 @@ std::optional<TuningRecord> TuningDatabase::best(const Workload& w, const Target
 std::vector<TuningRecord> TuningDatabase::top_k(const Workload& w, const Target& t, int k) const {
   // Checked here because SQLite reads a negative LIMIT as no limit.
   if (k <= 0) return {};
-  return query_records(" AND r.status = 'ok' ORDER BY coalesce(r.confirmed_us, r.median_us), r.id LIMIT ?3", w, t, k);
+  const std::string clauses = " AND r.status = 'ok' ORDER BY " + rank_order("r.") + " LIMIT ?3";
+  return query_records(clauses.c_str(), w, t, k);
 }
 
 std::vector<TuningRecord> TuningDatabase::history(const Workload& w, const Target& t) const {
@@ -246,7 +258,7 @@ bool TuningDatabase::contains(const Workload& w, const Target& t, const Schedule
 
 std::vector<TuningDatabase::WorkloadSummary> TuningDatabase::workloads(const Target& t) const {
   db::Statement s(*db_, R"sql(
-    SELECT w.json, count(*), sum(r.status = 'ok'), min(CASE WHEN r.status = 'ok' THEN coalesce(r.confirmed_us, r.median_us) END)
+    SELECT w.json, count(*), sum(r.status = 'ok')
     FROM records r
     JOIN workloads w ON w.id = r.workload_id
     JOIN targets t ON t.id = r.target_id
@@ -265,8 +277,10 @@ std::vector<TuningDatabase::WorkloadSummary> TuningDatabase::workloads(const Tar
     }
     summary.records = static_cast<int>(s.column_int(1));
     summary.ok_records = static_cast<int>(s.column_int(2));
-    if (!s.column_is_null(3)) summary.best_us = s.column_double(3);
     summaries.push_back(std::move(summary));
+  }
+  for (WorkloadSummary& summary : summaries) {
+    if (const std::optional<TuningRecord> b = best(summary.workload, t)) summary.best_us = b->ranked_us();
   }
   return summaries;
 }
@@ -350,12 +364,12 @@ std::vector<TuningRecord> TuningDatabase::prune_failed_older_than(double days) {
 
 std::vector<TuningRecord> TuningDatabase::prune_keep_top_k(int k) {
   if (k < 1) throw Error(fmt::format("tuning database {}: prune must keep at least 1 record", path_));
-  return remove_where(R"sql(
+  return remove_where(fmt::format(R"sql(
     SELECT id FROM (
       SELECT id, status, row_number() OVER (PARTITION BY workload_id, target_id
-                                            ORDER BY status != 'ok', coalesce(confirmed_us, median_us), id) AS rank
+                                            ORDER BY status != 'ok', {}) AS rank
       FROM records)
-    WHERE status != 'ok' OR rank > ?1)sql",
+    WHERE status != 'ok' OR rank > ?1)sql", rank_order("")),
                       [&](db::Statement& s) { s.bind_int(1, k); });
 }
 

@@ -50,8 +50,10 @@ class TuningDatabase {
   void set_failed_on_recheck(int64_t record_id, const MeasureResult& failure);
 
   // Only records with status ok on exactly this target key (Halide string + fingerprint
-  // hash) count, ranked by confirmed_us where set, else median_us. Ties go to the older
-  // record.
+  // hash) count. Ranked first: records re-measured (by confirmed_us) and records that are
+  // no search's pick (default, baselines, transferred points: measured once, not the
+  // fastest of many noisy samples; by median_us); then a search's unconfirmed picks, by
+  // median_us. Ties go to the older record.
   std::optional<TuningRecord> best(const Workload& w, const Target& t) const;
   std::vector<TuningRecord> top_k(const Workload& w, const Target& t, int k) const;  // ascending rank
   std::vector<TuningRecord> history(const Workload& w, const Target& t) const;      // all statuses, by id

@@ -92,9 +92,9 @@ TEST(Confirm, ReMeasuredTimesDecideTheBestAndAWrongAnswerIsRuledOut) {
   ASSERT_TRUE(report.default_record);
   ASSERT_TRUE(report.default_record->confirmed_us);
   EXPECT_EQ(*report.default_record->confirmed_us, synthetic_us(report.default_record->config));
-  // Three best points and the default (which may be one of them), less the wrong one.
-  EXPECT_GE(report.confirmed, 2);
-  EXPECT_LE(report.confirmed, 3);
+  // The three fastest picks, the best record and the default, which may coincide.
+  EXPECT_GE(report.confirmed, 3);
+  EXPECT_LE(report.confirmed, 5);
 
   // The best is the fastest by re-measured time where there is one.
   const std::optional<TuningRecord> best = db.best(w, target);

@@ -85,6 +85,34 @@ TEST(TuningDatabaseSchemaV3, ConfirmedTimeRanksInPlaceOfTheFirstMedian) {
   EXPECT_EQ(db.all_records().front().id, steady);
 }
 
+TEST(TuningDatabaseSchemaV3, UnconfirmedSearchPicksRankAfterEveryOtherRecord) {
+  TempDir dir;
+  TuningDatabase db(dir.file("t.db"));
+  const Workload w = matmul_workload_from_shape("8x8x8");
+  const Target t = make_target();
+  TuningRecord pick = make_record(w, t, 1, 5.0);
+  pick.strategy = "evolutionary";
+  const int64_t lucky_pick = db.add_record(pick);
+  TuningRecord baseline = make_record(w, t, 2, 9.0);
+  baseline.strategy = "adams2019";
+  const int64_t adams = db.add_record(baseline);
+  TuningRecord first = make_record(w, t, 3, 11.0);
+  first.strategy = "default";
+  const int64_t default_point = db.add_record(first);
+  // One sample of the baseline beats the fastest of many samples of the search.
+  EXPECT_EQ(db.best(w, t)->id, adams);
+  const std::vector<TuningRecord> top = db.top_k(w, t, 3);
+  ASSERT_EQ(top.size(), 3u);
+  EXPECT_EQ(top[1].id, default_point);
+  EXPECT_EQ(top[2].id, lucky_pick);
+  // Re-measured, the pick competes by its new time.
+  db.set_confirmed_us(lucky_pick, 8.0);
+  EXPECT_EQ(db.best(w, t)->id, lucky_pick);
+  db.set_confirmed_us(lucky_pick, 10.0);
+  EXPECT_EQ(db.best(w, t)->id, adams);
+  EXPECT_EQ(*db.workloads(t).front().best_us, 9.0);
+}
+
 TEST(TuningDatabaseSchemaV3, FailedReMeasurementTakesTheRecordOutOfTheRanking) {
   TempDir dir;
   TuningDatabase db(dir.file("t.db"));
