@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/median.h"
 #include "tuner/autoscheduler_config.h"
 #include "tuner/autoscheduler_input.h"
 #include "tuner/kernel_compiler.h"
@@ -13,6 +14,18 @@
 namespace nee {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// Each candidate's library lives in a folder of its own, needed only until it is measured.
+void remove_build_folders(const std::vector<BuildResult>& builds) {
+  for (const BuildResult& b : builds) {
+    std::error_code ignored;
+    fs::remove_all(fs::path(b.artifact).parent_path(), ignored);
+  }
+}
+
+}  // namespace
 
 WorkloadTuner::WorkloadTuner(TuningDatabase& db, const Workload& workload, const Target& target,
                              const TuneOptions& options, uint64_t seed)
@@ -143,7 +156,8 @@ void WorkloadTuner::measure(std::vector<Candidate>& batch, Builder& builder, con
     stored_.insert(c.config);
     ++measured_in_round_;
     const bool ok = record.result.status == MeasureStatus::ok;
-    if (ok && (!report_.best || record.result.median_us < report_.best->ranked_us())) report_.best = record;
+    // The database ranks a search's unconfirmed pick below the default and the baselines.
+    if (ok) report_.best = db_.best(workload_, target_);
     // The default point and the baselines are where a round starts from, not what its search found.
     if (ok && (baseline || c.strategy == "default") &&
         (!round_start_us_ || record.result.median_us < *round_start_us_)) {
@@ -168,10 +182,7 @@ void WorkloadTuner::measure(std::vector<Candidate>& batch, Builder& builder, con
     if (after_each) after_each();
     return !stop();
   });
-  for (const BuildResult& b : builds) {
-    std::error_code ignored;
-    fs::remove_all(fs::path(b.artifact).parent_path(), ignored);
-  }
+  remove_build_folders(builds);
 }
 
 void WorkloadTuner::confirm(int count, int rounds, const std::function<bool()>& stop) {
@@ -212,12 +223,12 @@ void WorkloadTuner::confirm(int count, int rounds, const std::function<bool()>& 
       // best, in the same rounds.
       if (!best || !is_search_point(*best) || confirmed.count(best->id)) break;
       add(*best);
-      for (const TuningRecord& r : db_.top_k(workload_, target_, static_cast<int>(confirmed.size()) + count + 2)) {
-        if (confirmed.count(r.id)) {
-          add(r);
-          break;
-        }
+      std::optional<TuningRecord> best_confirmed;
+      for (TuningRecord& r : db_.history(workload_, target_)) {
+        if (r.result.status != MeasureStatus::ok || !confirmed.count(r.id)) continue;
+        if (!best_confirmed || r.ranked_us() < best_confirmed->ranked_us()) best_confirmed = std::move(r);
       }
+      if (best_confirmed) add(*best_confirmed);
     }
     if (chosen.size() < 2 || !confirm_pass(chosen, rounds, stop)) break;
     for (const TuningRecord& r : chosen) confirmed.insert(r.id);
@@ -252,10 +263,7 @@ bool WorkloadTuner::confirm_pass(const std::vector<TuningRecord>& chosen, int ro
     });
     complete = done == tasks.size() && !stop();
   }
-  for (const BuildResult& b : builds) {
-    std::error_code ignored;
-    fs::remove_all(fs::path(b.artifact).parent_path(), ignored);
-  }
+  remove_build_folders(builds);
   if (!complete) return false;
 
   for (size_t i = 0; i < chosen.size(); ++i) {
@@ -270,9 +278,7 @@ bool WorkloadTuner::confirm_pass(const std::vector<TuningRecord>& chosen, int ro
     }
     std::vector<double> medians;
     for (const MeasureResult& r : results[i]) medians.push_back(r.median_us);
-    std::sort(medians.begin(), medians.end());
-    const size_t n = medians.size();
-    const double confirmed = n % 2 ? medians[n / 2] : (medians[n / 2 - 1] + medians[n / 2]) / 2;
+    const double confirmed = median(std::move(medians));
     db_.set_confirmed_us(chosen[i].id, confirmed);
     if (report_.default_record && report_.default_record->id == chosen[i].id) {
       report_.default_record->confirmed_us = confirmed;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/conv_workload.h"
+#include "core/median.h"
 #include "core/layernorm_workload.h"
 #include "core/pool_workload.h"
 #include "core/softmax_workload.h"
@@ -121,10 +122,9 @@ MeasureResult measure_kernel(const HalideKernel& kernel, const Workload& workloa
     for (int i = 0; i < per_sample; ++i) kernel.run(input_ptrs, output);
     samples_us.push_back(ms_since(start) * 1000.0 / per_sample);
   }
-  std::sort(samples_us.begin(), samples_us.end());
   const size_t n = samples_us.size();
-  result.median_us = n % 2 ? samples_us[n / 2] : 0.5 * (samples_us[n / 2 - 1] + samples_us[n / 2]);
-  result.min_us = samples_us.front();
+  result.median_us = median(samples_us);
+  result.min_us = *std::min_element(samples_us.begin(), samples_us.end());
   double mean = 0;
   for (double s : samples_us) mean += s;
   mean /= static_cast<double>(n);
