@@ -5,6 +5,7 @@
 #include <sstream>
 #include <vector>
 
+#include "core/activation_layout.h"
 #include "core/conv_weight_layout.h"
 #include "core/error.h"
 
@@ -83,6 +84,21 @@ Workload make_conv2d_workload(const TensorType& x, const TensorType& w, const Te
     throw Error(fmt::format("conv2d weight_block {} (group {}): only blocks of {} with group 1 exist",
                             attrs.weight_block, g, kConvWeightBlock));
   }
+  for (int64_t block : {attrs.input_block, attrs.output_block}) {
+    if (block != 0 && (block != kActivationBlock || attrs.weight_block != kConvWeightBlock)) {
+      throw Error(fmt::format("conv2d activation block {} (weight block {}): only blocks of {} with blocked weights "
+                              "exist",
+                              block, attrs.weight_block, kActivationBlock));
+    }
+  }
+  if (attrs.input_block != 0 && !can_block_activations(x.shape)) {
+    throw Error(fmt::format("conv2d input {} cannot be channel-blocked: channels must be a multiple of {}",
+                            x.to_string(), kActivationBlock));
+  }
+  if (attrs.output_block != 0 && !can_block_activations(out.shape)) {
+    throw Error(fmt::format("conv2d output {} cannot be channel-blocked: channels must be a multiple of {}",
+                            out.to_string(), kActivationBlock));
+  }
   Workload wl;
   wl.op = "conv2d";
   const bool clip = attrs.activation == ConvActivation::clip;
@@ -101,9 +117,18 @@ Workload make_conv2d_workload(const TensorType& x, const TensorType& w, const Te
     wl.attrs["weight_block"] = attrs.weight_block;
     wl.inputs[1].shape = blocked_weight_shape(w.shape, attrs.weight_block);
   }
+  if (attrs.input_block != 0) {
+    wl.attrs["input_block"] = attrs.input_block;
+    wl.inputs[0].shape = blocked_activation_shape(x.shape);
+  }
   if (bias) wl.inputs.push_back(*bias);
   if (residual) wl.inputs.push_back(*residual);
   wl.output = out;
+  if (attrs.output_block != 0) {
+    wl.attrs["output_block"] = attrs.output_block;
+    wl.output.shape = blocked_activation_shape(out.shape);
+    if (residual) wl.inputs.back().shape = wl.output.shape;
+  }
   return wl;
 }
 
@@ -117,16 +142,37 @@ Conv2dAttrs conv2d_attrs(const Workload& w) {
   a.clip_min = w.attrs.at("clip_min").get<double>();
   a.clip_max = w.attrs.at("clip_max").get<double>();
   a.weight_block = w.attrs.value("weight_block", int64_t{0});
+  a.input_block = w.attrs.value("input_block", int64_t{0});
+  a.output_block = w.attrs.value("output_block", int64_t{0});
   return a;
 }
 
 bool conv2d_has_bias(const Workload& w) { return w.attrs.at("bias").get<int>() != 0; }
 bool conv2d_has_residual(const Workload& w) { return w.attrs.at("residual").get<int>() != 0; }
 
+TensorType conv2d_nchw_output(const Workload& w) {
+  if (conv2d_attrs(w).output_block == 0) return w.output;
+  return TensorType{DType::f32, unblocked_activation_shape(w.output.shape)};
+}
+
+TensorType conv2d_nchw_input(const Workload& w) {
+  if (conv2d_attrs(w).input_block == 0) return w.inputs[0];
+  return TensorType{DType::f32, unblocked_activation_shape(w.inputs[0].shape)};
+}
+
 TensorType conv2d_oihw_weights(const Workload& w) {
   const int64_t block = conv2d_attrs(w).weight_block;
   if (block == 0) return w.inputs[1];
-  return TensorType{DType::f32, unblocked_weight_shape(w.inputs[1].shape, w.output.shape[1], block)};
+  return TensorType{DType::f32, unblocked_weight_shape(w.inputs[1].shape, conv2d_nchw_output(w).shape[1], block)};
+}
+
+// The same convolution in other layouts: every operand back in ONNX's layout, then
+// blocked as `a` says.
+static Workload conv2d_relaid(const Workload& w, const Conv2dAttrs& a) {
+  const TensorType bias = conv2d_has_bias(w) ? w.inputs[2] : TensorType{};
+  const TensorType residual = conv2d_nchw_output(w);
+  return make_conv2d_workload(conv2d_nchw_input(w), conv2d_oihw_weights(w), conv2d_has_bias(w) ? &bias : nullptr,
+                              conv2d_has_residual(w) ? &residual : nullptr, a);
 }
 
 bool conv2d_can_block_weights(const Workload& w) {
@@ -137,14 +183,26 @@ bool conv2d_can_block_weights(const Workload& w) {
 Workload conv2d_with_blocked_weights(const Workload& w) {
   Conv2dAttrs a = conv2d_attrs(w);
   a.weight_block = kConvWeightBlock;
-  size_t next = 2;
-  const TensorType* bias = conv2d_has_bias(w) ? &w.inputs[next++] : nullptr;
-  const TensorType* residual = conv2d_has_residual(w) ? &w.inputs[next++] : nullptr;
-  return make_conv2d_workload(w.inputs[0], conv2d_oihw_weights(w), bias, residual, a);
+  return conv2d_relaid(w, a);
 }
 
-Workload conv2d_runtime_layout(const Workload& w) {
-  return conv2d_can_block_weights(w) ? conv2d_with_blocked_weights(w) : w;
+bool conv2d_can_block_activations(const Workload& w) {
+  const Conv2dAttrs a = conv2d_attrs(w);
+  return a.group == 1 && a.weight_block == kConvWeightBlock && can_block_activations(conv2d_nchw_input(w).shape) &&
+         can_block_activations(conv2d_nchw_output(w).shape);
+}
+
+Workload conv2d_with_activation_layout(const Workload& w, bool input, bool output) {
+  Conv2dAttrs a = conv2d_attrs(w);
+  a.input_block = input ? kActivationBlock : 0;
+  a.output_block = output ? kActivationBlock : 0;
+  return conv2d_relaid(w, a);
+}
+
+Workload conv2d_runtime_layout(const Workload& w, bool block_activations) {
+  const Workload blocked = conv2d_can_block_weights(w) ? conv2d_with_blocked_weights(w) : w;
+  if (!block_activations || !conv2d_can_block_activations(blocked)) return blocked;
+  return conv2d_with_activation_layout(blocked, true, true);
 }
 
 int64_t conv2d_reduction_length(const Workload& w) {

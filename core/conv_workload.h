@@ -29,26 +29,42 @@ struct Conv2dAttrs {
   // 0: W is [O, C/group, KH, KW]; kConvWeightBlock: W is channel-blocked
   // (core/conv_weight_layout.h), group 1 only. The key holds "weight_block" only when set.
   int64_t weight_block = 0;
+  // 0: X (input_block), and the output and residual (output_block), are NCHW;
+  // kActivationBlock: channel-blocked (core/activation_layout.h). Group 1 with blocked
+  // weights only, and only channel counts that are multiples of 16. The key holds each
+  // only when set.
+  int64_t input_block = 0, output_block = 0;
 };
 
 // Inputs: X [N,C,H,W], W [O, C/group, KH, KW], optional bias [O], optional residual
 // (the output's shape). Validates every shape and computes the output's; throws
-// nee::Error naming the mismatch. W is always given in ONNX's layout; with
-// attrs.weight_block set, the workload's W input is the blocked shape.
+// nee::Error naming the mismatch. Every operand is given in ONNX's layout; with
+// attrs.weight_block, input_block or output_block set, the workload holds the blocked
+// shapes of W, X, or the output and residual.
 Workload make_conv2d_workload(const TensorType& x, const TensorType& w, const TensorType* bias,
                               const TensorType* residual, const Conv2dAttrs& attrs);
 Conv2dAttrs conv2d_attrs(const Workload& w);
 bool conv2d_has_bias(const Workload& w);
 bool conv2d_has_residual(const Workload& w);
-// W's type in ONNX's [O, C/group, KH, KW] layout, whichever layout the workload uses.
+// W's type in ONNX's [O, C/group, KH, KW] layout, X's and the output's (and residual's)
+// in NCHW, whichever layout the workload uses.
 TensorType conv2d_oihw_weights(const Workload& w);
+TensorType conv2d_nchw_input(const Workload& w);
+TensorType conv2d_nchw_output(const Workload& w);
 // Whether W may be channel-blocked (group 1, not blocked yet), and the same convolution
 // with blocked W (throws nee::Error when it may not).
 bool conv2d_can_block_weights(const Workload& w);
 Workload conv2d_with_blocked_weights(const Workload& w);
-// The form NEE's runtime runs a convolution with constant weights in: blocked weights
-// where they may be, else unchanged. nee-tune --op and nee-bench tune and time this form.
-Workload conv2d_runtime_layout(const Workload& w);
+// Whether X and the output may be channel-blocked (group 1, blocked weights, channel
+// counts multiples of 16), and the same convolution with X blocked where `input` and the
+// output (and residual) blocked where `output` (throws nee::Error when it may not).
+bool conv2d_can_block_activations(const Workload& w);
+Workload conv2d_with_activation_layout(const Workload& w, bool input, bool output);
+// The form NEE's runtime runs a convolution with constant weights in between other
+// convolutions: blocked weights where they may be, with `block_activations` (CPU
+// targets) blocked activations on both sides where they may be, else unchanged.
+// nee-tune --op and nee-bench tune and time this form.
+Workload conv2d_runtime_layout(const Workload& w, bool block_activations);
 // C/group * KH * KW: the length of each output's dot product.
 int64_t conv2d_reduction_length(const Workload& w);
 double conv2d_flops(const Workload& w);

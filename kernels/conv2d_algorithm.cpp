@@ -18,7 +18,8 @@ std::vector<Argument> Conv2dPipeline::arguments() const {
 Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
   if (w.op != "conv2d") throw Error("define_conv2d got a '" + w.op + "' workload");
   const Conv2dAttrs attrs = conv2d_attrs(w);
-  const auto& xs = w.inputs[0].shape;
+  const std::vector<int64_t> xs = conv2d_nchw_input(w).shape;
+  const std::vector<int64_t> ys = conv2d_nchw_output(w).shape;
   const auto& ws = w.inputs[1].shape;
   const bool clamp_reads = options.clamp_reads;
   Conv2dPipeline p;
@@ -26,20 +27,26 @@ Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
   if (options.accumulator == ConvAccumulator::channel_blocked && p.weight_block == 0) {
     throw Error("a channel-blocked conv2d accumulator needs channel-blocked weights");
   }
+  p.input_block = attrs.input_block;
+  p.output_block = attrs.output_block;
+  if (options.accumulator == ConvAccumulator::per_channel && p.output_block != 0) {
+    throw Error("a channel-blocked conv2d output needs the channel-blocked accumulator");
+  }
   p.batch = xs[0];
   p.channels = xs[1];
   p.in_h = xs[2];
   p.in_w = xs[3];
-  p.out_channels = w.output.shape[1];
+  p.out_channels = ys[1];
   p.kernel_h = ws[2];
   p.kernel_w = ws[3];
   p.group = attrs.group;
-  p.out_h = w.output.shape[2];
-  p.out_w = w.output.shape[3];
+  p.out_h = ys[2];
+  p.out_w = ys[3];
 
-  p.input = ImageParam(Float(32), 4, "input");
+  const auto& physical_xs = w.inputs[0].shape;
+  p.input = ImageParam(Float(32), static_cast<int>(physical_xs.size()), "input");
   p.weights = ImageParam(Float(32), static_cast<int>(ws.size()), "weights");
-  constrain_dense_input(p.input, xs);
+  constrain_dense_input(p.input, physical_xs);
   constrain_dense_input(p.weights, ws);
   const Var &x = p.x, &y = p.y, &o = p.o, &n = p.n;
   const Var c("c");
@@ -50,12 +57,19 @@ Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
   // hand-written select around clamped reads turned every vectorized load into a
   // gather.)
   const int iw = static_cast<int>(p.in_w), ih = static_cast<int>(p.in_h);
-  const Func zero_outside =
-      BoundaryConditions::constant_exterior(p.input, 0.0f, {{0, iw}, {0, ih}, Range(), Range()});
   p.padded = Func("padded");
   const Expr in_c_index = clamp_reads ? clamp(c, 0, static_cast<int>(p.channels) - 1) : Expr(c);
   const Expr in_n_index = clamp_reads ? clamp(n, 0, static_cast<int>(p.batch) - 1) : Expr(n);
-  p.padded(x, y, c, n) = zero_outside(x, y, in_c_index, in_n_index);
+  if (p.input_block == 0) {
+    const Func zero_outside =
+        BoundaryConditions::constant_exterior(p.input, 0.0f, {{0, iw}, {0, ih}, Range(), Range()});
+    p.padded(x, y, c, n) = zero_outside(x, y, in_c_index, in_n_index);
+  } else {
+    const int block = static_cast<int>(p.input_block);
+    const Func zero_outside =
+        BoundaryConditions::constant_exterior(p.input, 0.0f, {Range(), {0, iw}, {0, ih}, Range(), Range()});
+    p.padded(x, y, c, n) = zero_outside(in_c_index % block, x, y, in_c_index / block, in_n_index);
+  }
 
   const int group_channels = static_cast<int>(ws[1]);
   const int group_out = static_cast<int>(p.out_channels / p.group);
@@ -86,19 +100,25 @@ Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
     const int block = static_cast<int>(p.weight_block);
     p.acc_blocked = Func("acc_blocked");
     p.acc_blocked(p.oi, x, y, p.ob, n) = 0.0f;
-    p.acc_blocked(p.oi, x, y, p.ob, n) += p.weights(p.oi, p.r.x, p.r.y, p.r.z, p.ob) * p.padded(in_x, in_y, p.r.z, n);
-    value = p.acc_blocked(o % block, x, y, o / block, n);
+    const Expr block_index = clamp_reads ? clamp(p.ob, 0, static_cast<int>(ws[0]) - 1) : Expr(p.ob);
+    const Expr in_block = clamp_reads ? clamp(p.oi, 0, block - 1) : Expr(p.oi);
+    p.acc_blocked(p.oi, x, y, p.ob, n) +=
+        p.weights(in_block, p.r.x, p.r.y, p.r.z, block_index) * p.padded(in_x, in_y, p.r.z, n);
+    value = p.output_block != 0 ? p.acc_blocked(p.oi, x, y, p.ob, n) : p.acc_blocked(o % block, x, y, o / block, n);
   }
+  // The output's channel, in terms of the output Func's own variables.
+  const Expr channel = p.output_block != 0 ? p.ob * static_cast<int>(p.output_block) + p.oi : Expr(o);
   size_t next = 2;
   if (conv2d_has_bias(w)) {
     p.bias = ImageParam(Float(32), 1, "bias");
     constrain_dense_input(p.bias, w.inputs[next++].shape);
-    value = value + p.bias(o);
+    value = value + p.bias(channel);
   }
   if (conv2d_has_residual(w)) {
-    p.residual = ImageParam(Float(32), 4, "residual");
-    constrain_dense_input(p.residual, w.inputs[next++].shape);
-    value = value + p.residual(x, y, o, n);
+    const auto& rs = w.inputs[next++].shape;
+    p.residual = ImageParam(Float(32), static_cast<int>(rs.size()), "residual");
+    constrain_dense_input(p.residual, rs);
+    value = p.output_block != 0 ? value + p.residual(p.oi, x, y, p.ob, n) : value + p.residual(x, y, o, n);
   }
   if (attrs.activation == ConvActivation::relu) value = max(value, 0.0f);
   if (attrs.activation == ConvActivation::clip) {
@@ -107,7 +127,11 @@ Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
   if (attrs.activation == ConvActivation::silu) value = silu(value);
   if (attrs.activation == ConvActivation::gelu) value = gelu(value);
   p.out = Func("out");
-  p.out(x, y, o, n) = value;
+  if (p.output_block != 0) {
+    p.out(p.oi, x, y, p.ob, n) = value;
+  } else {
+    p.out(x, y, o, n) = value;
+  }
   return p;
 }
 

@@ -22,6 +22,9 @@ enum class ConvAccumulator {
 // static (taken from the workload) so the schedule sees constant extents and strides.
 //
 // Halide dimension order is the reverse of ONNX's NCHW: out(x, y, o, n), x contiguous.
+// With the workload's output_block set, out (and residual) are channel-blocked instead:
+// out(oi, x, y, ob, n) for output channel ob * 16 + oi, read from acc_blocked without a
+// transpose. With input_block set, input is input(ci, x, y, cb, n); `padded` hides it.
 struct Conv2dPipeline {
   Halide::ImageParam input, weights, bias, residual;  // bias/residual defined when the workload has them
   Halide::Func padded;  // padded(x, y, c, n): the input with zeros outside it
@@ -33,6 +36,7 @@ struct Conv2dPipeline {
   Halide::Var oi{"oi"}, ob{"ob"};  // acc_blocked's channel-in-block and block
   Halide::RDom r;       // r.x = kx, r.y = ky, r.z = ci (input channel within the group)
   int64_t batch = 0, channels = 0, out_channels = 0, group = 1, weight_block = 0;
+  int64_t input_block = 0, output_block = 0;
   int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0, kernel_h = 0, kernel_w = 0;
 
   std::vector<Halide::Argument> arguments() const;  // input, weights, [bias], [residual]
@@ -47,7 +51,8 @@ struct Conv2dOptions {
   bool clamp_reads = false;
 };
 
-// Throws nee::Error for a channel_blocked accumulator over OIHW weights.
+// Throws nee::Error for a channel_blocked accumulator over OIHW weights, and for a
+// per_channel one with a channel-blocked output.
 Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options = {});
 
 }  // namespace nee

@@ -28,6 +28,9 @@ class KernelProvider {
   virtual std::string name() const = 0;  // "bundle", "reference"
   // Returns null when this provider has no kernel for the node.
   virtual std::unique_ptr<NodeKernel> bind(const Graph& graph, const Node& node) = 0;
+  // Whether its kernels were made for a graph with activations channel-blocked between
+  // convolutions; the session then prepares the graph so.
+  virtual bool wants_blocked_activations() const { return false; }
 };
 
 }  // namespace nee

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "core/activation_layout.h"
 #include "core/conv_weight_layout.h"
 #include "core/conv_workload.h"
 #include "core/elementwise_workload.h"
@@ -33,15 +34,22 @@ static std::optional<Workload> conv2d_workload_of(const Graph& graph, const Node
   attrs.clip_min = node.attrs.get_float("clip_min");
   attrs.clip_max = node.attrs.get_float("clip_max");
   attrs.weight_block = node.attrs.get_int("weight_block", 0);
-  if (attrs.weight_block != 0) {
-    // The workload takes W in ONNX's layout and blocks it itself.
-    const TensorType& y = graph.type_of(node.outputs[0]);
-    if (y.shape.size() != 4) return std::nullopt;
-    try {
-      operands[1].shape = unblocked_weight_shape(operands[1].shape, y.shape[1], attrs.weight_block);
-    } catch (const Error&) {
-      return std::nullopt;
+  attrs.input_block = node.attrs.get_int("input_block", 0);
+  attrs.output_block = node.attrs.get_int("output_block", 0);
+  // The workload takes every operand in ONNX's layout and blocks them itself.
+  try {
+    std::vector<int64_t> y = graph.type_of(node.outputs[0]).shape;
+    if (attrs.output_block != 0) {
+      y = unblocked_activation_shape(y);
+      if (has_residual) operands.back().shape = unblocked_activation_shape(operands.back().shape);
     }
+    if (attrs.input_block != 0) operands[0].shape = unblocked_activation_shape(operands[0].shape);
+    if (attrs.weight_block != 0) {
+      if (y.size() != 4) return std::nullopt;
+      operands[1].shape = unblocked_weight_shape(operands[1].shape, y[1], attrs.weight_block);
+    }
+  } catch (const Error&) {
+    return std::nullopt;
   }
   const TensorType* bias = has_bias ? &operands[2] : nullptr;
   const TensorType* residual = has_residual ? &operands.back() : nullptr;

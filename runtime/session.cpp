@@ -31,7 +31,13 @@ Session::~Session() = default;
 
 void Session::prepare() {
   if (prepared_) return;
-  if (options_.optimize) optimize_graph(graph_);
+  if (options_.optimize) {
+    GraphOptions graph_options;
+    for (const auto& provider : providers_) {
+      if (provider->wants_blocked_activations()) graph_options.block_activations = true;
+    }
+    optimize_graph(graph_, graph_options);
+  }
   graph_.sort_topologically();
 
   std::unordered_map<std::string, size_t> last_reader;

@@ -13,7 +13,9 @@
 namespace nee {
 
 struct SessionOptions {
-  bool optimize = true;  // run optimize_graph in prepare(); off to execute the graph as imported
+  // Run optimize_graph in prepare() (blocking activations when a provider wants them);
+  // off to execute the graph as imported.
+  bool optimize = true;
 };
 
 // Which provider and kernel runs a node.

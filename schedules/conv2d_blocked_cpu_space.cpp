@@ -44,12 +44,14 @@ Conv2dBlockedCpuSpace::Conv2dBlockedCpuSpace(const Workload& workload, CpuVector
   const Conv2dAttrs attrs = conv2d_attrs(workload);
   if (attrs.weight_block != kConvWeightBlock) throw Error("conv2d-blocked-cpu needs channel-blocked weights");
   const auto& ws = workload.inputs[1].shape;
-  out_c_ = workload.output.shape[1];
-  out_h_ = workload.output.shape[2];
-  out_w_ = workload.output.shape[3];
+  const std::vector<int64_t> out_shape = conv2d_nchw_output(workload).shape;
+  out_c_ = out_shape[1];
+  out_h_ = out_shape[2];
+  out_w_ = out_shape[3];
   blocks_ = ws[0];
   kernel_w_ = ws[3];
   unpadded_ = attrs.pads == std::array<int64_t, 4>{0, 0, 0, 0};
+  blocked_input_ = attrs.input_block != 0;
   knobs_ = {
       {"oc_blocks", values_up_to({1, 2, 3, 4}, blocks_), "16-channel weight blocks per register block"},
       {"px", values_up_to({1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 28}, out_w_),
@@ -84,7 +86,7 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   c.knobs["rows"] = dividing_value(knobs_[2].values, out_h_, 8);
   c.knobs["red_order"] = 0;
   c.knobs["unroll_kx"] = 0;
-  c.knobs["pad_at"] = unpadded_ ? 0 : 1;
+  c.knobs["pad_at"] = unpadded_ || blocked_input_ ? 0 : 1;
   c.knobs["tile_order"] = 1;
   // Channel tiles alone feed the threads when there are enough of them (8: 4 per core
   // on 2 cores); otherwise row tiles join them.
@@ -103,6 +105,8 @@ std::string Conv2dBlockedCpuSpace::check_constraints(const ScheduleConfig& c) co
   }
   if (c.at("unroll_kx") && (c.at("red_order") != 0 || kernel_w_ > 7)) return "kx unrolls only innermost and narrow";
   if (c.at("pad_at") == 1 && unpadded_) return "the conv has no padding to compute";
+  // A per-tile copy vectorizes over columns, which lie 16 apart in a blocked input.
+  if (c.at("pad_at") == 1 && blocked_input_) return "a channel-blocked input is padded inline";
   return "";
 }
 
@@ -111,19 +115,28 @@ ScheduledKernel Conv2dBlockedCpuSpace::apply(const ScheduleConfig& c) const {
   options.accumulator = ConvAccumulator::channel_blocked;
   Conv2dPipeline p = define_conv2d(workload_, options);
   constrain_dense_output(p.out, workload_.output.shape);
-  const int oc_tile = static_cast<int>(kConvWeightBlock * c.at("oc_blocks"));
+  const int oc_blocks = static_cast<int>(c.at("oc_blocks"));
   const int px = static_cast<int>(c.at("px"));
 
-  // Channel tiles past O compute padding channels of the last weight block; the guard
-  // keeps them out of the output.
-  const TailStrategy channel_tail = out_c_ % oc_tile == 0 ? TailStrategy::RoundUp : TailStrategy::GuardWithIf;
+  // The channel-tile loop `oo` and its unrolled channels `oc`: NCHW output splits o into
+  // tiles of 16 * oc_blocks channels, vectorizes columns and unrolls channels (reading
+  // the block back transposed); blocked output splits the weight blocks ob, vectorizes
+  // the 16 channels of a block and unrolls columns and blocks, as the accumulator does.
   Var xo("xo"), xi("xi"), oo("oo"), oc("oc"), yt("yt"), yi("yi");
-  p.out.split(p.o, oo, oc, oc_tile, channel_tail)
-      .split(p.x, xo, xi, px)
-      .split(p.y, yt, yi, static_cast<int>(c.at("rows")));
+  p.out.split(p.x, xo, xi, px).split(p.y, yt, yi, static_cast<int>(c.at("rows")));
   const Var inner_tile = c.at("tile_order") == 0 ? oo : yt;
   const Var outer_tile = c.at("tile_order") == 0 ? yt : oo;
-  p.out.reorder(xi, oc, xo, yi, inner_tile, outer_tile, p.n).vectorize(xi).unroll(oc);
+  if (p.output_block == 0) {
+    const int oc_tile = static_cast<int>(kConvWeightBlock) * oc_blocks;
+    // Channel tiles past O compute padding channels of the last weight block; the guard
+    // keeps them out of the output.
+    const TailStrategy channel_tail = out_c_ % oc_tile == 0 ? TailStrategy::RoundUp : TailStrategy::GuardWithIf;
+    p.out.split(p.o, oo, oc, oc_tile, channel_tail);
+    p.out.reorder(xi, oc, xo, yi, inner_tile, outer_tile, p.n).vectorize(xi).unroll(oc);
+  } else {
+    p.out.split(p.ob, oo, oc, oc_blocks);
+    p.out.reorder(p.oi, xi, oc, xo, yi, inner_tile, outer_tile, p.n).vectorize(p.oi).unroll(xi).unroll(oc);
+  }
 
   Var pad_level = yt;
   Var tiles("tiles");
@@ -138,9 +151,23 @@ ScheduledKernel Conv2dBlockedCpuSpace::apply(const ScheduleConfig& c) const {
 
   p.acc_blocked.compute_at(p.out, xo).vectorize(p.oi).unroll(p.x).unroll(p.ob);
   Stage update = p.acc_blocked.update();
+  // Blocked input: the channel loop splits at block boundaries, so each input read is
+  // [ci % 16, x, y, ci / 16] with both parts loop variables.
+  RVar ci = p.r.z, cb = p.r.z;
+  if (p.input_block != 0) {
+    ci = RVar("ci");
+    cb = RVar("cb");
+    update.split(p.r.z, cb, ci, static_cast<int>(p.input_block));
+  }
   if (c.at("red_order") == 0) {
-    update.reorder(p.oi, p.x, p.ob, p.r.x, p.r.y, p.r.z);
+    if (p.input_block != 0) {
+      update.reorder(p.oi, p.x, p.ob, p.r.x, p.r.y, ci, cb);
+    } else {
+      update.reorder(p.oi, p.x, p.ob, p.r.x, p.r.y, p.r.z);
+    }
     if (c.at("unroll_kx")) update.unroll(p.r.x);
+  } else if (p.input_block != 0) {
+    update.reorder(p.oi, p.x, p.ob, ci, p.r.x, p.r.y, cb);
   } else {
     update.reorder(p.oi, p.x, p.ob, p.r.z, p.r.x, p.r.y);
   }

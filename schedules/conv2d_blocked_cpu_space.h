@@ -23,7 +23,8 @@ class Conv2dBlockedCpuSpace : public ScheduleSpace {
   Workload workload_;
   CpuVectorIsa isa_;
   int64_t out_w_, out_h_, out_c_, blocks_, kernel_w_;
-  bool unpadded_;  // no padding: the padded input is the input
+  bool unpadded_;       // no padding: the padded input is the input
+  bool blocked_input_;  // X is channel-blocked
 };
 
 }  // namespace nee

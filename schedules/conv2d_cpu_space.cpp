@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/error.h"
 #include "schedules/static_output.h"
 
 namespace nee {
@@ -17,6 +18,10 @@ using namespace Halide;
 // The accumulator (a register block) is computed per xo with the reduction over
 // (kx, ky, ci) inside; the zero-padded input is inlined or computed per tile.
 Conv2dCpuSpace::Conv2dCpuSpace(const Workload& workload, CpuVectorIsa isa) : workload_(workload), isa_(isa) {
+  const Conv2dAttrs attrs = conv2d_attrs(workload);
+  if (attrs.input_block != 0 || attrs.output_block != 0) {
+    throw Error("conv2d-cpu schedules NCHW activations only; channel-blocked ones take conv2d-blocked-cpu");
+  }
   const Conv2dPipeline shape = define_conv2d(workload);
   out_w_ = shape.out_w;
   out_h_ = shape.out_h;
@@ -131,6 +136,10 @@ ScheduledKernel Conv2dCpuSpace::apply(const ScheduleConfig& c) const {
 }
 
 Conv2dGpuSpace::Conv2dGpuSpace(const Workload& workload) : workload_(workload) {
+  const Conv2dAttrs attrs = conv2d_attrs(workload);
+  if (attrs.input_block != 0 || attrs.output_block != 0) {
+    throw Error("conv2d-gpu schedules NCHW activations only, not channel-blocked ones");
+  }
   const Conv2dPipeline shape = define_conv2d(workload);
   out_w_ = shape.out_w;
   out_h_ = shape.out_h;

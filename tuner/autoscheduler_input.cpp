@@ -21,6 +21,8 @@ AutoschedulerInput matmul_input(const Workload& w) {
 AutoschedulerInput conv2d_input(const Workload& w) {
   Conv2dOptions options;
   options.clamp_reads = true;
+  // A channel-blocked output is defined over the channel-blocked accumulator only.
+  if (conv2d_attrs(w).output_block != 0) options.accumulator = ConvAccumulator::channel_blocked;
   const Conv2dPipeline p = define_conv2d(w, options);
   AutoschedulerInput in{p.out, {p.input, p.weights}};
   if (p.bias.defined()) in.inputs.push_back(p.bias);

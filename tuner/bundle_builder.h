@@ -17,6 +17,7 @@ struct BundleRequest {
   bool use_database = true;  // false: every kernel gets its default schedule (untuned)
   int jobs = 2;
   double timeout_s = 300;
+  bool blocked_activations = false;  // the workloads come from a graph with blocked activations
 };
 
 // Compiles the best database record of each workload (the default schedule where none

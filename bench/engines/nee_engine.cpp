@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/activation_layout.h"
 #include "core/conv_weight_layout.h"
 #include "core/conv_workload.h"
 #include "core/error.h"
@@ -35,9 +36,12 @@ std::string tune_command_for(const Workload& workload) {
 void NeeEngine::prepare(const Workload& workload) {
   kernel_.reset();
   tuned_record_.reset();
-  blocked_weights_.reset();
-  kernel_workload_ = workload.op == "conv2d" ? conv2d_runtime_layout(workload) : workload;
+  packed_.clear();
+  kernel_inputs_.clear();
+  blocked_output_.reset();
   const Target& target = workspace_->target();
+  kernel_workload_ = workload.op == "conv2d" ? conv2d_runtime_layout(workload, target.kind() == TargetKind::cpu)
+                                             : workload;
   ScheduleConfig config;
   if (schedule_ == NeeSchedule::tuned && db_) tuned_record_ = db_->best(kernel_workload_, target);
   if (tuned_record_) {
@@ -63,19 +67,36 @@ void NeeEngine::prepare(const Workload& workload) {
 }
 
 void NeeEngine::bind_inputs(const std::vector<const Tensor*>& inputs) {
-  blocked_weights_.reset();
+  packed_.clear();
+  packed_.reserve(inputs.size());
+  kernel_inputs_ = inputs;
+  blocked_output_.reset();
   if (kernel_workload_.op != "conv2d") return;
-  const int64_t block = conv2d_attrs(kernel_workload_).weight_block;
-  if (block == 0) return;
-  blocked_weights_.emplace(kernel_workload_.inputs[1]);
-  pack_blocked_weights(inputs.at(1)->data_as<float>(), inputs.at(1)->shape(), block, blocked_weights_->data_as<float>());
+  const Conv2dAttrs a = conv2d_attrs(kernel_workload_);
+  const auto pack = [&](size_t i, auto pack_fn) {
+    packed_.emplace_back(kernel_workload_.inputs[i]);
+    pack_fn(inputs.at(i)->data_as<float>(), inputs.at(i)->shape(), packed_.back().data_as<float>());
+    kernel_inputs_[i] = &packed_.back();
+  };
+  if (a.input_block != 0) pack(0, pack_blocked_activations);
+  if (a.weight_block != 0) {
+    pack(1, [&](const float* src, const std::vector<int64_t>& shape, float* dst) {
+      pack_blocked_weights(src, shape, a.weight_block, dst);
+    });
+  }
+  if (a.output_block != 0) {
+    if (conv2d_has_residual(kernel_workload_)) pack(inputs.size() - 1, pack_blocked_activations);
+    blocked_output_.emplace(kernel_workload_.output);
+  }
 }
 
 void NeeEngine::run(const std::vector<const Tensor*>& inputs, Tensor& output) {
-  if (!blocked_weights_) return kernel_->run(inputs, output);
-  std::vector<const Tensor*> with_blocked = inputs;
-  with_blocked.at(1) = &*blocked_weights_;
-  kernel_->run(with_blocked, output);
+  const std::vector<const Tensor*>& operands = kernel_inputs_.empty() ? inputs : kernel_inputs_;
+  kernel_->run(operands, blocked_output_ ? *blocked_output_ : output);
+}
+
+void NeeEngine::finish_output(Tensor& output) {
+  if (blocked_output_) unpack_blocked_activations(blocked_output_->data_as<float>(), output.shape(), output.data_as<float>());
 }
 
 }  // namespace nee::bench

@@ -22,10 +22,14 @@ class NeeEngine : public Engine {
   std::string name() const override;
   void prepare(const Workload& workload) override;
   std::string provenance() const override { return provenance_; }
-  // Packs a conv's weights into the channel-blocked layout the runtime gives its
-  // kernels (the runtime does it once when it prepares a model).
+  // Packs a conv's weights, and on the CPU its input and residual, into the
+  // channel-blocked layouts the runtime gives its kernels between convolutions (the
+  // runtime packs weights once when it prepares a model, and activations arrive blocked
+  // from the conv before).
   void bind_inputs(const std::vector<const Tensor*>& inputs) override;
   void run(const std::vector<const Tensor*>& inputs, Tensor& output) override;
+  // Unpacks a channel-blocked conv output into NCHW.
+  void finish_output(Tensor& output) override;
 
   // The database record the prepared kernel was built from; empty for a default schedule.
   const std::optional<TuningRecord>& tuned_record() const { return tuned_record_; }
@@ -38,7 +42,11 @@ class NeeEngine : public Engine {
   std::string provenance_;
   std::unique_ptr<LoadedKernel> kernel_;
   Workload kernel_workload_;        // the prepared workload in the runtime's layout
-  std::optional<Tensor> blocked_weights_;  // set by bind_inputs when the layouts differ
+  // The kernel's operands in the runtime's layout, set by bind_inputs: the given inputs
+  // with those whose layout differs replaced by packed copies.
+  std::vector<Tensor> packed_;
+  std::vector<const Tensor*> kernel_inputs_;
+  std::optional<Tensor> blocked_output_;  // a blocked conv output, unpacked by finish_output
 };
 
 // The nee-tune command line that fills the database for a MatMul or plain conv2d

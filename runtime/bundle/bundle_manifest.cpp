@@ -23,6 +23,7 @@ nlohmann::json BundleManifest::to_json() const {
           {"target", target.to_json()},
           {"model", {{"file", model_file}, {"sha256", model_sha256}}},
           {"library", {{"file", library_file}, {"sha256", library_sha256}}},
+          {"graph", {{"block_activations", blocked_activations}}},
           {"kernels", kernels_json}};
 }
 
@@ -36,6 +37,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.model_sha256 = j.at("model").value("sha256", "");
   m.library_file = j.at("library").at("file").get<std::string>();
   m.library_sha256 = j.at("library").at("sha256").get<std::string>();
+  if (j.contains("graph")) m.blocked_activations = j.at("graph").value("block_activations", false);
   for (const auto& e : j.at("kernels")) {
     BundleKernelEntry k;
     k.workload = Workload::from_json(e.at("workload"));

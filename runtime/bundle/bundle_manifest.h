@@ -28,6 +28,10 @@ struct BundleManifest {
   std::string library_file = "kernels.so";
   std::string library_sha256;
   std::vector<BundleKernelEntry> kernels;
+  // The workload keys were taken from the graph with activations channel-blocked between
+  // convolutions (runtime/passes/passes.h: block_activations), so the runtime must
+  // prepare the graph that way too. Absent in bundles made before it existed: false.
+  bool blocked_activations = false;
 
   nlohmann::json to_json() const;
   static BundleManifest from_json(const nlohmann::json& j);

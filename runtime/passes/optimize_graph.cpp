@@ -2,7 +2,7 @@
 
 namespace nee {
 
-void optimize_graph(Graph& graph) {
+void optimize_graph(Graph& graph, const GraphOptions& options) {
   remove_identity(graph);
   fuse_conv(graph);
   fuse_gemm(graph);
@@ -16,6 +16,7 @@ void optimize_graph(Graph& graph) {
   fuse_layer_norm(graph);
   fuse_elementwise(graph);
   pack_conv_weights(graph);
+  if (options.block_activations) block_activations(graph);
 }
 
 }  // namespace nee

@@ -14,9 +14,13 @@ namespace nee {
 // The internal op "NeeConv" computes act(conv(X, W) + B + R): Conv's attributes
 // (explicit kernel_shape, strides, dilations, pads, group) plus bias and residual (ints:
 // whether B and R are inputs), activation ("none", "relu", "clip", "silu", "gelu"),
-// clip_min and clip_max (floats), and weight_block (int, absent or 0: W is [O, C/group,
-// KH, KW]; 16: W is channel-blocked, core/conv_weight_layout.h). Inputs X, W, then B if
-// bias = 1, then R if residual = 1.
+// clip_min and clip_max (floats), weight_block (int, absent or 0: W is [O, C/group,
+// KH, KW]; 16: W is channel-blocked, core/conv_weight_layout.h), and input_block and
+// output_block (ints, absent or 0: X, and Y and R, are NCHW; 16: channel-blocked,
+// core/activation_layout.h). Inputs X, W, then B if bias = 1, then R if residual = 1.
+//
+// The internal op "NeeLayout" copies its input into another activation layout:
+// attribute to ("nchw16c": NCHW in, channel-blocked out; "nchw": back).
 //
 // The internal op "NeeElementwise" evaluates a fused chain of elementwise operators:
 // attribute program (string, the text of core/elementwise_program.h), inputs the
@@ -62,11 +66,24 @@ void fuse_layer_norm(Graph& graph);
 // layout (BatchNormalization folding scales its rows).
 void pack_conv_weights(Graph& graph);
 
+// Keeps activations channel-blocked between convolutions: the output of a NeeConv with
+// blocked weights (group 1, channels a multiple of 16, not a graph output) that another
+// such NeeConv reads, as X or as its residual, becomes blocked (output_block), and its
+// readers read it so (input_block); any other reader gets one NeeLayout copy back to
+// NCHW, and a residual whose layout differs from its conv's output one copy across.
+// Runs after pack_conv_weights. Only CPU kernels schedule blocked activations.
+void block_activations(Graph& graph);
+
+struct GraphOptions {
+  bool block_activations = false;  // run block_activations (CPU bundles)
+};
+
 // The passes in the order: remove_identity, fuse_conv, fuse_gemm, convert_matmul,
 // fold_matmul_scale, fuse_matmul_add, fold_matmul_scale again (a scaling after the bias
 // Add, as BERT's query projection has), fuse_matmul_relu, fuse_matmul_gelu,
-// fuse_layer_norm, fuse_elementwise, pack_conv_weights. The epilogue and layer-norm
-// fusions come first so they take precedence; fuse_elementwise collects what is left.
-void optimize_graph(Graph& graph);
+// fuse_layer_norm, fuse_elementwise, pack_conv_weights, then block_activations when
+// options say. The epilogue and layer-norm fusions come first so they take precedence;
+// fuse_elementwise collects what is left.
+void optimize_graph(Graph& graph, const GraphOptions& options = {});
 
 }  // namespace nee

@@ -78,8 +78,10 @@ void conv_f32(const ConvShape& s, const float* x, const float* weights, const fl
 }  // namespace
 
 ReferenceFn make_reference_conv(const Graph& graph, const Node& node) {
-  const TensorType& x = graph.type_of(node.inputs[0]);
-  const TensorType& y = graph.type_of(node.outputs[0]);
+  return make_reference_conv_of(node, graph.type_of(node.inputs[0]), graph.type_of(node.outputs[0]));
+}
+
+ReferenceFn make_reference_conv_of(const Node& node, const TensorType& x, const TensorType& y) {
   if (x.dtype != DType::f32) return nullptr;
   ConvShape s;
   s.window = window_3d(node.attrs, x.shape, y.shape);

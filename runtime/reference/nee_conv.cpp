@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "core/activation_layout.h"
 #include "core/activations.h"
 #include "core/conv_weight_layout.h"
 
@@ -9,11 +10,17 @@
 namespace nee {
 
 // NeeConv: the Conv reference kernel (the node keeps Conv's attributes), then the fused
-// epilogue; channel-blocked weights (weight_block, constants only) are unpacked when the
-// kernel is made. Inputs X, W, then B when attribute bias = 1, then the residual when
-// residual = 1.
+// epilogue, in ONNX's layouts. Channel-blocked weights (weight_block, constants only) are
+// unpacked when the kernel is made; channel-blocked activations (input_block,
+// output_block) are unpacked before and packed after each call. Inputs X, W, then B when
+// attribute bias = 1, then the residual when residual = 1.
 ReferenceFn make_reference_nee_conv(const Graph& graph, const Node& node) {
-  ReferenceFn conv = make_reference_conv(graph, node);
+  const bool blocked_input = node.attrs.get_int("input_block", 0) != 0;
+  const bool blocked_output = node.attrs.get_int("output_block", 0) != 0;
+  TensorType x = graph.type_of(node.inputs[0]), y = graph.type_of(node.outputs[0]);
+  if (blocked_input) x.shape = unblocked_activation_shape(x.shape);
+  if (blocked_output) y.shape = unblocked_activation_shape(y.shape);
+  ReferenceFn conv = make_reference_conv_of(node, x, y);
   if (!conv) return nullptr;
   const bool has_bias = node.attrs.get_int("bias") != 0;
   const bool has_residual = node.attrs.get_int("residual") != 0;
@@ -25,29 +32,48 @@ ReferenceFn make_reference_nee_conv(const Graph& graph, const Node& node) {
   if (block != 0) {
     const Tensor* w = graph.constant(node.inputs[1]);
     if (!w) return nullptr;
-    const std::vector<int64_t> oihw =
-        unblocked_weight_shape(w->shape(), graph.type_of(node.outputs[0]).shape[1], block);
+    const std::vector<int64_t> oihw = unblocked_weight_shape(w->shape(), y.shape[1], block);
     unblocked = std::make_shared<Tensor>(DType::f32, oihw);
     unpack_blocked_weights(w->data_as<float>(), oihw, block, unblocked->data_as<float>());
   }
   return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
     const Tensor* w = unblocked ? unblocked.get() : in[1];
-    conv({in[0], w, has_bias ? in[2] : nullptr}, out);
-    float* y = out[0]->data_as<float>();
-    const int64_t count = out[0]->elements();
+    const Tensor* input = in[0];
+    Tensor nchw_input, nchw_output;
+    if (blocked_input) {
+      nchw_input = Tensor(x);
+      unpack_blocked_activations(in[0]->data_as<float>(), x.shape, nchw_input.data_as<float>());
+      input = &nchw_input;
+    }
+    Tensor* result = out[0];
+    if (blocked_output) {
+      nchw_output = Tensor(y);
+      result = &nchw_output;
+    }
+    conv({input, w, has_bias ? in[2] : nullptr}, {result});
+    float* v = result->data_as<float>();
+    const int64_t count = result->elements();
     if (has_residual) {
-      const float* r = in[has_bias ? 3 : 2]->data_as<float>();
-      for (int64_t i = 0; i < count; ++i) y[i] += r[i];
+      const Tensor* r = in[has_bias ? 3 : 2];
+      std::vector<float> nchw_residual;
+      const float* rv = r->data_as<float>();
+      if (blocked_output) {
+        nchw_residual.resize(static_cast<size_t>(count));
+        unpack_blocked_activations(rv, y.shape, nchw_residual.data());
+        rv = nchw_residual.data();
+      }
+      for (int64_t i = 0; i < count; ++i) v[i] += rv[i];
     }
     if (activation == "relu") {
-      for (int64_t i = 0; i < count; ++i) y[i] = std::max(y[i], 0.0f);
+      for (int64_t i = 0; i < count; ++i) v[i] = std::max(v[i], 0.0f);
     } else if (activation == "clip") {
-      for (int64_t i = 0; i < count; ++i) y[i] = std::min(std::max(y[i], lo), hi);
+      for (int64_t i = 0; i < count; ++i) v[i] = std::min(std::max(v[i], lo), hi);
     } else if (activation == "silu") {
-      for (int64_t i = 0; i < count; ++i) y[i] = silu(y[i]);
+      for (int64_t i = 0; i < count; ++i) v[i] = silu(v[i]);
     } else if (activation == "gelu") {
-      for (int64_t i = 0; i < count; ++i) y[i] = gelu(y[i]);
+      for (int64_t i = 0; i < count; ++i) v[i] = gelu(v[i]);
     }
+    if (blocked_output) pack_blocked_activations(v, y.shape, out[0]->data_as<float>());
   };
 }
 

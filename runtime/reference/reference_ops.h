@@ -63,7 +63,11 @@ ReferenceFn make_reference_constant_of_shape(const Graph&, const Node&);
 ReferenceFn make_reference_range(const Graph&, const Node&);
 ReferenceFn make_reference_resize(const Graph&, const Node&);   // resize.cpp
 ReferenceFn make_reference_conv(const Graph&, const Node&);     // conv.cpp
+// Conv with the node's attributes over X and Y of these NCHW types (NeeConv's blocked
+// activations are unpacked around it).
+ReferenceFn make_reference_conv_of(const Node& node, const TensorType& x, const TensorType& y);
 ReferenceFn make_reference_nee_conv(const Graph&, const Node&);  // nee_conv.cpp
+ReferenceFn make_reference_nee_layout(const Graph&, const Node&);   // activation_layout.cpp
 ReferenceFn make_reference_nee_elementwise(const Graph&, const Node&);  // nee_elementwise.cpp
 ReferenceFn make_reference_conv_transpose(const Graph&, const Node&);  // conv_transpose.cpp
 ReferenceFn make_reference_max_pool(const Graph&, const Node&);  // pool.cpp

@@ -71,6 +71,7 @@ const std::unordered_map<std::string, ReferenceFactory>& reference_kernels() {
       {"Resize", make_reference_resize},
       {"Conv", make_reference_conv},
       {"NeeConv", make_reference_nee_conv},
+      {"NeeLayout", make_reference_nee_layout},
       {"NeeElementwise", make_reference_nee_elementwise},
       {"ConvTranspose", make_reference_conv_transpose},
       {"MaxPool", make_reference_max_pool},

@@ -9,6 +9,7 @@
 
 #include "core/conv_workload.h"
 #include "core/error.h"
+#include "core/activation_layout.h"
 #include "core/conv_weight_layout.h"
 #include "schedules/schedule_space.h"
 #include "tests/kernels/compiled_kernels.h"
@@ -24,6 +25,9 @@ struct ConvCase {
   Conv2dAttrs attrs;
   bool bias = false, residual = false;
   bool blocked = false;  // W channel-blocked, as the runtime gives group-1 convs
+  // X, and the output and residual, channel-blocked, as the CPU runtime gives convs
+  // between convs (needs `blocked`).
+  bool input_blocked = false, output_blocked = false;
 };
 
 Workload workload_of_case(const ConvCase& c) {
@@ -34,7 +38,9 @@ Workload workload_of_case(const ConvCase& c) {
   const TensorType residual = plain.output;
   const Workload w_plain =
       make_conv2d_workload(x, w, c.bias ? &bias : nullptr, c.residual ? &residual : nullptr, c.attrs);
-  return c.blocked ? conv2d_with_blocked_weights(w_plain) : w_plain;
+  const Workload w_blocked = c.blocked ? conv2d_with_blocked_weights(w_plain) : w_plain;
+  if (!c.input_blocked && !c.output_blocked) return w_blocked;
+  return conv2d_with_activation_layout(w_blocked, c.input_blocked, c.output_blocked);
 }
 
 std::map<std::string, ConvCase> cases() {
@@ -76,6 +82,16 @@ std::map<std::string, ConvCase> cases() {
   all["blocked_stride2"] = {{2, 6, 9, 10}, {40, 6, 3, 3}, stride2, true, false, true};
   all["blocked_pointwise"] = {{1, 16, 5, 7}, {32, 16, 1, 1}, Conv2dAttrs{}, false, false, true};
   all["blocked_dilation2_asymmetric_pads"] = {{1, 4, 9, 11}, {16, 4, 3, 3}, dilation2, true, false, true};
+  // Channel-blocked activations: both sides with bias, residual and Relu; the input only
+  // (40 output channels stay NCHW) at stride 2 and batch 2; the output only from 3
+  // channels (a network's first conv); and a strided pointwise conv.
+  all["blocked_activations_residual_relu"] = {{1, 32, 9, 11}, {48, 32, 3, 3}, relu, true, true, true, true, true};
+  all["blocked_input_stride2"] = {{2, 16, 9, 10}, {40, 16, 3, 3}, stride2, true, false, true, true, false};
+  all["blocked_output_from_rgb"] = {{1, 3, 9, 9}, {16, 3, 3, 3}, pad1, true, false, true, false, true};
+  Conv2dAttrs pointwise_stride2;
+  pointwise_stride2.strides = {2, 2};
+  all["blocked_activations_pointwise_stride2"] = {
+      {1, 32, 8, 8}, {64, 32, 1, 1}, pointwise_stride2, false, true, true, true, true};
   return all;
 }
 
@@ -108,6 +124,22 @@ TEST_F(Conv2dKernel, BlockedResidualRelu) { kernels().check_points("blocked_resi
 TEST_F(Conv2dKernel, BlockedStride2Batch2) { kernels().check_points("blocked_stride2"); }
 TEST_F(Conv2dKernel, BlockedPointwise) { kernels().check_points("blocked_pointwise"); }
 TEST_F(Conv2dKernel, BlockedDilation2AsymmetricPads) { kernels().check_points("blocked_dilation2_asymmetric_pads"); }
+
+TEST_F(Conv2dKernel, BlockedActivationsBothSides) { kernels().check_points("blocked_activations_residual_relu"); }
+TEST_F(Conv2dKernel, BlockedInputOnly) { kernels().check_points("blocked_input_stride2"); }
+TEST_F(Conv2dKernel, BlockedOutputOnly) { kernels().check_points("blocked_output_from_rgb"); }
+TEST_F(Conv2dKernel, BlockedActivationsPointwiseStride2) {
+  kernels().check_points("blocked_activations_pointwise_stride2");
+}
+
+TEST_F(Conv2dKernel, BlockedActivationKernelsTakeBlockedBuffers) {
+  const Workload& w = kernels().get("blocked_activations_residual_relu/default").candidate.workload;
+  EXPECT_EQ(w.inputs[0].shape, (std::vector<int64_t>{1, 2, 9, 11, 16}));
+  EXPECT_EQ(w.inputs.back().shape, (std::vector<int64_t>{1, 3, 9, 11, 16}));  // the residual
+  EXPECT_EQ(w.output.shape, (std::vector<int64_t>{1, 3, 9, 11, 16}));
+  EXPECT_EQ(make_schedule_space(w, host_target(TargetKind::cpu))->name(), "conv2d-blocked-cpu");
+  EXPECT_THROW(make_schedule_space(w, host_target(TargetKind::opencl)), Error);
+}
 
 TEST_F(Conv2dKernel, BlockedWeightsUseTheChannelBlockedSpace) {
   const Workload& w = kernels().get("blocked_stride2/default").candidate.workload;
@@ -164,9 +196,9 @@ TEST(Conv2dWorkload, ChannelBlockedWeights) {
   EXPECT_EQ(plain.key().find("weight_block"), std::string::npos);  // older keys unchanged
   EXPECT_DOUBLE_EQ(blocked.flops(), plain.flops());
   EXPECT_FALSE(conv2d_can_block_weights(blocked));
-  EXPECT_EQ(conv2d_runtime_layout(plain).key(), blocked.key());
+  EXPECT_EQ(conv2d_runtime_layout(plain, true).key(), blocked.key());  // 5 channels stay NCHW
   const Workload depthwise = conv2d_workload_from_shape("1x8x9x9,8x3x3,p1,g8");
-  EXPECT_EQ(conv2d_runtime_layout(depthwise).key(), depthwise.key());
+  EXPECT_EQ(conv2d_runtime_layout(depthwise, true).key(), depthwise.key());
   EXPECT_THROW(conv2d_with_blocked_weights(depthwise), Error);
 
   // Every OIHW element lands at [o / 16, c, ky, kx, o % 16] and comes back; the padding
@@ -180,6 +212,41 @@ TEST(Conv2dWorkload, ChannelBlockedWeights) {
   unpack_blocked_weights(packed.data(), oihw, 16, back.data());
   EXPECT_EQ(back, w);
   EXPECT_THROW(unblocked_weight_shape({2, 5, 3, 3, 16}, 40, 16), Error);
+}
+
+TEST(Conv2dWorkload, ChannelBlockedActivations) {
+  const Workload plain = conv2d_workload_from_shape("1x32x9x9,48x3x3,p1");
+  const Workload weights_only = conv2d_runtime_layout(plain, false);
+  EXPECT_EQ(weights_only.key(), conv2d_with_blocked_weights(plain).key());
+  ASSERT_TRUE(conv2d_can_block_activations(weights_only));
+  const Workload blocked = conv2d_runtime_layout(plain, true);
+  EXPECT_EQ(blocked.key(), conv2d_with_activation_layout(weights_only, true, true).key());
+  EXPECT_EQ(blocked.inputs[0].shape, (std::vector<int64_t>{1, 2, 9, 9, 16}));
+  EXPECT_EQ(blocked.output.shape, (std::vector<int64_t>{1, 3, 9, 9, 16}));
+  EXPECT_EQ(conv2d_nchw_input(blocked).shape, plain.inputs[0].shape);
+  EXPECT_EQ(conv2d_nchw_output(blocked).shape, plain.output.shape);
+  EXPECT_DOUBLE_EQ(blocked.flops(), plain.flops());
+  EXPECT_EQ(blocked.key(), Workload::from_json(blocked.to_json()).key());
+  EXPECT_EQ(weights_only.key().find("input_block"), std::string::npos);  // older keys unchanged
+  // Back to NCHW on one side only, and refusals: plain weights, channels not a multiple
+  // of 16, groups.
+  EXPECT_EQ(conv2d_with_activation_layout(blocked, false, true).inputs[0].shape, plain.inputs[0].shape);
+  EXPECT_THROW(conv2d_with_activation_layout(plain, true, true), Error);
+  EXPECT_THROW(conv2d_with_activation_layout(conv2d_runtime_layout(conv2d_workload_from_shape("1x24x9x9,48x3x3"), true),
+                                             true, false),
+               Error);
+  EXPECT_FALSE(conv2d_can_block_activations(conv2d_workload_from_shape("1x32x9x9,32x3x3,g2")));
+
+  // Every NCHW element lands at [n, c / 16, h, w, c % 16] and comes back.
+  const std::vector<int64_t> nchw = {2, 32, 3, 5};
+  std::vector<float> x(2 * 32 * 15), packed(x.size(), -1.0f), back(x.size());
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) + 0.5f;
+  pack_blocked_activations(x.data(), nchw, packed.data());
+  EXPECT_EQ(packed[(((1 * 2 + 1) * 3 + 2) * 5 + 4) * 16 + 7], x[((1 * 32 + 23) * 3 + 2) * 5 + 4]);
+  unpack_blocked_activations(packed.data(), nchw, back.data());
+  EXPECT_EQ(back, x);
+  EXPECT_THROW(blocked_activation_shape({1, 24, 3, 3}), Error);
+  EXPECT_THROW(unblocked_activation_shape({1, 2, 3, 3, 8}), Error);
 }
 
 }  // namespace

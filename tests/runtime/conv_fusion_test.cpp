@@ -1,6 +1,8 @@
 // fuse_conv on small ONNX graphs: which nodes it fuses, and that the fused graph computes
 // what the unfused one does (SessionOptions{optimize = false}) on the reference kernels;
-// then a small CNN whose NeeConv nodes run from a default-schedule bundle.
+// then a small CNN whose NeeConv nodes run from a default-schedule bundle; then
+// block_activations: which values it blocks, and the same graph computed with blocked
+// activations on the reference kernels and from a bundle.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -302,6 +304,147 @@ TEST(ConvFusion, SmallCnnRunsItsConvsFromADefaultScheduleBundle) {
     EXPECT_EQ(p.provider, "bundle") << p.node;
   }
   EXPECT_EQ(convs, 2);
+  std::error_code ec;
+  fs::remove_all(root, ec);
+}
+
+
+// Three convs in a chain (the first from 3 channels), a residual 1x1 conv, a depthwise
+// conv, a residual 1x1 conv before GlobalAveragePool, and a 24-channel conv that is a
+// graph output.
+std::string blocking_cnn_bytes() {
+  OnnxModelBuilder m;
+  m.input("x", {1, 3, 10, 10}).output("y", {1, 32}).output("z", {1, 24, 10, 10});
+  conv(m, "c1", "x", "c1_out", {16, 3, 3, 3}, true, 1, 1, 1, 100);
+  batch_norm(m, "bn1", "c1_out", "bn1_out", 16, 110);
+  m.node("Relu", {"bn1_out"}, {"a1"}, "relu1");
+  conv(m, "c2", "a1", "c2_out", {32, 16, 3, 3}, true, 1, 1, 1, 120);
+  m.node("Relu", {"c2_out"}, {"a2"}, "relu2");
+  conv(m, "c3", "a2", "c3_out", {32, 32, 1, 1}, true, 0, 1, 1, 130);
+  m.node("Add", {"c3_out", "a2"}, {"sum3"}, "add3");
+  m.node("Relu", {"sum3"}, {"a3"}, "relu3");
+  conv(m, "dw", "a3", "d", {32, 1, 3, 3}, true, 1, 1, 32, 140);
+  conv(m, "c4", "d", "c4_out", {32, 32, 1, 1}, false, 0, 1, 1, 150);
+  m.node("Add", {"c4_out", "a3"}, {"a4"}, "add4");
+  m.node("GlobalAveragePool", {"a4"}, {"pooled"}, "pool");
+  m.node("Flatten", {"pooled"}, {"y"}, "flatten");
+  conv(m, "c5", "a2", "z", {24, 32, 1, 1}, true, 0, 1, 1, 160);
+  return m.bytes();
+}
+
+// Binds nothing, but asks for blocked activations: the graph runs on reference kernels.
+class BlockingReferenceProvider : public KernelProvider {
+ public:
+  std::string name() const override { return "blocking"; }
+  std::unique_ptr<NodeKernel> bind(const Graph&, const Node&) override { return nullptr; }
+  bool wants_blocked_activations() const override { return true; }
+};
+
+void expect_outputs_near(std::map<std::string, Tensor> got, std::map<std::string, Tensor> want, double tolerance) {
+  for (const char* name : {"y", "z"}) {
+    const Tensor& a = got.at(name);
+    const Tensor& b = want.at(name);
+    ASSERT_EQ(a.shape(), b.shape()) << name;
+    double total = 0;
+    for (int64_t i = 0; i < a.elements(); ++i) {
+      ASSERT_NEAR(a.data_as<float>()[i], b.data_as<float>()[i], tolerance) << name << " " << i;
+      total += std::fabs(b.data_as<float>()[i]);
+    }
+    EXPECT_GT(total, 0) << name;
+  }
+}
+
+TEST(BlockActivations, BlocksValuesThatConvsPassToConvs) {
+  Graph g = import_onnx_bytes(blocking_cnn_bytes());
+  optimize_graph(g, GraphOptions{true});
+  std::map<std::string, const Node*> by_name;
+  int layouts = 0;
+  for (const Node& n : g.nodes()) {
+    by_name[n.name] = &n;
+    if (n.op == "NeeLayout") ++layouts;
+  }
+  const auto blocks = [&](const char* node) {
+    const Node& n = *by_name.at(node);
+    return std::make_pair(n.attrs.get_int("input_block", 0), n.attrs.get_int("output_block", 0));
+  };
+  EXPECT_EQ(blocks("c1"), std::make_pair(int64_t{0}, int64_t{16}));   // 3 channels in
+  EXPECT_EQ(blocks("c2"), std::make_pair(int64_t{16}, int64_t{16}));
+  EXPECT_EQ(blocks("c3"), std::make_pair(int64_t{16}, int64_t{16}));  // c4's residual
+  EXPECT_EQ(blocks("dw"), std::make_pair(int64_t{0}, int64_t{0}));    // depthwise: NCHW
+  EXPECT_EQ(blocks("c4"), std::make_pair(int64_t{0}, int64_t{0}));    // read by the pool
+  EXPECT_EQ(blocks("c5"), std::make_pair(int64_t{16}, int64_t{0}));   // a graph output
+  // The depthwise conv and c4's residual share one copy of c3's output back to NCHW.
+  EXPECT_EQ(layouts, 1);
+  EXPECT_EQ(by_name.at("dw")->inputs[0], by_name.at("c4")->inputs.back());
+  EXPECT_EQ(g.producer(by_name.at("dw")->inputs[0])->op, "NeeLayout");
+  EXPECT_EQ(g.type_of(by_name.at("c2")->outputs[0]).shape, (std::vector<int64_t>{1, 2, 10, 10, 16}));
+  const std::optional<Workload> w = workload_of(g, *by_name.at("c3"));
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->attrs.at("input_block"), 16);
+  EXPECT_EQ(w->attrs.at("output_block"), 16);
+  EXPECT_DOUBLE_EQ(w->flops(), 2.0 * 32 * 100 * 32);
+
+  // Without the option nothing is blocked.
+  Graph plain = import_onnx_bytes(blocking_cnn_bytes());
+  optimize_graph(plain);
+  for (const Node& n : plain.nodes()) {
+    EXPECT_NE(n.op, "NeeLayout");
+    EXPECT_EQ(n.attrs.get_int("output_block", 0), 0) << n.name;
+  }
+}
+
+TEST(BlockActivations, ReferenceKernelsComputeTheUnblockedGraph) {
+  std::vector<std::unique_ptr<KernelProvider>> providers;
+  providers.push_back(std::make_unique<BlockingReferenceProvider>());
+  Session blocked(import_onnx_bytes(blocking_cnn_bytes()), std::move(providers));
+  Session unfused(import_onnx_bytes(blocking_cnn_bytes()), {}, SessionOptions{false});
+  for (uint64_t seed : {3, 4}) {
+    const Tensor x = random_tensor({DType::f32, {1, 3, 10, 10}}, seed);
+    expect_outputs_near(blocked.run({{"x", x}}), unfused.run({{"x", x}}), 1e-4);
+  }
+  bool blocked_conv = false;
+  for (const Node& n : blocked.graph().nodes()) blocked_conv |= n.attrs.get_int("input_block", 0) != 0;
+  EXPECT_TRUE(blocked_conv);
+}
+
+TEST(BlockActivations, BundleKernelsComputeTheUnblockedGraph) {
+  std::string root = ::testing::TempDir() + "nee-blocked-bundle-XXXXXX";
+  ASSERT_NE(mkdtemp(root.data()), nullptr);
+  const std::string model = root + "/cnn.onnx";
+  {
+    std::ofstream out(model, std::ios::binary);
+    out << blocking_cnn_bytes();
+  }
+  Graph graph = import_onnx(model);
+  optimize_graph(graph, GraphOptions{true});
+  BundleRequest request;
+  request.workloads = extract_workloads(graph);
+  request.target = host_target(TargetKind::cpu);
+  request.model_path = model;
+  request.output_dir = root + "/bundle";
+  request.use_database = false;
+  request.blocked_activations = true;
+  build_bundle(nullptr, request);
+
+  BundleLoadOptions options;
+  options.model_path = model;
+  const std::shared_ptr<KernelBundle> bundle = KernelBundle::load(root + "/bundle", options);
+  EXPECT_TRUE(bundle->manifest().blocked_activations);
+  std::vector<std::unique_ptr<KernelProvider>> providers;
+  providers.push_back(make_bundle_provider(bundle));
+  Session with_bundle(import_onnx(model), std::move(providers));
+  Session reference(import_onnx(model), {}, SessionOptions{false});
+  for (uint64_t seed : {5, 6}) {
+    const Tensor x = random_tensor({DType::f32, {1, 3, 10, 10}}, seed);
+    expect_outputs_near(with_bundle.run({{"x", x}}), reference.run({{"x", x}}), 1e-4);
+  }
+  int convs = 0;
+  for (const Placement& p : with_bundle.placements()) {
+    if (p.op != "NeeConv") continue;
+    ++convs;
+    EXPECT_EQ(p.provider, "bundle") << p.node;
+  }
+  EXPECT_EQ(convs, 6);
   std::error_code ec;
   fs::remove_all(root, ec);
 }

@@ -40,9 +40,10 @@ double parse_duration(const std::string& text) {
   return unit == "h" ? value * 3600 : unit == "m" ? value * 60 : value;
 }
 
-std::vector<nee::WorkloadCount> model_workloads(const std::string& model_path, const nee::InputShapes& shapes) {
+std::vector<nee::WorkloadCount> model_workloads(const std::string& model_path, const nee::InputShapes& shapes,
+                                                const nee::GraphOptions& graph_options) {
   nee::Graph graph = nee::import_onnx(model_path, shapes);
-  nee::optimize_graph(graph);
+  nee::optimize_graph(graph, graph_options);
   return nee::count_workloads(graph);
 }
 
@@ -153,9 +154,11 @@ int main(int argc, char** argv) {
                        "with --runner ssh://host or `nee-tune pack`, or use --trials 0 to bundle default schedules");
     }
     if (no_early_stop) model_options.scheduler.early_stop_threshold = 0;
+    // Only CPU kernels schedule channel-blocked activations (block_activations).
+    const nee::GraphOptions graph_options{target.kind() == nee::TargetKind::cpu};
     const std::vector<nee::WorkloadCount> counted =
-        !model.empty()   ? model_workloads(model, nee::parse_input_shapes(input_shape_texts))
-        : op == "conv2d" ? std::vector<nee::WorkloadCount>{{nee::conv2d_runtime_layout(nee::conv2d_workload_from_shape(shape)), 1}}
+        !model.empty()   ? model_workloads(model, nee::parse_input_shapes(input_shape_texts), graph_options)
+        : op == "conv2d" ? std::vector<nee::WorkloadCount>{{nee::conv2d_runtime_layout(nee::conv2d_workload_from_shape(shape), graph_options.block_activations), 1}}
                          : std::vector<nee::WorkloadCount>{{nee::matmul_workload_from_shape(shape), 1}};
     std::vector<nee::Workload> workloads;
     std::vector<int> counts;
@@ -201,6 +204,7 @@ int main(int argc, char** argv) {
 
     if (!bundle_dir.empty()) {
       nee::BundleRequest request{workloads, target, model, bundle_dir, true, options.build_jobs};
+      request.blocked_activations = graph_options.block_activations;
       const nee::BundleManifest m = nee::build_bundle(&db, request);
       int tuned = 0;
       for (const auto& k : m.kernels) tuned += k.source == "tuned";

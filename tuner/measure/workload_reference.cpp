@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/activation_layout.h"
 #include "core/activations.h"
 #include "core/conv_weight_layout.h"
 #include "core/conv_workload.h"
@@ -95,16 +96,23 @@ static void reference_matmul(const Workload& w, const std::vector<const Tensor*>
   }
 }
 
-// Direct loops over every output element and every tap, zero outside the input.
+// Direct loops over every output element and every tap, zero outside the input, in
+// ONNX's layouts: blocked operands are unpacked first and a blocked output packed last.
 static void reference_conv2d(const Workload& w, const std::vector<const Tensor*>& in, Tensor& out) {
   const Conv2dAttrs a = conv2d_attrs(w);
-  const auto& xs = w.inputs[0].shape;
+  const std::vector<int64_t> xs = conv2d_nchw_input(w).shape;
   const std::vector<int64_t> ws = conv2d_oihw_weights(w).shape;
-  const auto& os = w.output.shape;
+  const std::vector<int64_t> os = conv2d_nchw_output(w).shape;
   const int64_t channels = xs[1], ih = xs[2], iw = xs[3];
   const int64_t group_channels = ws[1], kh = ws[2], kw = ws[3];
   const int64_t group_out = os[1] / a.group;
   const float* x = in[0]->data_as<float>();
+  std::vector<float> nchw_input;
+  if (a.input_block != 0) {
+    nchw_input.resize(static_cast<size_t>(xs[0] * xs[1] * xs[2] * xs[3]));
+    unpack_blocked_activations(x, xs, nchw_input.data());
+    x = nchw_input.data();
+  }
   const float* wt = in[1]->data_as<float>();
   std::vector<float> unblocked;
   if (a.weight_block != 0) {
@@ -115,7 +123,18 @@ static void reference_conv2d(const Workload& w, const std::vector<const Tensor*>
   size_t next = 2;
   const float* bias = conv2d_has_bias(w) ? in[next++]->data_as<float>() : nullptr;
   const float* residual = conv2d_has_residual(w) ? in[next++]->data_as<float>() : nullptr;
+  const size_t out_elements = static_cast<size_t>(os[0] * os[1] * os[2] * os[3]);
+  std::vector<float> nchw_residual, nchw_output;
+  if (residual && a.output_block != 0) {
+    nchw_residual.resize(out_elements);
+    unpack_blocked_activations(residual, os, nchw_residual.data());
+    residual = nchw_residual.data();
+  }
   float* o = out.data_as<float>();
+  if (a.output_block != 0) {
+    nchw_output.resize(out_elements);
+    o = nchw_output.data();
+  }
   for (int64_t n = 0; n < os[0]; ++n) {
     for (int64_t oc = 0; oc < os[1]; ++oc) {
       const int64_t first_channel = (oc / group_out) * group_channels;
@@ -149,6 +168,7 @@ static void reference_conv2d(const Workload& w, const std::vector<const Tensor*>
       }
     }
   }
+  if (a.output_block != 0) pack_blocked_activations(o, os, out.data_as<float>());
 }
 
 // The program evaluated at every output element on its broadcast inputs.

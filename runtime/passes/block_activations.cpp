@@ -1,0 +1,98 @@
+#include <map>
+#include <set>
+
+#include "core/activation_layout.h"
+#include "core/conv_weight_layout.h"
+#include "runtime/passes/passes.h"
+
+namespace nee {
+
+namespace {
+
+// A NeeConv whose kernel may read and write channel-blocked activations: group 1 with
+// blocked weights (only conv2d-blocked-cpu schedules blocked activations).
+bool reads_blocked(const Graph& graph, const Node& node) {
+  return node.op == "NeeConv" && node.attrs.get_int("group", 1) == 1 &&
+         node.attrs.get_int("weight_block", 0) == kConvWeightBlock &&
+         graph.type_of(node.outputs[0]).shape.size() == 4;
+}
+
+int residual_slot(const Node& conv) {
+  if (conv.attrs.get_int("residual", 0) == 0) return -1;
+  return conv.attrs.get_int("bias", 0) != 0 ? 3 : 2;
+}
+
+// A NeeLayout node converting `value` to `to` ("nchw" or "nchw16c"), made once per value
+// and direction; returns the converted value's name.
+std::string converted(Graph& graph, const std::string& value, const std::string& to,
+                      std::vector<Node>& conversions) {
+  const std::string name = value + "." + to;
+  if (graph.has_value(name)) return name;
+  const TensorType& from = graph.type_of(value);
+  graph.add_value(name, TensorType{from.dtype, to == "nchw" ? unblocked_activation_shape(from.shape)
+                                                            : blocked_activation_shape(from.shape)});
+  Node node;
+  node.op = "NeeLayout";
+  node.name = name;
+  node.inputs = {value};
+  node.outputs = {name};
+  node.attrs.set("to", to);
+  conversions.push_back(std::move(node));
+  return name;
+}
+
+}  // namespace
+
+void block_activations(Graph& graph) {
+  std::set<std::string> convs;  // names of the NeeConv nodes that may read and write blocked
+  for (const Node& node : graph.nodes()) {
+    if (reads_blocked(graph, node)) convs.insert(node.name);
+  }
+  // Which conv outputs to block: those another such conv reads, as X or as its residual.
+  std::set<std::string> blocked;
+  for (const Node& node : graph.nodes()) {
+    if (!convs.count(node.name)) continue;
+    const std::string& y = node.outputs[0];
+    if (graph.is_output(y) || !can_block_activations(graph.type_of(y).shape)) continue;
+    for (const Node* reader : graph.consumers(y)) {
+      const int r = residual_slot(*reader);
+      if (convs.count(reader->name) &&
+          (reader->inputs[0] == y || (r >= 0 && reader->inputs[static_cast<size_t>(r)] == y))) {
+        blocked.insert(y);
+        break;
+      }
+    }
+  }
+  if (blocked.empty()) return;
+  for (const std::string& y : blocked) {
+    graph.set_type(y, TensorType{graph.type_of(y).dtype, blocked_activation_shape(graph.type_of(y).shape)});
+  }
+
+  std::vector<Node> conversions;
+  for (Node& node : graph.nodes()) {
+    const bool conv = convs.count(node.name) != 0;
+    const bool output_blocked = blocked.count(node.outputs[0]) != 0;
+    if (output_blocked) node.attrs.set("output_block", kActivationBlock);
+    const int r = conv ? residual_slot(node) : -1;
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const std::string& in = node.inputs[i];
+      const bool is_blocked = blocked.count(in) != 0;
+      if (conv && i == 0) {
+        if (is_blocked) node.attrs.set("input_block", kActivationBlock);
+        continue;  // a conv reads X in either layout
+      }
+      if (conv && static_cast<int>(i) == r) {
+        // The residual comes in the output's layout.
+        if (is_blocked != output_blocked) {
+          node.inputs[i] = converted(graph, in, output_blocked ? "nchw16c" : "nchw", conversions);
+        }
+        continue;
+      }
+      if (is_blocked) node.inputs[i] = converted(graph, in, "nchw", conversions);
+    }
+  }
+  for (Node& c : conversions) graph.add_node(std::move(c));
+  graph.sort_topologically();
+}
+
+}  // namespace nee
