@@ -80,8 +80,9 @@ Workload make_conv2d_workload(const TensorType& x, const TensorType& w, const Te
   if (attrs.activation == ConvActivation::clip && attrs.clip_min > attrs.clip_max) {
     throw Error("conv2d clip has min > max");
   }
-  if (attrs.weight_block != 0 && (attrs.weight_block != kConvWeightBlock || g != 1)) {
-    throw Error(fmt::format("conv2d weight_block {} (group {}): only blocks of {} with group 1 exist",
+  const bool depthwise = g > 1 && g == c && g == o;
+  if (attrs.weight_block != 0 && (attrs.weight_block != kConvWeightBlock || (g != 1 && !depthwise))) {
+    throw Error(fmt::format("conv2d weight_block {} (group {}): only blocks of {} with group 1 or depthwise exist",
                             attrs.weight_block, g, kConvWeightBlock));
   }
   for (int64_t block : {attrs.input_block, attrs.output_block}) {
@@ -181,15 +182,21 @@ bool conv2d_can_block_weights(const Workload& w) {
 }
 
 Workload conv2d_with_blocked_weights(const Workload& w) {
+  if (!conv2d_can_block_weights(w)) throw Error("conv2d_with_blocked_weights: the conv is grouped or already blocked");
   Conv2dAttrs a = conv2d_attrs(w);
   a.weight_block = kConvWeightBlock;
   return conv2d_relaid(w, a);
 }
 
+bool conv2d_is_depthwise(const Workload& w) {
+  const int64_t g = conv2d_attrs(w).group;
+  return g > 1 && g == conv2d_nchw_input(w).shape[1] && g == conv2d_nchw_output(w).shape[1];
+}
+
 bool conv2d_can_block_activations(const Workload& w) {
   const Conv2dAttrs a = conv2d_attrs(w);
-  return a.group == 1 && a.weight_block == kConvWeightBlock && can_block_activations(conv2d_nchw_input(w).shape) &&
-         can_block_activations(conv2d_nchw_output(w).shape);
+  return (a.group == 1 || conv2d_is_depthwise(w)) && a.weight_block == kConvWeightBlock &&
+         can_block_activations(conv2d_nchw_input(w).shape) && can_block_activations(conv2d_nchw_output(w).shape);
 }
 
 Workload conv2d_with_activation_layout(const Workload& w, bool input, bool output) {
@@ -200,6 +207,15 @@ Workload conv2d_with_activation_layout(const Workload& w, bool input, bool outpu
 }
 
 Workload conv2d_runtime_layout(const Workload& w, bool block_activations) {
+  if (block_activations && conv2d_is_depthwise(w) && conv2d_attrs(w).weight_block == 0 &&
+      can_block_activations(w.inputs[0].shape)) {
+    // Depthwise weights are blocked only together with the activations: a kernel
+    // vectorized over channels of NCHW planes would gather.
+    Conv2dAttrs a = conv2d_attrs(w);
+    a.weight_block = kConvWeightBlock;
+    a.input_block = a.output_block = kActivationBlock;
+    return conv2d_relaid(w, a);
+  }
   const Workload blocked = conv2d_can_block_weights(w) ? conv2d_with_blocked_weights(w) : w;
   if (!block_activations || !conv2d_can_block_activations(blocked)) return blocked;
   return conv2d_with_activation_layout(blocked, true, true);

@@ -27,12 +27,13 @@ struct Conv2dAttrs {
   ConvActivation activation = ConvActivation::none;
   double clip_min = 0.0, clip_max = 0.0;      // used when activation is clip
   // 0: W is [O, C/group, KH, KW]; kConvWeightBlock: W is channel-blocked
-  // (core/conv_weight_layout.h), group 1 only. The key holds "weight_block" only when set.
+  // (core/conv_weight_layout.h), group 1 or depthwise (group = C = O) only. The key holds
+  // "weight_block" only when set.
   int64_t weight_block = 0;
   // 0: X (input_block), and the output and residual (output_block), are NCHW;
-  // kActivationBlock: channel-blocked (core/activation_layout.h). Group 1 with blocked
-  // weights only, and only channel counts that are multiples of 16. The key holds each
-  // only when set.
+  // kActivationBlock: channel-blocked (core/activation_layout.h). With blocked weights
+  // only, and only channel counts that are multiples of 16. The key holds each only when
+  // set.
   int64_t input_block = 0, output_block = 0;
 };
 
@@ -55,9 +56,12 @@ TensorType conv2d_nchw_output(const Workload& w);
 // with blocked W (throws nee::Error when it may not).
 bool conv2d_can_block_weights(const Workload& w);
 Workload conv2d_with_blocked_weights(const Workload& w);
-// Whether X and the output may be channel-blocked (group 1, blocked weights, channel
-// counts multiples of 16), and the same convolution with X blocked where `input` and the
-// output (and residual) blocked where `output` (throws nee::Error when it may not).
+// group = C = O > 1: one KHxKW window per channel.
+bool conv2d_is_depthwise(const Workload& w);
+// Whether X and the output may be channel-blocked (group 1 or depthwise, blocked
+// weights, channel counts multiples of 16), and the same convolution with X blocked where
+// `input` and the output (and residual) blocked where `output` (throws nee::Error when it
+// may not).
 bool conv2d_can_block_activations(const Workload& w);
 Workload conv2d_with_activation_layout(const Workload& w, bool input, bool output);
 // The form NEE's runtime runs a convolution with constant weights in between other

@@ -96,14 +96,16 @@ Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
     p.acc(x, y, o, n) += p.weight(p.r.x, p.r.y, p.r.z, o) * p.padded(in_x, in_y, in_c, n);
     value = p.acc(x, y, o, n);
   } else {
-    // Group 1 (make_conv2d_workload allows blocked weights only there), so ci = r.z.
+    // Group 1 (ci = r.z) or depthwise (r.z is 0 and the input channel is the output's):
+    // make_conv2d_workload allows blocked weights only there.
     const int block = static_cast<int>(p.weight_block);
+    const Expr blocked_in_c = p.group == 1 ? Expr(p.r.z) : p.ob * block + p.oi;
     p.acc_blocked = Func("acc_blocked");
     p.acc_blocked(p.oi, x, y, p.ob, n) = 0.0f;
     const Expr block_index = clamp_reads ? clamp(p.ob, 0, static_cast<int>(ws[0]) - 1) : Expr(p.ob);
     const Expr in_block = clamp_reads ? clamp(p.oi, 0, block - 1) : Expr(p.oi);
     p.acc_blocked(p.oi, x, y, p.ob, n) +=
-        p.weights(in_block, p.r.x, p.r.y, p.r.z, block_index) * p.padded(in_x, in_y, p.r.z, n);
+        p.weights(in_block, p.r.x, p.r.y, p.r.z, block_index) * p.padded(in_x, in_y, blocked_in_c, n);
     value = p.output_block != 0 ? p.acc_blocked(p.oi, x, y, p.ob, n) : p.acc_blocked(o % block, x, y, o / block, n);
   }
   // The output's channel, in terms of the output Func's own variables.

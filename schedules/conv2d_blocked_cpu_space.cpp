@@ -152,21 +152,23 @@ ScheduledKernel Conv2dBlockedCpuSpace::apply(const ScheduleConfig& c) const {
   p.acc_blocked.compute_at(p.out, xo).vectorize(p.oi).unroll(p.x).unroll(p.ob);
   Stage update = p.acc_blocked.update();
   // Blocked input: the channel loop splits at block boundaries, so each input read is
-  // [ci % 16, x, y, ci / 16] with both parts loop variables.
+  // [ci % 16, x, y, ci / 16] with both parts loop variables. (A depthwise conv has no
+  // channel loop: it reads the 16 channels of its own block as one vector.)
+  const bool split_channels = p.input_block != 0 && p.group == 1;
   RVar ci = p.r.z, cb = p.r.z;
-  if (p.input_block != 0) {
+  if (split_channels) {
     ci = RVar("ci");
     cb = RVar("cb");
     update.split(p.r.z, cb, ci, static_cast<int>(p.input_block));
   }
   if (c.at("red_order") == 0) {
-    if (p.input_block != 0) {
+    if (split_channels) {
       update.reorder(p.oi, p.x, p.ob, p.r.x, p.r.y, ci, cb);
     } else {
       update.reorder(p.oi, p.x, p.ob, p.r.x, p.r.y, p.r.z);
     }
     if (c.at("unroll_kx")) update.unroll(p.r.x);
-  } else if (p.input_block != 0) {
+  } else if (split_channels) {
     update.reorder(p.oi, p.x, p.ob, ci, p.r.x, p.r.y, cb);
   } else {
     update.reorder(p.oi, p.x, p.ob, p.r.z, p.r.x, p.r.y);

@@ -1,5 +1,6 @@
-#include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "core/activation_layout.h"
 #include "core/conv_weight_layout.h"
@@ -9,12 +10,22 @@ namespace nee {
 
 namespace {
 
-// A NeeConv whose kernel may read and write channel-blocked activations: group 1 with
-// blocked weights (only conv2d-blocked-cpu schedules blocked activations).
+bool is_depthwise(const Graph& graph, const Node& node) {
+  const int64_t group = node.attrs.get_int("group", 1);
+  const std::vector<int64_t>& x = graph.type_of(node.inputs[0]).shape;
+  const Tensor* w = graph.constant(node.inputs[1]);
+  return group > 1 && x.size() == 4 && x[1] == group && can_block_activations(x) && w && w->shape().size() == 4 &&
+         w->shape()[0] == group && node.attrs.get_int("weight_block", 0) == 0;
+}
+
+// A NeeConv whose kernel may read and write channel-blocked activations (only
+// conv2d-blocked-cpu schedules them): group 1 with blocked weights, or depthwise over
+// 16k channels with constant weights that this pass may block.
 bool reads_blocked(const Graph& graph, const Node& node) {
-  return node.op == "NeeConv" && node.attrs.get_int("group", 1) == 1 &&
-         node.attrs.get_int("weight_block", 0) == kConvWeightBlock &&
-         graph.type_of(node.outputs[0]).shape.size() == 4;
+  if (node.op != "NeeConv" || graph.type_of(node.outputs[0]).shape.size() != 4) return false;
+  const int64_t group = node.attrs.get_int("group", 1);
+  if (group == 1) return node.attrs.get_int("weight_block", 0) == kConvWeightBlock;
+  return is_depthwise(graph, node);
 }
 
 int residual_slot(const Node& conv) {
@@ -41,14 +52,8 @@ std::string converted(Graph& graph, const std::string& value, const std::string&
   return name;
 }
 
-}  // namespace
-
-void block_activations(Graph& graph) {
-  std::set<std::string> convs;  // names of the NeeConv nodes that may read and write blocked
-  for (const Node& node : graph.nodes()) {
-    if (reads_blocked(graph, node)) convs.insert(node.name);
-  }
-  // Which conv outputs to block: those another such conv reads, as X or as its residual.
+// Which conv outputs to block: those another of `convs` reads, as X or as its residual.
+std::set<std::string> values_to_block(const Graph& graph, const std::set<std::string>& convs) {
   std::set<std::string> blocked;
   for (const Node& node : graph.nodes()) {
     if (!convs.count(node.name)) continue;
@@ -63,6 +68,29 @@ void block_activations(Graph& graph) {
       }
     }
   }
+  return blocked;
+}
+
+}  // namespace
+
+void block_activations(Graph& graph) {
+  std::set<std::string> convs;  // names of the NeeConv nodes that read and write blocked
+  for (const Node& node : graph.nodes()) {
+    if (reads_blocked(graph, node)) convs.insert(node.name);
+  }
+  // A depthwise conv stays only if its X is blocked; dropping one may unblock the value
+  // it read, so this repeats until nothing changes.
+  std::set<std::string> blocked = values_to_block(graph, convs);
+  for (bool dropped = true; dropped;) {
+    dropped = false;
+    for (const Node& node : graph.nodes()) {
+      if (convs.count(node.name) && node.attrs.get_int("group", 1) != 1 && !blocked.count(node.inputs[0])) {
+        convs.erase(node.name);
+        dropped = true;
+      }
+    }
+    if (dropped) blocked = values_to_block(graph, convs);
+  }
   if (blocked.empty()) return;
   for (const std::string& y : blocked) {
     graph.set_type(y, TensorType{graph.type_of(y).dtype, blocked_activation_shape(graph.type_of(y).shape)});
@@ -71,6 +99,7 @@ void block_activations(Graph& graph) {
   std::vector<Node> conversions;
   for (Node& node : graph.nodes()) {
     const bool conv = convs.count(node.name) != 0;
+    if (conv && node.attrs.get_int("group", 1) != 1) block_conv_weights(graph, node);
     const bool output_blocked = blocked.count(node.outputs[0]) != 0;
     if (output_blocked) node.attrs.set("output_block", kActivationBlock);
     const int r = conv ? residual_slot(node) : -1;

@@ -65,13 +65,19 @@ void fuse_layer_norm(Graph& graph);
 // output channels read whole weight vectors. Runs last: the fusions edit W in ONNX's
 // layout (BatchNormalization folding scales its rows).
 void pack_conv_weights(Graph& graph);
+// The step pack_conv_weights takes for one NeeConv; false (and nothing changed) unless W
+// is a rank-4 f32 constant not blocked yet.
+bool block_conv_weights(Graph& graph, Node& node);
 
 // Keeps activations channel-blocked between convolutions: the output of a NeeConv with
 // blocked weights (group 1, channels a multiple of 16, not a graph output) that another
 // such NeeConv reads, as X or as its residual, becomes blocked (output_block), and its
 // readers read it so (input_block); any other reader gets one NeeLayout copy back to
-// NCHW, and a residual whose layout differs from its conv's output one copy across.
-// Runs after pack_conv_weights. Only CPU kernels schedule blocked activations.
+// NCHW, and a residual whose layout differs from its conv's output one copy across. A
+// depthwise NeeConv with constant weights and 16k channels joins in when its X is
+// blocked: its weights are blocked here and it reads X blocked (vectorized over
+// channels, it would gather from NCHW planes). Runs after pack_conv_weights. Only CPU
+// kernels schedule blocked activations.
 void block_activations(Graph& graph);
 
 struct GraphOptions {

@@ -38,6 +38,8 @@ Workload workload_of_case(const ConvCase& c) {
   const TensorType residual = plain.output;
   const Workload w_plain =
       make_conv2d_workload(x, w, c.bias ? &bias : nullptr, c.residual ? &residual : nullptr, c.attrs);
+  // Depthwise convs block their weights only together with the activations.
+  if (c.attrs.group != 1 && c.blocked) return conv2d_runtime_layout(w_plain, true);
   const Workload w_blocked = c.blocked ? conv2d_with_blocked_weights(w_plain) : w_plain;
   if (!c.input_blocked && !c.output_blocked) return w_blocked;
   return conv2d_with_activation_layout(w_blocked, c.input_blocked, c.output_blocked);
@@ -92,6 +94,15 @@ std::map<std::string, ConvCase> cases() {
   pointwise_stride2.strides = {2, 2};
   all["blocked_activations_pointwise_stride2"] = {
       {1, 32, 8, 8}, {64, 32, 1, 1}, pointwise_stride2, false, true, true, true, true};
+  // Depthwise over blocked activations, vectorized over channels: 32 channels with bias,
+  // residual and Clip, and a stride-2 one at batch 2.
+  Conv2dAttrs depthwise32 = clip;
+  depthwise32.group = 32;
+  all["blocked_depthwise_residual_clip"] = {{1, 32, 9, 11}, {32, 1, 3, 3}, depthwise32, true, true, true, true, true};
+  Conv2dAttrs depthwise16_stride2 = stride2;
+  depthwise16_stride2.group = 16;
+  all["blocked_depthwise_stride2"] = {
+      {2, 16, 9, 10}, {16, 1, 3, 3}, depthwise16_stride2, true, false, true, true, true};
   return all;
 }
 
@@ -131,6 +142,9 @@ TEST_F(Conv2dKernel, BlockedOutputOnly) { kernels().check_points("blocked_output
 TEST_F(Conv2dKernel, BlockedActivationsPointwiseStride2) {
   kernels().check_points("blocked_activations_pointwise_stride2");
 }
+
+TEST_F(Conv2dKernel, BlockedDepthwiseResidualClip) { kernels().check_points("blocked_depthwise_residual_clip"); }
+TEST_F(Conv2dKernel, BlockedDepthwiseStride2Batch2) { kernels().check_points("blocked_depthwise_stride2"); }
 
 TEST_F(Conv2dKernel, BlockedActivationKernelsTakeBlockedBuffers) {
   const Workload& w = kernels().get("blocked_activations_residual_relu/default").candidate.workload;
@@ -236,6 +250,15 @@ TEST(Conv2dWorkload, ChannelBlockedActivations) {
                                              true, false),
                Error);
   EXPECT_FALSE(conv2d_can_block_activations(conv2d_workload_from_shape("1x32x9x9,32x3x3,g2")));
+  // Depthwise: weights and activations blocked together, on the CPU only.
+  const Workload depthwise = conv2d_workload_from_shape("1x32x9x9,32x3x3,p1,g32");
+  const Workload depthwise_blocked = conv2d_runtime_layout(depthwise, true);
+  EXPECT_EQ(depthwise_blocked.inputs[1].shape, (std::vector<int64_t>{2, 1, 3, 3, 16}));
+  EXPECT_EQ(depthwise_blocked.inputs[0].shape, (std::vector<int64_t>{1, 2, 9, 9, 16}));
+  EXPECT_EQ(depthwise_blocked.output.shape, (std::vector<int64_t>{1, 2, 9, 9, 16}));
+  EXPECT_DOUBLE_EQ(depthwise_blocked.flops(), depthwise.flops());
+  EXPECT_EQ(conv2d_runtime_layout(depthwise, false).key(), depthwise.key());
+  EXPECT_THROW(conv2d_with_blocked_weights(depthwise), Error);
 
   // Every NCHW element lands at [n, c / 16, h, w, c % 16] and comes back.
   const std::vector<int64_t> nchw = {2, 32, 3, 5};

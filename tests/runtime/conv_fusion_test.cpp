@@ -310,11 +310,11 @@ TEST(ConvFusion, SmallCnnRunsItsConvsFromADefaultScheduleBundle) {
 
 
 // Three convs in a chain (the first from 3 channels), a residual 1x1 conv, a depthwise
-// conv, a residual 1x1 conv before GlobalAveragePool, and a 24-channel conv that is a
-// graph output.
+// conv, a residual 1x1 conv before GlobalAveragePool, a 24-channel conv that is a graph
+// output, and a depthwise conv after a MaxPool.
 std::string blocking_cnn_bytes() {
   OnnxModelBuilder m;
-  m.input("x", {1, 3, 10, 10}).output("y", {1, 32}).output("z", {1, 24, 10, 10});
+  m.input("x", {1, 3, 10, 10}).output("y", {1, 32}).output("z", {1, 24, 10, 10}).output("u", {1, 16, 10, 10});
   conv(m, "c1", "x", "c1_out", {16, 3, 3, 3}, true, 1, 1, 1, 100);
   batch_norm(m, "bn1", "c1_out", "bn1_out", 16, 110);
   m.node("Relu", {"bn1_out"}, {"a1"}, "relu1");
@@ -329,6 +329,11 @@ std::string blocking_cnn_bytes() {
   m.node("GlobalAveragePool", {"a4"}, {"pooled"}, "pool");
   m.node("Flatten", {"pooled"}, {"y"}, "flatten");
   conv(m, "c5", "a2", "z", {24, 32, 1, 1}, true, 0, 1, 1, 160);
+  auto& pool = m.node("MaxPool", {"a2"}, {"m"}, "maxpool");
+  set_attr(pool, "kernel_shape", std::vector<int64_t>{3, 3});
+  set_attr(pool, "pads", std::vector<int64_t>{1, 1, 1, 1});
+  conv(m, "dw2", "m", "w2", {32, 1, 3, 3}, true, 1, 1, 32, 170);
+  conv(m, "c6", "w2", "u", {16, 32, 1, 1}, true, 0, 1, 1, 180);
   return m.bytes();
 }
 
@@ -341,7 +346,7 @@ class BlockingReferenceProvider : public KernelProvider {
 };
 
 void expect_outputs_near(std::map<std::string, Tensor> got, std::map<std::string, Tensor> want, double tolerance) {
-  for (const char* name : {"y", "z"}) {
+  for (const char* name : {"y", "z", "u"}) {
     const Tensor& a = got.at(name);
     const Tensor& b = want.at(name);
     ASSERT_EQ(a.shape(), b.shape()) << name;
@@ -369,14 +374,18 @@ TEST(BlockActivations, BlocksValuesThatConvsPassToConvs) {
   };
   EXPECT_EQ(blocks("c1"), std::make_pair(int64_t{0}, int64_t{16}));   // 3 channels in
   EXPECT_EQ(blocks("c2"), std::make_pair(int64_t{16}, int64_t{16}));
-  EXPECT_EQ(blocks("c3"), std::make_pair(int64_t{16}, int64_t{16}));  // c4's residual
-  EXPECT_EQ(blocks("dw"), std::make_pair(int64_t{0}, int64_t{0}));    // depthwise: NCHW
-  EXPECT_EQ(blocks("c4"), std::make_pair(int64_t{0}, int64_t{0}));    // read by the pool
+  EXPECT_EQ(blocks("c3"), std::make_pair(int64_t{16}, int64_t{16}));
+  EXPECT_EQ(blocks("dw"), std::make_pair(int64_t{16}, int64_t{16}));  // depthwise after a conv
+  EXPECT_EQ(by_name.at("dw")->attrs.get_int("weight_block", 0), 16);
+  EXPECT_EQ(blocks("c4"), std::make_pair(int64_t{16}, int64_t{0}));   // read by the pool
   EXPECT_EQ(blocks("c5"), std::make_pair(int64_t{16}, int64_t{0}));   // a graph output
-  // The depthwise conv and c4's residual share one copy of c3's output back to NCHW.
-  EXPECT_EQ(layouts, 1);
-  EXPECT_EQ(by_name.at("dw")->inputs[0], by_name.at("c4")->inputs.back());
-  EXPECT_EQ(g.producer(by_name.at("dw")->inputs[0])->op, "NeeLayout");
+  EXPECT_EQ(blocks("dw2"), std::make_pair(int64_t{0}, int64_t{0}));   // after a MaxPool: NCHW
+  EXPECT_EQ(by_name.at("dw2")->attrs.get_int("weight_block", 0), 0);
+  EXPECT_EQ(blocks("c6"), std::make_pair(int64_t{0}, int64_t{0}));
+  // Copies back to NCHW: c3's output for c4's residual, c2's for the MaxPool.
+  EXPECT_EQ(layouts, 2);
+  EXPECT_EQ(g.producer(by_name.at("c4")->inputs.back())->op, "NeeLayout");
+  EXPECT_EQ(g.producer(by_name.at("maxpool")->inputs[0])->op, "NeeLayout");
   EXPECT_EQ(g.type_of(by_name.at("c2")->outputs[0]).shape, (std::vector<int64_t>{1, 2, 10, 10, 16}));
   const std::optional<Workload> w = workload_of(g, *by_name.at("c3"));
   ASSERT_TRUE(w);
@@ -444,7 +453,7 @@ TEST(BlockActivations, BundleKernelsComputeTheUnblockedGraph) {
     ++convs;
     EXPECT_EQ(p.provider, "bundle") << p.node;
   }
-  EXPECT_EQ(convs, 6);
+  EXPECT_EQ(convs, 8);
   std::error_code ec;
   fs::remove_all(root, ec);
 }
