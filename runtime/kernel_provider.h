@@ -1,9 +1,11 @@
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "runtime/graph.h"
+#include "runtime/graph_options.h"
 #include "runtime/tensor.h"
 
 namespace nee {
@@ -28,9 +30,9 @@ class KernelProvider {
   virtual std::string name() const = 0;  // "bundle", "reference"
   // Returns null when this provider has no kernel for the node.
   virtual std::unique_ptr<NodeKernel> bind(const Graph& graph, const Node& node) = 0;
-  // Whether its kernels were made for a graph with activations channel-blocked between
-  // convolutions; the session then prepares the graph so.
-  virtual bool wants_blocked_activations() const { return false; }
+  // The graph rewrites its kernels' workloads were taken with, if it has kernels for
+  // particular workloads; the session prepares the graph with the first provider's.
+  virtual std::optional<GraphOptions> graph_options() const { return std::nullopt; }
 };
 
 }  // namespace nee

@@ -34,7 +34,10 @@ void Session::prepare() {
   if (options_.optimize) {
     GraphOptions graph_options;
     for (const auto& provider : providers_) {
-      if (provider->wants_blocked_activations()) graph_options.block_activations = true;
+      if (const std::optional<GraphOptions> wanted = provider->graph_options()) {
+        graph_options = *wanted;
+        break;
+      }
     }
     optimize_graph(graph_, graph_options);
   }

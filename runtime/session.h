@@ -13,8 +13,8 @@
 namespace nee {
 
 struct SessionOptions {
-  // Run optimize_graph in prepare() (blocking activations when a provider wants them);
-  // off to execute the graph as imported.
+  // Run optimize_graph in prepare(), with the first provider's graph options (a
+  // bundle's) or the defaults; off to execute the graph as imported.
   bool optimize = true;
 };
 

@@ -51,7 +51,7 @@ BundleManifest build_bundle(const TuningDatabase* db, const BundleRequest& reque
   m.nee_version = kVersion;
   m.abi_version = kBundleAbiVersion;
   m.target = request.target;
-  m.blocked_activations = request.blocked_activations;
+  m.graph = request.graph;
   if (!request.model_path.empty()) {
     m.model_file = fs::path(request.model_path).filename().string();
     m.model_sha256 = sha256_file(request.model_path);

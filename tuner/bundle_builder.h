@@ -17,7 +17,7 @@ struct BundleRequest {
   bool use_database = true;  // false: every kernel gets its default schedule (untuned)
   int jobs = 2;
   double timeout_s = 300;
-  bool blocked_activations = false;  // the workloads come from a graph with blocked activations
+  GraphOptions graph;  // the rewrites the workloads were taken with (optimize_graph's defaults)
 };
 
 // Compiles the best database record of each workload (the default schedule where none

@@ -23,7 +23,7 @@ nlohmann::json BundleManifest::to_json() const {
           {"target", target.to_json()},
           {"model", {{"file", model_file}, {"sha256", model_sha256}}},
           {"library", {{"file", library_file}, {"sha256", library_sha256}}},
-          {"graph", {{"block_activations", blocked_activations}}},
+          {"graph", {{"block_activations", graph.block_activations}, {"fold_matmul_batch", graph.fold_matmul_batch}}},
           {"kernels", kernels_json}};
 }
 
@@ -37,7 +37,10 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.model_sha256 = j.at("model").value("sha256", "");
   m.library_file = j.at("library").at("file").get<std::string>();
   m.library_sha256 = j.at("library").at("sha256").get<std::string>();
-  if (j.contains("graph")) m.blocked_activations = j.at("graph").value("block_activations", false);
+  if (j.contains("graph")) {
+    m.graph.block_activations = j.at("graph").value("block_activations", false);
+    m.graph.fold_matmul_batch = j.at("graph").value("fold_matmul_batch", false);
+  }
   for (const auto& e : j.at("kernels")) {
     BundleKernelEntry k;
     k.workload = Workload::from_json(e.at("workload"));

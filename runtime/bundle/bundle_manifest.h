@@ -6,6 +6,7 @@
 #include "core/schedule_config.h"
 #include "core/target.h"
 #include "core/workload.h"
+#include "runtime/graph_options.h"
 
 namespace nee {
 
@@ -28,10 +29,9 @@ struct BundleManifest {
   std::string library_file = "kernels.so";
   std::string library_sha256;
   std::vector<BundleKernelEntry> kernels;
-  // The workload keys were taken from the graph with activations channel-blocked between
-  // convolutions (runtime/passes/passes.h: block_activations), so the runtime must
-  // prepare the graph that way too. Absent in bundles made before it existed: false.
-  bool blocked_activations = false;
+  // The graph rewrites the workload keys were taken with, which the runtime must apply
+  // too. Bundles made before the manifest recorded them applied neither.
+  GraphOptions graph = GraphOptions::legacy();
 
   nlohmann::json to_json() const;
   static BundleManifest from_json(const nlohmann::json& j);

@@ -114,7 +114,7 @@ class BundleProvider : public KernelProvider {
     if (!kernel) return nullptr;
     return std::make_unique<BundleNodeKernel>(bundle_, kernel);
   }
-  bool wants_blocked_activations() const override { return bundle_->manifest().blocked_activations; }
+  std::optional<GraphOptions> graph_options() const override { return bundle_->manifest().graph; }
 
  private:
   std::shared_ptr<KernelBundle> bundle_;

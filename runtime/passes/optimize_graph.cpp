@@ -15,6 +15,7 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   // Before fuse_elementwise, which would otherwise take the chain's Sub, Pow, Sqrt and Div.
   fuse_layer_norm(graph);
   fuse_elementwise(graph);
+  if (options.fold_matmul_batch) fold_matmul_batch(graph);
   pack_conv_weights(graph);
   if (options.block_activations) block_activations(graph);
 }

@@ -1,5 +1,6 @@
 #pragma once
 #include "runtime/graph.h"
+#include "runtime/graph_options.h"
 
 namespace nee {
 
@@ -60,6 +61,14 @@ void fuse_elementwise(Graph& graph);
 // B, each intermediate read only inside the chain.
 void fuse_layer_norm(Graph& graph);
 
+// NeeMatMul of A [..., M, K] (rank >= 3, not transposed) by a 2-D B, with no bias or a
+// bias over columns only -> Reshape A to [rows, K], the same NeeMatMul on it, Reshape
+// the [rows, N] product back: batch dims over a shared B are more rows of one GEMM.
+// The Reshapes are views (no copy), and every such matmul shares its workload with the
+// 2-D ones of its shape (BERT's [128,1,256] x [256,768] input projection becomes a
+// 128-row GEMM instead of 128 one-row ones).
+void fold_matmul_batch(Graph& graph);
+
 // NeeConv of group 1 with constant W -> the same with W channel-blocked (a new constant,
 // the plain one removed when nothing else reads it), so kernels that vectorize over
 // output channels read whole weight vectors. Runs last: the fusions edit W in ONNX's
@@ -80,15 +89,11 @@ bool block_conv_weights(Graph& graph, Node& node);
 // kernels schedule blocked activations.
 void block_activations(Graph& graph);
 
-struct GraphOptions {
-  bool block_activations = false;  // run block_activations (CPU bundles)
-};
-
 // The passes in the order: remove_identity, fuse_conv, fuse_gemm, convert_matmul,
 // fold_matmul_scale, fuse_matmul_add, fold_matmul_scale again (a scaling after the bias
 // Add, as BERT's query projection has), fuse_matmul_relu, fuse_matmul_gelu,
-// fuse_layer_norm, fuse_elementwise, pack_conv_weights, then block_activations when
-// options say. The epilogue and layer-norm fusions come first so they take precedence;
+// fuse_layer_norm, fuse_elementwise, fold_matmul_batch (when options say),
+// pack_conv_weights, then block_activations (when options say). The epilogue and layer-norm fusions come first so they take precedence;
 // fuse_elementwise collects what is left.
 void optimize_graph(Graph& graph, const GraphOptions& options = {});
 

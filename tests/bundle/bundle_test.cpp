@@ -133,6 +133,20 @@ TEST_F(Bundle, ManifestDescribesTheBuild) {
   EXPECT_EQ(reloaded.library_sha256, manifest_.library_sha256);
 }
 
+// The graph rewrites travel with the bundle; a manifest from before they were recorded
+// reads as neither rewrite applied, which is how those bundles were built.
+TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
+  EXPECT_TRUE(manifest_.graph == GraphOptions{});
+  EXPECT_TRUE(BundleManifest::load(copy_).graph == GraphOptions{});
+  auto j = manifest_json();
+  j["graph"]["block_activations"] = true;
+  save_manifest(j);
+  EXPECT_TRUE(BundleManifest::load(copy_).graph.block_activations);
+  j.erase("graph");
+  save_manifest(j);
+  EXPECT_TRUE(BundleManifest::load(copy_).graph == GraphOptions::legacy());
+}
+
 TEST_F(Bundle, LoadsAndRunsTheModelLikeTheReference) {
   BundleLoadOptions options;
   options.model_path = model_;

@@ -342,7 +342,7 @@ class BlockingReferenceProvider : public KernelProvider {
  public:
   std::string name() const override { return "blocking"; }
   std::unique_ptr<NodeKernel> bind(const Graph&, const Node&) override { return nullptr; }
-  bool wants_blocked_activations() const override { return true; }
+  std::optional<GraphOptions> graph_options() const override { return GraphOptions{true, true}; }
 };
 
 void expect_outputs_near(std::map<std::string, Tensor> got, std::map<std::string, Tensor> want, double tolerance) {
@@ -361,7 +361,7 @@ void expect_outputs_near(std::map<std::string, Tensor> got, std::map<std::string
 
 TEST(BlockActivations, BlocksValuesThatConvsPassToConvs) {
   Graph g = import_onnx_bytes(blocking_cnn_bytes());
-  optimize_graph(g, GraphOptions{true});
+  optimize_graph(g, GraphOptions{true, true});
   std::map<std::string, const Node*> by_name;
   int layouts = 0;
   for (const Node& n : g.nodes()) {
@@ -425,20 +425,20 @@ TEST(BlockActivations, BundleKernelsComputeTheUnblockedGraph) {
     out << blocking_cnn_bytes();
   }
   Graph graph = import_onnx(model);
-  optimize_graph(graph, GraphOptions{true});
+  optimize_graph(graph, GraphOptions{true, true});
   BundleRequest request;
   request.workloads = extract_workloads(graph);
   request.target = host_target(TargetKind::cpu);
   request.model_path = model;
   request.output_dir = root + "/bundle";
   request.use_database = false;
-  request.blocked_activations = true;
+  request.graph = GraphOptions{true, true};
   build_bundle(nullptr, request);
 
   BundleLoadOptions options;
   options.model_path = model;
   const std::shared_ptr<KernelBundle> bundle = KernelBundle::load(root + "/bundle", options);
-  EXPECT_TRUE(bundle->manifest().blocked_activations);
+  EXPECT_TRUE(bundle->manifest().graph == (GraphOptions{true, true}));
   std::vector<std::unique_ptr<KernelProvider>> providers;
   providers.push_back(make_bundle_provider(bundle));
   Session with_bundle(import_onnx(model), std::move(providers));

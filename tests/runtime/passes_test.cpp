@@ -80,13 +80,32 @@ TEST(Passes, MatMulAddReluFuseIntoOneNode) {
   add_node(g, "Add", "add", {"bias", "p"}, "s", f32({2, 3, 5}));
   add_node(g, "Relu", "relu", {"s"}, "y", f32({2, 3, 5}));
   g.add_output("y");
-  EXPECT_EQ(expect_fusion_preserves_outputs(g), Ops{"NeeMatMul"});
+  // The batch dim over the shared B folds into rows: views of A and of the product.
+  EXPECT_EQ(expect_fusion_preserves_outputs(g), (Ops{"Reshape", "NeeMatMul", "Reshape"}));
   Graph optimized = g;
   optimize_graph(optimized);
-  const Node& node = optimized.nodes()[0];
-  EXPECT_EQ(node.inputs, (std::vector<std::string>{"a", "b", "bias"}));
+  const Node& node = optimized.nodes()[1];
+  EXPECT_EQ(node.inputs, (std::vector<std::string>{"a.rows", "b", "bias"}));
+  EXPECT_EQ(optimized.type_of("a.rows").shape, (std::vector<int64_t>{6, 4}));
+  EXPECT_EQ(optimized.type_of(node.outputs[0]).shape, (std::vector<int64_t>{6, 5}));
   EXPECT_EQ(node.attrs.get_int("relu"), 1);
   EXPECT_FALSE(optimized.has_value("p"));
+}
+
+TEST(Passes, BatchDimsFoldOnlyOverASharedUntransposedB) {
+  // [4,1,8] x [8,6] (BERT's input projection, one row per batch): one 4-row product.
+  Graph rows = matmul_graph({4, 1, 8}, {8, 6}, {4, 1, 6});
+  rows.add_output("p");
+  EXPECT_EQ(expect_fusion_preserves_outputs(rows), (Ops{"Reshape", "NeeMatMul", "Reshape"}));
+  // A batched B, or a bias with rows, keeps the batched product.
+  Graph batched = matmul_graph({2, 3, 4}, {2, 4, 5}, {2, 3, 5});
+  batched.add_output("p");
+  EXPECT_EQ(expect_fusion_preserves_outputs(batched), Ops{"NeeMatMul"});
+  Graph row_bias = matmul_graph({2, 3, 4}, {4, 5}, {2, 3, 5});
+  row_bias.add_constant("bias", random_tensor(f32({3, 5}), 5));
+  add_node(row_bias, "Add", "add", {"p", "bias"}, "y", f32({2, 3, 5}));
+  row_bias.add_output("y");
+  EXPECT_EQ(expect_fusion_preserves_outputs(row_bias), Ops{"NeeMatMul"});
 }
 
 TEST(Passes, AddThatWidensTheProductIsNotFused) {
@@ -229,10 +248,10 @@ TEST(Passes, SharedIntermediateSplitsTheTrees) {
 }
 
 TEST(Passes, MatMulGeluBecomesOneNode) {
-  Graph g = matmul_graph({2, 3, 4}, {4, 6}, {2, 3, 6});
+  Graph g = matmul_graph({6, 4}, {4, 6}, {6, 6});
   g.add_constant("bias", random_tensor(f32({6}), 5));
-  add_node(g, "Add", "add", {"p", "bias"}, "z", f32({2, 3, 6}));
-  add_gelu(g, "z", "y", f32({2, 3, 6}));
+  add_node(g, "Add", "add", {"p", "bias"}, "z", f32({6, 6}));
+  add_gelu(g, "z", "y", f32({6, 6}));
   g.add_output("y");
   EXPECT_EQ(expect_fusion_preserves_outputs(g), Ops{"NeeMatMul"});
   const Node node = only_node(g);

@@ -155,7 +155,8 @@ int main(int argc, char** argv) {
     }
     if (no_early_stop) model_options.scheduler.early_stop_threshold = 0;
     // Only CPU kernels schedule channel-blocked activations (block_activations).
-    const nee::GraphOptions graph_options{target.kind() == nee::TargetKind::cpu};
+    nee::GraphOptions graph_options;
+    graph_options.block_activations = target.kind() == nee::TargetKind::cpu;
     const std::vector<nee::WorkloadCount> counted =
         !model.empty()   ? model_workloads(model, nee::parse_input_shapes(input_shape_texts), graph_options)
         : op == "conv2d" ? std::vector<nee::WorkloadCount>{{nee::conv2d_runtime_layout(nee::conv2d_workload_from_shape(shape), graph_options.block_activations), 1}}
@@ -204,7 +205,7 @@ int main(int argc, char** argv) {
 
     if (!bundle_dir.empty()) {
       nee::BundleRequest request{workloads, target, model, bundle_dir, true, options.build_jobs};
-      request.blocked_activations = graph_options.block_activations;
+      request.graph = graph_options;
       const nee::BundleManifest m = nee::build_bundle(&db, request);
       int tuned = 0;
       for (const auto& k : m.kernels) tuned += k.source == "tuned";

@@ -1,0 +1,23 @@
+#pragma once
+
+namespace nee {
+
+// Graph rewrites that change which workloads a model has (their keys), so they are
+// chosen per bundle: nee-tune extracts a model's workloads with them, the bundle's
+// manifest records them, and a session prepares the graph with its bundle's, so every
+// key it looks up is one the bundle was built for.
+struct GraphOptions {
+  // Keep activations channel-blocked between convolutions (passes.h:
+  // block_activations); only CPU kernels schedule them.
+  bool block_activations = false;
+  // Fold batch dims over a shared B into rows (passes.h: fold_matmul_batch).
+  bool fold_matmul_batch = true;
+
+  // What bundles built before the manifest recorded these did: neither rewrite.
+  static GraphOptions legacy() { return GraphOptions{false, false}; }
+  bool operator==(const GraphOptions& o) const {
+    return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch;
+  }
+};
+
+}  // namespace nee
