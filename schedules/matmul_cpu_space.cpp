@@ -26,6 +26,8 @@ MatmulCpuSpace::MatmulCpuSpace(const Workload& workload, CpuVectorIsa isa) : wor
   m_ = shape.size_m;
   n_ = shape.size_n;
   k_ = shape.size_k;
+  batch_ = 1;
+  for (int64_t b : shape.batch_sizes) batch_ *= b;
   knobs_ = {
       {"vec", values_up_to({1, 4, 8, 16}, n_), "vector width in floats"},
       {"nr_vecs", {1, 2, 3, 4}, "vectors per register-block row (NR = vec * nr_vecs)"},
@@ -41,6 +43,10 @@ MatmulCpuSpace::MatmulCpuSpace(const Workload& workload, CpuVectorIsa isa) : wor
 }
 
 namespace {
+
+constexpr int64_t kMinParallelTasks = 8;
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Rows of M a schedule computes. Halide shifts a ragged last register block, and a ragged
 // last outer tile, inwards, so the rows they overlap are computed twice: at M = 128 a 6-row
@@ -107,6 +113,10 @@ ScheduleConfig MatmulCpuSpace::default_config() const {
   c.knobs["pack_b"] = 1;
   c.knobs["loop_order"] = 1;
   c.knobs["parallel"] = row_tiles < 8 ? 2 : 1;
+  // Small products (BERT's 128-row ones) need smaller tiles for enough tasks.
+  const int64_t wanted = std::min(kMinParallelTasks, most_parallel_tasks(c));
+  while (parallel_tasks(c) < wanted && c.knobs["nc_panels"] > 1) c.knobs["nc_panels"] /= 2;
+  while (parallel_tasks(c) < wanted && c.knobs["mc_blocks"] > 1) c.knobs["mc_blocks"] /= 2;
   return c;
 }
 
@@ -127,7 +137,28 @@ std::string MatmulCpuSpace::check_constraints(const ScheduleConfig& c) const {
   if (c.at("kc") > 0 && m_ % mr != 0) return "kc > 0 needs mr to divide M";
   if (c.at("unroll_k") > k_) return "reduction unroll exceeds K";
   if (c.at("kc") > 0 && c.at("unroll_k") > c.at("kc")) return "reduction unroll exceeds kc";
+  // A parallel loop of a few tasks waits for its slowest thread to wake: in BERT's
+  // model run, linear2 (128x1024x256) ran 480 us with 2 tasks where nee-tune had timed
+  // it at 284 us back to back (threads spinning), a 24-task QKV projection 1.26x its
+  // tuned time and a 64-task one 1.15x. So a parallel schedule makes at least
+  // kMinParallelTasks tasks (4 per core on 2 cores) where the register blocks allow it.
+  if (c.at("parallel") > 0 && parallel_tasks(c) < std::min(kMinParallelTasks, most_parallel_tasks(c))) {
+    return "parallel loop of " + std::to_string(parallel_tasks(c)) + " tasks (fewer than " +
+           std::to_string(kMinParallelTasks) + ")";
+  }
   return "";
+}
+
+int64_t MatmulCpuSpace::parallel_tasks(const ScheduleConfig& c) const {
+  const int64_t nr = c.at("vec") * c.at("nr_vecs"), mr = c.at("mr");
+  const int64_t row_tiles = ceil_div(m_, mr * c.at("mc_blocks")), col_tiles = ceil_div(n_, nr * c.at("nc_panels"));
+  if (c.at("parallel") == 0) return 1;
+  if (c.at("parallel") == 2) return row_tiles * col_tiles * batch_;
+  return (c.at("loop_order") == 0 ? col_tiles : row_tiles) * batch_;
+}
+
+int64_t MatmulCpuSpace::most_parallel_tasks(const ScheduleConfig& c) const {
+  return ceil_div(m_, c.at("mr")) * ceil_div(n_, c.at("vec") * c.at("nr_vecs")) * batch_;
 }
 
 ScheduledKernel MatmulCpuSpace::apply(const ScheduleConfig& c) const {

@@ -19,7 +19,12 @@ class MatmulCpuSpace : public ScheduleSpace {
  private:
   Workload workload_;
   CpuVectorIsa isa_;
-  int64_t m_, n_, k_;
+  // Tasks of the parallel loop at point c, and the most any tiling makes (one per
+  // register block).
+  int64_t parallel_tasks(const ScheduleConfig& c) const;
+  int64_t most_parallel_tasks(const ScheduleConfig& c) const;
+
+  int64_t m_, n_, k_, batch_;
 };
 
 }  // namespace nee

@@ -11,6 +11,7 @@
 #include "schedules/schedule_space.h"
 #include "tuner/forked_jobs.h"
 #include "tuner/kernel_compiler.h"
+#include "tuner/usable_record.h"
 #include "core/subprocess.h"
 
 namespace nee {
@@ -62,7 +63,7 @@ BundleManifest build_bundle(const TuningDatabase* db, const BundleRequest& reque
     e.workload = w;
     e.symbol = fmt::format("nee_k{}_{}", i, w.hash());
     const std::optional<TuningRecord> best =
-        request.use_database && db ? db->best(w, request.target) : std::nullopt;
+        request.use_database && db ? best_usable_record(*db, w, request.target) : std::nullopt;
     if (best) {
       e.source = "tuned";
       e.record_id = best->id;

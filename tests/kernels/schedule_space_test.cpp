@@ -11,6 +11,7 @@
 #include "core/pool_workload.h"
 #include "core/softmax_workload.h"
 #include "schedules/schedule_space.h"
+#include "tuner/kernel_compiler.h"
 
 namespace nee {
 namespace {
@@ -91,6 +92,32 @@ TEST(ScheduleSpace, RegisterBlockTooBigIsRejected) {
   c.knobs["nc_panels"] = 1;
   const std::string why = space->check(c);
   EXPECT_NE(why.find("register"), std::string::npos) << why;
+}
+
+// BERT's linear2: 128x1024 by 1024x256 in one row tile of 128 and two column tiles of 128
+// is two parallel tasks, too few for two cores; the default makes at least eight.
+TEST(ScheduleSpace, ParallelLoopOfFewTasksIsRejected) {
+  const auto space = make_schedule_space(shape(128, 1024, 256), host_target(TargetKind::cpu));
+  ScheduleConfig c = space->default_config();
+  c.knobs["vec"] = 8;  // a 4x16 block fits AVX2's registers as well as AVX-512's
+  c.knobs["nr_vecs"] = 2;
+  c.knobs["mr"] = 4;
+  c.knobs["mc_blocks"] = 32;
+  c.knobs["nc_panels"] = 8;
+  c.knobs["kc"] = 0;
+  c.knobs["unroll_k"] = 1;
+  c.knobs["parallel"] = 2;
+  const std::string why = space->check(c);
+  EXPECT_NE(why.find("2 tasks"), std::string::npos) << why;
+  c.knobs["parallel"] = 0;  // serial is a choice of its own
+  EXPECT_EQ(space->check(c), "");
+  c.knobs["parallel"] = 2;
+  c.knobs["mc_blocks"] = 8;  // 4 row tiles x 2 column tiles
+  EXPECT_EQ(space->check(c), "");
+  EXPECT_EQ(space->check(space->default_config()), "");
+  // A product too small for eight tasks may use all it has.
+  const auto tiny = make_schedule_space(shape(8, 8, 16), host_target(TargetKind::cpu));
+  EXPECT_EQ(tiny->check(tiny->default_config()), "");
 }
 
 TEST(ScheduleSpace, TileLargerThanTheShapeIsRejected) {

@@ -59,6 +59,24 @@ ScheduleConfig map_into_space(const ScheduleConfig& source, const ScheduleSpace&
   return mapped;
 }
 
+namespace {
+
+// A mapped point this space rejects (a constraint the source's shape met and this one
+// does not, such as enough parallel tasks) takes one knob from this space's default
+// point: the first that makes it valid, so the rest of the source's choices survive.
+ScheduleConfig repaired(ScheduleConfig c, const ScheduleSpace& space) {
+  if (space.check(c).empty()) return c;
+  const ScheduleConfig fallback = space.default_config();
+  for (const Knob& knob : space.knobs()) {
+    ScheduleConfig attempt = c;
+    attempt.knobs[knob.name] = fallback.at(knob.name);
+    if (space.check(attempt).empty()) return attempt;
+  }
+  return c;
+}
+
+}  // namespace
+
 std::vector<TransferSeed> transfer_seeds(const TuningDatabase& db, const Workload& workload, const Target& target,
                                          const ScheduleSpace& space, int max_seeds,
                                          const std::function<bool(const ScheduleConfig&)>& measured_here,
@@ -83,7 +101,7 @@ std::vector<TransferSeed> transfer_seeds(const TuningDatabase& db, const Workloa
     for (TuningRecord& r : db.top_k(source.workload, source.target, per_source)) {
       if (static_cast<int>(seeds.size()) >= max_seeds) return seeds;
       if (autoscheduler_of(r.config)) continue;  // a baseline holds no point of any space
-      ScheduleConfig c = map_into_space(r.config, space);
+      ScheduleConfig c = repaired(map_into_space(r.config, space), space);
       if (!space.check(c).empty() || taken.count(c) || measured_here(c)) continue;
       taken.insert(c);
       seeds.push_back({std::move(c), std::move(r), source.distance});

@@ -1,0 +1,74 @@
+// best_usable_record: the best record whose schedule today's space still accepts. A
+// record stored before a constraint existed (here a parallel loop of too few tasks) is
+// passed over for the next one, however fast it was; baselines always count.
+#include <gtest/gtest.h>
+
+#include "core/workload.h"
+#include "schedules/schedule_space.h"
+#include "temp_dir.h"
+#include "tuner/autoscheduler_config.h"
+#include "tuner/kernel_compiler.h"
+#include "tuner/usable_record.h"
+
+namespace nee {
+namespace {
+
+using tuner_test::TempDir;
+
+TuningRecord record_of(const Workload& w, const Target& t, const ScheduleConfig& c, double median_us,
+                       const std::string& strategy) {
+  TuningRecord r;
+  r.workload = w;
+  r.target = t;
+  r.config = c;
+  r.result.status = MeasureStatus::ok;
+  r.result.median_us = median_us;
+  r.result.min_us = median_us;
+  r.result.repeats = 5;
+  r.strategy = strategy;
+  return r;
+}
+
+TEST(UsableRecord, PassesOverPointsTodaysSpaceRejects) {
+  TempDir dir("usable");
+  TuningDatabase db(dir.file("tuning.db"));
+  const Target t = host_target(TargetKind::cpu);
+  const Workload w = matmul_workload_from_shape("128x1024x256");
+  const auto space = make_schedule_space(w, t);
+  ScheduleConfig two_tasks = space->default_config();
+  two_tasks.knobs["vec"] = 8;
+  two_tasks.knobs["nr_vecs"] = 2;
+  two_tasks.knobs["mr"] = 4;
+  two_tasks.knobs["mc_blocks"] = 32;
+  two_tasks.knobs["nc_panels"] = 8;
+  two_tasks.knobs["kc"] = 0;
+  two_tasks.knobs["unroll_k"] = 1;
+  two_tasks.knobs["parallel"] = 2;
+  ASSERT_NE(space->check(two_tasks), "");
+  const int64_t stale = db.add_record(record_of(w, t, two_tasks, 100.0, "default"));
+  const int64_t valid = db.add_record(record_of(w, t, space->default_config(), 150.0, "default"));
+  ASSERT_EQ(db.best(w, t)->id, stale);
+  std::optional<TuningRecord> usable = best_usable_record(db, w, t);
+  ASSERT_TRUE(usable);
+  EXPECT_EQ(usable->id, valid);
+  const int64_t adams = db.add_record(record_of(w, t, autoscheduler_config("Adams2019"), 120.0, "adams2019"));
+  usable = best_usable_record(db, w, t);
+  ASSERT_TRUE(usable);
+  EXPECT_EQ(usable->id, adams);
+}
+
+TEST(UsableRecord, NoneWhenNoRecordIsUsable) {
+  TempDir dir("usable-none");
+  TuningDatabase db(dir.file("tuning.db"));
+  const Target t = host_target(TargetKind::cpu);
+  const Workload w = matmul_workload_from_shape("64x64x64");
+  EXPECT_FALSE(best_usable_record(db, w, t));
+  ScheduleConfig foreign;
+  foreign.knobs = {{"no_such_knob", 1}};
+  db.add_record(record_of(w, t, foreign, 10.0, "random"));
+  EXPECT_TRUE(db.best(w, t));
+  EXPECT_FALSE(best_usable_record(db, w, t));
+}
+
+}  // namespace
+}  // namespace nee
