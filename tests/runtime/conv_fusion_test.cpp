@@ -260,29 +260,36 @@ std::string small_cnn_bytes() {
   return m.bytes();
 }
 
-TEST(ConvFusion, SmallCnnRunsItsConvsFromADefaultScheduleBundle) {
-  std::string root = ::testing::TempDir() + "nee-conv-bundle-XXXXXX";
-  ASSERT_NE(mkdtemp(root.data()), nullptr);
+// Writes the model into `root` as cnn.onnx, builds its default-schedule bundle with the
+// graph rewrites `options` and loads it.
+std::shared_ptr<KernelBundle> default_bundle(const std::string& root, const std::string& model_bytes,
+                                             const GraphOptions& options) {
   const std::string model = root + "/cnn.onnx";
   {
     std::ofstream out(model, std::ios::binary);
-    out << small_cnn_bytes();
+    out << model_bytes;
   }
   Graph graph = import_onnx(model);
-  optimize_graph(graph);
+  optimize_graph(graph, options);
   BundleRequest request;
   request.workloads = extract_workloads(graph);
   request.target = host_target(TargetKind::cpu);
   request.model_path = model;
   request.output_dir = root + "/bundle";
   request.use_database = false;
-  request.jobs = 2;
+  request.graph = options;
   build_bundle(nullptr, request);
+  BundleLoadOptions load;
+  load.model_path = model;
+  return KernelBundle::load(root + "/bundle", load);
+}
 
-  BundleLoadOptions options;
-  options.model_path = model;
+TEST(ConvFusion, SmallCnnRunsItsConvsFromADefaultScheduleBundle) {
+  std::string root = ::testing::TempDir() + "nee-conv-bundle-XXXXXX";
+  ASSERT_NE(mkdtemp(root.data()), nullptr);
+  const std::string model = root + "/cnn.onnx";
   std::vector<std::unique_ptr<KernelProvider>> providers;
-  providers.push_back(make_bundle_provider(KernelBundle::load(root + "/bundle", options)));
+  providers.push_back(make_bundle_provider(default_bundle(root, small_cnn_bytes(), GraphOptions{})));
   Session with_bundle(import_onnx(model), std::move(providers));
   Session reference(import_onnx(model), {}, SessionOptions{false});
   for (uint64_t seed : {1, 2}) {
@@ -420,24 +427,7 @@ TEST(BlockActivations, BundleKernelsComputeTheUnblockedGraph) {
   std::string root = ::testing::TempDir() + "nee-blocked-bundle-XXXXXX";
   ASSERT_NE(mkdtemp(root.data()), nullptr);
   const std::string model = root + "/cnn.onnx";
-  {
-    std::ofstream out(model, std::ios::binary);
-    out << blocking_cnn_bytes();
-  }
-  Graph graph = import_onnx(model);
-  optimize_graph(graph, GraphOptions{true, true});
-  BundleRequest request;
-  request.workloads = extract_workloads(graph);
-  request.target = host_target(TargetKind::cpu);
-  request.model_path = model;
-  request.output_dir = root + "/bundle";
-  request.use_database = false;
-  request.graph = GraphOptions{true, true};
-  build_bundle(nullptr, request);
-
-  BundleLoadOptions options;
-  options.model_path = model;
-  const std::shared_ptr<KernelBundle> bundle = KernelBundle::load(root + "/bundle", options);
+  const std::shared_ptr<KernelBundle> bundle = default_bundle(root, blocking_cnn_bytes(), GraphOptions{true, true});
   EXPECT_TRUE(bundle->manifest().graph == (GraphOptions{true, true}));
   std::vector<std::unique_ptr<KernelProvider>> providers;
   providers.push_back(make_bundle_provider(bundle));
