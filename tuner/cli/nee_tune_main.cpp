@@ -89,7 +89,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1024));
   app.add_option("--confirm", options.confirm_top,
                  "at the end, re-measure this many best schedules of each workload, and its default, in interleaved "
-                 "rounds; the re-measured times rank them (0: none; default 3)")
+                 "rounds; the re-measured times rank them (0: none, and a search's picks then rank below the default and "
+                 "the baselines, so bundles do not use them; default 3)")
       ->check(CLI::Range(0, 64));
   app.add_option("--confirm-rounds", options.confirm_rounds, "rounds of that re-measurement (default 3)")
       ->check(CLI::Range(1, 100));
@@ -154,6 +155,11 @@ int main(int argc, char** argv) {
                        "with --runner ssh://host or `nee-tune pack`, or use --trials 0 to bundle default schedules");
     }
     if (no_early_stop) model_options.scheduler.early_stop_threshold = 0;
+    if (options.confirm_top == 0 && options.trials > 0 && !pack_app->parsed()) {
+      fmt::print(stderr,
+                 "nee-tune: --confirm 0: this run's search picks will not be re-measured, so they rank below the "
+                 "default and the baselines and bundles will not use them until a later run confirms them\n");
+    }
     // Only CPU kernels schedule channel-blocked activations (block_activations).
     nee::GraphOptions graph_options;
     graph_options.block_activations = target.kind() == nee::TargetKind::cpu;
