@@ -3,6 +3,7 @@
 
 #include "core/target.h"
 #include "core/workload.h"
+#include "schedules/schedule_space.h"
 #include "tuning-db/tuning_database.h"
 
 namespace nee {
@@ -13,5 +14,8 @@ namespace nee {
 // kUsableRecordWindow records in rank order; nullopt when none of them is usable.
 constexpr int kUsableRecordWindow = 64;
 std::optional<TuningRecord> best_usable_record(const TuningDatabase& db, const Workload& workload, const Target& target);
+// The same, checked against a space the caller already holds for this workload.
+std::optional<TuningRecord> best_usable_record(const TuningDatabase& db, const Workload& workload, const Target& target,
+                                               const ScheduleSpace& space);
 
 }  // namespace nee

@@ -56,7 +56,7 @@ WorkloadTuner::WorkloadTuner(TuningDatabase& db, const Workload& workload, const
     if (ok && (!search_best_us_ || r.result.median_us < *search_best_us_)) search_best_us_ = r.result.median_us;
     if (ok && r.config == default_config_) report_.default_record = r;
   }
-  report_.best = best_usable_record(db, workload, target);
+  report_.best = best_usable_record(db, workload, target, *space_);
   trial_ = static_cast<int>(history.size());
 }
 
@@ -158,7 +158,7 @@ void WorkloadTuner::measure(std::vector<Candidate>& batch, Builder& builder, con
     ++measured_in_round_;
     const bool ok = record.result.status == MeasureStatus::ok;
     // The database ranks a search's unconfirmed pick below the default and the baselines.
-    if (ok) report_.best = best_usable_record(db_, workload_, target_);
+    if (ok) report_.best = best_usable_record(db_, workload_, target_, *space_);
     // The default point and the baselines are where a round starts from, not what its search found.
     if (ok && (baseline || c.strategy == "default") &&
         (!round_start_us_ || record.result.median_us < *round_start_us_)) {
@@ -200,7 +200,7 @@ void WorkloadTuner::confirm(int count, int rounds, const std::function<bool()>& 
           std::any_of(chosen.begin(), chosen.end(), [&](const TuningRecord& r) { return r.id == extra.id; });
       if (!included) chosen.push_back(extra);
     };
-    const std::optional<TuningRecord> best = best_usable_record(db_, workload_, target_);
+    const std::optional<TuningRecord> best = best_usable_record(db_, workload_, target_, *space_);
     if (pass == 0) {
       // The search's fastest picks that were never re-measured, against the best record
       // and the default.
@@ -235,7 +235,7 @@ void WorkloadTuner::confirm(int count, int rounds, const std::function<bool()>& 
     for (const TuningRecord& r : chosen) confirmed.insert(r.id);
   }
   report_.confirmed = static_cast<int>(confirmed.size());
-  report_.best = best_usable_record(db_, workload_, target_);
+  report_.best = best_usable_record(db_, workload_, target_, *space_);
   report_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
