@@ -3,12 +3,15 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <filesystem>
 #include <limits>
 #include <memory>
 
 #include "core/error.h"
 #include "tuner/interrupt.h"
 #include "tuner/progress_bar.h"
+#include "tuner/report/convergence_csv.h"
+#include "tuner/report/convergence_svg.h"
 #include "tuner/report/tuning_summary.h"
 #include "tuner/workload_tuner.h"
 
@@ -59,6 +62,8 @@ ModelTuneReport tune_model(TuningDatabase& db, const std::vector<Workload>& work
                         : done                    ? elapsed() / static_cast<double>(done) * static_cast<double>(budget - done)
                                                   : 0.0;
     const ModelEstimate e = model_estimate(reports());
+    // The model's curve starts once every workload has a time.
+    if (e.covered == e.workloads) report.convergence.push_back({static_cast<int>(done), elapsed(), e.tuned_us});
     progress.update(static_cast<int>(done), fraction,
                     fmt::format("{} for the model (default {}), round {}", format_us(e.tuned_us),
                                 format_us(e.default_us), scheduler.total_rounds() + 1),
@@ -92,6 +97,13 @@ ModelTuneReport tune_model(TuningDatabase& db, const std::vector<Workload>& work
                               format_us(e.tuned_us), format_us(e.default_us),
                               report.stopped_early ? ", stopped: the estimate stopped improving" : ""));
   for (const auto& t : tuners) t->write_report();
+  if (!options.report_dir.empty() && !report.convergence.empty()) {
+    std::filesystem::create_directories(options.report_dir);
+    const std::string stem = options.report_dir + "/model-" + options.strategy;
+    write_convergence_svg(stem + ".svg", fmt::format("estimated model time, {} workloads", workloads.size()),
+                          options.strategy, report.convergence);
+    write_convergence_csv(stem + ".csv", report.convergence);
+  }
   report.workloads = reports();
   report.rounds = scheduler.total_rounds();
   report.seconds = elapsed();

@@ -34,7 +34,7 @@ struct TuneOptions {
   std::shared_ptr<Runner> measurer;
   uint64_t seed = 0;             // 0: from the clock
   std::string work_dir;          // scratch space for candidate libraries
-  std::string report_dir;        // when set, a convergence plot per workload goes here
+  std::string report_dir;        // when set, convergence plots and CSVs per workload (and model) go here
 };
 
 struct TuneReport {

@@ -10,6 +10,7 @@
 #include "tuner/autoscheduler_input.h"
 #include "tuner/kernel_compiler.h"
 #include "tuner/local_runner.h"
+#include "tuner/report/convergence_csv.h"
 #include "tuner/usable_record.h"
 
 namespace nee {
@@ -291,8 +292,9 @@ bool WorkloadTuner::confirm_pass(const std::vector<TuningRecord>& chosen, int ro
 void WorkloadTuner::write_report() const {
   if (options_.report_dir.empty() || report_.convergence.empty()) return;
   fs::create_directories(options_.report_dir);
-  write_convergence_svg(fmt::format("{}/{}-{}.svg", options_.report_dir, workload_.hash(), options_.strategy),
-                        workload_.key(), options_.strategy, report_.convergence);
+  const std::string stem = fmt::format("{}/{}-{}", options_.report_dir, workload_.hash(), options_.strategy);
+  write_convergence_svg(stem + ".svg", workload_.key(), options_.strategy, report_.convergence);
+  write_convergence_csv(stem + ".csv", report_.convergence);
 }
 
 }  // namespace nee

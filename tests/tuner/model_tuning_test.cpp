@@ -1,9 +1,12 @@
 // Tuning with real builds and measurements on tiny shapes: the autoscheduler baselines
 // are verified, stored with their provenance and measured once; a model's rounds keep
 // each workload's state, seed later workloads from earlier ones, and never measure a
-// schedule twice, within a run or across runs.
+// schedule twice, within a run or across runs; the model's estimated time is reported
+// as a convergence curve.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -19,6 +22,7 @@ namespace nee {
 namespace {
 
 using tuner_test::TempDir;
+namespace fs = std::filesystem;
 
 TuneOptions quick_options(const TempDir& dir) {
   TuneOptions options;
@@ -96,8 +100,24 @@ TEST(ModelTuning, RoundsResumeWithoutMeasuringAnythingTwice) {
   // Near each other (K and M 2x apart): the second is seeded from the first's records.
   const std::vector<Workload> workloads = {matmul_workload_from_shape("32x32x32"),
                                            matmul_workload_from_shape("16x64x32")};
+  options.report_dir = dir.file("report");
   const ModelTuneReport first = tune_model(db, workloads, {3, 1}, target, options, model_options);
   ASSERT_EQ(first.workloads.size(), 2u);
+  // The model's curve: from the measurement that gave both workloads a time (two default
+  // points at least) to the last, never rising, and written as SVG and CSV.
+  ASSERT_FALSE(first.convergence.empty());
+  EXPECT_GE(first.convergence.front().measured, 2);
+  EXPECT_EQ(first.convergence.back().measured, 6);
+  for (size_t i = 1; i < first.convergence.size(); ++i) {
+    EXPECT_LE(first.convergence[i].best_us, first.convergence[i - 1].best_us);
+    EXPECT_GE(first.convergence[i].seconds, first.convergence[i - 1].seconds);
+  }
+  EXPECT_TRUE(fs::exists(dir.file("report/model-evolutionary.svg")));
+  std::ifstream csv(dir.file("report/model-evolutionary.csv"));
+  std::string line;
+  int lines = 0;
+  while (std::getline(csv, line)) ++lines;
+  EXPECT_EQ(lines, static_cast<int>(first.convergence.size()) + 1) << "a header and a line per step";
   int measured = 0;
   for (size_t i = 0; i < 2; ++i) {
     const TuneReport& r = first.workloads[i];
@@ -123,6 +143,7 @@ TEST(ModelTuning, RoundsResumeWithoutMeasuringAnythingTwice) {
   EXPECT_EQ(first.workloads[1].transferred, transferred);
 
   // A second run over the same database continues: no default point and no schedule again.
+  options.report_dir.clear();
   const ModelTuneReport second = tune_model(db, workloads, {3, 1}, target, options, model_options);
   int measured_again = 0;
   for (const TuneReport& r : second.workloads) measured_again += r.measured;

@@ -16,6 +16,7 @@
 #include "runtime/node_workload.h"
 #include "runtime/passes/passes.h"
 #include "tuner/bundle_builder.h"
+#include "tuner/cli/compare_command.h"
 #include "tuner/cli/db_command.h"
 #include "tuner/cli/pack_command.h"
 #include "tuner/interrupt.h"
@@ -108,7 +109,7 @@ int main(int argc, char** argv) {
   app.add_option("--threads", options.runner.threads, "kernel threads while measuring (0: all cores)");
   app.add_option("--seed", options.seed, "search seed (0: from the clock)");
   app.add_option("--work-dir", work_dir, "scratch folder for candidate libraries");
-  app.add_option("--report", options.report_dir, "write a convergence plot (SVG) per workload into this folder");
+  app.add_option("--report", options.report_dir, "write convergence curves (SVG plot and CSV) per workload, and for a model its estimated time, into this folder");
   std::string runner_url;
   nee::SshSettings ssh;
   app.add_option("--runner", runner_url, "where to measure: local (default) or ssh://[user@]host[:port]");
@@ -130,9 +131,12 @@ int main(int argc, char** argv) {
   pack_app->fallthrough();
   nee::DbCommand db_command;
   CLI::App* db_app = nee::add_db_command(app, db_command);
+  nee::CompareCommand compare_command;
+  CLI::App* compare_app = nee::add_compare_command(app, compare_command);
   CLI11_PARSE(app, argc, argv);
 
   try {
+    if (compare_app->parsed()) return nee::run_compare_command(compare_command);
     if (db_app->parsed()) {
       return nee::run_db_command(db_command, db_path.empty() ? nee::TuningDatabase::default_path() : db_path);
     }

@@ -75,16 +75,24 @@ std::optional<int> trials_to_within(const std::vector<ConvergenceStep>& steps, d
   return std::nullopt;
 }
 
+void write_convergence_svg(const std::string& path, const std::string& title, const std::vector<NamedRun>& runs) {
+  PlotPanel by_trial{title, "trials", "best median (us)", {}}, by_time{title, "wall time (s)", "best median (us)", {}};
+  for (const NamedRun& run : runs) {
+    PlotSeries trials{run.name, {}}, time{run.name, {}};
+    for (const ConvergenceStep& s : run.steps) {
+      if (s.best_us <= 0) continue;
+      trials.points.emplace_back(s.measured, s.best_us);
+      time.points.emplace_back(s.seconds, s.best_us);
+    }
+    by_trial.series.push_back(std::move(trials));
+    by_time.series.push_back(std::move(time));
+  }
+  write_svg(path, {by_trial, by_time});
+}
+
 void write_convergence_svg(const std::string& path, const std::string& title, const std::string& strategy,
                            const std::vector<ConvergenceStep>& steps) {
-  PlotSeries by_trial{strategy, {}}, by_time{strategy, {}};
-  for (const ConvergenceStep& s : steps) {
-    if (s.best_us <= 0) continue;
-    by_trial.points.emplace_back(s.measured, s.best_us);
-    by_time.points.emplace_back(s.seconds, s.best_us);
-  }
-  write_svg(path, {{title, "trials", "best median (us)", {by_trial}},
-                   {title, "wall time (s)", "best median (us)", {by_time}}});
+  write_convergence_svg(path, title, std::vector<NamedRun>{{strategy, steps}});
 }
 
 }  // namespace nee

@@ -38,7 +38,16 @@ struct ConvergenceStep {
 // best (0.1: within 10%); nullopt when no step has a best.
 std::optional<int> trials_to_within(const std::vector<ConvergenceStep>& steps, double fraction);
 
-// Writes the convergence plot of one run: best time against trials and against wall time.
+// One tuning run's convergence, named (for example by its strategy).
+struct NamedRun {
+  std::string name;
+  std::vector<ConvergenceStep> steps;
+};
+
+// Writes the convergence plot of runs of one workload (or model), one line per run: best
+// time against trials and against wall time.
+void write_convergence_svg(const std::string& path, const std::string& title, const std::vector<NamedRun>& runs);
+// The same for one run.
 void write_convergence_svg(const std::string& path, const std::string& title, const std::string& strategy,
                            const std::vector<ConvergenceStep>& steps);
 
