@@ -25,6 +25,7 @@ class Conv2dBlockedCpuSpace : public ScheduleSpace {
   int64_t out_w_, out_h_, out_c_, blocks_, kernel_w_;
   bool unpadded_;       // no padding: the padded input is the input
   bool blocked_input_;  // X is channel-blocked
+  int64_t input_blocks_;  // input-channel blocks the reduction splits into; 0 where it does not split
 };
 
 }  // namespace nee

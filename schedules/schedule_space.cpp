@@ -18,7 +18,16 @@
 
 namespace nee {
 
-std::string ScheduleSpace::check(const ScheduleConfig& config) const {
+ScheduleConfig ScheduleSpace::complete(const ScheduleConfig& config) const {
+  ScheduleConfig completed = config;
+  for (const Knob& knob : knobs_) {
+    if (knob.absent && !completed.knobs.count(knob.name)) completed.knobs[knob.name] = *knob.absent;
+  }
+  return completed;
+}
+
+std::string ScheduleSpace::check(const ScheduleConfig& given) const {
+  const ScheduleConfig config = complete(given);
   for (const Knob& knob : knobs_) {
     auto it = config.knobs.find(knob.name);
     if (it == config.knobs.end()) return "knob '" + knob.name + "' is missing";
@@ -33,7 +42,7 @@ std::string ScheduleSpace::check(const ScheduleConfig& config) const {
 ScheduledKernel ScheduleSpace::schedule(const ScheduleConfig& config) const {
   const std::string problem = check(config);
   if (!problem.empty()) throw Error("invalid schedule for " + name() + ": " + problem);
-  return apply(config);
+  return apply(complete(config));
 }
 
 ScheduleConfig ScheduleSpace::random_config(std::mt19937_64& rng) const {

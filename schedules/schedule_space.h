@@ -1,5 +1,6 @@
 #pragma once
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -18,6 +19,9 @@ struct Knob {
   std::string name;
   std::vector<int64_t> values;
   std::string meaning;
+  // For a knob added to a space after points were stored: the value that means what
+  // those points, which lack it, did. Such points stay valid and are filled in.
+  std::optional<int64_t> absent = std::nullopt;
 };
 
 // A scheduled pipeline ready for the builder.
@@ -36,9 +40,12 @@ class ScheduleSpace {
   const std::vector<Knob>& knobs() const { return knobs_; }
 
   virtual ScheduleConfig default_config() const = 0;
-  // Empty when the point is valid; otherwise why it is rejected, before any compile.
+  // The point with every knob it lacks that has an `absent` value set to that value.
+  ScheduleConfig complete(const ScheduleConfig& config) const;
+  // Empty when the (completed) point is valid; otherwise why it is rejected, before any
+  // compile.
   std::string check(const ScheduleConfig& config) const;
-  // Applies a valid point (throws nee::Error on an invalid one).
+  // Applies a valid point, completed (throws nee::Error on an invalid one).
   ScheduledKernel schedule(const ScheduleConfig& config) const;
 
   // A uniformly random valid point (rejection sampling over the knob domains).

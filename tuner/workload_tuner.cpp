@@ -53,9 +53,12 @@ WorkloadTuner::WorkloadTuner(TuningDatabase& db, const Workload& workload, const
     }
     // A point outside today's space (stored by an older NEE) cannot be proposed again.
     if (!space_->check(r.config).empty()) continue;
-    strategy_->observe(r.config, r.result);
+    // A point stored before a knob was added is the same point with that knob's absent value.
+    const ScheduleConfig config = space_->complete(r.config);
+    stored_.insert(config);
+    strategy_->observe(config, r.result);
     if (ok && (!search_best_us_ || r.result.median_us < *search_best_us_)) search_best_us_ = r.result.median_us;
-    if (ok && r.config == default_config_) report_.default_record = r;
+    if (ok && config == default_config_) report_.default_record = r;
   }
   report_.best = best_usable_record(db, workload, target, *space_);
   trial_ = static_cast<int>(history.size());

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/error.h"
 #include "runtime/bundle/halide_kernel.h"
 #include "runtime/bundle/shared_library.h"
 #include "runtime/tensor_io.h"
@@ -23,6 +24,17 @@ void CompiledKernels::add(const std::string& name, const Candidate& candidate) {
 void CompiledKernels::add_default(const std::string& name, const Workload& workload, const Target& target) {
   add(name, Candidate{workload, target, make_schedule_space(workload, target.kind())->default_config(), "default",
                       0, {}});
+}
+
+void CompiledKernels::add_changed_default(const std::string& name, const std::string& label, const Workload& workload,
+                                          const Target& target, const std::map<std::string, int64_t>& changes) {
+  const auto space = make_schedule_space(workload, target.kind());
+  ScheduleConfig point = space->default_config();
+  for (const auto& [knob, value] : changes) point.knobs[knob] = value;
+  const std::string why = space->check(point);
+  if (!why.empty()) throw Error(name + "/" + label + ": " + why);
+  points_[name].push_back(name + "/" + label);
+  add(points_[name].back(), Candidate{workload, target, point, "random", 0, {}});
 }
 
 void CompiledKernels::add_points(const std::string& name, const Workload& workload, const Target& target,

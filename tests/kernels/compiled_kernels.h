@@ -47,6 +47,10 @@ class CompiledKernels {
   // `name`/random0, `name`/random1, ...
   void add_points(const std::string& name, const Workload& workload, const Target& target, int n_random,
                   std::mt19937_64& rng);
+  // The default point with `changes` made to it, checked with `name`'s points as
+  // `name`/`label` (throws if the result is not a valid point).
+  void add_changed_default(const std::string& name, const std::string& label, const Workload& workload,
+                           const Target& target, const std::map<std::string, int64_t>& changes);
   // Compiles everything added, two builds at a time.
   void build();
 

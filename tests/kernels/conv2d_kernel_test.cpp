@@ -94,6 +94,9 @@ std::map<std::string, ConvCase> cases() {
   pointwise_stride2.strides = {2, 2};
   all["blocked_activations_pointwise_stride2"] = {
       {1, 32, 8, 8}, {64, 32, 1, 1}, pointwise_stride2, false, true, true, true, true};
+  // The reduction in chunks of input-channel blocks (ci_chunk, points below): 64 input
+  // channels in 4 blocks, 9 columns (no register block width divides them) and 7 rows.
+  all["blocked_chunked_residual_relu"] = {{1, 64, 7, 9}, {32, 64, 3, 3}, relu, true, true, true, true, true};
   // Depthwise over blocked activations, vectorized over channels: 32 channels with bias,
   // residual and Clip, and a stride-2 one at batch 2.
   Conv2dAttrs depthwise32 = clip;
@@ -114,6 +117,17 @@ class Conv2dKernel : public test::CompiledKernelsTest<Conv2dKernel> {
     const Target cpu = host_target(TargetKind::cpu);
     std::mt19937_64 rng(2026);
     for (const auto& [name, c] : cases()) kernels.add_points(name, workload_of_case(c), cpu, 2, rng);
+    // Chunked reductions in both reduction orders, both parallel loops and both tile
+    // orders, and in a strided 1x1 conv.
+    const Workload chunked = workload_of_case(cases().at("blocked_chunked_residual_relu"));
+    kernels.add_changed_default("blocked_chunked_residual_relu", "chunk1", chunked, cpu,
+                                {{"ci_chunk", 1}, {"px", 4}, {"rows", 4}, {"unroll_kx", 1}});
+    kernels.add_changed_default("blocked_chunked_residual_relu", "chunk2_ci_inner", chunked, cpu,
+                                {{"ci_chunk", 2}, {"px", 3}, {"oc_blocks", 1}, {"red_order", 1}, {"unroll_kx", 0},
+                                 {"parallel", 0}, {"tile_order", 0}, {"rows", 2}});
+    kernels.add_changed_default("blocked_activations_pointwise_stride2", "chunk1_serial_tiles",
+                                workload_of_case(cases().at("blocked_activations_pointwise_stride2")), cpu,
+                                {{"ci_chunk", 1}, {"parallel", 0}, {"px", 3}});
     kernels.add_default("opencl/residual_relu", workload_of_case(cases().at("residual_relu")),
                         host_target(TargetKind::opencl));
     kernels.add_default("opencl/blocked_residual_relu", workload_of_case(cases().at("blocked_residual_relu")),
@@ -141,6 +155,31 @@ TEST_F(Conv2dKernel, BlockedInputOnly) { kernels().check_points("blocked_input_s
 TEST_F(Conv2dKernel, BlockedOutputOnly) { kernels().check_points("blocked_output_from_rgb"); }
 TEST_F(Conv2dKernel, BlockedActivationsPointwiseStride2) {
   kernels().check_points("blocked_activations_pointwise_stride2");
+}
+
+TEST_F(Conv2dKernel, BlockedChunkedReduction) { kernels().check_points("blocked_chunked_residual_relu"); }
+
+TEST_F(Conv2dKernel, ChunksDivideTheInputBlocksAndOlderPointsAreUnchunked) {
+  const Workload& w = kernels().get("blocked_chunked_residual_relu/default").candidate.workload;
+  const auto space = make_schedule_space(w, host_target(TargetKind::cpu));
+  ScheduleConfig c = space->default_config();
+  EXPECT_EQ(c.at("ci_chunk"), 0);
+  c.knobs["ci_chunk"] = 2;
+  EXPECT_EQ(space->check(c), "");
+  c.knobs["ci_chunk"] = 4;  // the domain stops at half the 4 blocks
+  EXPECT_NE(space->check(c).find("ci_chunk"), std::string::npos) << space->check(c);
+  // A point stored before the knob existed is the unchunked point.
+  c.knobs.erase("ci_chunk");
+  EXPECT_EQ(space->check(c), "");
+  EXPECT_EQ(space->complete(c), space->default_config());
+  c.knobs.erase("px");  // knobs that were always there must be given
+  EXPECT_NE(space->check(c).find("'px' is missing"), std::string::npos) << space->check(c);
+  // Without a blocked input the reduction does not split at blocks: no chunks.
+  const Workload nchw_input = kernels().get("blocked_output_from_rgb/default").candidate.workload;
+  const auto plain = make_schedule_space(nchw_input, host_target(TargetKind::cpu));
+  for (const Knob& k : plain->knobs()) {
+    if (k.name == "ci_chunk") EXPECT_EQ(k.values, (std::vector<int64_t>{0}));
+  }
 }
 
 TEST_F(Conv2dKernel, BlockedDepthwiseResidualClip) { kernels().check_points("blocked_depthwise_residual_clip"); }
