@@ -61,7 +61,7 @@ ModelTuneReport tune_model(TuningDatabase& db, const std::vector<Workload>& work
     const double left = options.time_budget_s > 0 ? options.time_budget_s - elapsed()
                         : done                    ? elapsed() / static_cast<double>(done) * static_cast<double>(budget - done)
                                                   : 0.0;
-    const ModelEstimate e = model_estimate(reports());
+    const ModelEstimate e = running_model_estimate(reports());
     // The model's curve starts once every workload has a time.
     if (e.covered == e.workloads) report.convergence.push_back({static_cast<int>(done), elapsed(), e.tuned_us});
     progress.update(static_cast<int>(done), fraction,

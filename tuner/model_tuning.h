@@ -18,8 +18,8 @@ struct ModelTuneReport {
   int rounds = 0;
   bool stopped_early = false;  // the model's estimate stopped improving
   double seconds = 0;
-  // The estimated model time (sum of count x best median) after each measurement, from
-  // the first at which every workload has a time; with a report folder it is written to
+  // The estimated model time (running_model_estimate) after each measurement, from the
+  // first at which every workload has a time; with a report folder it is written to
   // model-<strategy>.svg and .csv there.
   std::vector<ConvergenceStep> convergence;
 };

@@ -55,6 +55,27 @@ TEST(TuningSummary, TableHoldsSpeedupsAndTheModelEstimate) {
   EXPECT_EQ(tuning_summary({a}, false).find("estimated model time"), std::string::npos);
 }
 
+TEST(TuningSummary, RunningEstimateCountsTheSearchesBestFirstMedians) {
+  // a's search found 80 us, not re-measured yet: its best record is still the default.
+  TuneReport a;
+  a.workload = matmul_workload_from_shape("64x64x64");
+  a.count = 3;
+  a.default_record = record(400, "default");
+  a.best = a.default_record;
+  a.convergence = {{1, 0.1, 400}, {2, 0.2, 80}};
+  // b's best record (a transferred point, 150 us) beats its search's 200 us.
+  TuneReport b;
+  b.workload = matmul_workload_from_shape("32x64x16");
+  b.default_record = record(300, "default");
+  b.best = record(150, "transfer");
+  b.convergence = {{1, 0.1, 300}, {2, 0.2, 200}};
+  EXPECT_DOUBLE_EQ(model_estimate({a, b}).tuned_us, 3 * 400 + 150);
+  const ModelEstimate running = running_model_estimate({a, b});
+  EXPECT_DOUBLE_EQ(running.tuned_us, 3 * 80 + 150);
+  EXPECT_DOUBLE_EQ(running.default_us, 3 * 400 + 300);
+  EXPECT_EQ(running.covered, 2);
+}
+
 TEST(TuningSummary, FormatsTimes) {
   EXPECT_EQ(format_us(850), "850 us");
   EXPECT_EQ(format_us(12345), "12.3 ms");

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "tuner/report/convergence_svg.h"
 
 namespace nee {
@@ -39,6 +41,22 @@ ModelEstimate model_estimate(const std::vector<TuneReport>& reports) {
     if (!r.default_record || !r.best) continue;
     e.default_us += r.count * r.default_record->ranked_us();
     e.tuned_us += r.count * r.best->ranked_us();
+    ++e.covered;
+  }
+  return e;
+}
+
+ModelEstimate running_model_estimate(const std::vector<TuneReport>& reports) {
+  ModelEstimate e;
+  e.workloads = static_cast<int>(reports.size());
+  for (const TuneReport& r : reports) {
+    if (!r.default_record || !r.best) continue;
+    double best_us = r.best->ranked_us();
+    if (!r.convergence.empty() && r.convergence.back().best_us > 0) {
+      best_us = std::min(best_us, r.convergence.back().best_us);
+    }
+    e.default_us += r.count * r.default_record->ranked_us();
+    e.tuned_us += r.count * best_us;
     ++e.covered;
   }
   return e;

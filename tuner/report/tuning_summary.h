@@ -16,6 +16,11 @@ struct ModelEstimate {
   int workloads = 0;
 };
 ModelEstimate model_estimate(const std::vector<TuneReport>& reports);
+// The same while a run searches. A search's picks rank below the default until they are
+// re-measured at the end, so model_estimate stays at the default's sum all through the
+// search (ResNet-50's 18-minute curve was flat); here each workload counts at the faster
+// of its best record and its search's best first median so far.
+ModelEstimate running_model_estimate(const std::vector<TuneReport>& reports);
 
 // "850 us", "12.3 ms", "1.25 s"; "-" for 0.
 std::string format_us(double us);
