@@ -34,7 +34,7 @@ void CompiledKernels::add_changed_default(const std::string& name, const std::st
   const std::string why = space->check(point);
   if (!why.empty()) throw Error(name + "/" + label + ": " + why);
   points_[name].push_back(name + "/" + label);
-  add(points_[name].back(), Candidate{workload, target, point, "random", 0, {}});
+  add(points_[name].back(), Candidate{workload, target, point, "hand", 0, {}});
 }
 
 void CompiledKernels::add_points(const std::string& name, const Workload& workload, const Target& target,

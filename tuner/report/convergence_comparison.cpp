@@ -6,13 +6,6 @@ namespace nee {
 
 namespace {
 
-std::optional<int> first_within(const std::vector<ConvergenceStep>& steps, double level) {
-  for (const ConvergenceStep& s : steps) {
-    if (s.best_us > 0 && s.best_us <= level) return s.measured;
-  }
-  return std::nullopt;
-}
-
 std::string trials_text(const std::optional<int>& trials) { return trials ? std::to_string(*trials) : "never"; }
 
 }  // namespace
@@ -32,7 +25,7 @@ ConvergenceComparison compare_convergence(const std::vector<NamedRun>& runs, dou
     r.trials = run.steps.empty() ? 0 : run.steps.back().measured;
     r.best_us = run.steps.empty() ? 0 : run.steps.back().best_us;
     r.to_own = trials_to_within(run.steps, fraction);
-    if (c.overall_best_us > 0) r.to_overall = first_within(run.steps, c.overall_best_us * (1 + fraction));
+    if (c.overall_best_us > 0) r.to_overall = trials_to_level(run.steps, c.overall_best_us * (1 + fraction));
     c.runs.push_back(r);
   }
   return c;

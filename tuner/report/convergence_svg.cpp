@@ -66,13 +66,16 @@ void write_svg(const std::string& path, const std::vector<PlotPanel>& panels) {
   if (!out) throw Error("cannot write " + path);
 }
 
-std::optional<int> trials_to_within(const std::vector<ConvergenceStep>& steps, double fraction) {
-  if (steps.empty() || steps.back().best_us <= 0) return std::nullopt;
-  const double target = steps.back().best_us * (1 + fraction);
+std::optional<int> trials_to_level(const std::vector<ConvergenceStep>& steps, double level_us) {
   for (const ConvergenceStep& s : steps) {
-    if (s.best_us > 0 && s.best_us <= target) return s.measured;
+    if (s.best_us > 0 && s.best_us <= level_us) return s.measured;
   }
   return std::nullopt;
+}
+
+std::optional<int> trials_to_within(const std::vector<ConvergenceStep>& steps, double fraction) {
+  if (steps.empty() || steps.back().best_us <= 0) return std::nullopt;
+  return trials_to_level(steps, steps.back().best_us * (1 + fraction));
 }
 
 void write_convergence_svg(const std::string& path, const std::string& title, const std::vector<NamedRun>& runs) {

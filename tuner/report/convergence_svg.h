@@ -34,6 +34,8 @@ struct ConvergenceStep {
   double best_us = 0;    // best ok median so far (the database's included); 0 while none
 };
 
+// The first `measured` at which the best time was at or below `level_us`; nullopt if never.
+std::optional<int> trials_to_level(const std::vector<ConvergenceStep>& steps, double level_us);
 // The first `measured` at which the best time was within `fraction` of the run's final
 // best (0.1: within 10%); nullopt when no step has a best.
 std::optional<int> trials_to_within(const std::vector<ConvergenceStep>& steps, double fraction);

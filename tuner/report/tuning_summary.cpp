@@ -25,6 +25,21 @@ std::optional<TuningRecord> baseline(const TuneReport& r, const std::string& nam
   return it->second;
 }
 
+// sum(count x default) and sum(count x best_of(report)) over the workloads that have a
+// default and a best record.
+template <typename BestOf>
+ModelEstimate estimate(const std::vector<TuneReport>& reports, BestOf best_of) {
+  ModelEstimate e;
+  e.workloads = static_cast<int>(reports.size());
+  for (const TuneReport& r : reports) {
+    if (!r.default_record || !r.best) continue;
+    e.default_us += r.count * r.default_record->ranked_us();
+    e.tuned_us += r.count * best_of(r);
+    ++e.covered;
+  }
+  return e;
+}
+
 }  // namespace
 
 std::string format_us(double us) {
@@ -35,31 +50,14 @@ std::string format_us(double us) {
 }
 
 ModelEstimate model_estimate(const std::vector<TuneReport>& reports) {
-  ModelEstimate e;
-  e.workloads = static_cast<int>(reports.size());
-  for (const TuneReport& r : reports) {
-    if (!r.default_record || !r.best) continue;
-    e.default_us += r.count * r.default_record->ranked_us();
-    e.tuned_us += r.count * r.best->ranked_us();
-    ++e.covered;
-  }
-  return e;
+  return estimate(reports, [](const TuneReport& r) { return r.best->ranked_us(); });
 }
 
 ModelEstimate running_model_estimate(const std::vector<TuneReport>& reports) {
-  ModelEstimate e;
-  e.workloads = static_cast<int>(reports.size());
-  for (const TuneReport& r : reports) {
-    if (!r.default_record || !r.best) continue;
-    double best_us = r.best->ranked_us();
-    if (!r.convergence.empty() && r.convergence.back().best_us > 0) {
-      best_us = std::min(best_us, r.convergence.back().best_us);
-    }
-    e.default_us += r.count * r.default_record->ranked_us();
-    e.tuned_us += r.count * best_us;
-    ++e.covered;
-  }
-  return e;
+  return estimate(reports, [](const TuneReport& r) {
+    const double search_best_us = r.convergence.empty() ? 0 : r.convergence.back().best_us;
+    return search_best_us > 0 ? std::min(r.best->ranked_us(), search_best_us) : r.best->ranked_us();
+  });
 }
 
 std::string tuning_summary(const std::vector<TuneReport>& reports, bool model) {
