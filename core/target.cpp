@@ -111,16 +111,28 @@ TargetKind Target::kind() const {
   return TargetKind::cpu;
 }
 
-std::string Target::key() const { return halide + "@" + device.hash(); }
+std::string to_string(CacheState s) { return s == CacheState::cold ? "cold" : "warm"; }
+
+CacheState cache_state_from_string(const std::string& name) {
+  if (name == "warm") return CacheState::warm;
+  if (name == "cold") return CacheState::cold;
+  throw Error("unknown cache state '" + name + "' (known: warm, cold)");
+}
+
+std::string Target::key() const {
+  return halide + "@" + device.hash() + (cache == CacheState::cold ? "/cold" : "");
+}
 
 nlohmann::json Target::to_json() const {
-  return {{"halide", halide}, {"device", device.to_json()}};
+  return {{"halide", halide}, {"device", device.to_json()}, {"cache", to_string(cache)}};
 }
 
 Target Target::from_json(const nlohmann::json& j) {
   Target t;
   t.halide = j.at("halide").get<std::string>();
   t.device = DeviceFingerprint::from_json(j.at("device"));
+  // Manifests and exports written before cache states existed hold warm times.
+  t.cache = cache_state_from_string(j.value("cache", "warm"));
   return t;
 }
 

@@ -31,15 +31,29 @@ TargetKind target_kind_from_string(const std::string& name);
 // accelerator named for GPU kinds. nee-measure records it with every batch result.
 DeviceFingerprint measuring_device(TargetKind kind);
 
-// A compilation and measurement target: a Halide target string plus the device it was
-// measured on. The kind is derived from the Halide features.
+// The cache state a kernel's times are taken in. warm: its buffers stay cached from call
+// to call, as in a kernel benchmark. cold: every timed call starts with its inputs,
+// weights and output evicted from every cache level, the state a layer meets in a model
+// run (DESIGN-NOTES, "Kernels meet cold caches in a model"). Times taken in one state
+// are never ranked against times taken in the other.
+enum class CacheState { warm, cold };
+
+std::string to_string(CacheState s);
+CacheState cache_state_from_string(const std::string& name);
+
+// A compilation and measurement target: a Halide target string, the device it was
+// measured on and the cache state of its times. The kind is derived from the Halide
+// features.
 struct Target {
   std::string halide;  // full Halide target string, e.g. x86-64-linux-avx-avx2-f16c-fma-sse41
   DeviceFingerprint device;
+  CacheState cache = CacheState::warm;
 
   TargetKind kind() const;
   bool has_feature(const std::string& feature) const;
-  std::string key() const;  // halide + "@" + device.hash()
+  // halide + "@" + device.hash(), and "/cold" for cold times (warm keys are those of the
+  // files written before cache states existed).
+  std::string key() const;
   nlohmann::json to_json() const;
   static Target from_json(const nlohmann::json& j);
 };

@@ -68,7 +68,7 @@ std::vector<TuningRecord> batch_records(const std::string& folder) {
     const BatchTask& task = manifest.task(r.task);
     TuningRecord record;
     record.workload = task.workload;
-    record.target = Target{manifest.halide_target, r.device};
+    record.target = Target{manifest.halide_target, r.device, manifest.settings.cache};
     record.config = task.config;
     record.result = r.result;
     record.strategy = task.strategy;

@@ -63,7 +63,7 @@ BundleManifest build_bundle(const TuningDatabase* db, const BundleRequest& reque
     e.workload = w;
     e.symbol = fmt::format("nee_k{}_{}", i, w.hash());
     const std::optional<TuningRecord> best =
-        request.use_database && db ? best_usable_record(*db, w, request.target) : std::nullopt;
+        request.use_database && db ? record_to_build(*db, w, request.target) : std::nullopt;
     if (best) {
       e.source = "tuned";
       e.record_id = best->id;

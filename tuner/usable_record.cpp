@@ -16,4 +16,12 @@ std::optional<TuningRecord> best_usable_record(const TuningDatabase& db, const W
   return std::nullopt;
 }
 
+std::optional<TuningRecord> record_to_build(const TuningDatabase& db, const Workload& workload, const Target& target) {
+  const auto space = make_schedule_space(workload, target);
+  if (std::optional<TuningRecord> r = best_usable_record(db, workload, target, *space)) return r;
+  Target other_cache = target;
+  other_cache.cache = target.cache == CacheState::cold ? CacheState::warm : CacheState::cold;
+  return best_usable_record(db, workload, other_cache, *space);
+}
+
 }  // namespace nee

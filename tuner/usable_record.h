@@ -17,5 +17,10 @@ std::optional<TuningRecord> best_usable_record(const TuningDatabase& db, const W
 // The same, checked against a space the caller already holds for this workload.
 std::optional<TuningRecord> best_usable_record(const TuningDatabase& db, const Workload& workload, const Target& target,
                                                const ScheduleSpace& space);
+// The record a bundle or a benchmark builds: the target's best usable record or, where
+// its cache state has none, the best of the same device's other cache state (a point
+// tuned warm is a better start for a model bundle than the default). The tuner itself
+// never mixes the two: its best stays within its target.
+std::optional<TuningRecord> record_to_build(const TuningDatabase& db, const Workload& workload, const Target& target);
 
 }  // namespace nee

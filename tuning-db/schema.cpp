@@ -67,6 +67,10 @@ void add_predicted_us(Connection& db) { db.exec("ALTER TABLE records ADD COLUMN 
 // re-measured (those of v1 and v2 files included).
 void add_confirmed_us(Connection& db) { db.exec("ALTER TABLE records ADD COLUMN confirmed_us REAL"); }
 
+// The cache state a target's times were taken in (Target::cache); every record of v1-v3
+// files was timed warm.
+void add_target_cache(Connection& db) { db.exec("ALTER TABLE targets ADD COLUMN cache TEXT NOT NULL DEFAULT 'warm'"); }
+
 }  // namespace
 
 const std::vector<Migration>& migrations() {
@@ -74,6 +78,7 @@ const std::vector<Migration>& migrations() {
       {1, "targets, workloads and records", create_v1},
       {2, "records.predicted_us", add_predicted_us},
       {3, "records.confirmed_us", add_confirmed_us},
+      {4, "targets.cache", add_target_cache},
   };
   return list;
 }

@@ -44,7 +44,7 @@ void NeeEngine::prepare(const Workload& workload) {
   kernel_workload_ = workload.op == "conv2d" ? conv2d_runtime_layout(workload, target.kind() == TargetKind::cpu)
                                              : workload;
   ScheduleConfig config;
-  if (schedule_ == NeeSchedule::tuned && db_) tuned_record_ = best_usable_record(*db_, kernel_workload_, target);
+  if (schedule_ == NeeSchedule::tuned && db_) tuned_record_ = record_to_build(*db_, kernel_workload_, target);
   if (tuned_record_) {
     config = tuned_record_->config;
     provenance_ = tuned_record_->confirmed_us

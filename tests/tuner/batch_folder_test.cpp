@@ -275,6 +275,18 @@ TEST(NeeTuneCli, BadRunnerUrlLeavesNoDatabase) {
   EXPECT_FALSE(fs::exists(db_path));
 }
 
+// Cold caches are a host-CPU state: a GPU target refuses them before opening the database.
+TEST(NeeTuneCli, ColdCachesOnAGpuTargetAreRefused) {
+  TempDir dir("cli-cold");
+  const std::string db_path = dir.file("tuning.db");
+  const ProcessResult r = run_process({NEE_TUNE_PATH, "--op", "matmul", "--shape", "8x8x8", "--trials", "1", "--target",
+                                       "opencl", "--cache", "cold", "--db", db_path},
+                                      60, true);
+  EXPECT_TRUE(r.exited && r.exit_code == 1) << r.output;
+  EXPECT_NE(r.output.find("--cache cold"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(db_path));
+}
+
 // nee-measure goes where NEE's dependencies are not: it may need the C library only.
 TEST(NeeMeasure, NeedsOnlyTheCLibrary) {
   const ProcessResult r = run_process({"ldd", NEE_MEASURE_PATH}, 30, true);

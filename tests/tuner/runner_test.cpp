@@ -3,6 +3,7 @@
 // the database's best.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/error.h"
@@ -153,6 +154,35 @@ TEST(WrongResult, IsReportedAndNeverBest) {
   EXPECT_EQ(best->result.status, MeasureStatus::ok);
   for (const TuningRecord& r : db.top_k(claimed, target, 10)) EXPECT_NE(r.id, wrong_id);
   EXPECT_EQ(db.history(claimed, target).size(), 2u);
+
+  // Timed cold (buffers evicted before each call), the check still comes first.
+  options.cache = CacheState::cold;
+  LocalRunner cold_runner(options, NEE_MEASURE_PATH);
+  const MeasureResult cold = cold_runner.measure(builds[0], honest, 3);
+  ASSERT_EQ(cold.status, MeasureStatus::ok) << cold.error;
+  EXPECT_GT(cold.median_us, 0);
+  EXPECT_EQ(cold.repeats, 3);
+  EXPECT_EQ(cold_runner.measure(builds[0], liar, 3).status, MeasureStatus::wrong_result);
+}
+
+TEST(RunnerOptionsJson, CacheStateTravelsAndOldBatchFlagsRead) {
+  RunnerOptions o;
+  o.cache = CacheState::cold;
+  EXPECT_EQ(RunnerOptions::from_json(o.to_json()).cache, CacheState::cold);
+  const std::vector<std::string> args = o.measure_args();
+  const auto at = std::find(args.begin(), args.end(), "--cache");
+  ASSERT_NE(at, args.end());
+  ASSERT_NE(at + 1, args.end());
+  EXPECT_EQ(*(at + 1), "cold");
+  // A batch manifest packed before cache states carried flush_cache instead.
+  nlohmann::json old = RunnerOptions{}.to_json();
+  old.erase("cache");
+  old["flush_cache"] = false;
+  EXPECT_EQ(RunnerOptions::from_json(old).cache, CacheState::warm);
+  old["flush_cache"] = true;
+  EXPECT_EQ(RunnerOptions::from_json(old).cache, CacheState::cold);
+  old.erase("flush_cache");
+  EXPECT_ANY_THROW(RunnerOptions::from_json(old));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // best_usable_record: the best record whose schedule today's space still accepts. A
 // record stored before a constraint existed (here a parallel loop of too few tasks) is
 // passed over for the next one, however fast it was; baselines always count.
+// record_to_build: what a bundle builds, across cache states of the same device.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -68,6 +69,28 @@ TEST(UsableRecord, NoneWhenNoRecordIsUsable) {
   db.add_record(record_of(w, t, foreign, 10.0, "random"));
   EXPECT_TRUE(db.best(w, t));
   EXPECT_FALSE(best_usable_record(db, w, t));
+}
+
+// A bundle takes the target's own best; where its cache state has no record, the best of
+// the other cache state on the same device, never another device's.
+TEST(UsableRecord, RecordToBuildFallsBackToTheOtherCacheStateOnly) {
+  TempDir dir("usable-cache");
+  TuningDatabase db(dir.file("tuning.db"));
+  Target cold = host_target(TargetKind::cpu), warm = cold, elsewhere = cold;
+  cold.cache = CacheState::cold;
+  elsewhere.device.cpu_model = "Another CPU";
+  elsewhere.cache = CacheState::cold;
+  const Workload w = matmul_workload_from_shape("64x64x64");
+  const ScheduleConfig point = make_schedule_space(w, cold)->default_config();
+  db.add_record(record_of(w, elsewhere, point, 5.0, "default"));
+  EXPECT_FALSE(record_to_build(db, w, cold));
+  const int64_t warm_id = db.add_record(record_of(w, warm, point, 20.0, "default"));
+  ASSERT_TRUE(record_to_build(db, w, cold));
+  EXPECT_EQ(record_to_build(db, w, cold)->id, warm_id);
+  EXPECT_FALSE(best_usable_record(db, w, cold));  // the tuner's own best never crosses over
+  const int64_t cold_id = db.add_record(record_of(w, cold, point, 30.0, "default"));
+  EXPECT_EQ(record_to_build(db, w, cold)->id, cold_id);  // slower, but timed in the target's state
+  EXPECT_EQ(record_to_build(db, w, warm)->id, warm_id);
 }
 
 }  // namespace

@@ -120,8 +120,12 @@ int main(int argc, char** argv) {
   app.add_option("--number", options.runner.number, "calls per sample, at least")->check(CLI::Range(1, 1000000));
   app.add_option("--min-repeat-ms", options.runner.min_sample_ms, "calls per sample grow until a sample lasts this long")
       ->check(CLI::NonNegativeNumber);
-  app.add_flag("--flush-cache", options.runner.flush_cache,
-               "evict the CPU caches before each sample (useful with --number 1 --min-repeat-ms 0)");
+  std::string cache;
+  app.add_option("--cache", cache,
+                 "cache state of the timed calls: cold evicts a kernel's buffers before each call, as a layer meets "
+                 "them in a model run; warm keeps them cached, as a kernel benchmark does (default: cold for a model "
+                 "on the CPU, warm otherwise); records of the two are kept apart")
+      ->check(CLI::IsMember({"warm", "cold"}));
   app.add_option("--measure-timeout", options.runner.timeout_seconds, "seconds per candidate: check plus timing")
       ->check(CLI::PositiveNumber);
   nee::PackRequest pack;
@@ -153,6 +157,13 @@ int main(int argc, char** argv) {
     if (budget > 0 && app.count("--trials") == 0) options.trials = 1000000;
 
     nee::Target target = nee::host_target(nee::target_kind_from_string(target_kind));
+    target.cache = !cache.empty() ? nee::cache_state_from_string(cache)
+                   : !model.empty() && target.kind() == nee::TargetKind::cpu ? nee::CacheState::cold
+                                                                             : nee::CacheState::warm;
+    if (target.cache == nee::CacheState::cold && target.kind() != nee::TargetKind::cpu) {
+      throw nee::Error("--cache cold evicts host caches, which a GPU kernel's device buffers are not in; use --cache warm");
+    }
+    options.runner.cache = target.cache;
     const bool remote = !runner_url.empty() && runner_url != "local";
     if (target.kind() == nee::TargetKind::cuda && options.trials > 0 && !remote && !pack_app->parsed()) {
       throw nee::Error("CUDA candidates cannot be measured from this machine's tuner; measure them on a GPU machine "
@@ -199,8 +210,8 @@ int main(int argc, char** argv) {
     options.time_budget_s = budget;
     // Records are stored under the device that measures them.
     if (options.trials > 0) target.device = options.measurer->device(target.kind());
-    fmt::print(stderr, "nee-tune: {} workload(s) on {} measured by {} | database {}\n", workloads.size(),
-               target.halide, options.measurer->name(), db_path);
+    fmt::print(stderr, "nee-tune: {} workload(s) on {} measured by {} with {} caches | database {}\n",
+               workloads.size(), target.halide, options.measurer->name(), nee::to_string(target.cache), db_path);
     if (!model.empty()) print_workloads(counted);
     std::fflush(stdout);  // the list comes before the progress lines on stderr
 

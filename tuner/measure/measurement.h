@@ -12,7 +12,9 @@ struct MeasureOptions {
   int repeats = 7;            // timed samples; the median is reported
   int number = 1;             // calls per sample, at least
   double min_sample_ms = 20;  // calls per sample grow until a sample lasts this long
-  bool flush_cache = false;   // evict the caches before each sample (RunnerOptions says why not by default)
+  // cold: each timed call starts with the kernel's inputs, weights and output evicted
+  // from every cache level (untimed), and a sample is the mean of such calls.
+  CacheState cache = CacheState::warm;
   double warmup_ms = 50;      // untimed calls first (caches, thread pool start)
   double rtol = 1e-4;         // tolerance against the reference: |d| <= atol + rtol*|ref|
   double atol_per_k = 2e-6;   // absolute tolerance per reduction step (fp32 summation order)

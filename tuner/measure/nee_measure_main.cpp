@@ -25,7 +25,9 @@ int main(int argc, char** argv) {
   app.add_option("--repeats", options.repeats, "timed samples")->check(CLI::Range(1, 1000));
   app.add_option("--number", options.number, "calls per sample, at least")->check(CLI::Range(1, 1000000));
   app.add_option("--min-sample-ms", options.min_sample_ms, "minimum length of one sample")->check(CLI::NonNegativeNumber);
-  app.add_flag("--flush-cache", options.flush_cache, "evict the CPU caches before each sample");
+  std::string cache = "warm";
+  app.add_option("--cache", cache, "cache state of the timed calls: warm, or cold (the kernel's buffers evicted before each call)")
+      ->check(CLI::IsMember({"warm", "cold"}));
   app.add_option("--slow-cutoff-us", options.slow_cutoff_us, "fewer samples for kernels slower than this");
   app.add_option("--threads", threads, "Halide runtime threads (0: all cores)");
   auto* batch_option = app.add_option("--batch", batch, "measure every task of this batch folder not measured yet");
@@ -33,6 +35,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cpu", "opencl", "cuda"}))
       ->excludes(batch_option);
   CLI11_PARSE(app, argc, argv);
+  options.cache = nee::cache_state_from_string(cache);
 
   if (!fingerprint_kind.empty()) {
     std::cout << nee::measuring_device(nee::target_kind_from_string(fingerprint_kind)).to_json().dump() << std::endl;

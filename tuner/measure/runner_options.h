@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/target.h"
+
 namespace nee {
 
 // How every candidate is measured, wherever it runs: the tuner's settings, passed to
@@ -13,11 +15,7 @@ struct RunnerOptions {
   int repeats = 7;              // timed samples; the median is stored
   int number = 1;               // calls per sample, at least (more when min_sample_ms asks)
   double min_sample_ms = 20;    // calls per sample grow until a sample lasts this long
-  // Write a buffer larger than the last-level cache before each sample. Off by default:
-  // only the first call of a sample starts cold, so it changes little unless number is
-  // 1 and min_sample_ms is 0, and in a model a layer's input was usually just written
-  // by the layer before it, so warm-cache times are the ones a model run sees.
-  bool flush_cache = false;
+  CacheState cache = CacheState::warm;  // the target's: cold evicts the kernel's buffers before each call
   int threads = 0;  // 0: the Halide runtime's default (all cores)
 
   // The nee-measure arguments for these settings (all but the timeout, which the
