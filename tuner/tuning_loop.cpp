@@ -31,13 +31,16 @@ TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Tar
     if (options.time_budget_s > 0) f = std::max(f, elapsed() / options.time_budget_s);
     return f;
   };
+  // --time bounds the whole run: the search leaves the time its re-measurement is expected to take.
   const auto seconds_left = [&] {
-    if (options.time_budget_s > 0) return options.time_budget_s - elapsed();
+    if (options.time_budget_s > 0) {
+      return options.time_budget_s - tuner.confirm_seconds_estimate(options.confirm_top, options.confirm_rounds) - elapsed();
+    }
     const int done = tuner.measured();
     return done ? elapsed() / done * (options.trials - done) : 0.0;
   };
   // Rounds are sized to the trials left, so within a round only time and Ctrl-C stop.
-  const auto time_is_up = [&] { return interrupted() || (options.time_budget_s > 0 && elapsed() >= options.time_budget_s); };
+  const auto time_is_up = [&] { return interrupted() || (options.time_budget_s > 0 && seconds_left() <= 0); };
   const auto out_of_budget = [&] { return tuner.measured() >= options.trials || time_is_up(); };
   const auto show = [&] {
     progress.update(tuner.measured(), fraction_spent(), gflops_text(workload, tuner.report().best), seconds_left());

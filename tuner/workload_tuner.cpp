@@ -190,6 +190,11 @@ void WorkloadTuner::measure(std::vector<Candidate>& batch, Builder& builder, con
   remove_build_folders(builds);
 }
 
+double WorkloadTuner::confirm_seconds_estimate(int count, int rounds) const {
+  if (count <= 0 || report_.measured == 0) return 0;
+  return report_.seconds / report_.measured * (count + 1) * rounds;
+}
+
 void WorkloadTuner::confirm(int count, int rounds, const std::function<bool()>& stop) {
   if (count <= 0 || rounds <= 0) return;
   const auto started = std::chrono::steady_clock::now();

@@ -58,6 +58,10 @@ class WorkloadTuner {
   std::optional<double> best_us() const;
   // Seconds spent in this tuner's rounds.
   double seconds() const { return report_.seconds; }
+  // Seconds confirm(count, rounds) is expected to take: one search trial's seconds, at
+  // this tuner's pace so far, for each of the count + 1 points in each round (a trial
+  // builds and measures, so this errs long). 0 before the first round.
+  double confirm_seconds_estimate(int count, int rounds) const;
   const TuneReport& report() const { return report_; }
   // Writes the convergence plot when the options ask for one.
   void write_report() const;

@@ -5,7 +5,9 @@
 // during the re-measurement changes no record.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
+#include <thread>
 
 #include "synthetic_timing.h"
 #include "temp_dir.h"
@@ -126,6 +128,46 @@ TEST(Confirm, InterruptedReMeasurementChangesNoRecord) {
     EXPECT_FALSE(r.confirmed_us);
     EXPECT_EQ(r.result.status, MeasureStatus::ok) << "the wrong answer came after the stop";
   }
+}
+
+// Takes 0.6 s for every measurement, so a search trial takes at least that long.
+class SlowRunner : public Runner {
+ public:
+  std::string name() const override { return "slow"; }
+  DeviceFingerprint device(TargetKind) override { return tuner_test::synthetic_target().device; }
+  void measure(const std::vector<MeasureTask>& tasks, double, const ResultSink& sink) override {
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(600));
+      if (!sink(i, ok_result(synthetic_us(tasks[i].candidate.config)))) return;
+    }
+  }
+};
+
+// --time covers the re-measurement: once a trial has taken its 0.6 s or more, the
+// re-measurement of 3 + 1 points in 3 rounds is expected to take at least 7.2 s, more
+// than the 6 s budget, so the search stops within its first round (the default and two
+// picks), where the elapsed time alone would have let it go on.
+TEST(Confirm, TheSearchLeavesTheTimeBudgetItsReMeasurementNeeds) {
+  TempDir dir("confirm-budget");
+  const Workload w = matmul_workload_from_shape("16x16x16");
+  const Target target = tuner_test::synthetic_target();
+  TuningDatabase db(dir.file("tuning.db"));
+  TuneOptions options = scripted_options(dir, std::make_shared<SlowRunner>());
+  options.trials = 1000000;
+  options.batch = 2;
+  options.time_budget_s = 6;
+  WorkloadTuner probe(db, w, target, options, 1);
+  EXPECT_EQ(probe.confirm_seconds_estimate(3, 3), 0) << "nothing measured yet";
+
+  const TuneReport report = tune_workload(db, w, target, options);
+  EXPECT_GE(report.measured, 2);
+  EXPECT_LE(report.measured, 3);
+  EXPECT_GE(report.confirmed, 2) << "the re-measurement ran";
+
+  // Control: with no re-measurement to leave time for, the same budget measures more.
+  TuningDatabase control_db(dir.file("control.db"));
+  options.confirm_top = 0;
+  EXPECT_GT(tune_workload(control_db, w, target, options).measured, 3);
 }
 
 }  // namespace
