@@ -26,14 +26,7 @@ TEST(TuningDatabaseSchemaV2, V1FileMigratesAndKeepsItsRows) {
     // A v1 file as the first release wrote it: only migration 1, rows by plain SQL.
     db::Connection c(path);
     ASSERT_EQ(db::migrate(c, {db::migrations().front()}), 1);
-    db::Statement target(c, R"sql(INSERT INTO targets (key, halide, fingerprint_json, fingerprint_hash, cpu_model,
-                                     cores, l1d_bytes, l2_bytes, l3_bytes, device)
-                                  VALUES (?1, ?2, ?3, ?4, 'Test CPU 3000', 8, 32768, 1048576, 33554432, ''))sql");
-    target.bind_text(1, t.key()).bind_text(2, t.halide).bind_text(3, t.device.to_json().dump()).bind_text(4, t.device.hash());
-    target.step();
-    db::Statement workload(c, "INSERT INTO workloads (key, hash, op, json) VALUES (?1, ?2, 'matmul', ?3)");
-    workload.bind_text(1, w.key()).bind_text(2, w.hash()).bind_text(3, w.to_json().dump());
-    workload.step();
+    testing_support::insert_target_and_workload(c, t, w);
     c.exec(R"sql(INSERT INTO records (workload_id, target_id, schedule_json, status, median_us, min_us, stddev_us,
                    repeats, max_abs_error, error, strategy, trial, parent_record, created_at, nee_version,
                    halide_version)

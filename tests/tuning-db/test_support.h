@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "core/records.h"
+#include "tuning-db/sqlite.h"
 
 namespace nee::testing_support {
 
@@ -62,6 +63,20 @@ inline TuningRecord make_record(const Workload& w, const Target& t, int64_t knob
   r.strategy = "random";
   r.trial = static_cast<int>(knob);
   return r;
+}
+
+// Stores a target made by make_target() and a matmul workload by plain SQL, in the
+// columns every schema version has, as an older release would have: a test of a
+// migration fills a file at an earlier version with them (ids 1 and 1).
+inline void insert_target_and_workload(db::Connection& c, const Target& t, const Workload& w) {
+  db::Statement target(c, R"sql(INSERT INTO targets (key, halide, fingerprint_json, fingerprint_hash, cpu_model,
+                                   cores, l1d_bytes, l2_bytes, l3_bytes, device)
+                                VALUES (?1, ?2, ?3, ?4, 'Test CPU 3000', 8, 32768, 1048576, 33554432, ''))sql");
+  target.bind_text(1, t.key()).bind_text(2, t.halide).bind_text(3, t.device.to_json().dump()).bind_text(4, t.device.hash());
+  target.step();
+  db::Statement workload(c, "INSERT INTO workloads (key, hash, op, json) VALUES (?1, ?2, 'matmul', ?3)");
+  workload.bind_text(1, w.key()).bind_text(2, w.hash()).bind_text(3, w.to_json().dump());
+  workload.step();
 }
 
 }  // namespace nee::testing_support
