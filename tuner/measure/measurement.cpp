@@ -58,8 +58,8 @@ void evict_lines_ordered(const char* p, size_t bytes) {
 
 // Evicts every cache line of a kernel's buffers (inputs, weights and output) from every
 // cache level, so the next call meets them in memory as a layer does in a model run. A
-// ResNet-50 run from a bundle timed its convs at a median 1.07x (0.84-1.23x) of their
-// evicted times and 1.45x (up to 1.9x) of their warm ones (DESIGN-NOTES, "Kernels meet
+// ResNet-50 run from a bundle timed its convs at a median 1.07x (0.65-1.23x) of their
+// evicted times and 1.44x (up to 1.91x) of their warm ones (DESIGN-NOTES, "Kernels meet
 // cold caches in a model"). Only the kernel's own lines go: overwriting twice the shared
 // last-level cache instead would write 520 MB per call here.
 void evict(const std::vector<const Tensor*>& inputs, const Tensor& output) {
