@@ -7,7 +7,7 @@ LoadedKernel::LoadedKernel(const std::string& library_path, const std::string& s
     : library_(std::make_unique<SharedLibrary>(library_path)),
       kernel_(std::make_unique<HalideKernel>(*library_, symbol)) {
   kernel_->check_signature(workload.inputs, workload.output);
-  set_kernel_library_threads(*library_, threads);
+  attach_kernel_pool(*library_, threads);
 }
 
 }  // namespace nee::bench

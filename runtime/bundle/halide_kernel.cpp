@@ -119,15 +119,20 @@ static int usable_cpu_count() {
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-int set_kernel_library_threads(const SharedLibrary& library, int threads) {
+int attach_kernel_pool(const SharedLibrary& library, int threads, int spin_us) {
   if (threads < 0) throw Error(fmt::format("thread count must be 0 (all cores) or more, not {}", threads));
+  if (spin_us < 0) throw Error(fmt::format("spin time must be 0 microseconds or more, not {}", spin_us));
+  KernelPoolSettings settings;
+  settings.threads = threads > 0 ? threads : usable_cpu_count();
+  settings.spin_us = spin_us;
+  configure_kernel_pool(settings);
+  using SetParFor = halide_do_par_for_t (*)(halide_do_par_for_t);
+  reinterpret_cast<SetParFor>(library.require("halide_set_custom_do_par_for"))(kernel_pool_do_par_for);
+  // Loops that Halide hands to its task system instead (async stages, nested parallel
+  // tasks; none of NEE's spaces schedule them) still run on its own pool: size it alike.
   using SetThreads = int (*)(int);
-  auto set_threads = reinterpret_cast<SetThreads>(library.require("halide_set_num_threads"));
-  const int wanted = threads > 0 ? threads : usable_cpu_count();
-  set_threads(wanted);
-  // halide_set_num_threads returns the count it held, so setting the same count again
-  // reads back what the runtime took (it clamps to its pool's limit of 256 threads).
-  return set_threads(wanted);
+  reinterpret_cast<SetThreads>(library.require("halide_set_num_threads"))(settings.threads);
+  return settings.threads;
 }
 
 }  // namespace nee

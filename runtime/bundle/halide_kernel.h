@@ -5,6 +5,7 @@
 #include <HalideRuntime.h>
 
 #include "core/workload.h"
+#include "runtime/bundle/kernel_thread_pool.h"
 #include "runtime/bundle/shared_library.h"
 #include "runtime/tensor.h"
 
@@ -39,11 +40,11 @@ class HalideKernel {
   BufferFunction device_free_ = nullptr;
 };
 
-// Sizes the thread pool of the Halide runtime inside a kernel library (the pool is private
-// to that library) and returns the size the runtime reports back. 0 means one thread per
-// CPU this process may run on (its affinity mask), not Halide's own default, which counts
+// Makes the process's kernel pool (kernel_thread_pool.h) run every parallel loop of a
+// kernel library, sized to `threads`, and returns that size. 0 means one thread per CPU
+// this process may run on (its affinity mask), not Halide's own default, which counts
 // every CPU online and so oversubscribes a process confined by taskset or a cpuset.
-// Throws nee::Error for a negative count.
-int set_kernel_library_threads(const SharedLibrary& library, int threads);
+// Throws nee::Error for a negative count or spin time.
+int attach_kernel_pool(const SharedLibrary& library, int threads, int spin_us = KernelPoolSettings{}.spin_us);
 
 }  // namespace nee

@@ -64,7 +64,7 @@ std::shared_ptr<KernelBundle> KernelBundle::load(const std::string& dir, const B
   auto table = reinterpret_cast<nee_bundle_kernels_fn>(lib.require("nee_bundle_kernels"))();
   std::map<std::string, std::string> symbol_keys;
   for (int i = 0; i < count(); ++i) symbol_keys[table[i].symbol] = table[i].workload_key;
-  bundle->threads_ = set_kernel_library_threads(lib, options.threads);
+  bundle->threads_ = attach_kernel_pool(lib, options.threads, options.spin_us);
 
   for (const BundleKernelEntry& k : m.kernels) {
     auto it = symbol_keys.find(k.symbol);

@@ -14,9 +14,11 @@ namespace nee {
 struct BundleLoadOptions {
   std::string model_path;                  // the model about to run; empty skips the model check
   TargetKind expected_kind = TargetKind::cpu;
-  // Threads of the bundle's Halide pool, which runs every parallel loop of its kernels;
+  // Threads of the kernel pool, which runs every parallel loop of the bundle's kernels;
   // 0: one per CPU this process may run on. Negative counts are refused.
   int threads = 0;
+  // How long the pool's workers stay awake after a loop (KernelPoolSettings::spin_us).
+  int spin_us = KernelPoolSettings{}.spin_us;
 };
 
 // A loaded kernel bundle. load() refuses, with an error that names the problem, a bundle
@@ -31,7 +33,7 @@ class KernelBundle {
   const HalideKernel* find(const std::string& workload_key) const;
   // Soft mismatches, e.g. tuned on another machine than this one.
   const std::vector<std::string>& warnings() const { return warnings_; }
-  // The size of the bundle's Halide thread pool, as its runtime reports it.
+  // The size of the kernel pool that runs the bundle's parallel loops.
   int threads() const { return threads_; }
 
  private:

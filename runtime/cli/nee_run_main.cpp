@@ -36,6 +36,7 @@ struct Options {
   double peak_rtol = 0;
   bool check_reference = false, print_outputs = false, placement = false, stats = false;
   int repeat = 0, warmup = 3, threads = 0;
+  int spin_us = nee::KernelPoolSettings{}.spin_us;
   uint64_t seed = 1;
 };
 
@@ -43,7 +44,7 @@ struct Options {
 std::unique_ptr<nee::Session> make_session(const Options& o, const std::string& bundle_dir, int* threads = nullptr) {
   std::vector<std::unique_ptr<nee::KernelProvider>> providers;
   if (!bundle_dir.empty()) {
-    nee::BundleLoadOptions load{o.model, nee::target_kind_from_string(o.target), o.threads};
+    nee::BundleLoadOptions load{o.model, nee::target_kind_from_string(o.target), o.threads, o.spin_us};
     auto bundle = nee::KernelBundle::load(bundle_dir, load);
     for (const std::string& w : bundle->warnings()) fmt::print(stderr, "nee-run: warning: {}\n", w);
     if (threads) *threads = bundle->threads();
@@ -126,6 +127,10 @@ int main(int argc, char** argv) {
                  "threads of the bundle's kernel pool (0: all cores this process may use); the reference "
                  "kernels run on the calling thread")
       ->check(CLI::Range(0, 1024));
+  app.add_option("--spin-us", o.spin_us,
+                 "microseconds the kernel pool's threads stay awake after a parallel loop, so that the next "
+                 "kernel finds them running (0: they sleep at once)")
+      ->check(CLI::Range(0, 1000000));
   app.add_option("--profile", o.profile,
                  "write a Chrome trace (chrome://tracing, ui.perfetto.dev) of the timed runs (--repeat, "
                  "default 1) to this file and print the time per operator");

@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
   app.add_option("--cache", cache, "cache state of the timed calls: warm, or cold (the kernel's buffers evicted before each call)")
       ->check(CLI::IsMember({"warm", "cold"}));
   app.add_option("--slow-cutoff-us", options.slow_cutoff_us, "fewer samples for kernels slower than this");
-  app.add_option("--threads", threads, "Halide runtime threads (0: all cores)");
+  app.add_option("--threads", threads, "threads of the kernel pool (0: all cores this process may use)");
   auto* batch_option = app.add_option("--batch", batch, "measure every task of this batch folder not measured yet");
   app.add_option("--fingerprint", fingerprint_kind, "print this machine's device fingerprint for a target kind")
       ->check(CLI::IsMember({"cpu", "opencl", "cuda"}))
@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
     if (!in) throw nee::Error("cannot read workload file '" + workload_file + "'");
     const nee::Workload workload = nee::Workload::from_json(nlohmann::json::parse(in));
     nee::SharedLibrary lib(library);
-    if (threads > 0) nee::set_kernel_library_threads(lib, threads);
+    nee::attach_kernel_pool(lib, threads);
     nee::HalideKernel kernel(lib, symbol);
     kernel.check_signature(workload.inputs, workload.output);
     result = nee::measure_kernel(kernel, workload, options);

@@ -1,0 +1,173 @@
+#include "runtime/bundle/kernel_thread_pool.h"
+
+#include <immintrin.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace nee {
+
+namespace {
+
+// True on a thread while it runs a loop's task; a loop started there runs serially.
+thread_local bool t_in_task = false;
+
+// One 64-bit word hands out a loop's tasks: the loop's generation in the high half and
+// the number of tasks not yet claimed in the low half. A claim is a compare-and-swap on
+// both, so a thread that arrives after its loop ended can never take a task of the next.
+constexpr int kGenerationShift = 32;
+constexpr uint64_t kCountMask = 0xffffffffu;
+
+struct Loop {
+  halide_task_t task = nullptr;
+  void* user_context = nullptr;
+  uint8_t* closure = nullptr;
+  int min = 0;
+  int size = 0;
+  std::atomic<int> done{0};
+  std::atomic<int> result{0};
+};
+
+class Pool {
+ public:
+  ~Pool() { stop_workers(); }
+
+  void configure(const KernelPoolSettings& settings) {
+    std::lock_guard<std::mutex> submit(submit_mutex_);
+    if (settings.threads == settings_.threads && settings.spin_us == settings_.spin_us) return;
+    stop_workers();
+    settings_ = settings;
+    stop_.store(false);
+    const uint32_t generation = static_cast<uint32_t>(ticket_.load() >> kGenerationShift);
+    for (int i = 1; i < settings.threads; ++i) workers_.emplace_back([this, generation, spin = settings.spin_us] { work(generation, spin); });
+  }
+
+  KernelPoolSettings settings() {
+    std::lock_guard<std::mutex> submit(submit_mutex_);
+    return settings_;
+  }
+
+  int run(void* user_context, halide_task_t task, int min, int size, uint8_t* closure) {
+    if (size <= 0) return 0;
+    if (t_in_task || size == 1) return run_serially(user_context, task, min, size, closure);
+    std::lock_guard<std::mutex> submit(submit_mutex_);
+    if (workers_.empty()) return run_serially(user_context, task, min, size, closure);
+
+    loop_.task = task;
+    loop_.user_context = user_context;
+    loop_.closure = closure;
+    loop_.min = min;
+    loop_.size = size;
+    loop_.done.store(0, std::memory_order_relaxed);
+    loop_.result.store(0, std::memory_order_relaxed);
+    const uint32_t generation = static_cast<uint32_t>(ticket_.load() >> kGenerationShift) + 1;
+    ticket_.store((uint64_t{generation} << kGenerationShift) | static_cast<uint32_t>(size));
+    if (sleepers_.load() > 0) {
+      { std::lock_guard<std::mutex> lock(sleep_mutex_); }
+      wake_.notify_all();
+    }
+    run_claimed_tasks(generation);
+    while (loop_.done.load(std::memory_order_acquire) < size) _mm_pause();
+    return loop_.result.load(std::memory_order_relaxed);
+  }
+
+ private:
+  static int run_serially(void* user_context, halide_task_t task, int min, int size, uint8_t* closure) {
+    for (int i = min; i < min + size; ++i) {
+      if (int r = task(user_context, i, closure)) return r;
+    }
+    return 0;
+  }
+
+  bool claim(uint32_t generation, int& index) {
+    uint64_t t = ticket_.load(std::memory_order_acquire);
+    while ((t >> kGenerationShift) == generation && (t & kCountMask) != 0) {
+      if (ticket_.compare_exchange_weak(t, t - 1, std::memory_order_acq_rel, std::memory_order_acquire)) {
+        // The loop cannot end while this claim is unfinished, so its fields are stable.
+        index = loop_.min + loop_.size - static_cast<int>(t & kCountMask);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void run_claimed_tasks(uint32_t generation) {
+    t_in_task = true;
+    int index = 0;
+    while (claim(generation, index)) {
+      if (int r = loop_.task(loop_.user_context, index, loop_.closure)) {
+        int none = 0;
+        loop_.result.compare_exchange_strong(none, r, std::memory_order_relaxed);
+      }
+      loop_.done.fetch_add(1, std::memory_order_release);
+    }
+    t_in_task = false;
+  }
+
+  void work(uint32_t seen, int spin_us) {
+    using Clock = std::chrono::steady_clock;
+    const auto spin = std::chrono::microseconds(spin_us);
+    auto idle_since = Clock::now();
+    for (int polls = 0;; ++polls) {
+      const uint32_t generation = static_cast<uint32_t>(ticket_.load(std::memory_order_acquire) >> kGenerationShift);
+      if (generation != seen) {
+        seen = generation;
+        run_claimed_tasks(generation);
+        idle_since = Clock::now();
+        continue;
+      }
+      if (stop_.load(std::memory_order_relaxed)) return;
+      // Reading the clock costs about as much as 20 pauses, so it is read every 64th poll.
+      if (polls % 64 != 0 || Clock::now() - idle_since < spin) {
+        _mm_pause();
+        continue;
+      }
+      std::unique_lock<std::mutex> lock(sleep_mutex_);
+      sleepers_.fetch_add(1);
+      wake_.wait(lock, [&] { return stop_.load() || (ticket_.load() >> kGenerationShift) != seen; });
+      sleepers_.fetch_sub(1);
+      idle_since = Clock::now();
+    }
+  }
+
+  void stop_workers() {
+    {
+      std::lock_guard<std::mutex> lock(sleep_mutex_);
+      stop_.store(true);
+    }
+    wake_.notify_all();
+    for (std::thread& t : workers_) t.join();
+    workers_.clear();
+  }
+
+  std::mutex submit_mutex_;  // one loop at a time; guards settings_ and workers_
+  KernelPoolSettings settings_;
+  std::vector<std::thread> workers_;
+  Loop loop_;
+  std::atomic<uint64_t> ticket_{0};
+  std::atomic<bool> stop_{false};
+  std::atomic<int> sleepers_{0};
+  std::mutex sleep_mutex_;
+  std::condition_variable wake_;
+};
+
+Pool& pool() {
+  static Pool instance;
+  return instance;
+}
+
+}  // namespace
+
+void configure_kernel_pool(const KernelPoolSettings& settings) { pool().configure(settings); }
+
+KernelPoolSettings kernel_pool_settings() { return pool().settings(); }
+
+int kernel_pool_do_par_for(void* user_context, halide_task_t task, int min, int size, uint8_t* closure) {
+  return pool().run(user_context, task, min, size, closure);
+}
+
+}  // namespace nee
