@@ -207,8 +207,8 @@ TEST_F(Bundle, ProfileShowsTheBundleKernelsAndTheirFlops) {
   EXPECT_EQ(names, (std::vector<std::string>{"fc1", "fc2", "head"}));
 }
 
-// The pool size comes back from the bundle's Halide runtime; 0 follows the CPUs this
-// process may use (confined here to one), where Halide's own default counts all online.
+// The kernel pool takes the size asked for; 0 follows the CPUs this process may use
+// (confined here to one), where Halide's own default counts all online.
 TEST_F(Bundle, ThreadPoolIsSizedAsAskedAndReportedBack) {
   BundleLoadOptions options;
   options.model_path = model_;
@@ -234,6 +234,9 @@ TEST_F(Bundle, ThreadPoolIsSizedAsAskedAndReportedBack) {
 
   options.threads = -2;
   EXPECT_HAS(load_error(options), "thread count must be 0 (all cores) or more, not -2");
+  options.threads = 1;
+  options.spin_us = -5;
+  EXPECT_HAS(load_error(options), "spin time must be 0 microseconds or more, not -5");
 }
 
 TEST_F(Bundle, OtherNeeVersionIsRefused) {
