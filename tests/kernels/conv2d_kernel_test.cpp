@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/activation_layout.h"
 #include "core/conv_weight_layout.h"
+#include "schedules/conv2d_blocked_cpu_space.h"
 #include "schedules/schedule_space.h"
 #include "tests/kernels/compiled_kernels.h"
 #include "tuner/kernel_compiler.h"
@@ -163,7 +164,6 @@ TEST_F(Conv2dKernel, ChunksDivideTheInputBlocksAndOlderPointsAreUnchunked) {
   const Workload& w = kernels().get("blocked_chunked_residual_relu/default").candidate.workload;
   const auto space = make_schedule_space(w, host_target(TargetKind::cpu));
   ScheduleConfig c = space->default_config();
-  EXPECT_EQ(c.at("ci_chunk"), 0);
   c.knobs["ci_chunk"] = 2;
   EXPECT_EQ(space->check(c), "");
   c.knobs["ci_chunk"] = 4;  // the domain stops at half the 4 blocks
@@ -171,7 +171,7 @@ TEST_F(Conv2dKernel, ChunksDivideTheInputBlocksAndOlderPointsAreUnchunked) {
   // A point stored before the knob existed is the unchunked point.
   c.knobs.erase("ci_chunk");
   EXPECT_EQ(space->check(c), "");
-  EXPECT_EQ(space->complete(c), space->default_config());
+  EXPECT_EQ(space->complete(c).at("ci_chunk"), 0);
   c.knobs.erase("px");  // knobs that were always there must be given
   EXPECT_NE(space->check(c).find("'px' is missing"), std::string::npos) << space->check(c);
   // Without a blocked input the reduction does not split at blocks: no chunks.
@@ -180,6 +180,51 @@ TEST_F(Conv2dKernel, ChunksDivideTheInputBlocksAndOlderPointsAreUnchunked) {
   for (const Knob& k : plain->knobs()) {
     if (k.name == "ci_chunk") EXPECT_EQ(k.values, (std::vector<int64_t>{0}));
   }
+}
+
+// The default point of a conv between convs, at ResNet's shapes, on each vector unit.
+ScheduleConfig resnet_default(std::vector<int64_t> x, std::vector<int64_t> w, int stride, int pad, CpuVectorIsa isa) {
+  Conv2dAttrs attrs;
+  attrs.strides = {stride, stride};
+  attrs.pads = {pad, pad, pad, pad};
+  const Workload workload = workload_of_case({x, w, attrs, true, false, true, true, true});
+  return Conv2dBlockedCpuSpace(workload, isa).default_config();
+}
+
+std::vector<int64_t> knobs_of(const ScheduleConfig& c) {
+  return {c.at("ci_chunk"), c.at("oc_blocks"), c.at("px"), c.at("rows")};
+}
+
+// On AVX-512, convs onto planes of 14x14 or less and strided 3x3 convs reduce in chunks
+// whose weights take at most 32 KB, where a channel tile holds more than 48 KB of weights
+// and at least 4 tiles share the threads; others, and every conv on AVX2, do not.
+TEST(Conv2dBlockedDefault, ChunksWhereTheScanFoundChunksFastest) {
+  const CpuVectorIsa avx512{16, 32}, avx2{8, 16};
+  // ci_chunk, oc_blocks, px, rows
+  EXPECT_EQ(knobs_of(resnet_default({1, 1024, 14, 14}, {256, 1024, 1, 1}, 1, 0, avx512)),
+            (std::vector<int64_t>{8, 4, 4, 14}));
+  EXPECT_EQ(knobs_of(resnet_default({1, 512, 14, 14}, {512, 512, 3, 3}, 2, 1, avx512)),
+            (std::vector<int64_t>{1, 4, 4, 7}));
+  EXPECT_EQ(knobs_of(resnet_default({1, 128, 56, 56}, {128, 128, 3, 3}, 2, 1, avx512)),
+            (std::vector<int64_t>{1, 4, 6, 14}));
+  EXPECT_EQ(knobs_of(resnet_default({1, 256, 14, 14}, {256, 256, 3, 3}, 1, 1, avx512)),
+            (std::vector<int64_t>{1, 4, 6, 14}));
+  // A stride-1 3x3 conv onto 7x7 keeps 2 blocks of 7 columns, and its chunk of 1.
+  EXPECT_EQ(knobs_of(resnet_default({1, 512, 7, 7}, {512, 512, 3, 3}, 1, 1, avx512)),
+            (std::vector<int64_t>{1, 2, 7, 7}));
+  EXPECT_EQ(knobs_of(resnet_default({1, 256, 56, 56}, {64, 256, 1, 1}, 1, 0, avx512)),
+            (std::vector<int64_t>{0, 4, 4, 14}));
+  EXPECT_EQ(knobs_of(resnet_default({1, 64, 56, 56}, {64, 64, 3, 3}, 1, 1, avx512)),
+            (std::vector<int64_t>{0, 2, 8, 8}));
+  // Narrow planes offer fewer columns than the 4 a chunked tile takes elsewhere.
+  EXPECT_EQ(knobs_of(resnet_default({1, 1024, 3, 3}, {256, 1024, 1, 1}, 1, 0, avx512)),
+            (std::vector<int64_t>{8, 4, 3, 2}));
+  // MobileNetV2's narrow 1x1 convs: a tile's weights fit in L1, or too few tiles remain.
+  EXPECT_EQ(resnet_default({1, 192, 14, 14}, {64, 192, 1, 1}, 1, 0, avx512).at("ci_chunk"), 0);
+  EXPECT_EQ(resnet_default({1, 576, 14, 14}, {96, 576, 1, 1}, 1, 0, avx512).at("ci_chunk"), 0);
+  EXPECT_EQ(resnet_default({1, 960, 7, 7}, {320, 960, 1, 1}, 1, 0, avx512).at("ci_chunk"), 4);  // 8 does not divide 60
+  EXPECT_EQ(resnet_default({1, 1024, 14, 14}, {256, 1024, 1, 1}, 1, 0, avx2).at("ci_chunk"), 0);
+  EXPECT_EQ(resnet_default({1, 512, 14, 14}, {512, 512, 3, 3}, 2, 1, avx2).at("ci_chunk"), 0);
 }
 
 TEST_F(Conv2dKernel, BlockedDepthwiseResidualClip) { kernels().check_points("blocked_depthwise_residual_clip"); }
