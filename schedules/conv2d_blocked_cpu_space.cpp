@@ -92,19 +92,20 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   const Conv2dAttrs attrs = conv2d_attrs(workload_);
   const bool strided = attrs.strides[0] > 1 || attrs.strides[1] > 1;
   // Chunked reductions by default, where a scan of ResNet-18's and ResNet-50's convs
-  // (AVX-512, 2 threads, cold caches, 12-20 points each around the default; `nee-measure
-  // --cache cold --repeats 9`) found them fastest: every conv onto a plane of 14x14 or
-  // less, and every strided 3x3 conv. Against the unchunked default they took the
-  // 1024->256 1x1 conv on 14x14 from 484 to 371 us, the 512-channel stride-2 3x3 conv
-  // onto 7x7 from 1588 to 1029 us, and the 128-channel one onto 28x28 from 1560 to 820
-  // us. Convs on larger planes kept their unchunked default within 5%, or lost with chunks.
+  // (AVX-512, 2 threads, cold caches, 10-20 grid points each besides the default and the
+  // tuned point; `nee-measure --cache cold --repeats 9`) found them fastest: every conv
+  // onto a plane of 14x14 or less, and every strided 3x3 conv. Against the unchunked
+  // default they took the 1024->256 1x1 conv on 14x14 from 484 to 371 us, the
+  // 512-channel stride-2 3x3 conv onto 7x7 from 1588 to 1029 us, and the 128-channel one
+  // onto 28x28 from 1560 to 837 us. On larger planes stride-1 convs gained at most 7%
+  // from chunks, or lost with them.
   // MobileNetV2's narrow 1x1 convs lost with chunks (up to 2.1x slower) where a channel
   // tile's weights fit in L1 anyway, or where too few tiles were left to share between
   // the threads (1-3), so chunks need more than 48 KB of weights per tile and 4 tiles.
   // 3x3 convs with stride 1 onto a 7-wide plane were the exception to 4 weight blocks:
   // 4 blocks by 4 columns (8 computed for 7) ran 1169-1203 us, 2 blocks by 7 932-984 us.
-  const bool seven_wide_window = !one_by_one && !strided && out_w_ <= 7;
-  const int64_t chunk_blocks = blocks_ % 4 == 0 && !seven_wide_window ? 4 : blocks_ % 2 == 0 ? 2 : 1;
+  const bool stride1_window_onto_7_wide = !one_by_one && !strided && out_w_ <= 7;
+  const int64_t chunk_blocks = blocks_ % 4 == 0 && !stride1_window_onto_7_wide ? 4 : blocks_ % 2 == 0 ? 2 : 1;
   const int64_t chunk_rows = dividing_value(knobs_[2].values, out_h_, 14);
   const int64_t window = workload_.inputs[1].shape[2] * kernel_w_;
   const int64_t tile_weight_bytes = chunk_blocks * kConvWeightBlock * input_blocks_ * kConvWeightBlock * window * 4;

@@ -199,30 +199,32 @@ std::vector<int64_t> knobs_of(const ScheduleConfig& c) {
 // whose weights take at most 32 KB, where a channel tile holds more than 48 KB of weights
 // and at least 4 tiles share the threads; others, and every conv on AVX2, do not.
 TEST(Conv2dBlockedDefault, ChunksWhereTheScanFoundChunksFastest) {
-  const CpuVectorIsa avx512{16, 32}, avx2{8, 16};
-  // ci_chunk, oc_blocks, px, rows
-  EXPECT_EQ(knobs_of(resnet_default({1, 1024, 14, 14}, {256, 1024, 1, 1}, 1, 0, avx512)),
-            (std::vector<int64_t>{8, 4, 4, 14}));
-  EXPECT_EQ(knobs_of(resnet_default({1, 512, 14, 14}, {512, 512, 3, 3}, 2, 1, avx512)),
-            (std::vector<int64_t>{1, 4, 4, 7}));
-  EXPECT_EQ(knobs_of(resnet_default({1, 128, 56, 56}, {128, 128, 3, 3}, 2, 1, avx512)),
-            (std::vector<int64_t>{1, 4, 6, 14}));
-  EXPECT_EQ(knobs_of(resnet_default({1, 256, 14, 14}, {256, 256, 3, 3}, 1, 1, avx512)),
-            (std::vector<int64_t>{1, 4, 6, 14}));
-  // A stride-1 3x3 conv onto 7x7 keeps 2 blocks of 7 columns, and its chunk of 1.
-  EXPECT_EQ(knobs_of(resnet_default({1, 512, 7, 7}, {512, 512, 3, 3}, 1, 1, avx512)),
-            (std::vector<int64_t>{1, 2, 7, 7}));
-  EXPECT_EQ(knobs_of(resnet_default({1, 256, 56, 56}, {64, 256, 1, 1}, 1, 0, avx512)),
-            (std::vector<int64_t>{0, 4, 4, 14}));
-  EXPECT_EQ(knobs_of(resnet_default({1, 64, 56, 56}, {64, 64, 3, 3}, 1, 1, avx512)),
-            (std::vector<int64_t>{0, 2, 8, 8}));
-  // Narrow planes offer fewer columns than the 4 a chunked tile takes elsewhere.
-  EXPECT_EQ(knobs_of(resnet_default({1, 1024, 3, 3}, {256, 1024, 1, 1}, 1, 0, avx512)),
-            (std::vector<int64_t>{8, 4, 3, 2}));
+  const CpuVectorIsa avx512{16, 32};
+  struct Expected {
+    std::vector<int64_t> x, w;
+    int stride, pad;
+    std::vector<int64_t> knobs;  // ci_chunk, oc_blocks, px, rows
+  };
+  const std::vector<Expected> expected = {
+      {{1, 1024, 14, 14}, {256, 1024, 1, 1}, 1, 0, {8, 4, 4, 14}},
+      {{1, 512, 14, 14}, {512, 512, 3, 3}, 2, 1, {1, 4, 4, 7}},
+      {{1, 128, 56, 56}, {128, 128, 3, 3}, 2, 1, {1, 4, 6, 14}},
+      {{1, 256, 14, 14}, {256, 256, 3, 3}, 1, 1, {1, 4, 6, 14}},
+      // A stride-1 3x3 conv onto 7x7 keeps 2 blocks of 7 columns, and its chunk of 1.
+      {{1, 512, 7, 7}, {512, 512, 3, 3}, 1, 1, {1, 2, 7, 7}},
+      {{1, 256, 56, 56}, {64, 256, 1, 1}, 1, 0, {0, 4, 4, 14}},
+      {{1, 64, 56, 56}, {64, 64, 3, 3}, 1, 1, {0, 2, 8, 8}},
+      // Narrow planes offer fewer columns than the 4 a chunked tile takes elsewhere.
+      {{1, 1024, 3, 3}, {256, 1024, 1, 1}, 1, 0, {8, 4, 3, 2}},
+  };
+  for (const Expected& e : expected) {
+    EXPECT_EQ(knobs_of(resnet_default(e.x, e.w, e.stride, e.pad, avx512)), e.knobs) << e.x[1] << "->" << e.w[0];
+  }
   // MobileNetV2's narrow 1x1 convs: a tile's weights fit in L1, or too few tiles remain.
   EXPECT_EQ(resnet_default({1, 192, 14, 14}, {64, 192, 1, 1}, 1, 0, avx512).at("ci_chunk"), 0);
   EXPECT_EQ(resnet_default({1, 576, 14, 14}, {96, 576, 1, 1}, 1, 0, avx512).at("ci_chunk"), 0);
   EXPECT_EQ(resnet_default({1, 960, 7, 7}, {320, 960, 1, 1}, 1, 0, avx512).at("ci_chunk"), 4);  // 8 does not divide 60
+  const CpuVectorIsa avx2{8, 16};
   EXPECT_EQ(resnet_default({1, 1024, 14, 14}, {256, 1024, 1, 1}, 1, 0, avx2).at("ci_chunk"), 0);
   EXPECT_EQ(resnet_default({1, 512, 14, 14}, {512, 512, 3, 3}, 2, 1, avx2).at("ci_chunk"), 0);
 }
