@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <sstream>
 #include <vector>
 
 #include "core/activation_layout.h"
 #include "core/conv_weight_layout.h"
 #include "core/error.h"
+#include "core/winograd_weights.h"
 
 namespace nee {
 
@@ -100,6 +102,15 @@ Workload make_conv2d_workload(const TensorType& x, const TensorType& w, const Te
     throw Error(fmt::format("conv2d output {} cannot be channel-blocked: channels must be a multiple of {}",
                             out.to_string(), kActivationBlock));
   }
+  if (attrs.winograd_tile != 0) {
+    winograd_transforms(attrs.winograd_tile);  // throws for a tile NEE lacks
+    if (attrs.weight_block != kConvWeightBlock || attrs.output_block == 0 || g != 1 || kh != 3 || kw != 3 ||
+        attrs.strides != std::array<int64_t, 2>{1, 1} || attrs.dilations != std::array<int64_t, 2>{1, 1}) {
+      throw Error(fmt::format("conv2d winograd_tile {} needs a 3x3 window with stride 1, dilation 1, group 1, "
+                              "blocked weights and a blocked output (weights {}, group {})",
+                              attrs.winograd_tile, w.to_string(), g));
+    }
+  }
   Workload wl;
   wl.op = "conv2d";
   const bool clip = attrs.activation == ConvActivation::clip;
@@ -117,6 +128,10 @@ Workload make_conv2d_workload(const TensorType& x, const TensorType& w, const Te
   if (attrs.weight_block != 0) {
     wl.attrs["weight_block"] = attrs.weight_block;
     wl.inputs[1].shape = blocked_weight_shape(w.shape, attrs.weight_block);
+  }
+  if (attrs.winograd_tile != 0) {
+    wl.attrs["winograd_tile"] = attrs.winograd_tile;
+    wl.inputs[1].shape = winograd_weight_shape(w.shape, attrs.winograd_tile);
   }
   if (attrs.input_block != 0) {
     wl.attrs["input_block"] = attrs.input_block;
@@ -145,6 +160,7 @@ Conv2dAttrs conv2d_attrs(const Workload& w) {
   a.weight_block = w.attrs.value("weight_block", int64_t{0});
   a.input_block = w.attrs.value("input_block", int64_t{0});
   a.output_block = w.attrs.value("output_block", int64_t{0});
+  a.winograd_tile = w.attrs.value("winograd_tile", int64_t{0});
   return a;
 }
 
@@ -162,7 +178,11 @@ TensorType conv2d_nchw_input(const Workload& w) {
 }
 
 TensorType conv2d_oihw_weights(const Workload& w) {
-  const int64_t block = conv2d_attrs(w).weight_block;
+  const Conv2dAttrs a = conv2d_attrs(w);
+  const int64_t block = a.weight_block;
+  if (a.winograd_tile != 0) {
+    return TensorType{DType::f32, winograd_oihw_shape(w.inputs[1].shape, conv2d_nchw_output(w).shape[1], a.winograd_tile)};
+  }
   if (block == 0) return w.inputs[1];
   return TensorType{DType::f32, unblocked_weight_shape(w.inputs[1].shape, conv2d_nchw_output(w).shape[1], block)};
 }
@@ -206,7 +226,12 @@ Workload conv2d_with_activation_layout(const Workload& w, bool input, bool outpu
   return conv2d_relaid(w, a);
 }
 
-Workload conv2d_runtime_layout(const Workload& w, bool block_activations) {
+Workload conv2d_runtime_layout(const Workload& w, bool block_activations, bool winograd) {
+  if (winograd) {
+    const Workload direct = conv2d_runtime_layout(w, block_activations);
+    const int64_t tile = conv2d_winograd_tile(direct);
+    return tile ? conv2d_with_winograd(direct, tile) : direct;
+  }
   if (block_activations && conv2d_is_depthwise(w) && conv2d_attrs(w).weight_block == 0 &&
       can_block_activations(w.inputs[0].shape)) {
     // Depthwise weights are blocked only together with the activations: a kernel
@@ -221,8 +246,41 @@ Workload conv2d_runtime_layout(const Workload& w, bool block_activations) {
   return conv2d_with_activation_layout(blocked, true, true);
 }
 
+bool conv2d_can_use_winograd(const Workload& w) {
+  const Conv2dAttrs a = conv2d_attrs(w);
+  const std::vector<int64_t> ws = conv2d_oihw_weights(w).shape;
+  return a.winograd_tile == 0 && a.weight_block == kConvWeightBlock && a.output_block != 0 && a.group == 1 &&
+         ws[2] == 3 && ws[3] == 3 &&
+         a.strides == std::array<int64_t, 2>{1, 1} && a.dilations == std::array<int64_t, 2>{1, 1};
+}
+
+Workload conv2d_with_winograd(const Workload& w, int64_t m) {
+  if (!conv2d_can_use_winograd(w)) {
+    throw Error("conv2d_with_winograd: the conv is not a 3x3, stride-1, undilated, ungrouped conv with blocked weights "
+                "and a blocked output");
+  }
+  Conv2dAttrs a = conv2d_attrs(w);
+  a.winograd_tile = m;
+  return conv2d_relaid(w, a);
+}
+
+int64_t conv2d_winograd_tile(const Workload& w) {
+  const Conv2dAttrs a = conv2d_attrs(w);
+  if (!conv2d_can_use_winograd(w) || a.input_block == 0) return 0;
+  // ResNet's 3x3 convs at their default points (2 threads, cold caches; `nee-tune --op
+  // conv2d --trials 1 --cache cold --winograd-tile 0|2|4`), direct / F(2x2) / F(4x4):
+  //   64 channels on 56x56 532 / 321 / 255 us, 128 on 28x28 535 / 353 / 241 us,
+  //   256 on 14x14 858 / 358 / 441 us, 512 on 7x7 687 / 792 / 1500 us.
+  // The transformed weights take alpha^2 / 9 times the bytes of the 3x3 ones (1.8x,
+  // 4x) and are read once per call, so they pay where a plane has many tiles to share
+  // them; F(4x4) covers 14x14 with 16x16 and 7x7 with 8x8, computing up to 31% more.
+  const std::vector<int64_t> out = conv2d_nchw_output(w).shape;
+  const int64_t side = std::min(out[2], out[3]);
+  return side >= 28 ? 4 : side >= 14 ? 2 : 0;
+}
+
 int64_t conv2d_reduction_length(const Workload& w) {
-  const auto& ws = w.inputs[1].shape;
+  const std::vector<int64_t> ws = conv2d_oihw_weights(w).shape;
   return ws[1] * ws[2] * ws[3];
 }
 

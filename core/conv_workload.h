@@ -35,6 +35,10 @@ struct Conv2dAttrs {
   // only, and only channel counts that are multiples of 16. The key holds each only when
   // set.
   int64_t input_block = 0, output_block = 0;
+  // 0: direct sums; 2 or 4: Winograd F(m x m, 3 x 3) (core/winograd_weights.h), W held
+  // transformed. 3x3 windows with stride and dilation 1, group 1 and blocked weights
+  // (weight_block 16) only. The key holds "winograd_tile" only when set.
+  int64_t winograd_tile = 0;
 };
 
 // Inputs: X [N,C,H,W], W [O, C/group, KH, KW], optional bias [O], optional residual
@@ -66,9 +70,19 @@ bool conv2d_can_block_activations(const Workload& w);
 Workload conv2d_with_activation_layout(const Workload& w, bool input, bool output);
 // The form NEE's runtime runs a convolution with constant weights in between other
 // convolutions: blocked weights where they may be, with `block_activations` (CPU
-// targets) blocked activations on both sides where they may be, else unchanged.
+// targets) blocked activations on both sides where they may be, with `winograd` (CPU
+// targets) transformed weights where conv2d_winograd_tile picks a tile, else unchanged.
 // nee-tune --op and nee-bench tune and time this form.
-Workload conv2d_runtime_layout(const Workload& w, bool block_activations);
+Workload conv2d_runtime_layout(const Workload& w, bool block_activations, bool winograd = false);
+// The Winograd tile the runtime gives a conv in its runtime layout when Winograd is on
+// (GraphOptions::winograd), 0 for direct sums.
+int64_t conv2d_winograd_tile(const Workload& w);
+// Whether the conv may run as Winograd F(m x m, 3x3): a 3x3 window, stride and dilation
+// 1, group 1, weights blocked (not yet transformed), a channel-blocked output (the
+// Winograd kernels store 16 channels of a tile per vector). The same conv with W transformed for
+// tile m (throws nee::Error when it may not).
+bool conv2d_can_use_winograd(const Workload& w);
+Workload conv2d_with_winograd(const Workload& w, int64_t m);
 // C/group * KH * KW: the length of each output's dot product.
 int64_t conv2d_reduction_length(const Workload& w);
 double conv2d_flops(const Workload& w);

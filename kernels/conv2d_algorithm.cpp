@@ -1,12 +1,89 @@
 #include "kernels/conv2d_algorithm.h"
 
+#include <cmath>
+
 #include "core/error.h"
+#include "core/winograd_weights.h"
 #include "kernels/activation_exprs.h"
 #include "kernels/dense_input.h"
 
 namespace nee {
 
 using namespace Halide;
+
+namespace {
+
+// sum_k coefs[k] * terms[k] over the nonzero coefficients, a coefficient of +-1 as an
+// add or subtract: the Winograd transforms are mostly zeros and ones.
+Expr linear_combination(const std::vector<double>& coefs, const std::vector<Expr>& terms) {
+  Expr sum;
+  for (size_t k = 0; k < coefs.size(); ++k) {
+    if (coefs[k] == 0.0) continue;
+    const Expr term = coefs[k] == 1.0 || coefs[k] == -1.0 ? terms[k] : static_cast<float>(std::fabs(coefs[k])) * terms[k];
+    if (!sum.defined()) {
+      sum = coefs[k] < 0 ? -term : term;
+    } else {
+      sum = coefs[k] < 0 ? sum - term : sum + term;
+    }
+  }
+  return sum;
+}
+
+// The Winograd stages of `p` (whose padded input is defined) and the value of output
+// element (oi, x, y, ob, n) before the epilogue: A^T M A of its tile, the element of it
+// that (y % m, x % m) picks. A schedule that splits x and y by m and unrolls the parts
+// turns every mux into one branch.
+Expr define_winograd(Conv2dPipeline& p, const Conv2dAttrs& attrs) {
+  const WinogradTransforms& t = winograd_transforms(attrs.winograd_tile);
+  const int m = t.m, alpha = t.alpha;
+  p.winograd_tile = m;
+  const Expr x0 = p.tx * m - static_cast<int>(attrs.pads[1]), y0 = p.ty * m - static_cast<int>(attrs.pads[0]);
+  // B^T d B as B^T (d B): (d B)(i, nu) is the same expression for every xi, so LLVM
+  // computes it once in a transform whose xi and nu loops are unrolled.
+  std::vector<Expr> input_rows;
+  for (int a = 0; a < alpha; ++a) {
+    std::vector<Expr> row;
+    for (int b = 0; b < alpha; ++b) {
+      std::vector<Expr> db;
+      for (int i = 0; i < alpha; ++i) {
+        std::vector<Expr> block_row;
+        for (int j = 0; j < alpha; ++j) block_row.push_back(p.padded(x0 + j, y0 + i, p.c, p.n));
+        db.push_back(linear_combination(t.bt[b], block_row));
+      }
+      row.push_back(linear_combination(t.bt[a], db));
+    }
+    input_rows.push_back(mux(p.nu, row));
+  }
+  p.wino_input = Func("wino_input");
+  p.wino_input(p.c, p.tx, p.ty, p.xi, p.nu, p.n) = mux(p.xi, input_rows);
+
+  p.rc = RDom(0, static_cast<int>(p.channels), "rc");
+  p.wino_sum = Func("wino_sum");
+  p.wino_sum(p.oi, p.tx, p.ty, p.xi, p.nu, p.ob, p.n) = 0.0f;
+  p.wino_sum(p.oi, p.tx, p.ty, p.xi, p.nu, p.ob, p.n) +=
+      p.wino_input(p.rc, p.tx, p.ty, p.xi, p.nu, p.n) * p.weights(p.oi, p.rc, p.xi * alpha + p.nu, p.ob);
+  p.wino_product = Func("wino_product");
+  p.wino_product(p.oi, p.tx, p.ty, p.xi, p.nu, p.ob, p.n) = p.wino_sum(p.oi, p.tx, p.ty, p.xi, p.nu, p.ob, p.n);
+
+  // A^T M A as A^T (M A), the inner sums shared as above.
+  std::vector<Expr> output_rows;
+  for (int r = 0; r < m; ++r) {
+    std::vector<Expr> row;
+    for (int s = 0; s < m; ++s) {
+      std::vector<Expr> ma;
+      for (int a = 0; a < alpha; ++a) {
+        std::vector<Expr> products;
+        for (int b = 0; b < alpha; ++b) products.push_back(p.wino_product(p.oi, p.x / m, p.y / m, a, b, p.ob, p.n));
+        ma.push_back(linear_combination(t.at[s], products));
+      }
+      row.push_back(linear_combination(t.at[r], ma));
+    }
+    output_rows.push_back(mux(p.x % m, row));
+  }
+  return mux(p.y % m, output_rows);
+}
+
+}  // namespace
 
 std::vector<Argument> Conv2dPipeline::arguments() const {
   std::vector<Argument> args = {input, weights};
@@ -32,6 +109,12 @@ Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
   if (options.accumulator == ConvAccumulator::per_channel && p.output_block != 0) {
     throw Error("a channel-blocked conv2d output needs the channel-blocked accumulator");
   }
+  if ((options.accumulator == ConvAccumulator::winograd) != (attrs.winograd_tile != 0)) {
+    throw Error("the Winograd conv2d accumulator goes with Winograd weights, and only with them");
+  }
+  if (options.accumulator == ConvAccumulator::winograd && p.output_block == 0) {
+    throw Error("a Winograd conv2d needs a channel-blocked output");
+  }
   p.batch = xs[0];
   p.channels = xs[1];
   p.in_h = xs[2];
@@ -48,8 +131,7 @@ Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
   p.weights = ImageParam(Float(32), static_cast<int>(ws.size()), "weights");
   constrain_dense_input(p.input, physical_xs);
   constrain_dense_input(p.weights, ws);
-  const Var &x = p.x, &y = p.y, &o = p.o, &n = p.n;
-  const Var c("c");
+  const Var &x = p.x, &y = p.y, &o = p.o, &n = p.n, &c = p.c;
 
   // Zero outside the input (x and y only), through Halide's boundary condition: its
   // reads clamp a likely() coordinate, so where a schedule inlines this stage Halide
@@ -81,10 +163,11 @@ Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
   const Expr in_c = p.group == 1 ? Expr(p.r.z) : (o / group_out) * group_channels + p.r.z;
   const Expr weight_o = clamp_reads ? clamp(o, 0, static_cast<int>(p.out_channels) - 1) : Expr(o);
   const Var kx("kx"), ky("ky"), ci("ci");
+  // (Transformed Winograd weights hold no taps to read one by one.)
   p.weight = Func("weight");
-  if (p.weight_block == 0) {
+  if (attrs.winograd_tile == 0 && p.weight_block == 0) {
     p.weight(kx, ky, ci, o) = p.weights(kx, ky, ci, weight_o);
-  } else {
+  } else if (attrs.winograd_tile == 0) {
     const int block = static_cast<int>(p.weight_block);
     p.weight(kx, ky, ci, o) = p.weights(weight_o % block, kx, ky, ci, weight_o / block);
   }
@@ -95,6 +178,8 @@ Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
     p.acc(x, y, o, n) = 0.0f;
     p.acc(x, y, o, n) += p.weight(p.r.x, p.r.y, p.r.z, o) * p.padded(in_x, in_y, in_c, n);
     value = p.acc(x, y, o, n);
+  } else if (options.accumulator == ConvAccumulator::winograd) {
+    value = define_winograd(p, attrs);
   } else {
     // Group 1 (ci = r.z) or depthwise (r.z is 0 and the input channel is the output's):
     // make_conv2d_workload allows blocked weights only there.

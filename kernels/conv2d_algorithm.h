@@ -16,6 +16,9 @@ enum class ConvAccumulator {
   // weight block are the innermost dimension, for schedules that vectorize over output
   // channels with broadcast input pixels. Needs channel-blocked weights.
   channel_blocked,
+  // Winograd F(m x m, 3x3) over transformed weights (the workload's winograd_tile):
+  // wino_input, wino_sum and wino_product below. Needs a channel-blocked output.
+  winograd,
 };
 
 // The conv2d family as a Halide algorithm: what is computed, never how. Shapes are
@@ -31,6 +34,18 @@ struct Conv2dPipeline {
   Halide::Func weight;  // weight(kx, ky, ci, o) in either layout of W (inlined)
   Halide::Func acc;          // per_channel: acc(x, y, o, n) += weight * padded over (kx, ky, ci) of o's group
   Halide::Func acc_blocked;  // channel_blocked: acc_blocked(oi, x, y, ob, n), the same sums
+  // Winograd (core/winograd_weights.h), for output tile (tx, ty) and transformed element
+  // (xi, nu):
+  //   wino_input(c, tx, ty, xi, nu, n): B^T d B of the tile's alpha x alpha input block
+  //   wino_sum(oi, tx, ty, xi, nu, ob, n): sum over input channels rc of wino_input times
+  //     the transformed weights, for output channel ob * 16 + oi
+  //   wino_product(...): the same values as a stage of their own, which a schedule stores
+  //     while computing wino_sum in registers
+  // and acc_blocked's place is taken by A^T M A inside out.
+  Halide::Func wino_input, wino_sum, wino_product;
+  Halide::Var tx{"tx"}, ty{"ty"}, xi{"xi"}, nu{"nu"}, c{"c"};
+  Halide::RDom rc;  // input channels of the Winograd products
+  int64_t winograd_tile = 0;
   Halide::Func out;     // epilogue: bias, residual, activation
   Halide::Var x{"x"}, y{"y"}, o{"o"}, n{"n"};
   Halide::Var oi{"oi"}, ob{"ob"};  // acc_blocked's channel-in-block and block

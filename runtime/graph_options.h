@@ -12,11 +12,15 @@ struct GraphOptions {
   bool block_activations = false;
   // Fold batch dims over a shared B into rows (passes.h: fold_matmul_batch).
   bool fold_matmul_batch = true;
+  // Run the convs that conv2d_winograd_tile picks as Winograd F(m x m, 3x3) over
+  // transformed weights (passes.h: use_winograd); only CPU kernels schedule them.
+  bool winograd = false;
 
-  // What bundles built before the manifest recorded these did: neither rewrite.
-  static GraphOptions legacy() { return GraphOptions{false, false}; }
+  // What bundles built before the manifest recorded these did: no rewrite.
+  static GraphOptions legacy() { return GraphOptions{false, false, false}; }
   bool operator==(const GraphOptions& o) const {
-    return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch;
+    return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
+           winograd == o.winograd;
   }
 };
 

@@ -53,8 +53,10 @@ double node_flops(const Graph& graph, const Node& node) {
   // Weights are [O, C/group, k...] for Conv and [C, O/group, k...] for ConvTranspose: each
   // output (Conv) or input (ConvTranspose) element meets product(W.shape[1:]) weights.
   if (node.op == "Conv" || node.op == "NeeConv") {
-    // Blocked weights [O/16, C, KH, KW, 16] hold the taps of an output channel in dims 1-3.
+    // Blocked weights [O/16, C, KH, KW, 16] hold the taps of an output channel in dims 1-3;
+    // Winograd weights [O/16, alpha^2, C, 16] are those of a 3x3 window.
     std::vector<int64_t> taps = graph.type_of(node.inputs[1]).shape;
+    if (node.attrs.get_int("winograd_tile", 0) != 0 && taps.size() == 4) taps = {taps[0], taps[2], 3, 3};
     if (node.attrs.get_int("weight_block", 0) != 0 && taps.size() == 5) taps.pop_back();
     return 2.0 * elements(graph, node.outputs[0]) * product(taps, 1);
   }

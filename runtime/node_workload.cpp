@@ -4,6 +4,7 @@
 
 #include "core/activation_layout.h"
 #include "core/conv_weight_layout.h"
+#include "core/winograd_weights.h"
 #include "core/conv_workload.h"
 #include "core/elementwise_workload.h"
 #include "core/error.h"
@@ -36,6 +37,7 @@ static std::optional<Workload> conv2d_workload_of(const Graph& graph, const Node
   attrs.weight_block = node.attrs.get_int("weight_block", 0);
   attrs.input_block = node.attrs.get_int("input_block", 0);
   attrs.output_block = node.attrs.get_int("output_block", 0);
+  attrs.winograd_tile = node.attrs.get_int("winograd_tile", 0);
   // The workload takes every operand in ONNX's layout and blocks them itself.
   try {
     std::vector<int64_t> y = graph.type_of(node.outputs[0]).shape;
@@ -46,7 +48,9 @@ static std::optional<Workload> conv2d_workload_of(const Graph& graph, const Node
     if (attrs.input_block != 0) operands[0].shape = unblocked_activation_shape(operands[0].shape);
     if (attrs.weight_block != 0) {
       if (y.size() != 4) return std::nullopt;
-      operands[1].shape = unblocked_weight_shape(operands[1].shape, y[1], attrs.weight_block);
+      operands[1].shape = attrs.winograd_tile != 0
+                              ? winograd_oihw_shape(operands[1].shape, y[1], attrs.winograd_tile)
+                              : unblocked_weight_shape(operands[1].shape, y[1], attrs.weight_block);
     }
   } catch (const Error&) {
     return std::nullopt;

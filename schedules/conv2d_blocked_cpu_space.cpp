@@ -11,24 +11,6 @@ namespace nee {
 
 using namespace Halide;
 
-namespace {
-
-// The largest value of `values` that divides `extent` and lies in [limit / 2, limit],
-// else the largest that does not exceed `limit`: a tile that divides its loop needs no
-// overlap, but a far smaller one costs more than the overlap (7-wide 1x1 convs got
-// 1-column blocks: ResNet-50's 2048->512 at 7x7 ran 2609 us on one thread with 1 column,
-// against 2134-2228 us with 6 columns and one overlapping; default points through nee-measure).
-int64_t dividing_value(const std::vector<int64_t>& values, int64_t extent, int64_t limit) {
-  int64_t best = 0, fallback = values.front();
-  for (int64_t v : values) {
-    if (v > limit) continue;
-    fallback = std::max(fallback, v);
-    if (extent % v == 0 && 2 * v >= limit) best = std::max(best, v);
-  }
-  return best ? best : fallback;
-}
-
-}  // namespace
 
 // The loop nest (innermost first), for out(x, y, o, n) from acc_blocked(oi, x, y, ob, n):
 //   oi  16 channels of a weight block, vectorized (one AVX-512 or two AVX2 registers)

@@ -4,6 +4,7 @@
 
 #include "core/activation_layout.h"
 #include "core/conv_weight_layout.h"
+#include "core/winograd_weights.h"
 #include "core/conv_workload.h"
 #include "core/error.h"
 #include "schedules/schedule_space.h"
@@ -41,7 +42,8 @@ void NeeEngine::prepare(const Workload& workload) {
   kernel_inputs_.clear();
   blocked_output_.reset();
   const Target& target = workspace_->target();
-  kernel_workload_ = workload.op == "conv2d" ? conv2d_runtime_layout(workload, target.kind() == TargetKind::cpu)
+  const bool cpu = target.kind() == TargetKind::cpu;
+  kernel_workload_ = workload.op == "conv2d" ? conv2d_runtime_layout(workload, cpu, cpu)
                                              : workload;
   ScheduleConfig config;
   if (schedule_ == NeeSchedule::tuned && db_) tuned_record_ = record_to_build(*db_, kernel_workload_, target);
@@ -80,7 +82,11 @@ void NeeEngine::bind_inputs(const std::vector<const Tensor*>& inputs) {
     kernel_inputs_[i] = &packed_.back();
   };
   if (a.input_block != 0) pack(0, pack_blocked_activations);
-  if (a.weight_block != 0) {
+  if (a.winograd_tile != 0) {
+    pack(1, [&](const float* src, const std::vector<int64_t>& shape, float* dst) {
+      pack_winograd_weights(src, shape, a.winograd_tile, dst);
+    });
+  } else if (a.weight_block != 0) {
     pack(1, [&](const float* src, const std::vector<int64_t>& shape, float* dst) {
       pack_blocked_weights(src, shape, a.weight_block, dst);
     });

@@ -23,7 +23,10 @@ nlohmann::json BundleManifest::to_json() const {
           {"target", target.to_json()},
           {"model", {{"file", model_file}, {"sha256", model_sha256}}},
           {"library", {{"file", library_file}, {"sha256", library_sha256}}},
-          {"graph", {{"block_activations", graph.block_activations}, {"fold_matmul_batch", graph.fold_matmul_batch}}},
+          {"graph",
+           {{"block_activations", graph.block_activations},
+            {"fold_matmul_batch", graph.fold_matmul_batch},
+            {"winograd", graph.winograd}}},
           {"kernels", kernels_json}};
 }
 
@@ -40,6 +43,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   if (j.contains("graph")) {
     m.graph.block_activations = j.at("graph").value("block_activations", false);
     m.graph.fold_matmul_batch = j.at("graph").value("fold_matmul_batch", false);
+    m.graph.winograd = j.at("graph").value("winograd", false);
   }
   for (const auto& e : j.at("kernels")) {
     BundleKernelEntry k;

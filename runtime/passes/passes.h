@@ -18,7 +18,9 @@ namespace nee {
 // clip_min and clip_max (floats), weight_block (int, absent or 0: W is [O, C/group,
 // KH, KW]; 16: W is channel-blocked, core/conv_weight_layout.h), and input_block and
 // output_block (ints, absent or 0: X, and Y and R, are NCHW; 16: channel-blocked,
-// core/activation_layout.h). Inputs X, W, then B if bias = 1, then R if residual = 1.
+// core/activation_layout.h), and winograd_tile (int, absent or 0: direct sums; 2 or 4:
+// W is transformed for Winograd F(m x m, 3x3), core/winograd_weights.h, and weight_block
+// is 16). Inputs X, W, then B if bias = 1, then R if residual = 1.
 //
 // The internal op "NeeLayout" copies its input into another activation layout:
 // attribute to ("nchw16c": NCHW in, channel-blocked out; "nchw": back).
@@ -89,11 +91,15 @@ bool block_conv_weights(Graph& graph, Node& node);
 // kernels schedule blocked activations.
 void block_activations(Graph& graph);
 
+// Transforms the constant weights of every NeeConv for which conv2d_winograd_tile (of its
+// workload) picks a tile, and sets its winograd_tile. Runs after block_activations.
+void use_winograd(Graph& graph);
+
 // The passes in the order: remove_identity, fuse_conv, fuse_gemm, convert_matmul,
 // fold_matmul_scale, fuse_matmul_add, fold_matmul_scale again (a scaling after the bias
 // Add, as BERT's query projection has), fuse_matmul_relu, fuse_matmul_gelu,
 // fuse_layer_norm, fuse_elementwise, fold_matmul_batch (when options say),
-// pack_conv_weights, then block_activations (when options say). The epilogue and layer-norm fusions come first so they take precedence;
+// pack_conv_weights, then block_activations and use_winograd (when options say). The epilogue and layer-norm fusions come first so they take precedence;
 // fuse_elementwise collects what is left.
 void optimize_graph(Graph& graph, const GraphOptions& options = {});
 

@@ -4,6 +4,7 @@
 #include "core/activation_layout.h"
 #include "core/activations.h"
 #include "core/conv_weight_layout.h"
+#include "core/winograd_weights.h"
 
 #include "runtime/reference/reference_ops.h"
 
@@ -27,14 +28,21 @@ ReferenceFn make_reference_nee_conv(const Graph& graph, const Node& node) {
   const std::string activation = node.attrs.get_string("activation");
   const float lo = node.attrs.get_float("clip_min"), hi = node.attrs.get_float("clip_max");
   const int64_t block = node.attrs.get_int("weight_block", 0);
-  // pack_conv_weights blocks constant weights only, so blocked W is unpacked once here.
+  const int64_t winograd_tile = node.attrs.get_int("winograd_tile", 0);
+  // pack_conv_weights and use_winograd transform constant weights only, so W is brought
+  // back to OIHW once here.
   std::shared_ptr<Tensor> unblocked;
   if (block != 0) {
     const Tensor* w = graph.constant(node.inputs[1]);
     if (!w) return nullptr;
-    const std::vector<int64_t> oihw = unblocked_weight_shape(w->shape(), y.shape[1], block);
+    const std::vector<int64_t> oihw = winograd_tile != 0 ? winograd_oihw_shape(w->shape(), y.shape[1], winograd_tile)
+                                                         : unblocked_weight_shape(w->shape(), y.shape[1], block);
     unblocked = std::make_shared<Tensor>(DType::f32, oihw);
-    unpack_blocked_weights(w->data_as<float>(), oihw, block, unblocked->data_as<float>());
+    if (winograd_tile != 0) {
+      unpack_winograd_weights(w->data_as<float>(), oihw, winograd_tile, unblocked->data_as<float>());
+    } else {
+      unpack_blocked_weights(w->data_as<float>(), oihw, block, unblocked->data_as<float>());
+    }
   }
   return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
     const Tensor* w = unblocked ? unblocked.get() : in[1];

@@ -81,9 +81,9 @@ Tensor CompiledKernels::run(const std::string& name, const std::vector<const Ten
 
 KernelRun CompiledKernels::run_random(const std::string& name, uint64_t seed) const {
   const Workload& w = get(name).candidate.workload;
-  std::vector<Tensor> inputs;
+  std::mt19937_64 rng(seed);
+  const std::vector<Tensor> inputs = random_inputs(w, rng);
   std::vector<const Tensor*> ptrs;
-  for (size_t i = 0; i < w.inputs.size(); ++i) inputs.push_back(random_tensor(w.inputs[i], seed * 10 + i));
   for (const Tensor& t : inputs) ptrs.push_back(&t);
   KernelRun result{run(name, ptrs), Tensor(w.output)};
   compute_reference(w, ptrs, result.reference);

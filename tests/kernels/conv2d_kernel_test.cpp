@@ -4,6 +4,7 @@
 // nee-measure. All kernels are compiled once, in one parallel build.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <random>
 
@@ -11,6 +12,7 @@
 #include "core/error.h"
 #include "core/activation_layout.h"
 #include "core/conv_weight_layout.h"
+#include "core/winograd_weights.h"
 #include "schedules/conv2d_blocked_cpu_space.h"
 #include "schedules/schedule_space.h"
 #include "tests/kernels/compiled_kernels.h"
@@ -29,6 +31,7 @@ struct ConvCase {
   // X, and the output and residual, channel-blocked, as the CPU runtime gives convs
   // between convs (needs `blocked`).
   bool input_blocked = false, output_blocked = false;
+  int64_t winograd_tile = 0;  // W transformed for Winograd F(m x m, 3x3) (needs output_blocked)
 };
 
 Workload workload_of_case(const ConvCase& c) {
@@ -43,7 +46,8 @@ Workload workload_of_case(const ConvCase& c) {
   if (c.attrs.group != 1 && c.blocked) return conv2d_runtime_layout(w_plain, true);
   const Workload w_blocked = c.blocked ? conv2d_with_blocked_weights(w_plain) : w_plain;
   if (!c.input_blocked && !c.output_blocked) return w_blocked;
-  return conv2d_with_activation_layout(w_blocked, c.input_blocked, c.output_blocked);
+  const Workload relaid = conv2d_with_activation_layout(w_blocked, c.input_blocked, c.output_blocked);
+  return c.winograd_tile ? conv2d_with_winograd(relaid, c.winograd_tile) : relaid;
 }
 
 std::map<std::string, ConvCase> cases() {
@@ -107,6 +111,18 @@ std::map<std::string, ConvCase> cases() {
   depthwise16_stride2.group = 16;
   all["blocked_depthwise_stride2"] = {
       {2, 16, 9, 10}, {16, 1, 3, 3}, depthwise16_stride2, true, false, true, true, true};
+  // Winograd F(2x2, 3x3) and F(4x4, 3x3): planes that no tile divides (9x11 and 7x7),
+  // asymmetric pads, batch 2, and an NCHW input with channels no vector divides.
+  ConvCase winograd2 = all["blocked_activations_residual_relu"];
+  winograd2.winograd_tile = 2;
+  all["winograd2_residual_relu"] = winograd2;
+  Conv2dAttrs asymmetric;
+  asymmetric.pads = {1, 0, 2, 1};
+  asymmetric.activation = ConvActivation::clip;
+  asymmetric.clip_min = -0.5;
+  asymmetric.clip_max = 0.6;
+  all["winograd4_asymmetric_clip"] = {{2, 16, 7, 7}, {48, 16, 3, 3}, asymmetric, true, false, true, true, true, 4};
+  all["winograd2_from_nchw"] = {{1, 5, 8, 10}, {32, 5, 3, 3}, pad1, false, true, true, false, true, 2};
   return all;
 }
 
@@ -129,6 +145,12 @@ class Conv2dKernel : public test::CompiledKernelsTest<Conv2dKernel> {
     kernels.add_changed_default("blocked_activations_pointwise_stride2", "chunk1_serial_tiles",
                                 workload_of_case(cases().at("blocked_activations_pointwise_stride2")), cpu,
                                 {{"ci_chunk", 1}, {"parallel", 0}, {"px", 3}});
+    // Winograd products stored per register block of tiles, with and without channel tiles
+    // in the parallel loop, and 2-row tasks.
+    kernels.add_changed_default("winograd4_asymmetric_clip", "products_per_block", workload_of_case(cases().at("winograd4_asymmetric_clip")), cpu,
+                                {{"product_at", 1}, {"px", 2}, {"parallel", 1}, {"oc_blocks", 3}});
+    kernels.add_changed_default("winograd2_residual_relu", "products_per_block_rows2", workload_of_case(cases().at("winograd2_residual_relu")), cpu,
+                                {{"product_at", 1}, {"px", 4}, {"parallel", 0}, {"rows", 2}});
     kernels.add_default("opencl/residual_relu", workload_of_case(cases().at("residual_relu")),
                         host_target(TargetKind::opencl));
     kernels.add_default("opencl/blocked_residual_relu", workload_of_case(cases().at("blocked_residual_relu")),
@@ -229,6 +251,9 @@ TEST(Conv2dBlockedDefault, ChunksWhereTheScanFoundChunksFastest) {
   EXPECT_EQ(resnet_default({1, 512, 14, 14}, {512, 512, 3, 3}, 2, 1, avx2).at("ci_chunk"), 0);
 }
 
+TEST_F(Conv2dKernel, Winograd2x2ResidualRelu) { kernels().check_points("winograd2_residual_relu"); }
+TEST_F(Conv2dKernel, Winograd4x4AsymmetricPadsClipBatch2) { kernels().check_points("winograd4_asymmetric_clip"); }
+TEST_F(Conv2dKernel, Winograd2x2FromNchw) { kernels().check_points("winograd2_from_nchw"); }
 TEST_F(Conv2dKernel, BlockedDepthwiseResidualClip) { kernels().check_points("blocked_depthwise_residual_clip"); }
 TEST_F(Conv2dKernel, BlockedDepthwiseStride2Batch2) { kernels().check_points("blocked_depthwise_stride2"); }
 
@@ -312,6 +337,49 @@ TEST(Conv2dWorkload, ChannelBlockedWeights) {
   unpack_blocked_weights(packed.data(), oihw, 16, back.data());
   EXPECT_EQ(back, w);
   EXPECT_THROW(unblocked_weight_shape({2, 5, 3, 3, 16}, 40, 16), Error);
+}
+
+TEST(Conv2dWorkload, WinogradWeights) {
+  const Workload plain = conv2d_workload_from_shape("1x32x14x14,48x3x3,p1");
+  const Workload blocked = conv2d_runtime_layout(plain, true);
+  ASSERT_TRUE(conv2d_can_use_winograd(blocked));
+  // The runtime's tiles: 4 on planes of 28 or more, 2 from 14, direct below.
+  EXPECT_EQ(conv2d_winograd_tile(blocked), 2);
+  EXPECT_EQ(conv2d_winograd_tile(conv2d_runtime_layout(conv2d_workload_from_shape("1x32x28x30,48x3x3,p1"), true)), 4);
+  EXPECT_EQ(conv2d_winograd_tile(conv2d_runtime_layout(conv2d_workload_from_shape("1x32x13x28,48x3x3,p1"), true)), 0);
+  const Workload f4 = conv2d_with_winograd(blocked, 4);
+  EXPECT_EQ(f4.inputs[1].shape, (std::vector<int64_t>{3, 36, 32, 16}));
+  EXPECT_EQ(conv2d_oihw_weights(f4).shape, plain.inputs[1].shape);
+  EXPECT_EQ(conv2d_runtime_layout(plain, true, true).key(), conv2d_with_winograd(blocked, 2).key());
+  EXPECT_EQ(blocked.key().find("winograd"), std::string::npos);  // older keys unchanged
+  EXPECT_EQ(f4.key(), Workload::from_json(f4.to_json()).key());
+  EXPECT_DOUBLE_EQ(f4.flops(), plain.flops());  // counted as the direct sums it replaces
+  EXPECT_EQ(conv2d_reduction_length(f4), 32 * 9);
+  // Refusals: tiles NEE lacks, transformed twice, stride 2, 1x1 windows, unblocked weights.
+  EXPECT_THROW(conv2d_with_winograd(blocked, 3), Error);
+  EXPECT_THROW(conv2d_with_winograd(f4, 2), Error);
+  EXPECT_FALSE(conv2d_can_use_winograd(conv2d_runtime_layout(conv2d_workload_from_shape("1x32x9x9,48x3x3,s2"), true)));
+  EXPECT_FALSE(conv2d_can_use_winograd(conv2d_runtime_layout(conv2d_workload_from_shape("1x32x9x9,48x1x1"), true)));
+  EXPECT_THROW(conv2d_with_winograd(plain, 2), Error);
+  EXPECT_FALSE(conv2d_can_use_winograd(conv2d_with_activation_layout(blocked, true, false)));  // NCHW output
+  // The runtime keeps NCHW-input convs direct (their transform would gather).
+  EXPECT_EQ(conv2d_winograd_tile(conv2d_with_activation_layout(blocked, false, true)), 0);
+  EXPECT_THROW(winograd_oihw_shape({3, 16, 32, 16}, 48, 4), Error);
+
+  // G g G^T comes back through the left inverse, and the padding channels are zero.
+  const std::vector<int64_t> oihw = {20, 3, 3, 3};
+  std::vector<float> filters(20 * 27), back(filters.size());
+  for (size_t i = 0; i < filters.size(); ++i) filters[i] = std::sin(static_cast<float>(i));
+  for (int64_t m : {2, 4}) {
+    const std::vector<int64_t> shape = winograd_weight_shape(oihw, m);
+    std::vector<float> packed(static_cast<size_t>(shape[0] * shape[1] * shape[2] * shape[3]), -1.0f);
+    pack_winograd_weights(filters.data(), oihw, m, packed.data());
+    unpack_winograd_weights(packed.data(), oihw, m, back.data());
+    for (size_t i = 0; i < filters.size(); ++i) EXPECT_NEAR(back[i], filters[i], 1e-5) << m << " " << i;
+    // Output channel 19 is [1, e, c, 3]; channel 20 is padding.
+    EXPECT_NE(packed[((1 * shape[1] + 0) * 3 + 0) * 16 + 3], 0.0f);
+    EXPECT_EQ(packed[((1 * shape[1] + 0) * 3 + 0) * 16 + 4], 0.0f);
+  }
 }
 
 TEST(Conv2dWorkload, ChannelBlockedActivations) {

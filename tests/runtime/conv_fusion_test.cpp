@@ -318,10 +318,10 @@ TEST(ConvFusion, SmallCnnRunsItsConvsFromADefaultScheduleBundle) {
 
 // Three convs in a chain (the first from 3 channels), a residual 1x1 conv, a depthwise
 // conv, a residual 1x1 conv before GlobalAveragePool, a 24-channel conv that is a graph
-// output, and a depthwise conv after a MaxPool.
-std::string blocking_cnn_bytes() {
+// output, and a depthwise conv after a MaxPool, on side x side planes.
+std::string blocking_cnn_bytes(int64_t side = 10) {
   OnnxModelBuilder m;
-  m.input("x", {1, 3, 10, 10}).output("y", {1, 32}).output("z", {1, 24, 10, 10}).output("u", {1, 16, 10, 10});
+  m.input("x", {1, 3, side, side}).output("y", {1, 32}).output("z", {1, 24, side, side}).output("u", {1, 16, side, side});
   conv(m, "c1", "x", "c1_out", {16, 3, 3, 3}, true, 1, 1, 1, 100);
   batch_norm(m, "bn1", "c1_out", "bn1_out", 16, 110);
   m.node("Relu", {"bn1_out"}, {"a1"}, "relu1");
@@ -344,13 +344,22 @@ std::string blocking_cnn_bytes() {
   return m.bytes();
 }
 
-// Binds nothing, but asks for blocked activations: the graph runs on reference kernels.
+// Binds nothing, but asks for blocked activations (and Winograd convs where `options`
+// say): the graph runs on reference kernels.
 class BlockingReferenceProvider : public KernelProvider {
  public:
+  explicit BlockingReferenceProvider(const GraphOptions& options) : options_(options) {}
   std::string name() const override { return "blocking"; }
   std::unique_ptr<NodeKernel> bind(const Graph&, const Node&) override { return nullptr; }
-  std::optional<GraphOptions> graph_options() const override { return GraphOptions{true, true}; }
+  std::optional<GraphOptions> graph_options() const override { return options_; }
+
+ private:
+  GraphOptions options_;
 };
+
+const GraphOptions kBlocked{true, true, false}, kBlockedWinograd{true, true, true};
+// The runtime runs 3x3 convs as Winograd on planes of 14x14 or more (conv2d_winograd_tile).
+constexpr int64_t kWinogradSide = 14;
 
 void expect_outputs_near(std::map<std::string, Tensor> got, std::map<std::string, Tensor> want, double tolerance) {
   for (const char* name : {"y", "z", "u"}) {
@@ -368,7 +377,7 @@ void expect_outputs_near(std::map<std::string, Tensor> got, std::map<std::string
 
 TEST(BlockActivations, BlocksValuesThatConvsPassToConvs) {
   Graph g = import_onnx_bytes(blocking_cnn_bytes());
-  optimize_graph(g, GraphOptions{true, true});
+  optimize_graph(g, kBlocked);
   std::map<std::string, const Node*> by_name;
   int layouts = 0;
   for (const Node& n : g.nodes()) {
@@ -400,6 +409,17 @@ TEST(BlockActivations, BlocksValuesThatConvsPassToConvs) {
   EXPECT_EQ(w->attrs.at("output_block"), 16);
   EXPECT_DOUBLE_EQ(w->flops(), 2.0 * 32 * 100 * 32);
 
+  // With Winograd on, c2 (3x3, stride 1, blocked on both sides) on 14x14 takes F(2x2, 3x3)
+  // weights [32/16 blocks, 4x4 elements, 16 input channels, 16]; nothing else changes.
+  Graph winograd = import_onnx_bytes(blocking_cnn_bytes(kWinogradSide));
+  optimize_graph(winograd, kBlockedWinograd);
+  for (const Node& n : winograd.nodes()) {
+    if (n.op != "NeeConv") continue;
+    EXPECT_EQ(n.attrs.get_int("winograd_tile", 0), n.name == "c2" ? 2 : 0) << n.name;
+    EXPECT_EQ(n.attrs.get_int("output_block", 0), by_name.at(n.name)->attrs.get_int("output_block", 0)) << n.name;
+    if (n.name == "c2") EXPECT_EQ(winograd.type_of(n.inputs[1]).shape, (std::vector<int64_t>{2, 16, 16, 16}));
+  }
+
   // Without the option nothing is blocked.
   Graph plain = import_onnx_bytes(blocking_cnn_bytes());
   optimize_graph(plain);
@@ -410,31 +430,42 @@ TEST(BlockActivations, BlocksValuesThatConvsPassToConvs) {
 }
 
 TEST(BlockActivations, ReferenceKernelsComputeTheUnblockedGraph) {
-  std::vector<std::unique_ptr<KernelProvider>> providers;
-  providers.push_back(std::make_unique<BlockingReferenceProvider>());
-  Session blocked(import_onnx_bytes(blocking_cnn_bytes()), std::move(providers));
-  Session unfused(import_onnx_bytes(blocking_cnn_bytes()), {}, SessionOptions{false});
-  for (uint64_t seed : {3, 4}) {
-    const Tensor x = random_tensor({DType::f32, {1, 3, 10, 10}}, seed);
-    expect_outputs_near(blocked.run({{"x", x}}), unfused.run({{"x", x}}), 1e-4);
+  for (const GraphOptions& options : {kBlocked, kBlockedWinograd}) {
+    const int64_t side = options.winograd ? kWinogradSide : 10;
+    std::vector<std::unique_ptr<KernelProvider>> providers;
+    providers.push_back(std::make_unique<BlockingReferenceProvider>(options));
+    Session blocked(import_onnx_bytes(blocking_cnn_bytes(side)), std::move(providers));
+    Session unfused(import_onnx_bytes(blocking_cnn_bytes(side)), {}, SessionOptions{false});
+    for (uint64_t seed : {3, 4}) {
+      const Tensor x = random_tensor({DType::f32, {1, 3, side, side}}, seed);
+      expect_outputs_near(blocked.run({{"x", x}}), unfused.run({{"x", x}}), 1e-4);
+    }
+    bool blocked_conv = false, winograd_conv = false;
+    for (const Node& n : blocked.graph().nodes()) {
+      blocked_conv |= n.attrs.get_int("input_block", 0) != 0;
+      winograd_conv |= n.attrs.get_int("winograd_tile", 0) != 0;
+    }
+    EXPECT_TRUE(blocked_conv);
+    EXPECT_EQ(winograd_conv, options.winograd);
   }
-  bool blocked_conv = false;
-  for (const Node& n : blocked.graph().nodes()) blocked_conv |= n.attrs.get_int("input_block", 0) != 0;
-  EXPECT_TRUE(blocked_conv);
 }
 
-TEST(BlockActivations, BundleKernelsComputeTheUnblockedGraph) {
+class BlockedBundle : public ::testing::TestWithParam<bool> {};
+
+TEST_P(BlockedBundle, BundleKernelsComputeTheUnblockedGraph) {
   std::string root = ::testing::TempDir() + "nee-blocked-bundle-XXXXXX";
   ASSERT_NE(mkdtemp(root.data()), nullptr);
   const std::string model = root + "/cnn.onnx";
-  const std::shared_ptr<KernelBundle> bundle = default_bundle(root, blocking_cnn_bytes(), GraphOptions{true, true});
-  EXPECT_TRUE(bundle->manifest().graph == (GraphOptions{true, true}));
+  const GraphOptions options = GetParam() ? kBlockedWinograd : kBlocked;
+  const int64_t side = options.winograd ? kWinogradSide : 10;
+  const std::shared_ptr<KernelBundle> bundle = default_bundle(root, blocking_cnn_bytes(side), options);
+  EXPECT_TRUE(bundle->manifest().graph == options);
   std::vector<std::unique_ptr<KernelProvider>> providers;
   providers.push_back(make_bundle_provider(bundle));
   Session with_bundle(import_onnx(model), std::move(providers));
   Session reference(import_onnx(model), {}, SessionOptions{false});
   for (uint64_t seed : {5, 6}) {
-    const Tensor x = random_tensor({DType::f32, {1, 3, 10, 10}}, seed);
+    const Tensor x = random_tensor({DType::f32, {1, 3, side, side}}, seed);
     expect_outputs_near(with_bundle.run({{"x", x}}), reference.run({{"x", x}}), 1e-4);
   }
   int convs = 0;
@@ -444,9 +475,17 @@ TEST(BlockActivations, BundleKernelsComputeTheUnblockedGraph) {
     EXPECT_EQ(p.provider, "bundle") << p.node;
   }
   EXPECT_EQ(convs, 8);
+  bool winograd_conv = false;
+  for (const Node& n : with_bundle.graph().nodes()) winograd_conv |= n.attrs.get_int("winograd_tile", 0) != 0;
+  EXPECT_EQ(winograd_conv, options.winograd);
   std::error_code ec;
   fs::remove_all(root, ec);
 }
+
+INSTANTIATE_TEST_SUITE_P(DirectAndWinograd, BlockedBundle, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? std::string("Winograd") : std::string("Direct");
+                         });
 
 }  // namespace
 }  // namespace nee

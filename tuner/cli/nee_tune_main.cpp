@@ -61,6 +61,17 @@ void print_workloads(const std::vector<nee::WorkloadCount>& workloads) {
 
 }  // namespace
 
+// The conv of `--op conv2d --shape` in the form the runtime gives it, or with the tile
+// --winograd-tile asks for (0: direct; throws nee::Error where Winograd cannot run it).
+nee::Workload conv_workload(const std::string& shape, const nee::GraphOptions& graph_options, int64_t winograd_tile) {
+  const nee::Workload plain = nee::conv2d_workload_from_shape(shape);
+  if (winograd_tile < 0) {
+    return nee::conv2d_runtime_layout(plain, graph_options.block_activations, graph_options.winograd);
+  }
+  const nee::Workload direct = nee::conv2d_runtime_layout(plain, graph_options.block_activations);
+  return winograd_tile == 0 ? direct : nee::conv2d_with_winograd(direct, winograd_tile);
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"nee-tune: tune NEE kernels for a target device and build a kernel bundle"};
   std::string model, op, shape, target_kind = "cpu", db_path, bundle_dir, time_text, work_dir;
@@ -103,6 +114,13 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100000));
   bool no_early_stop = false;
   app.add_flag("--no-early-stop", no_early_stop, "model: spend the whole budget");
+  bool no_winograd = false;
+  app.add_flag("--no-winograd", no_winograd, "CPU: run every 3x3 conv as direct sums, none as Winograd");
+  int64_t winograd_tile = -1;
+  app.add_option("--winograd-tile", winograd_tile,
+                 "--op conv2d on the CPU: 0 direct sums, 2 or 4 Winograd F(m x m, 3x3) (default: the runtime's choice)")
+      ->check(CLI::IsMember({0, 2, 4}))
+      ->excludes("--no-winograd");
   app.add_option("--db", db_path, "tuning database (default: $NEE_DB or ~/.local/share/nee/tuning.db)");
   app.add_option("--bundle", bundle_dir, "after tuning, build the model's kernel bundle into this folder");
   app.add_option("--jobs", options.build_jobs, "parallel compiles")->check(CLI::Range(1, 256));
@@ -175,13 +193,14 @@ int main(int argc, char** argv) {
                  "nee-tune: --confirm 0: this run's search picks will not be re-measured, so they rank below the "
                  "default and the baselines and bundles will not use them until a later run confirms them\n");
     }
-    // Only CPU kernels schedule channel-blocked activations (block_activations).
+    // Only CPU kernels schedule channel-blocked activations and Winograd convs.
     nee::GraphOptions graph_options;
     graph_options.block_activations = target.kind() == nee::TargetKind::cpu;
+    graph_options.winograd = target.kind() == nee::TargetKind::cpu && !no_winograd;
     const std::vector<nee::WorkloadCount> counted =
-        !model.empty()   ? model_workloads(model, nee::parse_input_shapes(input_shape_texts), graph_options)
-        : op == "conv2d" ? std::vector<nee::WorkloadCount>{{nee::conv2d_runtime_layout(nee::conv2d_workload_from_shape(shape), graph_options.block_activations), 1}}
-                         : std::vector<nee::WorkloadCount>{{nee::matmul_workload_from_shape(shape), 1}};
+        !model.empty() ? model_workloads(model, nee::parse_input_shapes(input_shape_texts), graph_options)
+        : op == "conv2d" ? std::vector<nee::WorkloadCount>{{conv_workload(shape, graph_options, winograd_tile), 1}}
+            : std::vector<nee::WorkloadCount>{{nee::matmul_workload_from_shape(shape), 1}};
     std::vector<nee::Workload> workloads;
     std::vector<int> counts;
     for (const nee::WorkloadCount& w : counted) {

@@ -15,6 +15,7 @@
 #include "core/layernorm_workload.h"
 #include "core/pool_workload.h"
 #include "core/softmax_workload.h"
+#include "core/winograd_weights.h"
 #include "tuner/measure/workload_reference.h"
 
 namespace nee {
@@ -25,6 +26,19 @@ Tensor random_input(const TensorType& type, std::mt19937_64& rng) {
   float* p = t.data_as<float>();
   for (int64_t i = 0; i < t.elements(); ++i) p[i] = dist(rng);
   return t;
+}
+
+std::vector<Tensor> random_inputs(const Workload& workload, std::mt19937_64& rng) {
+  std::vector<Tensor> inputs;
+  for (const TensorType& t : workload.inputs) inputs.push_back(random_input(t, rng));
+  // Transformed Winograd weights are G g G^T of some 3x3 filter g, which random values
+  // are not: they come from random filters.
+  if (workload.op == "conv2d" && conv2d_attrs(workload).winograd_tile != 0) {
+    const Tensor filters = random_input(conv2d_oihw_weights(workload), rng);
+    pack_winograd_weights(filters.data_as<float>(), filters.shape(), conv2d_attrs(workload).winograd_tile,
+                          inputs[1].data_as<float>());
+  }
+  return inputs;
 }
 
 int64_t reduction_length(const Workload& w) {
@@ -79,8 +93,7 @@ void evict(const std::vector<const Tensor*>& inputs, const Tensor& output) {
 MeasureResult measure_kernel(const HalideKernel& kernel, const Workload& workload, const MeasureOptions& options) {
   MeasureResult result;
   std::mt19937_64 rng(options.seed);
-  std::vector<Tensor> inputs;
-  for (const TensorType& t : workload.inputs) inputs.push_back(random_input(t, rng));
+  std::vector<Tensor> inputs = random_inputs(workload, rng);
   std::vector<const Tensor*> input_ptrs;
   for (const Tensor& t : inputs) input_ptrs.push_back(&t);
   Tensor output(workload.output), expected(workload.output);

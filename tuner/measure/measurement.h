@@ -26,6 +26,8 @@ struct MeasureOptions {
 
 // Uniform values in [-1, 1) for a float tensor: the fresh inputs of every check.
 Tensor random_input(const TensorType& type, std::mt19937_64& rng);
+// Random inputs of every operand of `workload`, each valid for it.
+std::vector<Tensor> random_inputs(const Workload& workload, std::mt19937_64& rng);
 // Terms summed per output element; the absolute tolerance grows with it (fp32 order).
 int64_t reduction_length(const Workload& w);
 

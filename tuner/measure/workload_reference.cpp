@@ -14,6 +14,7 @@
 #include "core/layernorm_workload.h"
 #include "core/pool_workload.h"
 #include "core/softmax_workload.h"
+#include "core/winograd_weights.h"
 
 namespace nee {
 
@@ -117,7 +118,11 @@ static void reference_conv2d(const Workload& w, const std::vector<const Tensor*>
   std::vector<float> unblocked;
   if (a.weight_block != 0) {
     unblocked.resize(static_cast<size_t>(ws[0] * ws[1] * ws[2] * ws[3]));
-    unpack_blocked_weights(wt, ws, a.weight_block, unblocked.data());
+    if (a.winograd_tile != 0) {
+      unpack_winograd_weights(wt, ws, a.winograd_tile, unblocked.data());
+    } else {
+      unpack_blocked_weights(wt, ws, a.weight_block, unblocked.data());
+    }
     wt = unblocked.data();
   }
   size_t next = 2;

@@ -1,0 +1,118 @@
+#include "schedules/conv2d_winograd_cpu_space.h"
+
+#include "core/conv_weight_layout.h"
+#include "core/error.h"
+#include "kernels/conv2d_algorithm.h"
+#include "schedules/static_output.h"
+
+namespace nee {
+
+using namespace Halide;
+
+// The loop nest, outermost first:
+//   tasks: `rows` tile rows (x batch; with `parallel` 1 also the channel tiles), parallel
+//     wino_input over the task's tiles and every input channel: 16 channels vectorized,
+//     xi and nu unrolled so each transform is straight-line code
+//   channel tiles of oc_blocks weight blocks, then the task's tile rows
+//     (product_at 1: blocks of px tiles of the row)
+//     wino_product of the row's tiles (or the block's): for each block of px tiles,
+//     each (xi, nu): the register block (oc_blocks vectors by px tiles) summed over the
+//     input channels, then stored
+//     out: per tile and weight block, A^T M A and the epilogue, 16 channels vectorized,
+//     the m x m outputs unrolled
+Conv2dWinogradCpuSpace::Conv2dWinogradCpuSpace(const Workload& workload, CpuVectorIsa isa)
+    : workload_(workload), isa_(isa) {
+  const Conv2dAttrs attrs = conv2d_attrs(workload);
+  if (attrs.winograd_tile == 0 || attrs.output_block == 0) {
+    throw Error("conv2d-winograd-cpu needs Winograd weights and a channel-blocked output");
+  }
+  tile_ = attrs.winograd_tile;
+  const std::vector<int64_t> out = conv2d_nchw_output(workload).shape;
+  batch_ = out[0];
+  blocks_ = workload.inputs[1].shape[0];
+  tiles_h_ = (out[2] + tile_ - 1) / tile_;
+  tiles_w_ = (out[3] + tile_ - 1) / tile_;
+  knobs_ = {
+      {"oc_blocks", values_up_to({1, 2, 3, 4}, blocks_), "16-channel weight blocks per register block"},
+      {"px", values_up_to({1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14}, tiles_w_), "tiles per register block"},
+      {"rows", values_up_to({1, 2, 4, 7, 14}, tiles_h_), "tile rows per task"},
+      {"parallel", {0, 1}, "0: tasks of tile rows x batch; 1: also channel tiles (each recomputes its input transform)"},
+      {"product_at", {0, 1},
+       "where the products are stored for the output transform: 0: per tile row; 1: per register block of tiles "
+       "(alpha^2 x px x oc_blocks vectors, which stay in L1)"},
+  };
+}
+
+ScheduleConfig Conv2dWinogradCpuSpace::default_config() const {
+  ScheduleConfig c;
+  const bool wide = isa_.registers >= 32;
+  const int64_t oc_blocks = wide && blocks_ % 2 == 0 ? 2 : 1;
+  c.knobs["oc_blocks"] = oc_blocks;
+  const int64_t block_regs = isa_.registers_per_vector(kConvWeightBlock) * oc_blocks;
+  c.knobs["px"] = dividing_value(knobs_[1].values, tiles_w_, std::max<int64_t>(1, isa_.registers * 3 / 4 / block_regs));
+  c.knobs["rows"] = 1;
+  c.knobs["parallel"] = tiles_h_ * batch_ >= 4 ? 0 : 1;
+  c.knobs["product_at"] = 0;
+  return c;
+}
+
+std::string Conv2dWinogradCpuSpace::check_constraints(const ScheduleConfig& c) const {
+  if (blocks_ % c.at("oc_blocks") != 0) return "channel tiles must divide the weight blocks";
+  const int64_t block_regs = isa_.registers_per_vector(kConvWeightBlock) * c.at("oc_blocks");
+  if (block_regs * c.at("px") + block_regs + 1 > isa_.registers) {
+    return "register block does not fit in " + std::to_string(isa_.registers) + " vector registers";
+  }
+  return "";
+}
+
+ScheduledKernel Conv2dWinogradCpuSpace::apply(const ScheduleConfig& c) const {
+  Conv2dOptions options;
+  options.accumulator = ConvAccumulator::winograd;
+  Conv2dPipeline p = define_conv2d(workload_, options);
+  constrain_dense_output(p.out, workload_.output.shape);
+  const int m = static_cast<int>(tile_);
+  const int oc_blocks = static_cast<int>(c.at("oc_blocks"));
+  const int px = static_cast<int>(c.at("px"));
+
+  // Splitting x and y by m at multiples of m lets Halide fold x % m and x / m to the
+  // unrolled part and the tile, so each output reads its own sums of the products.
+  Var xt("xt"), xm("xm"), yt("yt"), ym("ym"), yto("yto"), yti("yti"), obo("obo"), obi("obi"), task("task");
+  Var xto("xto"), xti("xti");
+  const bool per_block = c.at("product_at") == 1;
+  p.out.split(p.x, xt, xm, m, TailStrategy::GuardWithIf)
+      .split(xt, xto, xti, per_block ? px : 1, TailStrategy::GuardWithIf)
+      .split(p.y, yt, ym, m, TailStrategy::GuardWithIf)
+      .split(yt, yto, yti, static_cast<int>(c.at("rows")), TailStrategy::GuardWithIf)
+      .split(p.ob, obo, obi, oc_blocks);
+  if (c.at("parallel") == 0) {
+    p.out.reorder(p.oi, xm, ym, obi, xti, xto, yti, obo, yto, p.n).fuse(yto, p.n, task);
+  } else {
+    Var both("both");
+    p.out.reorder(p.oi, xm, ym, obi, xti, xto, yti, obo, yto, p.n).fuse(obo, yto, both).fuse(both, p.n, task);
+  }
+  p.out.parallel(task).vectorize(p.oi).unroll(xm).unroll(ym);
+
+  const Var ci("ci"), co("co");
+  p.wino_input.compute_at(p.out, task)
+      .split(p.c, co, ci, static_cast<int>(kConvWeightBlock),
+             p.channels % kConvWeightBlock == 0 ? TailStrategy::RoundUp : TailStrategy::GuardWithIf)
+      .reorder(ci, p.xi, p.nu, co, p.tx, p.ty, p.n)
+      .vectorize(ci)
+      .unroll(p.xi)
+      .unroll(p.nu);
+
+  // The row's tiles round up to whole register blocks; the extra tiles read zeros past
+  // the input and are never stored to the output.
+  const Var txo("txo"), txi("txi");
+  p.wino_product.compute_at(p.out, per_block ? xto : yti)
+      .split(p.tx, txo, txi, px, TailStrategy::RoundUp)
+      .reorder(p.oi, txi, p.ob, p.nu, p.xi, txo, p.ty, p.n)
+      .vectorize(p.oi)
+      .unroll(txi)
+      .unroll(p.ob);
+  p.wino_sum.compute_at(p.wino_product, p.nu).vectorize(p.oi).unroll(p.tx).unroll(p.ob);
+  p.wino_sum.update().reorder(p.oi, p.tx, p.ob, p.rc).vectorize(p.oi).unroll(p.tx).unroll(p.ob);
+  return ScheduledKernel{Pipeline(p.out), p.arguments()};
+}
+
+}  // namespace nee
