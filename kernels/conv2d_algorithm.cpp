@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/conv_weight_layout.h"
 #include "core/error.h"
 #include "core/winograd_weights.h"
 #include "kernels/activation_exprs.h"
@@ -32,8 +33,8 @@ Expr linear_combination(const std::vector<double>& coefs, const std::vector<Expr
 // The Winograd stages of `p` (whose padded input is defined) and the value of output
 // element (oi, x, y, ob, n) before the epilogue: A^T M A of its tile, the element of it
 // that (y % m, x % m) picks. A schedule that splits x and y by m and unrolls the parts
-// turns every mux into one branch.
-Expr define_winograd(Conv2dPipeline& p, const Conv2dAttrs& attrs) {
+// turns every mux into one branch. `clamp_reads`: Conv2dOptions'.
+Expr define_winograd(Conv2dPipeline& p, const Conv2dAttrs& attrs, bool clamp_reads) {
   const WinogradTransforms& t = winograd_transforms(attrs.winograd_tile);
   const int m = t.m, alpha = t.alpha;
   p.winograd_tile = m;
@@ -58,10 +59,13 @@ Expr define_winograd(Conv2dPipeline& p, const Conv2dAttrs& attrs) {
   p.wino_input(p.c, p.tx, p.ty, p.xi, p.nu, p.n) = mux(p.xi, input_rows);
 
   p.rc = RDom(0, static_cast<int>(p.channels), "rc");
+  const int blocks = static_cast<int>((p.out_channels + kConvWeightBlock - 1) / kConvWeightBlock);
+  const Expr weight_oi = clamp_reads ? clamp(p.oi, 0, static_cast<int>(kConvWeightBlock) - 1) : Expr(p.oi);
+  const Expr weight_ob = clamp_reads ? clamp(p.ob, 0, blocks - 1) : Expr(p.ob);
   p.wino_sum = Func("wino_sum");
   p.wino_sum(p.oi, p.tx, p.ty, p.xi, p.nu, p.ob, p.n) = 0.0f;
   p.wino_sum(p.oi, p.tx, p.ty, p.xi, p.nu, p.ob, p.n) +=
-      p.wino_input(p.rc, p.tx, p.ty, p.xi, p.nu, p.n) * p.weights(p.oi, p.rc, p.xi * alpha + p.nu, p.ob);
+      p.wino_input(p.rc, p.tx, p.ty, p.xi, p.nu, p.n) * p.weights(weight_oi, p.rc, p.xi * alpha + p.nu, weight_ob);
   p.wino_product = Func("wino_product");
   p.wino_product(p.oi, p.tx, p.ty, p.xi, p.nu, p.ob, p.n) = p.wino_sum(p.oi, p.tx, p.ty, p.xi, p.nu, p.ob, p.n);
 
@@ -179,7 +183,7 @@ Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
     p.acc(x, y, o, n) += p.weight(p.r.x, p.r.y, p.r.z, o) * p.padded(in_x, in_y, in_c, n);
     value = p.acc(x, y, o, n);
   } else if (options.accumulator == ConvAccumulator::winograd) {
-    value = define_winograd(p, attrs);
+    value = define_winograd(p, attrs, clamp_reads);
   } else {
     // Group 1 (ci = r.z) or depthwise (r.z is 0 and the input channel is the output's):
     // make_conv2d_workload allows blocked weights only there.

@@ -21,8 +21,10 @@ AutoschedulerInput matmul_input(const Workload& w) {
 AutoschedulerInput conv2d_input(const Workload& w) {
   Conv2dOptions options;
   options.clamp_reads = true;
-  // A channel-blocked output is defined over the channel-blocked accumulator only.
+  // A channel-blocked output is defined over the channel-blocked accumulator only, and
+  // Winograd weights over the Winograd one.
   if (conv2d_attrs(w).output_block != 0) options.accumulator = ConvAccumulator::channel_blocked;
+  if (conv2d_attrs(w).winograd_tile != 0) options.accumulator = ConvAccumulator::winograd;
   const Conv2dPipeline p = define_conv2d(w, options);
   AutoschedulerInput in{p.out, {p.input, p.weights}};
   if (p.bias.defined()) in.inputs.push_back(p.bias);

@@ -86,6 +86,12 @@ TEST(Baselines, Conv2dBaselinesAreStoredWithProvenance) {
   expect_baselines_stored(conv2d_workload_from_shape("1x4x10x12,6x3x3,p1"));
 }
 
+TEST(Baselines, WinogradConv2dBaselinesAreStoredWithProvenance) {
+  const Workload w = conv2d_runtime_layout(conv2d_workload_from_shape("1x16x14x14,16x3x3,p1"), true, true);
+  ASSERT_EQ(conv2d_attrs(w).winograd_tile, 2);
+  expect_baselines_stored(w);
+}
+
 TEST(ModelTuning, RoundsResumeWithoutMeasuringAnythingTwice) {
   TempDir dir("model");
   const Target target = host_target(TargetKind::cpu);
