@@ -142,12 +142,8 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
 
 std::string Conv2dBlockedCpuSpace::check_constraints(const ScheduleConfig& c) const {
   if (blocks_ % c.at("oc_blocks") != 0) return "channel tiles must divide the weight blocks";
-  // Accumulators, one weight vector per block and a broadcast pixel must fit in the
-  // vector registers, or the block spills.
-  const int64_t block_regs = isa_.registers_per_vector(kConvWeightBlock) * c.at("oc_blocks");
-  if (block_regs * c.at("px") + block_regs + 1 > isa_.registers) {
-    return "register block does not fit in " + std::to_string(isa_.registers) + " vector registers";
-  }
+  const std::string misfit = isa_.channel_block_misfit(c.at("oc_blocks"), c.at("px"));
+  if (!misfit.empty()) return misfit;
   if (c.at("unroll_kx") && (c.at("red_order") != 0 || kernel_w_ > 7)) return "kx unrolls only innermost and narrow";
   if (c.at("pad_at") == 1 && unpadded_) return "the conv has no padding to compute";
   // A per-tile copy vectorizes over columns, which lie 16 apart in a blocked input.

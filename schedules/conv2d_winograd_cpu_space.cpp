@@ -58,11 +58,7 @@ ScheduleConfig Conv2dWinogradCpuSpace::default_config() const {
 
 std::string Conv2dWinogradCpuSpace::check_constraints(const ScheduleConfig& c) const {
   if (blocks_ % c.at("oc_blocks") != 0) return "channel tiles must divide the weight blocks";
-  const int64_t block_regs = isa_.registers_per_vector(kConvWeightBlock) * c.at("oc_blocks");
-  if (block_regs * c.at("px") + block_regs + 1 > isa_.registers) {
-    return "register block does not fit in " + std::to_string(isa_.registers) + " vector registers";
-  }
-  return "";
+  return isa_.channel_block_misfit(c.at("oc_blocks"), c.at("px"));
 }
 
 ScheduledKernel Conv2dWinogradCpuSpace::apply(const ScheduleConfig& c) const {

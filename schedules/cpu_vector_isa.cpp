@@ -4,6 +4,7 @@
 
 #include <Halide.h>
 
+#include "core/conv_weight_layout.h"
 #include "core/error.h"
 
 namespace nee {
@@ -22,6 +23,12 @@ CpuVectorIsa CpuVectorIsa::of_host() { return of_target(Halide::get_host_target(
 
 int CpuVectorIsa::registers_per_vector(int64_t width) const {
   return static_cast<int>(std::max<int64_t>(1, (width + lanes - 1) / lanes));
+}
+
+std::string CpuVectorIsa::channel_block_misfit(int64_t blocks, int64_t columns) const {
+  const int64_t block_regs = registers_per_vector(kConvWeightBlock) * blocks;
+  if (block_regs * columns + block_regs + 1 <= registers) return "";
+  return "register block does not fit in " + std::to_string(registers) + " vector registers";
 }
 
 }  // namespace nee

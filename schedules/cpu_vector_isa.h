@@ -16,6 +16,10 @@ struct CpuVectorIsa {
 
   // Registers one vector of `width` floats takes (at least one).
   int registers_per_vector(int64_t width) const;
+  // Empty when a register block of `columns` broadcast columns by `blocks` 16-channel
+  // weight vectors fits (its accumulators, one weight vector per block and the broadcast
+  // value); otherwise why it would spill.
+  std::string channel_block_misfit(int64_t blocks, int64_t columns) const;
 };
 
 }  // namespace nee

@@ -200,7 +200,9 @@ TEST_F(Conv2dKernel, ChunksDivideTheInputBlocksAndOlderPointsAreUnchunked) {
   const Workload nchw_input = kernels().get("blocked_output_from_rgb/default").candidate.workload;
   const auto plain = make_schedule_space(nchw_input, host_target(TargetKind::cpu));
   for (const Knob& k : plain->knobs()) {
-    if (k.name == "ci_chunk") EXPECT_EQ(k.values, (std::vector<int64_t>{0}));
+    if (k.name == "ci_chunk") {
+      EXPECT_EQ(k.values, (std::vector<int64_t>{0}));
+    }
   }
 }
 

@@ -417,7 +417,9 @@ TEST(BlockActivations, BlocksValuesThatConvsPassToConvs) {
     if (n.op != "NeeConv") continue;
     EXPECT_EQ(n.attrs.get_int("winograd_tile", 0), n.name == "c2" ? 2 : 0) << n.name;
     EXPECT_EQ(n.attrs.get_int("output_block", 0), by_name.at(n.name)->attrs.get_int("output_block", 0)) << n.name;
-    if (n.name == "c2") EXPECT_EQ(winograd.type_of(n.inputs[1]).shape, (std::vector<int64_t>{2, 16, 16, 16}));
+    if (n.name == "c2") {
+      EXPECT_EQ(winograd.type_of(n.inputs[1]).shape, (std::vector<int64_t>{2, 16, 16, 16}));
+    }
   }
 
   // Without the option nothing is blocked.
