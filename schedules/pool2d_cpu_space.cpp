@@ -71,10 +71,10 @@ ScheduledKernel Pool2dCpuSpace::apply(const ScheduleConfig& c) const {
   Var tile_level = yt;
   const int grain = static_cast<int>(c.at("grain"));
   if (c.at("parallel") == 1) {
-    p.out.parallel(plane, grain);
+    p.out.parallel(plane, grain, TailStrategy::GuardWithIf);
   } else if (c.at("parallel") == 2) {
     Var tiles("tiles");
-    p.out.fuse(yt, plane, tiles).parallel(tiles, grain);
+    p.out.fuse(yt, plane, tiles).parallel(tiles, grain, TailStrategy::GuardWithIf);
     tile_level = tiles;
   }
 
