@@ -54,8 +54,8 @@ class MatmulKernel : public test::CompiledKernelsTest<MatmulKernel> {
       MatmulAttrs a;
       a.alpha = 0.5;
       // beta * c stays within the products' spread (0.5 * sum of 6 products in [-1, 1]), so
-      // the Relu keeps some outputs whichever scalar the random inputs draw (with beta 2, a
-      // scalar near -1 zeroed all 90).
+      // the Relu keeps some outputs whichever scalar the random inputs draw (with beta 2,
+      // both of the test's draws left all 90 outputs at zero).
       a.beta = 0.25;
       a.relu = true;
       const TensorType c{DType::f32, {1}};
