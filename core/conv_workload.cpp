@@ -177,14 +177,26 @@ TensorType conv2d_nchw_input(const Workload& w) {
   return TensorType{DType::f32, unblocked_activation_shape(w.inputs[0].shape)};
 }
 
-TensorType conv2d_oihw_weights(const Workload& w) {
-  const Conv2dAttrs a = conv2d_attrs(w);
-  const int64_t block = a.weight_block;
+std::vector<int64_t> conv2d_oihw_weight_shape(const std::vector<int64_t>& stored, int64_t out_channels,
+                                              const Conv2dAttrs& a) {
+  if (a.winograd_tile != 0) return winograd_oihw_shape(stored, out_channels, a.winograd_tile);
+  if (a.weight_block != 0) return unblocked_weight_shape(stored, out_channels, a.weight_block);
+  return stored;
+}
+
+void unpack_conv2d_weights(const float* stored, const std::vector<int64_t>& oihw, const Conv2dAttrs& a, float* out) {
   if (a.winograd_tile != 0) {
-    return TensorType{DType::f32, winograd_oihw_shape(w.inputs[1].shape, conv2d_nchw_output(w).shape[1], a.winograd_tile)};
+    unpack_winograd_weights(stored, oihw, a.winograd_tile, out);
+  } else if (a.weight_block != 0) {
+    unpack_blocked_weights(stored, oihw, a.weight_block, out);
+  } else {
+    std::copy(stored, stored + oihw[0] * oihw[1] * oihw[2] * oihw[3], out);
   }
-  if (block == 0) return w.inputs[1];
-  return TensorType{DType::f32, unblocked_weight_shape(w.inputs[1].shape, conv2d_nchw_output(w).shape[1], block)};
+}
+
+TensorType conv2d_oihw_weights(const Workload& w) {
+  return TensorType{DType::f32,
+                    conv2d_oihw_weight_shape(w.inputs[1].shape, conv2d_nchw_output(w).shape[1], conv2d_attrs(w))};
 }
 
 // The same convolution in other layouts: every operand back in ONNX's layout, then

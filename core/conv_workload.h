@@ -51,6 +51,12 @@ Workload make_conv2d_workload(const TensorType& x, const TensorType& w, const Te
 Conv2dAttrs conv2d_attrs(const Workload& w);
 bool conv2d_has_bias(const Workload& w);
 bool conv2d_has_residual(const Workload& w);
+// W as a conv with attributes `a` stores it (OIHW, channel-blocked or Winograd-
+// transformed) and the output channel count -> [O, C/group, KH, KW]; throws nee::Error
+// where the stored shape does not fit. And W's values back in that layout.
+std::vector<int64_t> conv2d_oihw_weight_shape(const std::vector<int64_t>& stored, int64_t out_channels,
+                                              const Conv2dAttrs& a);
+void unpack_conv2d_weights(const float* stored, const std::vector<int64_t>& oihw, const Conv2dAttrs& a, float* out);
 // W's type in ONNX's [O, C/group, KH, KW] layout, X's and the output's (and residual's)
 // in NCHW, whichever layout the workload uses.
 TensorType conv2d_oihw_weights(const Workload& w);
@@ -79,8 +85,8 @@ Workload conv2d_runtime_layout(const Workload& w, bool block_activations, bool w
 int64_t conv2d_winograd_tile(const Workload& w);
 // Whether the conv may run as Winograd F(m x m, 3x3): a 3x3 window, stride and dilation
 // 1, group 1, weights blocked (not yet transformed), a channel-blocked output (the
-// Winograd kernels store 16 channels of a tile per vector). The same conv with W transformed for
-// tile m (throws nee::Error when it may not).
+// Winograd kernels store 16 channels of a tile per vector). The same conv with W
+// transformed for tile m (throws nee::Error when it may not).
 bool conv2d_can_use_winograd(const Workload& w);
 Workload conv2d_with_winograd(const Workload& w, int64_t m);
 // C/group * KH * KW: the length of each output's dot product.

@@ -3,8 +3,6 @@
 #include <map>
 
 #include "core/activation_layout.h"
-#include "core/conv_weight_layout.h"
-#include "core/winograd_weights.h"
 #include "core/conv_workload.h"
 #include "core/elementwise_workload.h"
 #include "core/error.h"
@@ -48,9 +46,7 @@ static std::optional<Workload> conv2d_workload_of(const Graph& graph, const Node
     if (attrs.input_block != 0) operands[0].shape = unblocked_activation_shape(operands[0].shape);
     if (attrs.weight_block != 0) {
       if (y.size() != 4) return std::nullopt;
-      operands[1].shape = attrs.winograd_tile != 0
-                              ? winograd_oihw_shape(operands[1].shape, y[1], attrs.winograd_tile)
-                              : unblocked_weight_shape(operands[1].shape, y[1], attrs.weight_block);
+      operands[1].shape = conv2d_oihw_weight_shape(operands[1].shape, y[1], attrs);
     }
   } catch (const Error&) {
     return std::nullopt;

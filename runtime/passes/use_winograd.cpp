@@ -1,4 +1,3 @@
-#include "core/activation_layout.h"
 #include "core/conv_weight_layout.h"
 #include "core/conv_workload.h"
 #include "core/winograd_weights.h"

@@ -3,8 +3,7 @@
 
 #include "core/activation_layout.h"
 #include "core/activations.h"
-#include "core/conv_weight_layout.h"
-#include "core/winograd_weights.h"
+#include "core/conv_workload.h"
 
 #include "runtime/reference/reference_ops.h"
 
@@ -27,22 +26,18 @@ ReferenceFn make_reference_nee_conv(const Graph& graph, const Node& node) {
   const bool has_residual = node.attrs.get_int("residual") != 0;
   const std::string activation = node.attrs.get_string("activation");
   const float lo = node.attrs.get_float("clip_min"), hi = node.attrs.get_float("clip_max");
-  const int64_t block = node.attrs.get_int("weight_block", 0);
-  const int64_t winograd_tile = node.attrs.get_int("winograd_tile", 0);
-  // pack_conv_weights and use_winograd transform constant weights only, so W is brought
-  // back to OIHW once here.
+  Conv2dAttrs layout;
+  layout.weight_block = node.attrs.get_int("weight_block", 0);
+  layout.winograd_tile = node.attrs.get_int("winograd_tile", 0);
+  // pack_conv_weights and use_winograd relay constant weights only, so W is brought back
+  // to OIHW once here.
   std::shared_ptr<Tensor> unblocked;
-  if (block != 0) {
+  if (layout.weight_block != 0) {
     const Tensor* w = graph.constant(node.inputs[1]);
     if (!w) return nullptr;
-    const std::vector<int64_t> oihw = winograd_tile != 0 ? winograd_oihw_shape(w->shape(), y.shape[1], winograd_tile)
-                                                         : unblocked_weight_shape(w->shape(), y.shape[1], block);
+    const std::vector<int64_t> oihw = conv2d_oihw_weight_shape(w->shape(), y.shape[1], layout);
     unblocked = std::make_shared<Tensor>(DType::f32, oihw);
-    if (winograd_tile != 0) {
-      unpack_winograd_weights(w->data_as<float>(), oihw, winograd_tile, unblocked->data_as<float>());
-    } else {
-      unpack_blocked_weights(w->data_as<float>(), oihw, block, unblocked->data_as<float>());
-    }
+    unpack_conv2d_weights(w->data_as<float>(), oihw, layout, unblocked->data_as<float>());
   }
   return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
     const Tensor* w = unblocked ? unblocked.get() : in[1];

@@ -6,7 +6,6 @@
 
 #include "core/activation_layout.h"
 #include "core/activations.h"
-#include "core/conv_weight_layout.h"
 #include "core/conv_workload.h"
 #include "core/elementwise_workload.h"
 #include "core/error.h"
@@ -14,7 +13,6 @@
 #include "core/layernorm_workload.h"
 #include "core/pool_workload.h"
 #include "core/softmax_workload.h"
-#include "core/winograd_weights.h"
 
 namespace nee {
 
@@ -118,11 +116,7 @@ static void reference_conv2d(const Workload& w, const std::vector<const Tensor*>
   std::vector<float> unblocked;
   if (a.weight_block != 0) {
     unblocked.resize(static_cast<size_t>(ws[0] * ws[1] * ws[2] * ws[3]));
-    if (a.winograd_tile != 0) {
-      unpack_winograd_weights(wt, ws, a.winograd_tile, unblocked.data());
-    } else {
-      unpack_blocked_weights(wt, ws, a.weight_block, unblocked.data());
-    }
+    unpack_conv2d_weights(wt, ws, a, unblocked.data());
     wt = unblocked.data();
   }
   size_t next = 2;
