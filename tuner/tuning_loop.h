@@ -26,6 +26,9 @@ struct TuneOptions {
   // The bench measured Adams2019's search over a large matmul taking minutes here.
   double baseline_build_timeout_s = 900;
   int transfer_seeds = 8;        // at most this many points from similar workloads or machines
+  // false: the space's default point is not measured first, so a search starts from
+  // nothing; a convergence study's pure random-search baseline.
+  bool measure_default = true;
   int confirm_top = 3;           // at the end, re-measure this many best points and the default (0: none)
   int confirm_rounds = 3;        // interleaved rounds of that re-measurement
   RunnerOptions runner;

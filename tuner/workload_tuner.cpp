@@ -91,7 +91,7 @@ RoundResult WorkloadTuner::run_round(int count, const std::function<bool()>& sto
   std::vector<Candidate> batch;
   std::set<ScheduleConfig> in_batch;
   const std::optional<int64_t> parent = report_.best ? std::optional<int64_t>(report_.best->id) : std::nullopt;
-  if (!strategy_->seen(default_config_)) {
+  if (options_.measure_default && !strategy_->seen(default_config_)) {
     batch.push_back({workload_, target_, default_config_, "default", 0, std::nullopt});
     in_batch.insert(default_config_);
   }

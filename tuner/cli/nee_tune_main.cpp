@@ -96,6 +96,9 @@ int main(int argc, char** argv) {
   app.add_option("--strategy", options.strategy, "search strategy")->check(CLI::IsMember({"evolutionary", "random", "model"}));
   app.add_option("--batch", options.batch, "candidates per round (built together, then measured)")->check(CLI::Range(1, 1024));
   app.add_flag("!--no-baselines", options.baselines, "skip Halide's Adams2019 and Mullapudi2016 baselines");
+  app.add_flag("!--no-default-point", options.measure_default,
+               "do not measure the space's default schedule first, so the search starts from nothing (the pure "
+               "random-search baseline of a convergence study)");
   app.add_option("--transfer-seeds", options.transfer_seeds,
                  "points taken from similar workloads and other machines' records (0: none)")
       ->check(CLI::Range(0, 1024));
@@ -170,6 +173,8 @@ int main(int argc, char** argv) {
     if (!op.empty() && shape.empty()) throw nee::Error("--op needs --shape");
     if (!bundle_dir.empty() && model.empty()) throw nee::Error("--bundle needs a model");
     if (!input_shape_texts.empty() && model.empty()) throw nee::Error("--input-shape needs a model");
+    // A model's estimate and its bundle start from every workload's default record.
+    if (!options.measure_default && !model.empty()) throw nee::Error("--no-default-point needs --op, not a model");
     const double budget = time_text.empty() ? 0 : parse_duration(time_text);
     // --time alone bounds the run by time only.
     if (budget > 0 && app.count("--trials") == 0) options.trials = 1000000;
@@ -244,7 +249,12 @@ int main(int argc, char** argv) {
     if (!reports.empty()) fmt::print("\n{}", nee::tuning_summary(reports, !model.empty()));
 
     if (!bundle_dir.empty()) {
-      nee::BundleRequest request{workloads, target, model, bundle_dir, true, options.build_jobs};
+      nee::BundleRequest request;
+      request.workloads = workloads;
+      request.target = target;
+      request.model_path = model;
+      request.output_dir = bundle_dir;
+      request.jobs = options.build_jobs;
       request.graph = graph_options;
       const nee::BundleManifest m = nee::build_bundle(&db, request);
       int tuned = 0;
