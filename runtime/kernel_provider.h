@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
+#include "runtime/device_values.h"
 #include "runtime/graph.h"
 #include "runtime/graph_options.h"
 #include "runtime/tensor.h"
@@ -20,6 +22,16 @@ class NodeKernel {
   // Whether run() writes every element of every output. The session zeroes the planned
   // output bytes of kernels that may not (reference kernels accumulate into theirs).
   virtual bool writes_every_output_element() const { return false; }
+  // A device kernel (a GPU bundle's) returns the device memory it shares with the other
+  // kernels of its provider; the session then calls run_on_device() instead of run().
+  virtual DeviceValues* device_values() const { return nullptr; }
+  // Runs on the device copies of the named values, uploading inputs whose host bytes are
+  // newer; the output stays on the device. `inputs` and `output` are the host tensors
+  // (their shapes, and the bytes uploads come from). Returns the bytes uploaded.
+  virtual size_t run_on_device(const std::vector<std::string>& input_names, const std::vector<const Tensor*>& inputs,
+                               const std::string& output_name, Tensor& output) {
+    throw Error("kernel '" + name() + "' runs on the host, not on a device");
+  }
 };
 
 // An execution provider: binds the nodes it can run. The session asks providers in

@@ -19,6 +19,7 @@ struct Session::BoundNode {
   std::unique_ptr<NodeKernel> kernel;
   std::vector<std::string> inputs, outputs;  // empty input name: omitted, passed as null
   std::vector<std::string> released_after;   // intermediates whose last reader this is
+  bool output_is_view = false;               // output 0 shares input 0's bytes (Reshape, Flatten)
 };
 
 Session::Session(Graph graph, std::vector<std::unique_ptr<KernelProvider>> providers,
@@ -49,6 +50,7 @@ void Session::prepare() {
     for (const std::string& in : nodes[i].inputs) last_reader[in] = i;
   }
   bound_.clear();
+  device_ = nullptr;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node& node = nodes[i];
     BoundNode b;
@@ -66,6 +68,13 @@ void Session::prepare() {
     }
     b.inputs = node.inputs;
     b.outputs = node.outputs;
+    b.output_is_view = output_is_view_of_input(node.op) && !node.inputs.empty() && !node.inputs[0].empty();
+    if (DeviceValues* device = b.kernel->device_values()) {
+      if (device_ && device_ != device) {
+        throw Error(fmt::format("node '{}' runs on a second device memory; one session drives one device", node.name));
+      }
+      device_ = device;
+    }
     for (const std::string& in : node.inputs) {
       if (!in.empty() && last_reader[in] == i && graph_.producer(in) && !graph_.is_output(in)) {
         b.released_after.push_back(in);
@@ -120,6 +129,10 @@ std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& 
     return graph_.constant(name);
   };
 
+  traffic_ = {};
+  if (device_) {
+    for (const std::string& name : graph_.inputs()) device_->host_written(name);
+  }
   for (size_t i = 0; i < bound_.size(); ++i) {
     BoundNode& b = bound_[i];
     std::vector<const Tensor*> in;
@@ -145,7 +158,13 @@ std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& 
       out.push_back(&slot);
     }
     const auto start = std::chrono::steady_clock::now();
-    b.kernel->run(in, out);
+    if (b.kernel->device_values()) {
+      traffic_.bytes_to_device += b.kernel->run_on_device(b.inputs, in, b.outputs.at(0), *out.at(0));
+    } else if (device_) {
+      run_on_host(b, in, out);
+    } else {
+      b.kernel->run(in, out);
+    }
     const auto stop = std::chrono::steady_clock::now();
     node_starts_[i] = start;
     node_times_us_[i] = std::chrono::duration<double, std::micro>(stop - start).count();
@@ -156,9 +175,37 @@ std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& 
   for (const std::string& name : graph_.outputs()) {
     const Tensor* t = lookup(name);
     if (!t) throw Error(fmt::format("graph output '{}' was not computed", name));
+    if (device_) traffic_.bytes_to_host += device_->to_host(name, *t);
     outputs[name] = *t;
   }
   return outputs;
+}
+
+void Session::run_on_host(const BoundNode& b, const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+  // A view of a value on the device is a view there too: nothing needs copying.
+  const bool device_view = b.output_is_view && device_->device_newer(b.inputs[0]);
+  bool round_trip = false;
+  for (size_t k = device_view ? 1 : 0; k < in.size(); ++k) {
+    if (!in[k]) continue;
+    const size_t bytes = device_->to_host(b.inputs[k], *in[k]);
+    traffic_.bytes_to_host += bytes;
+    round_trip = round_trip || bytes > 0;
+  }
+  if (round_trip) traffic_.round_trip_nodes.push_back(b.placement.node);
+  b.kernel->run(in, out);
+  for (size_t k = 0; k < out.size(); ++k) {
+    if (!out[k]) continue;
+    if (k == 0 && device_view) {
+      device_->alias(b.outputs[0], b.inputs[0], *out[0]);
+    } else {
+      device_->host_written(b.outputs[k]);
+    }
+  }
+}
+
+std::optional<DeviceTraffic> Session::device_traffic() const {
+  if (!device_) return std::nullopt;
+  return traffic_;
 }
 
 std::vector<Placement> Session::placements() const {

@@ -2,6 +2,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,10 +48,16 @@ class Session {
   const std::vector<std::chrono::steady_clock::time_point>& node_starts() const { return node_starts_; }
   // The static plan of intermediate tensors (after prepare()).
   const MemoryPlan& memory_plan() const { return plan_; }
+  // The last run's host-device copies, when a provider's kernels run on a device (a GPU
+  // bundle's); none for host-only sessions.
+  std::optional<DeviceTraffic> device_traffic() const;
 
  private:
   struct BoundNode;
   void check_inputs(const std::map<std::string, Tensor>& inputs) const;
+  // Runs a host kernel in a session with device kernels: the values it reads come back
+  // from the device first (a round trip), and what it writes is marked newer on the host.
+  void run_on_host(const BoundNode& b, const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out);
 
   Graph graph_;
   std::vector<std::unique_ptr<KernelProvider>> providers_;
@@ -61,6 +68,8 @@ class Session {
   std::vector<std::chrono::steady_clock::time_point> node_starts_;
   MemoryPlan plan_;
   std::shared_ptr<uint8_t> arena_;  // one allocation for every planned intermediate
+  DeviceValues* device_ = nullptr;  // the device kernels' shared memory (owned by their provider)
+  DeviceTraffic traffic_;
 };
 
 }  // namespace nee

@@ -14,6 +14,7 @@ class LoadedKernel {
  public:
   LoadedKernel(const std::string& library_path, const std::string& symbol, const Workload& workload, int threads);
   void run(const std::vector<const Tensor*>& inputs, Tensor& output) const { kernel_->run(inputs, output); }
+  const HalideKernel& kernel() const { return *kernel_; }
 
  private:
   // Declared first so it is destroyed last: the kernel's code lives in the library.

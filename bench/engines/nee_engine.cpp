@@ -8,14 +8,24 @@
 #include "core/conv_workload.h"
 #include "core/error.h"
 #include "schedules/schedule_space.h"
+#include "tuner/kernel_compiler.h"
 #include "tuner/usable_record.h"
 
 namespace nee::bench {
 
-NeeEngine::NeeEngine(std::shared_ptr<KernelWorkspace> workspace, NeeSchedule schedule, const TuningDatabase* db)
-    : workspace_(std::move(workspace)), schedule_(schedule), db_(db) {}
+NeeEngine::NeeEngine(std::shared_ptr<KernelWorkspace> workspace, NeeSchedule schedule, const TuningDatabase* db,
+                     TargetKind kind)
+    : workspace_(std::move(workspace)),
+      schedule_(schedule),
+      target_(kind == TargetKind::cpu ? workspace_->target() : host_target(kind)),
+      db_(db) {}
 
-std::string NeeEngine::name() const { return schedule_ == NeeSchedule::tuned ? "nee-tuned" : "nee-default"; }
+NeeEngine::~NeeEngine() = default;
+
+std::string NeeEngine::name() const {
+  const std::string schedule = schedule_ == NeeSchedule::tuned ? "nee-tuned" : "nee-default";
+  return target_.kind() == TargetKind::cpu ? schedule : schedule + "-" + to_string(target_.kind());
+}
 
 std::string tune_command_for(const Workload& workload) {
   std::string shape;
@@ -36,12 +46,14 @@ std::string tune_command_for(const Workload& workload) {
 }
 
 void NeeEngine::prepare(const Workload& workload) {
+  device_.reset();
+  device_inputs_.clear();
   kernel_.reset();
   tuned_record_.reset();
   packed_.clear();
   kernel_inputs_.clear();
   blocked_output_.reset();
-  const Target& target = workspace_->target();
+  const Target& target = target_;
   const bool cpu = target.kind() == TargetKind::cpu;
   kernel_workload_ = workload.op == "conv2d" ? conv2d_runtime_layout(workload, cpu, cpu)
                                              : workload;
@@ -74,6 +86,10 @@ void NeeEngine::bind_inputs(const std::vector<const Tensor*>& inputs) {
   packed_.reserve(inputs.size());
   kernel_inputs_ = inputs;
   blocked_output_.reset();
+  if (target_.kind() != TargetKind::cpu) {
+    bind_device_inputs(inputs);
+    return;
+  }
   if (kernel_workload_.op != "conv2d") return;
   const Conv2dAttrs a = conv2d_attrs(kernel_workload_);
   const auto pack = [&](size_t i, auto pack_fn) {
@@ -97,12 +113,39 @@ void NeeEngine::bind_inputs(const std::vector<const Tensor*>& inputs) {
   }
 }
 
+void NeeEngine::bind_device_inputs(const std::vector<const Tensor*>& inputs) {
+  device_.reset();
+  device_ = std::make_unique<HalideDeviceValues>(kernel_->kernel().device_api());
+  device_inputs_.clear();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    halide_buffer_t* buffer = nullptr;
+    device_->input(std::to_string(i), *inputs[i], &buffer);
+    device_inputs_.push_back(buffer);
+  }
+  // One untimed call uploads the operands and allocates the output on the device.
+  Tensor scratch(kernel_workload_.output);
+  run(inputs, scratch);
+}
+
 void NeeEngine::run(const std::vector<const Tensor*>& inputs, Tensor& output) {
+  if (device_) {
+    std::vector<halide_buffer_t*> args = device_inputs_;
+    halide_buffer_t* out = device_->output("out", output);
+    args.push_back(out);
+    kernel_->kernel().call(args);
+    const HalideDeviceApi& api = kernel_->kernel().device_api();
+    if (!api.device_sync) throw Error(name() + ": the kernel library exports no halide_device_sync");
+    if (const int status = api.device_sync(nullptr, out)) {
+      throw Error(fmt::format("{}: waiting for the device failed (Halide error {})", name(), status));
+    }
+    return;
+  }
   const std::vector<const Tensor*>& operands = kernel_inputs_.empty() ? inputs : kernel_inputs_;
   kernel_->run(operands, blocked_output_ ? *blocked_output_ : output);
 }
 
 void NeeEngine::finish_output(Tensor& output) {
+  if (device_) device_->to_host("out", output);
   if (blocked_output_) unpack_blocked_activations(blocked_output_->data_as<float>(), output.shape(), output.data_as<float>());
 }
 

@@ -5,8 +5,11 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <optional>
 
 #include "bench/comparison.h"
+#include "bench/engines/kernel_workspace.h"
+#include "bench/engines/nee_engine.h"
 #include "bench/gpu/cublas_engine.h"
 #include "bench/gpu/cudnn_engine.h"
 #include "bench/report.h"
@@ -26,6 +29,9 @@ int gpu_main(int argc, char** argv) {
   app.add_option("--shape", shapes, "MatMul or conv2d shapes (repeatable; replace --suite)");
   app.add_option("--repeats", options.repeats, "timed rounds")->check(CLI::Range(1, 100000));
   app.add_flag("--quick", quick, "256 cubed and one ResNet-50 conv, 3 rounds");
+  std::string db_path;
+  app.add_option("--db", db_path, "tuning database whose CUDA records NEE's kernels are built from (default: "
+                                  "the default schedules)")->check(CLI::ExistingFile);
   CLI11_PARSE(app, argc, argv);
 
   int devices = 0;
@@ -51,17 +57,20 @@ int gpu_main(int argc, char** argv) {
         shapes.insert(shapes.end(), suite.shapes.begin(), suite.shapes.end());
       }
     }
-    fmt::print("nee-bench --gpu: {} (compute capability {}.{}); cuBLAS for MatMul, cuDNN for conv2d; NEE's CUDA "
-               "kernels are not in this comparison (nee-tune --target cuda measures them)\n\n",
+    fmt::print("nee-bench --gpu: {} (compute capability {}.{}); NEE's CUDA kernels against cuBLAS for MatMul and "
+               "cuDNN for conv2d, every operand resident on the device\n\n",
                prop.name, prop.major, prop.minor);
+    std::optional<TuningDatabase> db;
+    if (!db_path.empty()) db.emplace(db_path);
+    NeeEngine nee(std::make_shared<KernelWorkspace>(1), NeeSchedule::tuned, db ? &*db : nullptr, TargetKind::cuda);
     CublasEngine cublas;
     CudnnEngine cudnn;
     int failures = 0;
     for (const std::string& shape : shapes) {
       const Workload w = workload_from_shape(shape);
-      Engine* engine = w.op == "matmul" ? static_cast<Engine*>(&cublas) : static_cast<Engine*>(&cudnn);
+      Engine* vendor = w.op == "matmul" ? static_cast<Engine*>(&cublas) : static_cast<Engine*>(&cudnn);
       try {
-        fmt::print("{}\n", format_table(compare_engines(shape, w, {engine}, options), std::nullopt));
+        fmt::print("{}\n", format_table(compare_engines(shape, w, {&nee, vendor}, options), std::nullopt));
       } catch (const Error& e) {
         ++failures;
         fmt::print("{} {}: {}\n\n", w.op, shape, e.what());

@@ -5,9 +5,11 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <memory>
 #include <thread>
 
 #include "core/error.h"
+#include "runtime/bundle/halide_buffer_view.h"
 
 namespace nee {
 
@@ -17,6 +19,14 @@ static thread_local std::string g_last_halide_error;
 
 static void keep_halide_error(void*, const char* message) { g_last_halide_error = message ? message : ""; }
 
+HalideDeviceApi HalideDeviceApi::of(const SharedLibrary& library) {
+  HalideDeviceApi api;
+  api.copy_to_host = reinterpret_cast<BufferFunction>(library.find("halide_copy_to_host"));
+  api.device_free = reinterpret_cast<BufferFunction>(library.find("halide_device_free"));
+  api.device_sync = reinterpret_cast<BufferFunction>(library.find("halide_device_sync"));
+  return api;
+}
+
 HalideKernel::HalideKernel(const SharedLibrary& library, const std::string& symbol) : symbol_(symbol) {
   using SetErrorHandler = void* (*)(void (*)(void*, const char*));
   if (auto set_handler = reinterpret_cast<SetErrorHandler>(library.find("halide_set_error_handler"))) {
@@ -25,8 +35,7 @@ HalideKernel::HalideKernel(const SharedLibrary& library, const std::string& symb
   argv_ = reinterpret_cast<ArgvFunction>(library.require(symbol + "_argv"));
   auto metadata = reinterpret_cast<MetadataFunction>(library.require(symbol + "_metadata"));
   metadata_ = metadata();
-  copy_to_host_ = reinterpret_cast<BufferFunction>(library.find("halide_copy_to_host"));
-  device_free_ = reinterpret_cast<BufferFunction>(library.find("halide_device_free"));
+  device_api_ = HalideDeviceApi::of(library);
 }
 
 void HalideKernel::check_signature(const std::vector<TensorType>& inputs, const TensorType& output) const {
@@ -56,60 +65,44 @@ void HalideKernel::check_signature(const std::vector<TensorType>& inputs, const 
   }
 }
 
-namespace {
-
-// A halide_buffer_t over a dense row-major tensor: Halide's dimension 0 is the last
-// (contiguous) ONNX dimension.
-struct BufferView {
-  halide_buffer_t buffer{};
-  std::vector<halide_dimension_t> dims;
-
-  BufferView(const Tensor& t) {
-    const int rank = static_cast<int>(t.shape().size());
-    dims.resize(rank);
-    int64_t stride = 1;
-    for (int d = 0; d < rank; ++d) {
-      const int64_t extent = t.shape()[rank - 1 - d];
-      dims[d] = halide_dimension_t(0, static_cast<int32_t>(extent), static_cast<int32_t>(stride));
-      stride *= extent;
-    }
-    buffer.host = static_cast<uint8_t*>(const_cast<void*>(t.data()));
-    buffer.type = halide_type_t(halide_type_float, 32, 1);
-    buffer.dimensions = rank;
-    buffer.dim = dims.data();
-    buffer.set_host_dirty(true);
-  }
-};
-
-}  // namespace
-
-void HalideKernel::run(const std::vector<const Tensor*>& inputs, Tensor& output) const {
-  std::vector<BufferView> views;
-  views.reserve(inputs.size() + 1);
-  for (const Tensor* t : inputs) views.emplace_back(*t);
-  views.emplace_back(output);
-  views.back().buffer.set_host_dirty(false);
-  std::vector<void*> args;
-  for (BufferView& v : views) args.push_back(&v.buffer);
-
+void HalideKernel::call(const std::vector<halide_buffer_t*>& buffers) const {
+  std::vector<void*> args(buffers.begin(), buffers.end());
   g_last_halide_error.clear();
   const int status = argv_(args.data());
-  int copy_status = 0;
-  if (status == 0 && copy_to_host_ && views.back().buffer.device_dirty()) {
-    copy_status = copy_to_host_(nullptr, &views.back().buffer);
-  }
-  if (device_free_) {
-    for (BufferView& v : views) {
-      if (v.buffer.device) device_free_(nullptr, &v.buffer);
-    }
-  }
   if (status != 0) {
     std::string message = g_last_halide_error;
     while (!message.empty() && message.back() == '\n') message.pop_back();
     throw Error(fmt::format("kernel '{}' failed (Halide error {}): {}", symbol_, status, message));
   }
-  if (copy_status != 0) {
-    throw Error(fmt::format("kernel '{}': copying the output to the host failed ({})", symbol_, copy_status));
+}
+
+void HalideKernel::run(const std::vector<const Tensor*>& inputs, Tensor& output) const {
+  std::vector<std::unique_ptr<HalideBufferView>> views;
+  std::vector<halide_buffer_t*> buffers;
+  for (const Tensor* t : inputs) {
+    views.push_back(std::make_unique<HalideBufferView>(*t));
+    views.back()->buffer.set_host_dirty(true);
+    buffers.push_back(&views.back()->buffer);
+  }
+  views.push_back(std::make_unique<HalideBufferView>(output));
+  halide_buffer_t& out = views.back()->buffer;
+  buffers.push_back(&out);
+  // Frees every device allocation however the call ends.
+  struct DeviceRelease {
+    const HalideDeviceApi& api;
+    const std::vector<halide_buffer_t*>& buffers;
+    ~DeviceRelease() {
+      if (!api.device_free) return;
+      for (halide_buffer_t* b : buffers) {
+        if (b->device) api.device_free(nullptr, b);
+      }
+    }
+  } release{device_api_, buffers};
+  call(buffers);
+  if (device_api_.copy_to_host && out.device_dirty()) {
+    if (const int status = device_api_.copy_to_host(nullptr, &out)) {
+      throw Error(fmt::format("kernel '{}': copying the output to the host failed ({})", symbol_, status));
+    }
   }
 }
 

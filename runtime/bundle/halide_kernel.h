@@ -11,6 +11,16 @@
 
 namespace nee {
 
+// The Halide runtime's device calls that a kernel library exports (null where it lacks
+// them). On a CPU target's library no buffer ever gets a device copy for them to act on.
+struct HalideDeviceApi {
+  using BufferFunction = int (*)(void*, halide_buffer_t*);
+  BufferFunction copy_to_host = nullptr;
+  BufferFunction device_free = nullptr;
+  BufferFunction device_sync = nullptr;  // waits for the device's queued work on a buffer
+  static HalideDeviceApi of(const SharedLibrary& library);
+};
+
 // Calls one ahead-of-time compiled Halide kernel through its `<symbol>_argv` entry point.
 // The argument list is read from the kernel's own `<symbol>_metadata()` and checked
 // against the tensors a workload expects, so a kernel built for other shapes or types is
@@ -25,19 +35,22 @@ class HalideKernel {
   // Runs on host tensors. For GPU targets Halide copies inputs to the device; the
   // output is copied back and every device allocation released before returning.
   void run(const std::vector<const Tensor*>& inputs, Tensor& output) const;
+  // Calls the kernel on buffers as they are (inputs, then the output): for GPU targets
+  // Halide uploads the inputs marked host-dirty and leaves the output on the device.
+  // Throws nee::Error with Halide's message when the call fails.
+  void call(const std::vector<halide_buffer_t*>& buffers) const;
+  const HalideDeviceApi& device_api() const { return device_api_; }
 
   const std::string& symbol() const { return symbol_; }
 
  private:
   using ArgvFunction = int (*)(void**);
   using MetadataFunction = const halide_filter_metadata_t* (*)();
-  using BufferFunction = int (*)(void*, halide_buffer_t*);
 
   std::string symbol_;
   ArgvFunction argv_ = nullptr;
   const halide_filter_metadata_t* metadata_ = nullptr;
-  BufferFunction copy_to_host_ = nullptr;  // present when the kernel's runtime has a GPU API
-  BufferFunction device_free_ = nullptr;
+  HalideDeviceApi device_api_;
 };
 
 // Makes the process's kernel pool (kernel_thread_pool.h) run every parallel loop of a

@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/content_hash.h"
 #include "core/error.h"
 #include "core/version.h"
 #include "runtime/bundle/bundle_abi.h"
+#include "runtime/bundle/halide_device_values.h"
 #include "runtime/node_workload.h"
 
 namespace nee {
@@ -88,8 +90,9 @@ namespace {
 
 class BundleNodeKernel : public NodeKernel {
  public:
-  BundleNodeKernel(std::shared_ptr<KernelBundle> bundle, const HalideKernel* kernel)
-      : bundle_(std::move(bundle)), kernel_(kernel) {}
+  // `device`: the provider's device memory when the bundle's kernels run on a GPU.
+  BundleNodeKernel(std::shared_ptr<KernelBundle> bundle, const HalideKernel* kernel, HalideDeviceValues* device)
+      : bundle_(std::move(bundle)), kernel_(kernel), device_(device) {}
   void run(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs) override {
     kernel_->run(inputs, *outputs.at(0));
   }
@@ -97,10 +100,27 @@ class BundleNodeKernel : public NodeKernel {
   // A Halide pipeline realizes its output over the whole output buffer (the compiled-
   // kernel tests run every kernel on NaN-filled outputs to check it).
   bool writes_every_output_element() const override { return true; }
+  DeviceValues* device_values() const override { return device_; }
+  size_t run_on_device(const std::vector<std::string>& input_names, const std::vector<const Tensor*>& inputs,
+                       const std::string& output_name, Tensor& output) override {
+    size_t uploaded = 0;
+    std::vector<halide_buffer_t*> buffers;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      halide_buffer_t* buffer = nullptr;
+      const size_t bytes = device_->input(input_names.at(i), *inputs[i], &buffer);
+      // A value read twice (x * x) is uploaded once.
+      if (std::find(buffers.begin(), buffers.end(), buffer) == buffers.end()) uploaded += bytes;
+      buffers.push_back(buffer);
+    }
+    buffers.push_back(device_->output(output_name, output));
+    kernel_->call(buffers);
+    return uploaded;
+  }
 
  private:
   std::shared_ptr<KernelBundle> bundle_;  // keeps the library loaded
   const HalideKernel* kernel_;
+  HalideDeviceValues* device_;
 };
 
 class BundleProvider : public KernelProvider {
@@ -112,12 +132,18 @@ class BundleProvider : public KernelProvider {
     if (!w) return nullptr;
     const HalideKernel* kernel = bundle_->find(w->key());
     if (!kernel) return nullptr;
-    return std::make_unique<BundleNodeKernel>(bundle_, kernel);
+    // A GPU bundle's values stay on the device from kernel to kernel, in memory shared by
+    // this provider's kernels (one session's).
+    if (bundle_->manifest().target.kind() != TargetKind::cpu && !device_) {
+      device_ = std::make_unique<HalideDeviceValues>(kernel->device_api());
+    }
+    return std::make_unique<BundleNodeKernel>(bundle_, kernel, device_.get());
   }
   std::optional<GraphOptions> graph_options() const override { return bundle_->manifest().graph; }
 
  private:
   std::shared_ptr<KernelBundle> bundle_;
+  std::unique_ptr<HalideDeviceValues> device_;  // freed before the library it calls into
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 // how much of the model's work that is, and writes a trace of every node's span.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <sys/resource.h>
 
@@ -89,6 +90,20 @@ bool check_outputs(const std::map<std::string, nee::Tensor>& got, const std::vec
   return all_ok;
 }
 
+// One line on a device session's host-device copies, naming the nodes that forced a round
+// trip through the host.
+void print_device_traffic(const nee::Session& s, const char* which) {
+  const std::optional<nee::DeviceTraffic> t = s.device_traffic();
+  if (!t) return;
+  std::string trips = "none";
+  if (!t->round_trip_nodes.empty()) {
+    trips = fmt::format("{} ({})", t->round_trip_nodes.size(), fmt::join(t->round_trip_nodes, ", "));
+  }
+  fmt::print("device copies, {} run: {:.3f} MiB to the device, {:.3f} MiB to the host; nodes that forced a host "
+             "round trip: {}\n",
+             which, t->bytes_to_device / 1048576.0, t->bytes_to_host / 1048576.0, trips);
+}
+
 // Times one run in ms; when `profile` is given, also records the run's node spans in it.
 double time_run(nee::Session& s, const std::map<std::string, nee::Tensor>& inputs, nee::RunProfile* profile) {
   const auto start = std::chrono::steady_clock::now();
@@ -150,6 +165,7 @@ int main(int argc, char** argv) {
     const auto inputs = load_inputs(o, graph);
     const auto outputs = session->run(inputs);
     const auto& out_names = graph.outputs();
+    print_device_traffic(*session, "first");
 
     nee::RunProfile profile = nee::start_profile(*session);
     const nee::FlopAccount flops = nee::account_flops(profile);
@@ -212,6 +228,7 @@ int main(int argc, char** argv) {
         mine.push_back(time_run(*session, inputs, o.profile.empty() ? nullptr : &profile));
         if (other) theirs.push_back(time_run(*other, inputs, nullptr));
       }
+      print_device_traffic(*session, "last");
       const nee::TimingSummary a = nee::summarize_timings(mine);
       fmt::print("time {}: {}, {:.2f} GFLOP/s at the median{}\n", o.bundle.empty() ? "reference" : o.bundle,
                  nee::to_string(a), flops.total / (a.median_ms * 1e6),

@@ -1,0 +1,146 @@
+// A GPU bundle's values stay on the device from kernel to kernel (OpenCL, which runs on
+// the CPU through PoCL here): the session copies only the model's inputs in and its
+// outputs out, uploads the weights once, keeps a Reshape of a device value on the
+// device, and names a host node that forced a round trip.
+//
+// PoCL compiles kernels with LLVM 15, and libHalide brings LLVM 14; the two in one
+// process crash. So nee-tune builds the bundles in its own process, and this test links
+// only the runtime, which needs Halide's runtime header alone.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "core/subprocess.h"
+#include "importer/import_onnx.h"
+#include "onnx_model_builder.h"
+#include "runtime/bundle/kernel_bundle.h"
+#include "runtime/session.h"
+#include "runtime/tensor_io.h"
+
+namespace nee {
+namespace {
+
+namespace fs = std::filesystem;
+using test::OnnxModelBuilder;
+using test::set_attr;
+
+constexpr size_t kInputBytes = 4 * 16 * sizeof(float);   // x
+constexpr size_t kProductBytes = 8 * 8 * sizeof(float);  // the MatMul's output, its transpose, and y
+
+// x -> Gemm + Relu (one NeeMatMul) -> Reshape [4,32] to [8,16] -> MatMul -> [Transpose]
+// -> Softmax -> y. NEE has no Transpose kernel: the reference kernels run it.
+std::string model_bytes(bool transpose) {
+  OnnxModelBuilder m;
+  m.input("x", {4, 16}).output("y", {8, 8});
+  m.initializer("w1", random_tensor({DType::f32, {16, 32}}, 11));
+  m.initializer("b1", random_tensor({DType::f32, {32}}, 12));
+  m.initializer("w2", random_tensor({DType::f32, {16, 8}}, 13));
+  m.initializer("shape", test::make_i64({2}, {8, 16}));
+  m.node("Gemm", {"x", "w1", "b1"}, {"h"}, "fc1");
+  m.node("Relu", {"h"}, {"a"}, "relu");
+  m.node("Reshape", {"a", "shape"}, {"r"}, "reshape");
+  m.node("MatMul", {"r", "w2"}, {"p"}, "fc2");
+  if (transpose) set_attr(m.node("Transpose", {"p"}, {"t"}, "transpose"), "perm", std::vector<int64_t>{1, 0});
+  set_attr(m.node("Softmax", {transpose ? "t" : "p"}, {"y"}, "softmax"), "axis", int64_t{1});
+  return m.bytes();
+}
+
+class DeviceResidency : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    root_ = ::testing::TempDir() + "nee-device-XXXXXX";
+    ASSERT_NE(mkdtemp(root_.data()), nullptr);
+    for (const bool transpose : {false, true}) {
+      const std::string name = transpose ? "transposed" : "direct";
+      std::ofstream(model(name), std::ios::binary) << model_bytes(transpose);
+      const ProcessResult r = run_process({NEE_TUNE_PATH, model(name), "--target", "opencl", "--trials", "0", "--db",
+                                           root_ + "/" + name + ".db", "--bundle", root_ + "/" + name},
+                                          300, true);
+      ASSERT_TRUE(r.exited && r.exit_code == 0) << r.output;
+    }
+  }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+
+  static std::string model(const std::string& name) { return root_ + "/" + name + ".onnx"; }
+
+  static Session session_on(const std::string& name) {
+    BundleLoadOptions load;
+    load.model_path = model(name);
+    load.expected_kind = TargetKind::opencl;
+    std::vector<std::unique_ptr<KernelProvider>> providers;
+    providers.push_back(make_bundle_provider(KernelBundle::load(root_ + "/" + name, load)));
+    return Session(import_onnx(model(name)), std::move(providers));
+  }
+
+  // Runs `s` on a fresh random x and checks y against the reference kernels.
+  static void run_and_check(Session& s, const std::string& name, uint64_t seed) {
+    Session reference(import_onnx(model(name)), {});
+    const Tensor x = random_tensor({DType::f32, {4, 16}}, seed);
+    const Tensor got = s.run({{"x", x}}).at("y");
+    const Tensor want = reference.run({{"x", x}}).at("y");
+    ASSERT_EQ(got.shape(), want.shape());
+    double spread = 0;
+    for (int64_t i = 0; i < got.elements(); ++i) {
+      EXPECT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-5) << i;
+      spread += std::fabs(want.data_as<float>()[i] - 1.0f / 8);
+    }
+    EXPECT_GT(spread, 1e-3);  // not a uniform softmax, which would hide a zero input
+  }
+
+  static std::string root_;
+};
+
+std::string DeviceResidency::root_;
+
+TEST_F(DeviceResidency, ValuesStayOnTheDeviceBetweenKernels) {
+  Session s = session_on("direct");
+  run_and_check(s, "direct", 1);
+  for (const Placement& p : s.placements()) {
+    if (p.op != "Reshape") {
+      EXPECT_EQ(p.provider, "bundle") << p.node;
+    }
+  }
+  const std::optional<DeviceTraffic> first = s.device_traffic();
+  ASSERT_TRUE(first);
+  EXPECT_TRUE(first->round_trip_nodes.empty());
+  // The weights go up on the first run only.
+  EXPECT_GT(first->bytes_to_device, kInputBytes + 16 * 32 * sizeof(float));
+  EXPECT_EQ(first->bytes_to_host, kProductBytes);
+
+  run_and_check(s, "direct", 2);
+  const DeviceTraffic second = *s.device_traffic();
+  EXPECT_EQ(second.bytes_to_device, kInputBytes);
+  EXPECT_EQ(second.bytes_to_host, kProductBytes);
+  EXPECT_TRUE(second.round_trip_nodes.empty());
+}
+
+TEST_F(DeviceResidency, AHostNodeBetweenDeviceKernelsIsARoundTrip) {
+  Session s = session_on("transposed");
+  run_and_check(s, "transposed", 3);
+  run_and_check(s, "transposed", 4);
+  for (const Placement& p : s.placements()) {
+    if (p.op == "Transpose") {
+      EXPECT_EQ(p.provider, "reference");
+    }
+  }
+  const DeviceTraffic t = *s.device_traffic();
+  EXPECT_EQ(t.round_trip_nodes, std::vector<std::string>{"transpose"});
+  // The MatMul's output comes back for the Transpose, whose output goes up for the
+  // Softmax; y comes back at the end.
+  EXPECT_EQ(t.bytes_to_host, 2 * kProductBytes);
+  EXPECT_EQ(t.bytes_to_device, kInputBytes + kProductBytes);
+}
+
+TEST_F(DeviceResidency, HostSessionsReportNoDeviceTraffic) {
+  Session reference(import_onnx(model("direct")), {});
+  reference.run({{"x", random_tensor({DType::f32, {4, 16}}, 5)}});
+  EXPECT_FALSE(reference.device_traffic());
+}
+
+}  // namespace
+}  // namespace nee
