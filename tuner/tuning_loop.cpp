@@ -10,9 +10,9 @@
 
 namespace nee {
 
-static std::string gflops_text(const Workload& w, const std::optional<TuningRecord>& r) {
-  if (!r) return "-";
-  return fmt::format("{:.1f} GFLOP/s", w.flops() / r->ranked_us() / 1e3);
+static std::string gflops_text(const Workload& w, const std::optional<double>& us) {
+  if (!us) return "-";
+  return fmt::format("{:.1f} GFLOP/s", w.flops() / *us / 1e3);
 }
 
 TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Target& target,
@@ -42,8 +42,13 @@ TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Tar
   // Rounds are sized to the trials left, so within a round only time and Ctrl-C stop.
   const auto time_is_up = [&] { return interrupted() || (options.time_budget_s > 0 && seconds_left() <= 0); };
   const auto out_of_budget = [&] { return tuner.measured() >= options.trials || time_is_up(); };
+  // While searching, the faster of the ranked best and the search's best: a search's
+  // picks rank below the default until they are re-measured at the end, and a progress
+  // line that showed only the ranked best stayed at the default for a whole run.
   const auto show = [&] {
-    progress.update(tuner.measured(), fraction_spent(), gflops_text(workload, tuner.report().best), seconds_left());
+    std::optional<double> us = tuner.best_us();
+    if (const std::optional<double> search = tuner.search_best_us(); search && (!us || *search < *us)) us = search;
+    progress.update(tuner.measured(), fraction_spent(), gflops_text(workload, us), seconds_left());
   };
   while (!out_of_budget() && !tuner.exhausted()) {
     tuner.run_round(std::min(options.batch, options.trials - tuner.measured()), time_is_up, show);
@@ -54,7 +59,7 @@ TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Tar
   }
   const TuneReport& report = tuner.report();
   std::string summary = fmt::format("{}: {} measured ({} failed) in {}, best {}", workload.key(), report.measured,
-                                    report.failed, format_duration(report.seconds), gflops_text(workload, report.best));
+                                    report.failed, format_duration(report.seconds), gflops_text(workload, tuner.best_us()));
   if (report.confirmed > 0) summary += fmt::format(" ({} points re-measured in {} rounds)", report.confirmed, options.confirm_rounds);
   if (report.best && report.default_record) {
     summary += fmt::format(", {:.2f}x the default schedule",

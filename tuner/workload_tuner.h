@@ -56,6 +56,9 @@ class WorkloadTuner {
   bool exhausted() const { return exhausted_; }
   int measured() const { return report_.measured; }
   std::optional<double> best_us() const;
+  // The fastest first median of a point of the space, baselines left out (unconfirmed
+  // picks included, which best_us ranks below the default until they are re-measured).
+  std::optional<double> search_best_us() const { return search_best_us_; }
   // Seconds spent in this tuner's rounds.
   double seconds() const { return report_.seconds; }
   // Seconds confirm(count, rounds) is expected to take: one search trial's seconds, at

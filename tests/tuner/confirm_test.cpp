@@ -106,7 +106,9 @@ TEST(Confirm, ReMeasuredTimesDecideTheBestAndAWrongAnswerIsRuledOut) {
   ASSERT_TRUE(report.best);
   EXPECT_EQ(report.best->id, best->id);
   for (const auto& [config, r] : by_config) {
-    if (r.result.status == MeasureStatus::ok) EXPECT_LE(best->ranked_us(), r.ranked_us()) << config.to_string();
+    if (r.result.status == MeasureStatus::ok) {
+      EXPECT_LE(best->ranked_us(), r.ranked_us()) << config.to_string();
+    }
   }
 }
 

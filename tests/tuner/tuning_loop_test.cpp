@@ -53,7 +53,9 @@ TEST(TuningLoop, ShortRunStoresRecordsAndNeverRepeatsASchedule) {
   ASSERT_TRUE(first.best.has_value());
   EXPECT_EQ(first.best->id, best->id);
   for (const TuningRecord& r : history) {
-    if (r.result.status == MeasureStatus::ok) EXPECT_LE(best->ranked_us(), r.ranked_us());
+    if (r.result.status == MeasureStatus::ok) {
+      EXPECT_LE(best->ranked_us(), r.ranked_us());
+    }
   }
 
   // Same seed, same database: the search is seeded with what was measured.
