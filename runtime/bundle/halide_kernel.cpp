@@ -5,7 +5,7 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <memory>
+#include <deque>
 #include <thread>
 
 #include "core/error.h"
@@ -77,15 +77,15 @@ void HalideKernel::call(const std::vector<halide_buffer_t*>& buffers) const {
 }
 
 void HalideKernel::run(const std::vector<const Tensor*>& inputs, Tensor& output) const {
-  std::vector<std::unique_ptr<HalideBufferView>> views;
+  std::deque<HalideBufferView> views;  // grows without moving the views Halide points into
   std::vector<halide_buffer_t*> buffers;
   for (const Tensor* t : inputs) {
-    views.push_back(std::make_unique<HalideBufferView>(*t));
-    views.back()->buffer.set_host_dirty(true);
-    buffers.push_back(&views.back()->buffer);
+    views.emplace_back(*t);
+    views.back().buffer.set_host_dirty(true);
+    buffers.push_back(&views.back().buffer);
   }
-  views.push_back(std::make_unique<HalideBufferView>(output));
-  halide_buffer_t& out = views.back()->buffer;
+  views.emplace_back(output);
+  halide_buffer_t& out = views.back().buffer;
   buffers.push_back(&out);
   // Frees every device allocation however the call ends.
   struct DeviceRelease {
