@@ -20,8 +20,6 @@ NeeEngine::NeeEngine(std::shared_ptr<KernelWorkspace> workspace, NeeSchedule sch
       target_(kind == TargetKind::cpu ? workspace_->target() : host_target(kind)),
       db_(db) {}
 
-NeeEngine::~NeeEngine() = default;
-
 std::string NeeEngine::name() const {
   const std::string schedule = schedule_ == NeeSchedule::tuned ? "nee-tuned" : "nee-default";
   return target_.kind() == TargetKind::cpu ? schedule : schedule + "-" + to_string(target_.kind());

@@ -25,7 +25,6 @@ class NeeEngine : public Engine {
   // `db` may be null for the default-schedule engine; it must outlive the engine.
   NeeEngine(std::shared_ptr<KernelWorkspace> workspace, NeeSchedule schedule, const TuningDatabase* db,
             TargetKind kind = TargetKind::cpu);
-  ~NeeEngine() override;
   // "nee-tuned", "nee-default"; a GPU engine's name ends in its target ("nee-default-cuda").
   std::string name() const override;
   void prepare(const Workload& workload) override;

@@ -9,8 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include "core/subprocess.h"
 #include "importer/import_onnx.h"
@@ -18,11 +18,11 @@
 #include "runtime/bundle/kernel_bundle.h"
 #include "runtime/session.h"
 #include "runtime/tensor_io.h"
+#include "tests/tuner/temp_dir.h"
 
 namespace nee {
 namespace {
 
-namespace fs = std::filesystem;
 using test::OnnxModelBuilder;
 using test::set_attr;
 
@@ -50,30 +50,26 @@ std::string model_bytes(bool transpose) {
 class DeviceResidency : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    root_ = ::testing::TempDir() + "nee-device-XXXXXX";
-    ASSERT_NE(mkdtemp(root_.data()), nullptr);
+    dir_ = std::make_unique<tuner_test::TempDir>("device");
     for (const bool transpose : {false, true}) {
       const std::string name = transpose ? "transposed" : "direct";
       std::ofstream(model(name), std::ios::binary) << model_bytes(transpose);
       const ProcessResult r = run_process({NEE_TUNE_PATH, model(name), "--target", "opencl", "--trials", "0", "--db",
-                                           root_ + "/" + name + ".db", "--bundle", root_ + "/" + name},
+                                           dir_->file(name + ".db"), "--bundle", dir_->file(name)},
                                           300, true);
       ASSERT_TRUE(r.exited && r.exit_code == 0) << r.output;
     }
   }
-  static void TearDownTestSuite() {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
+  static void TearDownTestSuite() { dir_.reset(); }
 
-  static std::string model(const std::string& name) { return root_ + "/" + name + ".onnx"; }
+  static std::string model(const std::string& name) { return dir_->file(name + ".onnx"); }
 
   static Session session_on(const std::string& name) {
     BundleLoadOptions load;
     load.model_path = model(name);
     load.expected_kind = TargetKind::opencl;
     std::vector<std::unique_ptr<KernelProvider>> providers;
-    providers.push_back(make_bundle_provider(KernelBundle::load(root_ + "/" + name, load)));
+    providers.push_back(make_bundle_provider(KernelBundle::load(dir_->file(name), load)));
     return Session(import_onnx(model(name)), std::move(providers));
   }
 
@@ -92,10 +88,10 @@ class DeviceResidency : public ::testing::Test {
     EXPECT_GT(spread, 1e-3);  // not a uniform softmax, which would hide a zero input
   }
 
-  static std::string root_;
+  static std::unique_ptr<tuner_test::TempDir> dir_;
 };
 
-std::string DeviceResidency::root_;
+std::unique_ptr<tuner_test::TempDir> DeviceResidency::dir_;
 
 TEST_F(DeviceResidency, ValuesStayOnTheDeviceBetweenKernels) {
   Session s = session_on("direct");
