@@ -35,11 +35,37 @@ TEST(TransferSeeds, ShapeDistanceComparesOnlyLikeWorkloads) {
   EXPECT_DOUBLE_EQ(*shape_distance(w, matmul_workload_from_shape("256x256x512")), 0.25);
   EXPECT_FALSE(shape_distance(w, matmul_workload_from_shape("1024x256x512"))) << "8x in M is not near";
   EXPECT_FALSE(shape_distance(w, matmul_workload_from_shape("2x128x256x512"))) << "another rank";
-  MatmulAttrs relu;
-  relu.relu = true;
-  const Workload with_relu = make_matmul_workload(w.inputs[0], w.inputs[1], nullptr, relu);
-  EXPECT_FALSE(shape_distance(w, with_relu)) << "other attributes";
+  MatmulAttrs trans_b;
+  trans_b.trans_b = true;
+  const TensorType b_transposed{DType::f32, {512, 256}};
+  EXPECT_FALSE(shape_distance(w, make_matmul_workload(w.inputs[0], b_transposed, nullptr, trans_b)))
+      << "another loop nest";
   EXPECT_FALSE(shape_distance(w, conv2d_workload_from_shape("1x8x8x8,8x3x3,p1"))) << "another family";
+}
+
+TEST(TransferSeeds, FusedEpiloguesDoNotMakeWorkloadsUnlike) {
+  const Workload plain = matmul_workload_from_shape("128x256x512");
+  MatmulAttrs gemm;
+  gemm.relu = true;
+  gemm.alpha = 0.5;
+  const TensorType bias{DType::f32, {512}};
+  EXPECT_EQ(shape_distance(plain, make_matmul_workload(plain.inputs[0], plain.inputs[1], &bias, gemm)), 0.0);
+
+  const Workload conv = conv2d_workload_from_shape("1x64x28x28,128x1x1");
+  Conv2dAttrs relu;
+  relu.activation = ConvActivation::relu;
+  const TensorType conv_bias{DType::f32, {128}}, residual{DType::f32, {1, 128, 28, 28}};
+  const Workload with_bias = make_conv2d_workload(conv.inputs[0], conv.inputs[1], &conv_bias, nullptr, relu);
+  const Workload with_residual = make_conv2d_workload(conv.inputs[0], conv.inputs[1], nullptr, &residual, {});
+  EXPECT_EQ(shape_distance(conv, with_bias), 0.0);
+  EXPECT_EQ(shape_distance(with_bias, with_residual), 0.0) << "a bias and a residual are both epilogue operands";
+  // The input's channels doubled: 1 of the 8 dims of X and W in log2.
+  const TensorType wide_x{DType::f32, {1, 128, 28, 28}}, wide_w{DType::f32, {128, 128, 1, 1}};
+  EXPECT_DOUBLE_EQ(*shape_distance(with_bias, make_conv2d_workload(wide_x, wide_w, nullptr, nullptr, {})), 0.25);
+  Conv2dAttrs strided;
+  strided.strides = {2, 2};
+  EXPECT_FALSE(shape_distance(conv, make_conv2d_workload(conv.inputs[0], conv.inputs[1], nullptr, nullptr, strided)))
+      << "strides change the loop nest";
 }
 
 TEST(TransferSeeds, MapsEachKnobToTheNearestValueOfThisDomain) {

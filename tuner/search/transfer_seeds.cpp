@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string>
 
 #include "tuner/autoscheduler_config.h"
 
@@ -13,6 +14,29 @@ namespace {
 // An extent ratio beyond 4x (log2 2) makes two workloads dissimilar.
 constexpr double kMaxLog2Ratio = 2.0;
 
+// Per family, the attributes of the fused epilogue and the number of leading inputs
+// that the loop nest reads; the inputs after those feed the epilogue.
+struct FamilyShape {
+  std::set<std::string> epilogue_attrs;
+  size_t main_inputs;
+};
+
+std::optional<FamilyShape> family_shape(const std::string& op) {
+  if (op == "conv2d") return FamilyShape{{"bias", "residual", "activation", "clip_min", "clip_max"}, 2};
+  if (op == "matmul") return FamilyShape{{"alpha", "beta", "bias", "relu", "gelu"}, 2};
+  if (op == "layernorm") return FamilyShape{{"bias", "epsilon"}, 1};
+  return std::nullopt;
+}
+
+// The attributes without those of the epilogue.
+nlohmann::json loop_nest_attrs(const Workload& w, const std::optional<FamilyShape>& family) {
+  nlohmann::json attrs = w.attrs;
+  if (family) {
+    for (const std::string& name : family->epilogue_attrs) attrs.erase(name);
+  }
+  return attrs;
+}
+
 struct Source {
   double distance;
   Workload workload;
@@ -22,11 +46,16 @@ struct Source {
 }  // namespace
 
 std::optional<double> shape_distance(const Workload& a, const Workload& b) {
-  if (a.op != b.op || a.attrs != b.attrs || a.inputs.size() != b.inputs.size()) return std::nullopt;
+  if (a.op != b.op) return std::nullopt;
+  const std::optional<FamilyShape> family = family_shape(a.op);
+  if (loop_nest_attrs(a, family) != loop_nest_attrs(b, family)) return std::nullopt;
+  const size_t main_inputs = family ? family->main_inputs : a.inputs.size();
+  if (a.inputs.size() < main_inputs || b.inputs.size() < main_inputs) return std::nullopt;
+  if (!family && a.inputs.size() != b.inputs.size()) return std::nullopt;
   if (a.output.dtype != b.output.dtype || a.output.shape.size() != b.output.shape.size()) return std::nullopt;
   double sum = 0;
   int dims = 0;
-  for (size_t i = 0; i < a.inputs.size(); ++i) {
+  for (size_t i = 0; i < main_inputs; ++i) {
     const TensorType &x = a.inputs[i], &y = b.inputs[i];
     if (x.dtype != y.dtype || x.shape.size() != y.shape.size()) return std::nullopt;
     for (size_t d = 0; d < x.shape.size(); ++d) {

@@ -19,10 +19,15 @@ struct TransferSeed {
   double distance = 0;    // shape_distance() of the source's workload
 };
 
-// Mean of |log2(a / b)| over every input dimension of two workloads of the same family,
-// attributes, input count, ranks and dtypes; nullopt when they differ in any of those
-// or when an extent differs by more than 4x (a kernel tuned 4x away in one dimension
-// rarely shares its best tiling).
+// Mean of |log2(a / b)| over every dimension of the main inputs (see below) of two
+// workloads of the same family, loop-nest attributes, ranks and dtypes; nullopt when
+// they differ in any of those or when an extent differs by more than 4x (a kernel tuned
+// 4x away in one dimension rarely shares its best tiling).
+// A fused epilogue (conv2d's bias, residual and activation; matmul's alpha, beta, bias,
+// Relu and GELU; LayerNorm's bias and epsilon) runs once per output element after the
+// loop nest that a schedule tiles, so workloads that differ only there are alike, and
+// their epilogue operands (bias, residual, LayerNorm's scale and bias) are not compared:
+// ResNet-50's projection convs (no activation) take seeds from its Relu convs.
 std::optional<double> shape_distance(const Workload& a, const Workload& b);
 
 // Each knob of `space` takes the value of the source's knob of that name nearest in
