@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/memory_plan.h"
 #include "runtime/tensor.h"
 
 namespace nee {
@@ -13,6 +14,8 @@ struct DeviceTraffic {
   size_t bytes_to_host = 0;    // graph outputs, and device results read by host kernels
   // Host kernels that read a value whose latest contents were on the device, in run order.
   std::vector<std::string> round_trip_nodes;
+  // Device memory the session's values hold after the run (DeviceValues::resident_bytes).
+  size_t resident_bytes = 0;
 };
 
 // The values a provider's device kernels (a GPU bundle's) keep in device memory from node
@@ -32,6 +35,14 @@ class DeviceValues {
   // `view` is `of` under another shape (Reshape, Flatten): it shares `of`'s device contents,
   // which must be newer than the host's.
   virtual void alias(const std::string& view, const std::string& of, const Tensor& host) = 0;
+  // The session's memory plan, before the first run: a planned value's device copy lives
+  // at its planned offset in one device allocation of `plan.arena_bytes`, as its host
+  // bytes do in the host arena, so values whose lifetimes do not overlap share device
+  // memory too.
+  virtual void plan(const MemoryPlan& plan) = 0;
+  // Device bytes the values hold now: the arena, once allocated, and the allocations of
+  // the values outside the plan (constants, graph inputs and outputs).
+  virtual size_t resident_bytes() const = 0;
 };
 
 }  // namespace nee

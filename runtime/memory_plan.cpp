@@ -6,8 +6,6 @@
 
 namespace nee {
 
-static constexpr size_t kAlignment = 64;
-
 bool output_is_view_of_input(const std::string& op) {
   static const std::set<std::string> views = {"Reshape", "Flatten", "Identity", "Squeeze", "Unsqueeze", "Dropout"};
   return views.count(op) != 0;
@@ -24,7 +22,7 @@ struct Buffer {
 
 }  // namespace
 
-MemoryPlan plan_memory(const Graph& graph) {
+MemoryPlan plan_memory(const Graph& graph, size_t alignment) {
   const auto& nodes = graph.nodes();
   std::unordered_map<std::string, std::string> root;  // value -> the buffer holding its bytes
   std::unordered_map<std::string, Buffer> buffers;
@@ -62,14 +60,15 @@ MemoryPlan plan_memory(const Graph& graph) {
     if (buffers[name].planned) by_size.push_back(&buffers[name]);
   }
   std::stable_sort(by_size.begin(), by_size.end(), [](const Buffer* a, const Buffer* b) { return a->bytes > b->bytes; });
+  const auto padded = [alignment](size_t bytes) { return (bytes + alignment - 1) / alignment * alignment; };
   MemoryPlan plan;
   std::vector<std::pair<const Buffer*, size_t>> placed;
   for (Buffer* b : by_size) {
-    const size_t size = (b->bytes + kAlignment - 1) / kAlignment * kAlignment;
+    const size_t size = padded(b->bytes);
     plan.unshared_bytes += size;
     std::vector<std::pair<size_t, size_t>> taken;  // [offset, end) of live neighbours
     for (const auto& [other, offset] : placed) {
-      if (other->first <= b->last && b->first <= other->last) taken.emplace_back(offset, offset + ((other->bytes + kAlignment - 1) / kAlignment * kAlignment));
+      if (other->first <= b->last && b->first <= other->last) taken.emplace_back(offset, offset + padded(other->bytes));
     }
     std::sort(taken.begin(), taken.end());
     size_t offset = 0;

@@ -17,8 +17,9 @@ struct MemoryPlan {
   size_t unshared_bytes = 0;                        // the same tensors without reuse
 };
 
-// `graph` must be sorted topologically; nodes run in that order.
-MemoryPlan plan_memory(const Graph& graph);
+// `graph` must be sorted topologically; nodes run in that order. Every offset is a
+// multiple of `alignment` bytes (a power of two).
+MemoryPlan plan_memory(const Graph& graph, size_t alignment = 64);
 
 // Ops whose output 0 is a view of input 0 (same bytes) with the reference kernels.
 bool output_is_view_of_input(const std::string& op);

@@ -84,7 +84,11 @@ void Session::prepare() {
   }
   node_times_us_.assign(bound_.size(), 0.0);
   node_starts_.assign(bound_.size(), {});
-  plan_ = plan_memory(graph_);
+  // A device session's arena is mirrored on the device, where an OpenCL sub-buffer's
+  // origin must be a multiple of the device's base address alignment: 4096 bits on
+  // NVIDIA's OpenCL, the largest of the common ones.
+  plan_ = plan_memory(graph_, device_ ? 512 : 64);
+  if (device_) device_->plan(plan_);
   void* arena = std::aligned_alloc(64, std::max<size_t>(plan_.arena_bytes, 64));
   if (!arena) throw Error(fmt::format("cannot allocate the {}-byte tensor arena", plan_.arena_bytes));
   arena_ = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(arena), [](uint8_t* p) { std::free(p); });
@@ -178,6 +182,7 @@ std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& 
     if (device_) traffic_.bytes_to_host += device_->to_host(name, *t);
     outputs[name] = *t;
   }
+  if (device_) traffic_.resident_bytes = device_->resident_bytes();
   return outputs;
 }
 

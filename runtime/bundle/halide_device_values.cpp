@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <climits>
+
 #include "core/error.h"
 
 namespace nee {
@@ -13,16 +15,74 @@ HalideDeviceValues::HalideDeviceValues(HalideDeviceApi api) : api_(api) {
 }
 
 HalideDeviceValues::~HalideDeviceValues() {
-  for (auto& [name, v] : values_) drop_device(v);
+  for (auto& [name, v] : values_) drop_device(v);  // the crops before the arena they view
+  if (arena_.device) api_.device_free(nullptr, &arena_);
 }
 
 void HalideDeviceValues::drop_device(Value& v) {
   halide_buffer_t& b = v.view->buffer;
-  if (b.device && !v.borrowed) api_.device_free(nullptr, &b);
+  if (b.device && !v.borrowed) {
+    if (v.in_arena) {
+      api_.device_release_crop(nullptr, &b);
+    } else {
+      api_.device_free(nullptr, &b);
+    }
+  }
   b.device = 0;
   b.device_interface = nullptr;
   b.set_device_dirty(false);
   v.borrowed = false;
+  v.in_arena = false;
+}
+
+void HalideDeviceValues::plan(const MemoryPlan& plan) {
+  if (arena_.device || !values_.empty()) throw Error("a device memory plan must come before the first run");
+  if (plan.arena_bytes / sizeof(float) > static_cast<size_t>(INT32_MAX)) {
+    throw Error(fmt::format("the {}-byte tensor arena is beyond a Halide buffer's 2^31 elements", plan.arena_bytes));
+  }
+  offsets_ = plan.offsets;
+  arena_bytes_ = plan.arena_bytes;
+}
+
+void HalideDeviceValues::place_in_arena(const std::string& name, Value& v) {
+  halide_buffer_t& b = v.view->buffer;
+  const auto planned = offsets_.find(name);
+  if (b.device || planned == offsets_.end()) return;
+  if (!api_.device_malloc || !api_.device_crop || !api_.device_release_crop || !api_.device_interface) {
+    throw Error("the kernel library exports no Halide device arena functions (halide_device_malloc, "
+                "halide_device_crop, halide_device_release_crop, a CUDA or OpenCL device interface)");
+  }
+  if (!arena_.device) {
+    arena_dim_ = halide_dimension_t(0, static_cast<int32_t>(arena_bytes_ / sizeof(float)), 1);
+    arena_.type = halide_type_t(halide_type_float, 32, 1);
+    arena_.dimensions = 1;
+    arena_.dim = &arena_dim_;
+    if (const int status = api_.device_malloc(nullptr, &arena_, api_.device_interface())) {
+      throw Error(fmt::format("allocating the {}-byte device arena failed (Halide error {})", arena_bytes_, status));
+    }
+  }
+  // Halide takes a crop's offset from its mins against the source's.
+  halide_dimension_t dim(static_cast<int32_t>(planned->second / sizeof(float)),
+                         static_cast<int32_t>(b.number_of_elements()), 1);
+  halide_buffer_t crop{};
+  crop.type = arena_.type;
+  crop.dimensions = 1;
+  crop.dim = &dim;
+  if (const int status = api_.device_crop(nullptr, &arena_, &crop)) {
+    throw Error(fmt::format("placing value '{}' in the device arena failed (Halide error {})", name, status));
+  }
+  b.device = crop.device;
+  b.device_interface = crop.device_interface;
+  v.in_arena = true;
+}
+
+size_t HalideDeviceValues::resident_bytes() const {
+  size_t bytes = arena_.device ? arena_bytes_ : 0;
+  for (const auto& [name, v] : values_) {
+    const halide_buffer_t& b = v.view->buffer;
+    if (b.device && !v.borrowed && !v.in_arena) bytes += b.size_in_bytes();
+  }
+  return bytes;
 }
 
 HalideDeviceValues::Value& HalideDeviceValues::value(const std::string& name, const Tensor& host) {
@@ -77,7 +137,9 @@ void HalideDeviceValues::alias(const std::string& view, const std::string& of, c
 }
 
 size_t HalideDeviceValues::input(const std::string& name, const Tensor& host, halide_buffer_t** buffer) {
-  halide_buffer_t& b = value(name, host).view->buffer;
+  Value& v = value(name, host);
+  place_in_arena(name, v);
+  halide_buffer_t& b = v.view->buffer;
   *buffer = &b;
   return b.host_dirty() ? host.bytes() : 0;
 }
@@ -85,6 +147,7 @@ size_t HalideDeviceValues::input(const std::string& name, const Tensor& host, ha
 halide_buffer_t* HalideDeviceValues::output(const std::string& name, const Tensor& host) {
   Value& v = value(name, host);
   if (v.borrowed) drop_device(v);
+  place_in_arena(name, v);
   v.view->buffer.set_host_dirty(false);
   v.view->buffer.set_device_dirty(false);
   return &v.view->buffer;

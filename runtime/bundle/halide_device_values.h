@@ -12,8 +12,10 @@
 namespace nee {
 
 // The device copies of a session's values for one GPU kernel library: a halide_buffer_t
-// per value name that lives as long as the session, so its device allocation (made by
-// Halide when a kernel first uses it) is reused run after run and freed at the end.
+// per value name that lives as long as the session. A value of the session's memory plan
+// takes a crop (halide_device_crop) of one arena allocation at its planned offset;
+// any other value gets its own allocation, made by Halide when a kernel first uses it.
+// Both are reused run after run and freed at the end.
 class HalideDeviceValues : public DeviceValues {
  public:
   explicit HalideDeviceValues(HalideDeviceApi api);
@@ -25,6 +27,8 @@ class HalideDeviceValues : public DeviceValues {
   bool device_newer(const std::string& name) const override;
   size_t to_host(const std::string& name, const Tensor& host) override;
   void alias(const std::string& view, const std::string& of, const Tensor& host) override;
+  void plan(const MemoryPlan& plan) override;
+  size_t resident_bytes() const override;
 
   // `name`'s buffer over `host`'s bytes, to pass to a kernel as an input. Returns the
   // bytes Halide will upload for it (0 when the device copy is current).
@@ -36,14 +40,22 @@ class HalideDeviceValues : public DeviceValues {
   struct Value {
     std::unique_ptr<HalideBufferView> view;
     bool borrowed = false;  // its device allocation belongs to the value it is a view of
+    bool in_arena = false;  // its device allocation is a crop of the arena
   };
   // The value's buffer, made on first use (host bytes current), pointed at `host`'s bytes.
   Value& value(const std::string& name, const Tensor& host);
-  // Frees the value's own device allocation, or forgets a borrowed one.
+  // A planned value without device memory takes its crop of the arena, which is
+  // allocated on the first such call.
+  void place_in_arena(const std::string& name, Value& v);
+  // Frees the value's own device allocation, releases its crop, or forgets a borrowed one.
   void drop_device(Value& v);
 
   HalideDeviceApi api_;
   std::unordered_map<std::string, Value> values_;
+  std::unordered_map<std::string, size_t> offsets_;  // planned values -> byte offset in the arena
+  size_t arena_bytes_ = 0;
+  halide_buffer_t arena_{};  // 1-D, f32, no host bytes
+  halide_dimension_t arena_dim_{};
 };
 
 }  // namespace nee

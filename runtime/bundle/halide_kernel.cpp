@@ -24,6 +24,15 @@ HalideDeviceApi HalideDeviceApi::of(const SharedLibrary& library) {
   api.copy_to_host = reinterpret_cast<BufferFunction>(library.find("halide_copy_to_host"));
   api.device_free = reinterpret_cast<BufferFunction>(library.find("halide_device_free"));
   api.device_sync = reinterpret_cast<BufferFunction>(library.find("halide_device_sync"));
+  api.device_malloc = reinterpret_cast<MallocFunction>(library.find("halide_device_malloc"));
+  api.device_crop = reinterpret_cast<CropFunction>(library.find("halide_device_crop"));
+  api.device_release_crop = reinterpret_cast<BufferFunction>(library.find("halide_device_release_crop"));
+  for (const char* name : {"halide_cuda_device_interface", "halide_opencl_device_interface"}) {
+    if (void* f = library.find(name)) {
+      api.device_interface = reinterpret_cast<InterfaceFunction>(f);
+      break;
+    }
+  }
   return api;
 }
 

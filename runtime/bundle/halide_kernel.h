@@ -15,9 +15,16 @@ namespace nee {
 // them). On a CPU target's library no buffer ever gets a device copy for them to act on.
 struct HalideDeviceApi {
   using BufferFunction = int (*)(void*, halide_buffer_t*);
+  using MallocFunction = int (*)(void*, halide_buffer_t*, const halide_device_interface_t*);
+  using CropFunction = int (*)(void*, const halide_buffer_t*, halide_buffer_t*);
+  using InterfaceFunction = const halide_device_interface_t* (*)();
   BufferFunction copy_to_host = nullptr;
   BufferFunction device_free = nullptr;
   BufferFunction device_sync = nullptr;  // waits for the device's queued work on a buffer
+  MallocFunction device_malloc = nullptr;
+  CropFunction device_crop = nullptr;           // a view of part of another buffer's device memory
+  BufferFunction device_release_crop = nullptr;
+  InterfaceFunction device_interface = nullptr;  // the library's GPU API: CUDA's or OpenCL's
   static HalideDeviceApi of(const SharedLibrary& library);
 };
 

@@ -102,6 +102,9 @@ void print_device_traffic(const nee::Session& s, const char* which) {
   fmt::print("device copies, {} run: {:.3f} MiB to the device, {:.3f} MiB to the host; nodes that forced a host "
              "round trip: {}\n",
              which, t->bytes_to_device / 1048576.0, t->bytes_to_host / 1048576.0, trips);
+  const nee::MemoryPlan& plan = s.memory_plan();
+  fmt::print("device memory held: {:.3f} MiB, of which the arena {:.3f} MiB holds {:.3f} MiB of intermediates\n",
+             t->resident_bytes / 1048576.0, plan.arena_bytes / 1048576.0, plan.unshared_bytes / 1048576.0);
 }
 
 // Times one run in ms; when `profile` is given, also records the run's node spans in it.

@@ -1,7 +1,8 @@
 // A GPU bundle's values stay on the device from kernel to kernel (OpenCL, which runs on
 // the CPU through PoCL here): the session copies only the model's inputs in and its
 // outputs out, uploads the weights once, keeps a Reshape of a device value on the
-// device, and names a host node that forced a round trip.
+// device, names a host node that forced a round trip, and places the intermediates in
+// one device arena by the session's memory plan.
 //
 // PoCL compiles kernels with LLVM 15, and libHalide brings LLVM 14; the two in one
 // process crash. So nee-tune builds the bundles in its own process, and this test links
@@ -47,13 +48,31 @@ std::string model_bytes(bool transpose) {
   return m.bytes();
 }
 
+// x [4,16] -> six MatMuls by [16,16] weights -> Softmax -> y: six 256-byte
+// intermediates, of which at most two are alive at once.
+constexpr int kChainLinks = 6;
+constexpr size_t kLinkBytes = 4 * 16 * sizeof(float);
+
+std::string chain_bytes() {
+  OnnxModelBuilder m;
+  m.input("x", {4, 16}).output("y", {4, 16});
+  std::string prev = "x";
+  for (int i = 1; i <= kChainLinks; ++i) {
+    const std::string w = "w" + std::to_string(i), h = "h" + std::to_string(i);
+    m.initializer(w, random_tensor({DType::f32, {16, 16}}, 20 + i));
+    m.node("MatMul", {prev, w}, {h}, "fc" + std::to_string(i));
+    prev = h;
+  }
+  set_attr(m.node("Softmax", {prev}, {"y"}, "softmax"), "axis", int64_t{1});
+  return m.bytes();
+}
+
 class DeviceResidency : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = std::make_unique<tuner_test::TempDir>("device");
-    for (const bool transpose : {false, true}) {
-      const std::string name = transpose ? "transposed" : "direct";
-      std::ofstream(model(name), std::ios::binary) << model_bytes(transpose);
+    for (const std::string name : {"direct", "transposed", "chain"}) {
+      std::ofstream(model(name), std::ios::binary) << (name == "chain" ? chain_bytes() : model_bytes(name == "transposed"));
       const ProcessResult r = run_process({NEE_TUNE_PATH, model(name), "--target", "opencl", "--trials", "0", "--db",
                                            dir_->file(name + ".db"), "--bundle", dir_->file(name)},
                                           300, true);
@@ -80,10 +99,11 @@ class DeviceResidency : public ::testing::Test {
     const Tensor got = s.run({{"x", x}}).at("y");
     const Tensor want = reference.run({{"x", x}}).at("y");
     ASSERT_EQ(got.shape(), want.shape());
+    const float uniform = 1.0f / static_cast<float>(want.shape().back());
     double spread = 0;
     for (int64_t i = 0; i < got.elements(); ++i) {
       EXPECT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-5) << i;
-      spread += std::fabs(want.data_as<float>()[i] - 1.0f / 8);
+      spread += std::fabs(want.data_as<float>()[i] - uniform);
     }
     EXPECT_GT(spread, 1e-3);  // not a uniform softmax, which would hide a zero input
   }
@@ -130,6 +150,22 @@ TEST_F(DeviceResidency, AHostNodeBetweenDeviceKernelsIsARoundTrip) {
   // Softmax; y comes back at the end.
   EXPECT_EQ(t.bytes_to_host, 2 * kProductBytes);
   EXPECT_EQ(t.bytes_to_device, kInputBytes + kProductBytes);
+}
+
+TEST_F(DeviceResidency, IntermediatesShareOneDeviceArenaAsPlanned) {
+  Session s = session_on("chain");
+  run_and_check(s, "chain", 6);
+  run_and_check(s, "chain", 7);
+  for (const Placement& p : s.placements()) EXPECT_EQ(p.provider, "bundle") << p.node;
+  const MemoryPlan& plan = s.memory_plan();
+  // Each link padded to the device alignment (512 bytes); two alive at once.
+  EXPECT_EQ(plan.unshared_bytes, kChainLinks * 512u);
+  EXPECT_EQ(plan.arena_bytes, 2 * 512u);
+  const DeviceTraffic t = *s.device_traffic();
+  // The arena, the weights, x and y: the links hold no allocations of their own.
+  EXPECT_EQ(t.resident_bytes, plan.arena_bytes + kChainLinks * 16 * 16 * sizeof(float) + 2 * kLinkBytes);
+  EXPECT_EQ(t.bytes_to_device, kLinkBytes);
+  EXPECT_EQ(t.bytes_to_host, kLinkBytes);
 }
 
 TEST_F(DeviceResidency, HostSessionsReportNoDeviceTraffic) {

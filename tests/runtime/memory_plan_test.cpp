@@ -55,6 +55,26 @@ TEST(MemoryPlan, ChainReusesBytesAndNeverOverlapsLiveTensors) {
   }
 }
 
+TEST(MemoryPlan, OffsetsKeepTheAlignmentAsked) {
+  // 100-float (400-byte) links: 448 bytes apart at 64-byte alignment, 512 at 512.
+  Graph g;
+  g.add_value("x", f32({100}));
+  g.add_input("x");
+  std::string prev = "x";
+  for (const char* name : {"a", "b", "c", "y"}) {
+    add_node(g, "Relu", std::string("relu_") + name, {prev}, name, f32({100}));
+    prev = name;
+  }
+  g.add_output("y");
+  for (const size_t alignment : {size_t{64}, size_t{512}}) {
+    const MemoryPlan plan = plan_memory(g, alignment);
+    const size_t link = (400 + alignment - 1) / alignment * alignment;
+    EXPECT_EQ(plan.arena_bytes, 2 * link) << alignment;
+    EXPECT_EQ(plan.unshared_bytes, 3 * link) << alignment;
+    for (const auto& [name, offset] : plan.offsets) EXPECT_EQ(offset % alignment, 0u) << name << " at " << alignment;
+  }
+}
+
 TEST(MemoryPlan, ViewKeepsItsBaseAliveAndViewOfOutputIsNotPlanned) {
   Graph g;
   g.add_value("x", f32({4, 256}));
