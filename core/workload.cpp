@@ -50,6 +50,8 @@ double Workload::flops() const {
   // centering, the square, the normalizing multiply, scale and bias.
   if (op == "softmax") return 5.0 * elements;
   if (op == "layernorm") return 7.0 * elements;
+  // A copy computes nothing; its speed is reported in GB/s (workload_speed.h).
+  if (op == "strided_copy") return 0;
   return elements;
 }
 

@@ -1,6 +1,7 @@
 #include "runtime/node_workload.h"
 
 #include <map>
+#include <numeric>
 
 #include "core/activation_layout.h"
 #include "core/conv_workload.h"
@@ -9,6 +10,7 @@
 #include "core/layernorm_workload.h"
 #include "core/pool_workload.h"
 #include "core/softmax_workload.h"
+#include "core/strided_copy_workload.h"
 
 namespace nee {
 
@@ -114,6 +116,34 @@ static std::optional<Workload> layernorm_workload_of(const Graph& graph, const N
                                                  node.attrs.get_float("epsilon")));
 }
 
+// Transpose and Slice read as the reference kernels read them (runtime/reference/):
+// Transpose's `perm` (reversed dims when absent, ONNX's default); Slice's per-dim
+// `starts` and `steps`, which the importer resolved from its starts, ends, axes and steps
+// (inputs that must be constants at import from opset 10, attributes before), clamping
+// negative and out-of-range values as ONNX says, with its output extents. A Slice
+// without them (not imported) or with a negative step (a reversed read, which the
+// family does not cover) stays on the reference kernels. Only the data input is the
+// kernel's operand.
+static std::optional<Workload> strided_copy_workload_of(const Graph& graph, const Node& node) {
+  if (node.inputs.empty() || node.inputs[0].empty()) return std::nullopt;
+  const TensorType& x = graph.type_of(node.inputs[0]);
+  const size_t rank = x.shape.size();
+  StridedCopyAttrs attrs;
+  std::vector<int64_t> identity(rank);
+  std::iota(identity.begin(), identity.end(), 0);
+  if (node.op == "Transpose") {
+    attrs.perm = node.attrs.get_ints("perm", std::vector<int64_t>(identity.rbegin(), identity.rend()));
+    attrs.starts.assign(rank, 0);
+    attrs.steps.assign(rank, 1);
+  } else {
+    attrs.perm = identity;
+    attrs.starts = node.attrs.get_ints("starts", {});
+    attrs.steps = node.attrs.get_ints("steps", {});
+    if (attrs.starts.size() != rank || attrs.steps.size() != rank) return std::nullopt;
+  }
+  return make_strided_copy_workload(x, attrs, graph.type_of(node.outputs[0]).shape);
+}
+
 std::optional<Workload> workload_of(const Graph& graph, const Node& node) {
   if (node.op == "NeeConv") return conv2d_workload_of(graph, node);
   try {
@@ -128,6 +158,7 @@ std::optional<Workload> workload_of(const Graph& graph, const Node& node) {
       return matching_output(graph, node, make_softmax_workload(x, node.attrs.get_int("axis")));
     }
     if (node.op == "NeeLayerNorm") return layernorm_workload_of(graph, node);
+    if (node.op == "Transpose" || node.op == "Slice") return strided_copy_workload_of(graph, node);
   } catch (const Error&) {
     return std::nullopt;  // a dtype, rank or shape the family does not cover
   }

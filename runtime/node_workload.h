@@ -13,7 +13,8 @@ namespace nee {
 // Covered: NeeMatMul with f32 operands of rank >= 2 and no empty dims; NeeConv;
 // NeeElementwise with an output of rank >= 1; 2-D f32 MaxPool (without Indices),
 // AveragePool, GlobalMaxPool, GlobalAveragePool; Softmax at opset 13 semantics;
-// NeeLayerNorm with scale and bias over the normalized dims.
+// NeeLayerNorm with scale and bias over the normalized dims; f32 Transpose, and f32
+// Slice with positive steps (strided_copy; the kernel's one operand is the data input).
 std::optional<Workload> workload_of(const Graph& graph, const Node& node);
 
 // The distinct workloads of a graph (after optimize_graph), in node order.

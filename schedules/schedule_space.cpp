@@ -16,6 +16,8 @@
 #include "schedules/pool2d_gpu_space.h"
 #include "schedules/softmax_cpu_space.h"
 #include "schedules/softmax_gpu_space.h"
+#include "schedules/strided_copy_cpu_space.h"
+#include "schedules/strided_copy_gpu_space.h"
 
 namespace nee {
 
@@ -132,6 +134,10 @@ std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, con
   if (workload.op == "layernorm") {
     if (kind == TargetKind::cpu) return std::make_unique<LayernormCpuSpace>(workload);
     return std::make_unique<LayernormGpuSpace>(workload);
+  }
+  if (workload.op == "strided_copy") {
+    if (kind == TargetKind::cpu) return std::make_unique<StridedCopyCpuSpace>(workload, isa);
+    return std::make_unique<StridedCopyGpuSpace>(workload);
   }
   throw Error("no schedule space for operator family '" + workload.op + "'");
 }

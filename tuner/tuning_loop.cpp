@@ -4,15 +4,16 @@
 
 #include <chrono>
 
+#include "core/workload_speed.h"
 #include "tuner/interrupt.h"
 #include "tuner/progress_bar.h"
 #include "tuner/workload_tuner.h"
 
 namespace nee {
 
-static std::string gflops_text(const Workload& w, const std::optional<double>& us) {
+static std::string best_speed_text(const Workload& w, const std::optional<double>& us) {
   if (!us) return "-";
-  return fmt::format("{:.1f} GFLOP/s", w.flops() / *us / 1e3);
+  return speed_text(w, *us);
 }
 
 TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Target& target,
@@ -48,7 +49,7 @@ TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Tar
   const auto show = [&] {
     std::optional<double> us = tuner.best_us();
     if (const std::optional<double> search = tuner.search_best_us(); search && (!us || *search < *us)) us = search;
-    progress.update(tuner.measured(), fraction_spent(), gflops_text(workload, us), seconds_left());
+    progress.update(tuner.measured(), fraction_spent(), best_speed_text(workload, us), seconds_left());
   };
   while (!out_of_budget() && !tuner.exhausted()) {
     tuner.run_round(std::min(options.batch, options.trials - tuner.measured()), time_is_up, show);
@@ -59,7 +60,7 @@ TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Tar
   }
   const TuneReport& report = tuner.report();
   std::string summary = fmt::format("{}: {} measured ({} failed) in {}, best {}", workload.key(), report.measured,
-                                    report.failed, format_duration(report.seconds), gflops_text(workload, tuner.best_us()));
+                                    report.failed, format_duration(report.seconds), best_speed_text(workload, tuner.best_us()));
   if (report.confirmed > 0) summary += fmt::format(" ({} points re-measured in {} rounds)", report.confirmed, options.confirm_rounds);
   if (report.best && report.default_record) {
     summary += fmt::format(", {:.2f}x the default schedule",

@@ -91,10 +91,13 @@ namespace {
 class BundleNodeKernel : public NodeKernel {
  public:
   // `device`: the provider's device memory when the bundle's kernels run on a GPU.
-  BundleNodeKernel(std::shared_ptr<KernelBundle> bundle, const HalideKernel* kernel, HalideDeviceValues* device)
-      : bundle_(std::move(bundle)), kernel_(kernel), device_(device) {}
+  // `operands`: the node's inputs the kernel takes, its first ones; the rest (Slice's
+  // starts, ends, axes and steps) are constants the workload's attributes hold.
+  BundleNodeKernel(std::shared_ptr<KernelBundle> bundle, const HalideKernel* kernel, HalideDeviceValues* device,
+                   size_t operands)
+      : bundle_(std::move(bundle)), kernel_(kernel), device_(device), operands_(operands) {}
   void run(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs) override {
-    kernel_->run(inputs, *outputs.at(0));
+    kernel_->run({inputs.begin(), inputs.begin() + operands_}, *outputs.at(0));
   }
   std::string name() const override { return kernel_->symbol(); }
   // A Halide pipeline realizes its output over the whole output buffer (the compiled-
@@ -105,7 +108,7 @@ class BundleNodeKernel : public NodeKernel {
                        const std::string& output_name, Tensor& output) override {
     size_t uploaded = 0;
     std::vector<halide_buffer_t*> buffers;
-    for (size_t i = 0; i < inputs.size(); ++i) {
+    for (size_t i = 0; i < operands_; ++i) {
       halide_buffer_t* buffer = nullptr;
       const size_t bytes = device_->input(input_names.at(i), *inputs[i], &buffer);
       // A value read twice (x * x) is uploaded once.
@@ -121,6 +124,7 @@ class BundleNodeKernel : public NodeKernel {
   std::shared_ptr<KernelBundle> bundle_;  // keeps the library loaded
   const HalideKernel* kernel_;
   HalideDeviceValues* device_;
+  size_t operands_;
 };
 
 class BundleProvider : public KernelProvider {
@@ -137,7 +141,7 @@ class BundleProvider : public KernelProvider {
     if (bundle_->manifest().target.kind() != TargetKind::cpu && !device_) {
       device_ = std::make_unique<HalideDeviceValues>(kernel->device_api());
     }
-    return std::make_unique<BundleNodeKernel>(bundle_, kernel, device_.get());
+    return std::make_unique<BundleNodeKernel>(bundle_, kernel, device_.get(), w->inputs.size());
   }
   std::optional<GraphOptions> graph_options() const override { return bundle_->manifest().graph; }
 

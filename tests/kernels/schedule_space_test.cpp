@@ -10,6 +10,7 @@
 #include "core/layernorm_workload.h"
 #include "core/pool_workload.h"
 #include "core/softmax_workload.h"
+#include "core/strided_copy_workload.h"
 #include "schedules/schedule_space.h"
 #include "tuner/kernel_compiler.h"
 
@@ -201,6 +202,62 @@ TEST(ScheduleSpace, PoolSoftmaxLayernormPointsAreValid) {
   EXPECT_EQ(c.at("unroll_window"), 0);
   c.knobs["unroll_window"] = 1;
   EXPECT_NE(pool_space->check(c).find("kx unroll"), std::string::npos);
+}
+
+// Strided copies: defaults and random points valid for CPU and GPU, for copies that keep
+// the innermost dim (rows: no tile knobs) and transposes that move it (2-D tiles).
+TEST(ScheduleSpace, StridedCopyPointsAreValid) {
+  const std::vector<Workload> workloads = {
+      strided_copy_workload_from_shape("1x128x4x64,perm=0x2x1x3"),
+      strided_copy_workload_from_shape("1x128x4x64,perm=0x2x3x1"),
+      strided_copy_workload_from_shape("13x9,perm=1x0"),
+      strided_copy_workload_from_shape("2x3x5x7x4,perm=3x0x4x1x2"),
+      strided_copy_workload_from_shape("1x128x2304,starts=0x0x768,ends=1x128x1536"),
+      strided_copy_workload_from_shape("3x17x11,starts=1x3x0,steps=1x2x1"),
+      strided_copy_workload_from_shape("29,starts=2,steps=3,ends=28"),
+      strided_copy_workload_from_shape("1,perm=0"),
+      strided_copy_workload_from_shape("1x3x24,perm=2x1x0"),
+  };
+  for (TargetKind kind : kKinds) {
+    for (const Workload& w : workloads) {
+      const auto space = make_schedule_space(w, kind);
+      EXPECT_EQ(space->check(space->default_config()), "") << space->name() << " " << w.key();
+      std::mt19937_64 rng(5);
+      for (int i = 0; i < 50; ++i) {
+        const ScheduleConfig c = space->random_config(rng);
+        ASSERT_EQ(space->check(c), "") << space->name() << " " << w.key() << ": " << c.to_string();
+      }
+    }
+  }
+  const auto knob_values = [](const ScheduleSpace& space, const std::string& name) {
+    for (const Knob& k : space.knobs()) {
+      if (k.name == name) return k.values;
+    }
+    return std::vector<int64_t>{};
+  };
+  const auto rows = make_schedule_space(workloads[0], TargetKind::cpu);
+  EXPECT_EQ(knob_values(*rows, "tile_x"), (std::vector<int64_t>{0}));
+  EXPECT_EQ(knob_values(*rows, "stage"), (std::vector<int64_t>{0}));
+  // A tile no wider than the output's single-element rows.
+  EXPECT_EQ(knob_values(*make_schedule_space(workloads.back(), TargetKind::cpu), "tile_x"), (std::vector<int64_t>{1}));
+  const auto tiles = make_schedule_space(workloads[1], TargetKind::cpu);
+  EXPECT_EQ(knob_values(*tiles, "stage"), (std::vector<int64_t>{0, 1}));
+  ScheduleConfig c = tiles->default_config();
+  c.knobs["vec"] = 8;
+  c.knobs["tile_y"] = 4;
+  c.knobs["stage"] = 1;
+  EXPECT_NE(tiles->check(c).find("stage needs vec > 1 dividing tile_y"), std::string::npos) << tiles->check(c);
+
+  const auto gpu_tiles = make_schedule_space(workloads[1], TargetKind::opencl);
+  ScheduleConfig g = gpu_tiles->default_config();
+  EXPECT_EQ(g.at("stage"), 1);
+  EXPECT_EQ(g.at("threads_x"), g.at("threads_y") * g.at("rows_per_thread"));
+  g.knobs["rows_per_thread"] = 1;
+  EXPECT_NE(gpu_tiles->check(g).find("stage needs a square tile"), std::string::npos) << gpu_tiles->check(g);
+  g.knobs["stage"] = 0;
+  g.knobs["threads_x"] = 64;
+  g.knobs["threads_y"] = 32;
+  EXPECT_NE(gpu_tiles->check(g).find("more than 1024 threads"), std::string::npos) << gpu_tiles->check(g);
 }
 
 TEST(ScheduleSpace, UnknownFamilyIsRefused) {

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include "core/strided_copy_workload.h"
 #include "graph_builder.h"
+#include "importer/import_onnx.h"
+#include "onnx_model_builder.h"
 #include "runtime/node_workload.h"
 #include "runtime/passes/passes.h"
 
@@ -9,6 +12,9 @@ namespace {
 
 using test::add_node;
 using test::f32;
+using test::make_i64;
+using test::OnnxModelBuilder;
+using test::set_attr;
 
 TEST(NodeWorkload, NeeMatMulMapsToMatmulWorkload) {
   Graph g;
@@ -55,6 +61,143 @@ TEST(NodeWorkload, ExtractIsDeduplicatedInNodeOrder) {
   EXPECT_EQ(counts[0].count, 2);  // m1 and m2 compute the same 4x8x8 product
   EXPECT_EQ(counts[1].workload.key(), workloads[1].key());
   EXPECT_EQ(counts[1].count, 1);
+}
+
+// The workload of the imported model's only node.
+std::optional<Workload> workload_of_only_node(const OnnxModelBuilder& m) {
+  const Graph g = import_onnx_bytes(m.bytes());
+  EXPECT_EQ(g.nodes().size(), 1u);
+  return workload_of(g, g.nodes().at(0));
+}
+
+Workload strided_copy(const std::vector<int64_t>& in, const std::vector<int64_t>& perm,
+                      const std::vector<int64_t>& starts, const std::vector<int64_t>& steps,
+                      const std::vector<int64_t>& out) {
+  return make_strided_copy_workload(f32(in), StridedCopyAttrs{perm, starts, steps}, out);
+}
+
+TEST(NodeWorkload, TransposeMapsToStridedCopy) {
+  OnnxModelBuilder m;
+  m.input("x", {1, 7, 3, 13}).output("y");
+  set_attr(m.node("Transpose", {"x"}, {"y"}), "perm", std::vector<int64_t>{0, 2, 3, 1});
+  const auto w = workload_of_only_node(m);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->key(), strided_copy({1, 7, 3, 13}, {0, 2, 3, 1}, {0, 0, 0, 0}, {1, 1, 1, 1}, {1, 3, 13, 7}).key());
+  EXPECT_EQ(w->output.shape, (std::vector<int64_t>{1, 3, 13, 7}));
+  EXPECT_EQ(w->flops(), 0.0);
+}
+
+TEST(NodeWorkload, TransposeWithoutPermReversesTheDims) {
+  OnnxModelBuilder m;
+  m.input("x", {2, 5, 3}).output("y");
+  m.node("Transpose", {"x"}, {"y"});
+  const auto w = workload_of_only_node(m);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(strided_copy_attrs(*w).perm, (std::vector<int64_t>{2, 1, 0}));
+  EXPECT_EQ(w->output.shape, (std::vector<int64_t>{3, 5, 2}));
+
+  // A hand-built node without the attribute reads it the same way.
+  Graph g;
+  g.add_value("x", f32({2, 5, 3}));
+  g.add_input("x");
+  add_node(g, "Transpose", "t", {"x"}, "y", f32({3, 5, 2}));
+  const auto hand_built = workload_of(g, g.nodes()[0]);
+  ASSERT_TRUE(hand_built);
+  EXPECT_EQ(hand_built->key(), w->key());
+}
+
+// Negative starts and ends count from the end, out-of-range ones are clamped, axes may
+// be negative and name a subset of the dims in any order.
+TEST(NodeWorkload, SliceMapsWithOnnxClamping) {
+  OnnxModelBuilder m;
+  m.input("x", {4, 10, 6}).output("y");
+  m.initializer("starts", make_i64({2}, {1, -8}));
+  m.initializer("ends", make_i64({2}, {100, -1}));
+  m.initializer("axes", make_i64({2}, {-1, 1}));
+  m.initializer("steps", make_i64({2}, {1, 2}));
+  m.node("Slice", {"x", "starts", "ends", "axes", "steps"}, {"y"});
+  const auto w = workload_of_only_node(m);
+  ASSERT_TRUE(w);
+  // Axis 1: indices 2, 4, 6, 8 (from 10 - 8 up to 10 - 1); axis 2: 1 to the end.
+  EXPECT_EQ(w->key(), strided_copy({4, 10, 6}, {0, 1, 2}, {0, 2, 1}, {1, 2, 1}, {4, 4, 5}).key());
+  EXPECT_EQ(w->inputs.size(), 1u) << "the constants are attributes, not operands";
+
+  OnnxModelBuilder below;
+  below.input("x", {4, 10}).output("y");
+  below.initializer("starts", make_i64({1}, {-100}));
+  below.initializer("ends", make_i64({1}, {3}));
+  below.node("Slice", {"x", "starts", "ends"}, {"y"});
+  const auto clamped = workload_of_only_node(below);
+  ASSERT_TRUE(clamped);
+  EXPECT_EQ(clamped->key(), strided_copy({4, 10}, {0, 1}, {0, 0}, {1, 1}, {3, 10}).key());
+}
+
+TEST(NodeWorkload, SliceOfTheLastAxisWithOpset9Attributes) {
+  OnnxModelBuilder m(9);
+  m.input("x", {3, 12}).output("y");
+  auto& n = m.node("Slice", {"x"}, {"y"});
+  set_attr(n, "starts", std::vector<int64_t>{-9});
+  set_attr(n, "ends", std::vector<int64_t>{1000});
+  set_attr(n, "axes", std::vector<int64_t>{-1});
+  const auto w = workload_of_only_node(m);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->key(), strided_copy({3, 12}, {0, 1}, {0, 3}, {1, 1}, {3, 9}).key());
+}
+
+TEST(NodeWorkload, SliceWithNegativeStepStaysOnTheReference) {
+  OnnxModelBuilder m;
+  m.input("x", {3, 4}).output("y");
+  m.initializer("starts", make_i64({1}, {-1}));
+  m.initializer("ends", make_i64({1}, {-100}));
+  m.initializer("axes", make_i64({1}, {1}));
+  m.initializer("steps", make_i64({1}, {-1}));
+  m.node("Slice", {"x", "starts", "ends", "axes", "steps"}, {"y"});
+  EXPECT_FALSE(workload_of_only_node(m));
+}
+
+// The importer refuses a Slice whose starts are not a constant (importer tests); a
+// hand-built one, whose starts and steps were never resolved, maps to nothing.
+TEST(NodeWorkload, SliceWithNonConstantStartsDoesNotMap) {
+  Graph g;
+  g.add_value("x", f32({3, 4}));
+  g.add_input("x");
+  g.add_value("starts", TensorType{DType::i64, {1}});
+  g.add_input("starts");
+  g.add_constant("ends", make_i64({1}, {2}));
+  add_node(g, "Slice", "s", {"x", "starts", "ends"}, "y", f32({2, 4}));
+  EXPECT_FALSE(workload_of(g, g.nodes()[0]));
+}
+
+TEST(NodeWorkload, NonFloatTransposeAndEmptySliceDoNotMap) {
+  OnnxModelBuilder ints;
+  ints.input("x", onnx::TensorProto::INT64, {"2", "3"}).output("y", onnx::TensorProto::INT64);
+  ints.node("Transpose", {"x"}, {"y"});
+  EXPECT_FALSE(workload_of_only_node(ints));
+
+  OnnxModelBuilder empty;
+  empty.input("x", {4, 10}).output("y");
+  empty.initializer("starts", make_i64({1}, {5}));
+  empty.initializer("ends", make_i64({1}, {2}));
+  empty.node("Slice", {"x", "starts", "ends"}, {"y"});
+  EXPECT_FALSE(workload_of_only_node(empty));
+}
+
+TEST(NodeWorkload, ExtractFindsTransposesAndSlices) {
+  OnnxModelBuilder m;
+  m.input("x", {6, 8}).output("y");
+  m.initializer("starts", make_i64({1}, {2}));
+  m.initializer("ends", make_i64({1}, {6}));
+  m.initializer("axes", make_i64({1}, {0}));
+  m.node("Slice", {"x", "starts", "ends", "axes"}, {"s"});
+  m.node("Transpose", {"s"}, {"t"});
+  m.node("Transpose", {"t"}, {"y"});
+  Graph g = import_onnx_bytes(m.bytes());
+  optimize_graph(g);
+  const auto counts = count_workloads(g);
+  ASSERT_EQ(counts.size(), 3u);
+  EXPECT_EQ(counts[0].workload.key(), strided_copy({6, 8}, {0, 1}, {2, 0}, {1, 1}, {4, 8}).key());
+  EXPECT_EQ(counts[1].workload.key(), strided_copy({4, 8}, {1, 0}, {0, 0}, {1, 1}, {8, 4}).key());
+  EXPECT_EQ(counts[2].workload.key(), strided_copy({8, 4}, {1, 0}, {0, 0}, {1, 1}, {4, 8}).key());
 }
 
 }  // namespace

@@ -7,13 +7,12 @@
 #include <map>
 
 #include "core/error.h"
+#include "core/workload_speed.h"
 #include "tuner/batch_folder.h"
 
 namespace nee {
 
 namespace {
-
-std::string gflops(const Workload& w, double us) { return fmt::format("{:.1f}", w.flops() / us / 1e3); }
 
 ImportCounts add_all(TuningDatabase& db, std::vector<TuningRecord> records) {
   ImportCounts counts;
@@ -32,11 +31,11 @@ ImportCounts add_all(TuningDatabase& db, std::vector<TuningRecord> records) {
 void print_list(const TuningDatabase& db) {
   for (const Target& t : db.targets()) {
     fmt::print("target {}\n", t.key());
-    fmt::print("  {:<16} {:>7} {:>5} {:>12} {:>9}  {}\n", "hash", "records", "ok", "best us", "GFLOP/s", "workload");
+    fmt::print("  {:<16} {:>7} {:>5} {:>12} {:>15}  {}\n", "hash", "records", "ok", "best us", "speed", "workload");
     for (const auto& s : db.workloads(t)) {
-      fmt::print("  {:<16} {:>7} {:>5} {:>12} {:>9}  {}\n", s.workload.hash(), s.records, s.ok_records,
+      fmt::print("  {:<16} {:>7} {:>5} {:>12} {:>15}  {}\n", s.workload.hash(), s.records, s.ok_records,
                  s.best_us ? fmt::format("{:.2f}", *s.best_us) : "-",
-                 s.best_us ? gflops(s.workload, *s.best_us) : "-", s.workload.key());
+                 s.best_us ? speed_text(s.workload, *s.best_us) : "-", s.workload.key());
     }
   }
 }
@@ -66,8 +65,9 @@ void print_best(const TuningDatabase& db) {
     for (const auto& s : db.workloads(t)) {
       const std::optional<TuningRecord> best = db.best(s.workload, t);
       if (!best) continue;
-      fmt::print("  {:<16} {:>11.2f} us {:>9} GFLOP/s {:<9}  {}\n", s.workload.hash(), best->ranked_us(),
-                 gflops(s.workload, best->ranked_us()), best->confirmed_us ? "confirmed" : "", best->config.to_string());
+      fmt::print("  {:<16} {:>11.2f} us {:>15} {:<9}  {}\n", s.workload.hash(), best->ranked_us(),
+                 speed_text(s.workload, best->ranked_us()), best->confirmed_us ? "confirmed" : "",
+                 best->config.to_string());
     }
   }
 }

@@ -11,6 +11,7 @@
 
 #include "core/conv_workload.h"
 #include "core/error.h"
+#include "core/strided_copy_workload.h"
 #include "importer/import_onnx.h"
 #include "importer/input_shape_text.h"
 #include "runtime/node_workload.h"
@@ -82,8 +83,8 @@ int main(int argc, char** argv) {
                  "with a model: shape of a graph input with symbolic dims, NAME=DxDx...xD (e.g. input=8x3x224x224 "
                  "tunes and bundles the workloads of batch 8); repeatable; a symbolic batch dim not given is 1")
       ->allow_extra_args(false);  // one value per --input-shape, so a model path after it stays the model
-  app.add_option("--op", op, "tune one operator family instead of a model (matmul, conv2d)");
-  app.add_option("--shape", shape, "with --op: matmul MxKxN or BxMxKxN; conv2d NxCxHxW,OxKHxKW[,sS][,pP][,dD][,gG] (input, weights, stride, symmetric pad, dilation, group; e.g. 1x64x56x56,64x3x3,s1,p1)");
+  app.add_option("--op", op, "tune one operator family instead of a model (matmul, conv2d, strided_copy)");
+  app.add_option("--shape", shape, "with --op: matmul MxKxN or BxMxKxN; conv2d NxCxHxW,OxKHxKW[,sS][,pP][,dD][,gG] (input, weights, stride, symmetric pad, dilation, group; e.g. 1x64x56x56,64x3x3,s1,p1); strided_copy DxDx...xD[,perm=PxPx...][,starts=...][,steps=...][,ends=...] (input shape; perm per output dim, the others per input dim, ends exclusive; e.g. the transpose 128x4x64,perm=1x2x0 or the slice 128x2304,starts=0x768,ends=128x1536)");
   app.add_option("--target", target_kind, "cpu, opencl (through PoCL on this machine) or cuda")
       ->check(CLI::IsMember({"cpu", "opencl", "cuda"}));
   app.add_option("--trials", options.trials, "measured candidates per workload (0: none, just bundle; default 64, unbounded with --time)")
@@ -167,8 +168,8 @@ int main(int argc, char** argv) {
     }
     if (model.empty() == op.empty()) throw nee::Error("give either a model file or --op with --shape");
     if (!runner_url.empty() && pack_app->parsed()) throw nee::Error("pack builds a folder to measure elsewhere; --runner does not apply");
-    if (!op.empty() && op != "matmul" && op != "conv2d") {
-      throw nee::Error("unknown operator family '" + op + "' (known: matmul, conv2d)");
+    if (!op.empty() && op != "matmul" && op != "conv2d" && op != "strided_copy") {
+      throw nee::Error("unknown operator family '" + op + "' (known: matmul, conv2d, strided_copy)");
     }
     if (!op.empty() && shape.empty()) throw nee::Error("--op needs --shape");
     if (!bundle_dir.empty() && model.empty()) throw nee::Error("--bundle needs a model");
@@ -205,6 +206,7 @@ int main(int argc, char** argv) {
     const std::vector<nee::WorkloadCount> counted =
         !model.empty() ? model_workloads(model, nee::parse_input_shapes(input_shape_texts), graph_options)
         : op == "conv2d" ? std::vector<nee::WorkloadCount>{{conv_workload(shape, graph_options, winograd_tile), 1}}
+        : op == "strided_copy" ? std::vector<nee::WorkloadCount>{{nee::strided_copy_workload_from_shape(shape), 1}}
             : std::vector<nee::WorkloadCount>{{nee::matmul_workload_from_shape(shape), 1}};
     std::vector<nee::Workload> workloads;
     std::vector<int> counts;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/workload_speed.h"
 
 namespace nee {
 
@@ -114,8 +115,8 @@ void CostModel::train(const std::vector<CostSample>& samples) {
     if (!(s.median_us > 0)) continue;
     const std::vector<float> row = features_(s.workload, s.config);
     data.insert(data.end(), row.begin(), row.end());
-    // log(GFLOP/s): higher is faster, comparable across shapes.
-    labels.push_back(static_cast<float>(std::log(s.workload.flops() / s.median_us / 1e3)));
+    // log(GFLOP/s), or log(GB/s) for a copy: higher is faster, comparable across shapes.
+    labels.push_back(static_cast<float>(std::log(speed(s.workload, s.median_us))));
   }
   if (labels.empty()) throw Error("cost model: no samples with a positive time to train on");
   free_booster();
@@ -155,7 +156,7 @@ std::vector<double> CostModel::predict_us(const Workload& workload, const std::v
   check(XGBoosterPredict(booster_, m.handle(), 0, 0, 0, &length, &out), "XGBoosterPredict");
   std::vector<double> us;
   us.reserve(length);
-  for (bst_ulong i = 0; i < length; ++i) us.push_back(workload.flops() / (std::exp(out[i]) * 1e3));
+  for (bst_ulong i = 0; i < length; ++i) us.push_back(speed_work(workload) / (std::exp(out[i]) * 1e3));
   return us;
 }
 

@@ -34,8 +34,9 @@ class CostFeatures {
 };
 
 // Gradient-boosted trees (XGBoost) that predict a point's time. They learn
-// log(GFLOP/s) rather than the time itself, so records of several shapes train one
-// model; predictions are turned back into microseconds per workload.
+// log(GFLOP/s) (log(GB/s) for a copy, workload_speed.h) rather than the time itself, so
+// records of several shapes train one model; predictions are turned back into
+// microseconds per workload.
 class CostModel {
  public:
   explicit CostModel(CostFeatures features, int rounds = 200, int max_depth = 6);

@@ -29,6 +29,7 @@ Tensor random_input(const TensorType& type, std::mt19937_64& rng);
 // Random inputs of every operand of `workload`, each valid for it.
 std::vector<Tensor> random_inputs(const Workload& workload, std::mt19937_64& rng);
 // Terms summed per output element; the absolute tolerance grows with it (fp32 order).
+// 0 for a copy, whose values must come through unchanged.
 int64_t reduction_length(const Workload& w);
 
 // Verify, then time: checks the kernel's output against compute_reference() on fresh

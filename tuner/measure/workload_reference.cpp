@@ -13,6 +13,7 @@
 #include "core/layernorm_workload.h"
 #include "core/pool_workload.h"
 #include "core/softmax_workload.h"
+#include "core/strided_copy_workload.h"
 
 namespace nee {
 
@@ -282,6 +283,32 @@ static void reference_layernorm(const Workload& w, const std::vector<const Tenso
   }
 }
 
+// Every output element from its input index, computed on its own from the definition
+// (no merged dims or runs, unlike the runtime's reference Transpose and Slice).
+static void reference_strided_copy(const Workload& w, const std::vector<const Tensor*>& in, Tensor& out) {
+  const StridedCopyAttrs a = strided_copy_attrs(w);
+  const auto& in_shape = w.inputs[0].shape;
+  const auto& out_shape = w.output.shape;
+  const size_t rank = out_shape.size();
+  const float* x = in[0]->data_as<float>();
+  float* o = out.data_as<float>();
+  std::vector<int64_t> index(rank), source(rank);
+  for (int64_t e = 0; e < out.elements(); ++e) {
+    int64_t rest = e;
+    for (size_t k = rank; k-- > 0;) {
+      index[k] = rest % out_shape[k];
+      rest /= out_shape[k];
+    }
+    for (size_t k = 0; k < rank; ++k) {
+      const size_t j = static_cast<size_t>(a.perm[k]);
+      source[j] = a.starts[j] + index[k] * a.steps[j];
+    }
+    int64_t offset = 0;
+    for (size_t j = 0; j < rank; ++j) offset = offset * in_shape[j] + source[j];
+    o[e] = x[offset];
+  }
+}
+
 void compute_reference(const Workload& workload, const std::vector<const Tensor*>& inputs, Tensor& output) {
   if (workload.op == "matmul") return reference_matmul(workload, inputs, output);
   if (workload.op == "conv2d") return reference_conv2d(workload, inputs, output);
@@ -289,6 +316,7 @@ void compute_reference(const Workload& workload, const std::vector<const Tensor*
   if (workload.op == "pool2d") return reference_pool2d(workload, inputs, output);
   if (workload.op == "softmax") return reference_softmax(workload, inputs, output);
   if (workload.op == "layernorm") return reference_layernorm(workload, inputs, output);
+  if (workload.op == "strided_copy") return reference_strided_copy(workload, inputs, output);
   throw Error("no reference for operator family '" + workload.op + "'");
 }
 
