@@ -165,6 +165,21 @@ TEST(ScheduleSpace, RandomPointsVary) {
   EXPECT_GT(seen.size(), 50u);
 }
 
+// Each workload's default point and 50 random points pass its spaces' checks, CPU and GPU.
+void expect_valid_points(const std::vector<Workload>& workloads) {
+  for (TargetKind kind : kKinds) {
+    for (const Workload& w : workloads) {
+      const auto space = make_schedule_space(w, kind);
+      EXPECT_EQ(space->check(space->default_config()), "") << space->name() << " " << w.key();
+      std::mt19937_64 rng(5);
+      for (int i = 0; i < 50; ++i) {
+        const ScheduleConfig c = space->random_config(rng);
+        ASSERT_EQ(space->check(c), "") << space->name() << " " << w.key() << ": " << c.to_string();
+      }
+    }
+  }
+}
+
 // Pool2d, softmax and layernorm: defaults and random points valid for CPU and GPU at
 // awkward and real shapes; the window unroll limit rejects a 9-wide kx unroll.
 TEST(ScheduleSpace, PoolSoftmaxLayernormPointsAreValid) {
@@ -183,17 +198,7 @@ TEST(ScheduleSpace, PoolSoftmaxLayernormPointsAreValid) {
       make_layernorm_workload({DType::f32, {1, 128, 768}}, row, &row, -1, 1e-5),
       make_layernorm_workload({DType::f32, {7}}, {DType::f32, {7}}, nullptr, 0, 1e-5),
   };
-  for (TargetKind kind : kKinds) {
-    for (const Workload& w : workloads) {
-      const auto space = make_schedule_space(w, kind);
-      EXPECT_EQ(space->check(space->default_config()), "") << space->name() << " " << w.key();
-      std::mt19937_64 rng(5);
-      for (int i = 0; i < 50; ++i) {
-        const ScheduleConfig c = space->random_config(rng);
-        ASSERT_EQ(space->check(c), "") << space->name() << " " << w.key() << ": " << c.to_string();
-      }
-    }
-  }
+  expect_valid_points(workloads);
   Pool2dAttrs wide;
   wide.kernel = {1, 9};
   const auto pool_space =
@@ -218,17 +223,7 @@ TEST(ScheduleSpace, StridedCopyPointsAreValid) {
       strided_copy_workload_from_shape("1,perm=0"),
       strided_copy_workload_from_shape("1x3x24,perm=2x1x0"),
   };
-  for (TargetKind kind : kKinds) {
-    for (const Workload& w : workloads) {
-      const auto space = make_schedule_space(w, kind);
-      EXPECT_EQ(space->check(space->default_config()), "") << space->name() << " " << w.key();
-      std::mt19937_64 rng(5);
-      for (int i = 0; i < 50; ++i) {
-        const ScheduleConfig c = space->random_config(rng);
-        ASSERT_EQ(space->check(c), "") << space->name() << " " << w.key() << ": " << c.to_string();
-      }
-    }
-  }
+  expect_valid_points(workloads);
   const auto knob_values = [](const ScheduleSpace& space, const std::string& name) {
     for (const Knob& k : space.knobs()) {
       if (k.name == name) return k.values;
