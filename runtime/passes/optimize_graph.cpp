@@ -4,6 +4,7 @@ namespace nee {
 
 void optimize_graph(Graph& graph, const GraphOptions& options) {
   remove_identity(graph);
+  transpose_as_reshape(graph);
   fuse_conv(graph);
   fuse_gemm(graph);
   convert_matmul(graph);

@@ -35,6 +35,10 @@ namespace nee {
 // broadcasting to X without growing it.
 
 void remove_identity(Graph& graph);
+// A Transpose that moves only dims of extent 1 (BERT's [1,128,256] to [128,1,256]) keeps
+// the element order: it becomes a Reshape to its output's shape, which the runtime runs
+// as a view, not a copy.
+void transpose_as_reshape(Graph& graph);
 // Conv (2-D, f32) -> NeeConv, then folds into it, when each is the sole consumer of the
 // NeeConv's output: a BatchNormalization with constant parameters (constant weights
 // needed; new constant weights and bias), an Add of a same-shape tensor (residual), and
@@ -95,7 +99,7 @@ void block_activations(Graph& graph);
 // workload) picks a tile, and sets its winograd_tile. Runs after block_activations.
 void use_winograd(Graph& graph);
 
-// The passes in the order: remove_identity, fuse_conv, fuse_gemm, convert_matmul,
+// The passes in the order: remove_identity, transpose_as_reshape, fuse_conv, fuse_gemm, convert_matmul,
 // fold_matmul_scale, fuse_matmul_add, fold_matmul_scale again (a scaling after the bias
 // Add, as BERT's query projection has), fuse_matmul_relu, fuse_matmul_gelu,
 // fuse_layer_norm, fuse_elementwise, fold_matmul_batch (when options say),
