@@ -165,28 +165,27 @@ TEST(Passes, IdentityFromInputToOutputStays) {
   EXPECT_EQ(expect_fusion_preserves_outputs(g), Ops{"Identity"});
 }
 
-TEST(Passes, TransposeOfUnitDimsBecomesAReshape) {
+// x [1,6,4] -> Transpose by `perm` to `shape` -> Relu -> y.
+Graph transpose_then_relu(const std::vector<int64_t>& perm, const std::vector<int64_t>& shape) {
   Graph g;
   g.add_value("x", f32({1, 6, 4}));
   g.add_input("x");
-  Attributes swap;
-  swap.set("perm", std::vector<int64_t>{1, 0, 2});
-  add_node(g, "Transpose", "unit", {"x"}, "t", f32({6, 1, 4}), swap);
-  add_node(g, "Relu", "relu", {"t"}, "y", f32({6, 1, 4}));
+  Attributes a;
+  a.set("perm", perm);
+  add_node(g, "Transpose", "transpose", {"x"}, "t", f32(shape), a);
+  add_node(g, "Relu", "relu", {"t"}, "y", f32(shape));
   g.add_output("y");
-  EXPECT_EQ(expect_fusion_preserves_outputs(g), (Ops{"Reshape", "NeeElementwise"}));
+  return g;
+}
+
+TEST(Passes, TransposeOfUnitDimsBecomesAReshape) {
+  EXPECT_EQ(expect_fusion_preserves_outputs(transpose_then_relu({1, 0, 2}, {6, 1, 4})),
+            (Ops{"Reshape", "NeeElementwise"}));
 }
 
 TEST(Passes, TransposeThatReordersElementsStays) {
-  Graph g;
-  g.add_value("x", f32({1, 6, 4}));
-  g.add_input("x");
-  Attributes swap;
-  swap.set("perm", std::vector<int64_t>{0, 2, 1});
-  add_node(g, "Transpose", "rows", {"x"}, "t", f32({1, 4, 6}), swap);
-  add_node(g, "Relu", "relu", {"t"}, "y", f32({1, 4, 6}));
-  g.add_output("y");
-  EXPECT_EQ(expect_fusion_preserves_outputs(g), (Ops{"Transpose", "NeeElementwise"}));
+  EXPECT_EQ(expect_fusion_preserves_outputs(transpose_then_relu({0, 2, 1}, {1, 4, 6})),
+            (Ops{"Transpose", "NeeElementwise"}));
 }
 
 Graph unary_input(const std::vector<int64_t>& shape) {
