@@ -9,6 +9,7 @@
 #include "core/activation_layout.h"
 #include "core/conv_weight_layout.h"
 #include "core/error.h"
+#include "core/integer_text.h"
 #include "core/winograd_weights.h"
 
 namespace nee {
@@ -303,22 +304,20 @@ double conv2d_flops(const Workload& w) {
 Workload conv2d_workload_from_shape(const std::string& shape) {
   const std::string usage = "bad conv2d shape '" + shape +
                             "': expected NxCxHxW,OxKHxKW[,sS][,pP][,dD][,gG] with positive sizes";
+  const auto non_negative = [&](int64_t v) {
+    if (v < 0) throw Error(usage);
+    return v;
+  };
   const auto number = [&](const std::string& text) {
-    try {
-      size_t used = 0;
-      const long long v = std::stoll(text, &used);
-      if (used != text.size() || v < 0) throw std::invalid_argument(text);
-      return static_cast<int64_t>(v);
-    } catch (const std::exception&) {
-      throw Error(usage);
-    }
+    const std::optional<int64_t> v = parse_integer(text);
+    if (!v) throw Error(usage);
+    return non_negative(*v);
   };
   const auto dims = [&](const std::string& text) {
-    std::vector<int64_t> out;
-    std::stringstream ss(text);
-    std::string part;
-    while (std::getline(ss, part, 'x')) out.push_back(number(part));
-    return out;
+    const std::optional<std::vector<int64_t>> v = parse_integer_list(text);
+    if (!v) throw Error(usage);
+    for (int64_t d : *v) non_negative(d);
+    return *v;
   };
   std::vector<std::string> fields;
   std::stringstream ss(shape);

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/integer_text.h"
 
 namespace nee {
 
@@ -78,22 +79,13 @@ namespace {
 
 // "AxBxC" -> {A, B, C}; `what` names the list in errors.
 std::vector<int64_t> parse_x_list(const std::string& text, const std::string& what, const std::string& whole) {
-  std::vector<int64_t> values;
-  std::stringstream ss(text);
-  std::string part;
-  while (std::getline(ss, part, 'x')) {
-    try {
-      size_t used = 0;
-      const long long v = std::stoll(part, &used);
-      if (used != part.size()) throw std::invalid_argument(part);
-      values.push_back(v);
-    } catch (const std::exception&) {
-      throw Error(fmt::format("bad strided_copy shape '{}': {} '{}' is not a list of integers joined by x", whole,
-                              what, text));
-    }
+  const std::optional<std::vector<int64_t>> values = parse_integer_list(text);
+  if (!values) {
+    throw Error(fmt::format("bad strided_copy shape '{}': {} '{}' is not a list of integers joined by x", whole,
+                            what, text));
   }
-  if (values.empty()) throw Error(fmt::format("bad strided_copy shape '{}': {} is empty", whole, what));
-  return values;
+  if (values->empty()) throw Error(fmt::format("bad strided_copy shape '{}': {} is empty", whole, what));
+  return *values;
 }
 
 }  // namespace

@@ -3,12 +3,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <sstream>
+#include <algorithm>
 
 #include "core/content_hash.h"
 #include "core/conv_workload.h"
 #include "core/elementwise_workload.h"
 #include "core/error.h"
+#include "core/integer_text.h"
 #include "core/pool_workload.h"
 
 namespace nee {
@@ -169,19 +170,11 @@ MatmulAttrs matmul_attrs(const Workload& w) {
 bool matmul_has_bias(const Workload& w) { return w.attrs.at("bias").get<int>() != 0; }
 
 Workload matmul_workload_from_shape(const std::string& shape) {
-  std::vector<int64_t> dims;
-  std::stringstream ss(shape);
-  std::string part;
-  while (std::getline(ss, part, 'x')) {
-    try {
-      size_t used = 0;
-      const long long v = std::stoll(part, &used);
-      if (used != part.size() || v <= 0) throw std::invalid_argument(part);
-      dims.push_back(v);
-    } catch (const std::exception&) {
-      throw Error("bad matmul shape '" + shape + "': expected MxKxN or BxMxKxN with positive sizes");
-    }
+  const std::optional<std::vector<int64_t>> parsed = parse_integer_list(shape);
+  if (!parsed || std::any_of(parsed->begin(), parsed->end(), [](int64_t v) { return v <= 0; })) {
+    throw Error("bad matmul shape '" + shape + "': expected MxKxN or BxMxKxN with positive sizes");
   }
+  const std::vector<int64_t>& dims = *parsed;
   if (dims.size() != 3 && dims.size() != 4) {
     throw Error("bad matmul shape '" + shape + "': expected MxKxN or BxMxKxN");
   }
