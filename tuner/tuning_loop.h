@@ -25,7 +25,7 @@ struct TuneOptions {
   bool baselines = true;
   // The bench measured Adams2019's search over a large matmul taking minutes here.
   double baseline_build_timeout_s = 900;
-  int transfer_seeds = 8;        // at most this many points from similar workloads or machines
+  int transfer_seeds = 8;        // at most this many points from similar workloads or machines; 0: no transfer
   // false: the space's default point is not measured first, so a search starts from
   // nothing; a convergence study's pure random-search baseline.
   bool measure_default = true;

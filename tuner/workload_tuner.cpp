@@ -85,6 +85,7 @@ RoundResult WorkloadTuner::run_round(int count, const std::function<bool()>& sto
     for (TransferSeed& s : transfer_seeds(db_, workload_, target_, *space_, options_.transfer_seeds, measured_here)) {
       seeds_.push_back(std::move(s));
     }
+    for (const TuningRecord& r : similar_records_here(db_, workload_, target_)) strategy_->learn_from_similar(r);
   }
   seeded_ = true;
 
@@ -101,6 +102,7 @@ RoundResult WorkloadTuner::run_round(int count, const std::function<bool()>& sto
     if (strategy_->seen(seed.config) || !in_batch.insert(seed.config).second) continue;
     batch.push_back({workload_, target_, std::move(seed.config), "transfer", 0, seed.source.id});
   }
+  for (const Candidate& c : batch) strategy_->start_from(c.config);
   const int wanted = count - static_cast<int>(batch.size());
   if (wanted > 0) {
     const std::vector<ScheduleConfig> proposed = strategy_->propose(wanted);
@@ -182,7 +184,8 @@ void WorkloadTuner::measure(std::vector<Candidate>& batch, Builder& builder, con
       // The convergence of the search itself: a faster baseline would flatten it.
       const double seconds =
           report_.seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - round_started_).count();
-      report_.convergence.push_back({report_.measured, seconds, search_best_us_.value_or(0)});
+      report_.convergence.push_back({report_.measured, seconds, search_best_us_.value_or(0),
+                                     ok ? std::optional<double>(record.result.median_us) : std::nullopt});
     }
     if (after_each) after_each();
     return !stop();

@@ -53,16 +53,16 @@ TEST(ConvergenceSvg, TrialsToWithinTenPercentAndPlotPerRun) {
 
 TEST(ConvergenceCsv, HeaderAndOneLinePerStep) {
   tuner_test::TempDir dir("csv");
-  write_convergence_csv(dir.file("run.csv"), {{1, 0.25, 100}, {2, 0.5, 60.5}});
+  write_convergence_csv(dir.file("run.csv"), {{1, 0.25, 100, 100}, {2, 0.5, 60.5, 60.5}, {3, 0.75, 60.5, {}}});
   std::ifstream in(dir.file("run.csv"));
   const std::string csv((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(csv, "trial,seconds,best_us\n1,0.250,100.000\n2,0.500,60.500\n");
+  EXPECT_EQ(csv, "trial,seconds,best_us,trial_us\n1,0.250,100.000,100.000\n2,0.500,60.500,60.500\n3,0.750,60.500,\n");
   EXPECT_THROW(write_convergence_csv(dir.file("no-such-folder/run.csv"), {}), Error);
 }
 
 TEST(ConvergenceCsv, ReadsWhatItWroteAndNamesWhatIsWrong) {
   tuner_test::TempDir dir("csv");
-  const std::vector<ConvergenceStep> steps = {{1, 0.25, 100}, {2, 0.5, 60.5}, {3, 0.75, 60.5}};
+  const std::vector<ConvergenceStep> steps = {{1, 0.25, 100, 100}, {2, 0.5, 60.5, 60.5}, {3, 0.75, 60.5, {}}};
   write_convergence_csv(dir.file("run.csv"), steps);
   const std::vector<ConvergenceStep> back = read_convergence_csv(dir.file("run.csv"));
   ASSERT_EQ(back.size(), 3u);
@@ -70,7 +70,14 @@ TEST(ConvergenceCsv, ReadsWhatItWroteAndNamesWhatIsWrong) {
     EXPECT_EQ(back[i].measured, steps[i].measured);
     EXPECT_DOUBLE_EQ(back[i].seconds, steps[i].seconds);
     EXPECT_DOUBLE_EQ(back[i].best_us, steps[i].best_us);
+    EXPECT_EQ(back[i].trial_us, steps[i].trial_us);
   }
+  // A CSV written before trial_us was kept still reads.
+  std::ofstream(dir.file("old.csv")) << "trial,seconds,best_us\n1,0.5,10\n2,0.6,9\n";
+  const std::vector<ConvergenceStep> old = read_convergence_csv(dir.file("old.csv"));
+  ASSERT_EQ(old.size(), 2u);
+  EXPECT_DOUBLE_EQ(old[1].best_us, 9);
+  EXPECT_FALSE(old[1].trial_us);
   const auto error_of = [&](const std::string& text) {
     std::ofstream(dir.file("bad.csv")) << text;
     try {
@@ -83,6 +90,9 @@ TEST(ConvergenceCsv, ReadsWhatItWroteAndNamesWhatIsWrong) {
   EXPECT_NE(error_of("a,b,c\n1,2,3\n").find("not a convergence CSV"), std::string::npos);
   EXPECT_NE(error_of("trial,seconds,best_us\n1,0.5,10\n2;0.6;9\n").find("bad.csv:3"), std::string::npos);
   EXPECT_NE(error_of("trial,seconds,best_us\n1,0.5,10,7\n").find("bad.csv:2"), std::string::npos);
+  EXPECT_NE(error_of("trial,seconds,best_us,trial_us\n1,0.5,10\n").find("bad.csv:2"), std::string::npos);
+  EXPECT_NE(error_of("trial,seconds,best_us,trial_us\n1,0.5,10,x\n").find("bad.csv:2"), std::string::npos);
+  EXPECT_NE(error_of("trial,seconds,best_us,trial_us\n1,0.5,10,7,8\n").find("bad.csv:2"), std::string::npos);
   EXPECT_THROW(read_convergence_csv(dir.file("missing.csv")), Error);
 }
 
@@ -106,6 +116,38 @@ TEST(ConvergenceComparison, TrialsToOwnAndOverallLevels) {
   std::ifstream in(dir.file("both.svg"));
   const std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(count(svg, "<polyline"), 4);  // two runs, two panels
+}
+
+TEST(ConvergenceComparison, MedianDrawsOfAGeometricVariable) {
+  EXPECT_EQ(median_draws_to_hit(1, 2), 1);
+  EXPECT_EQ(median_draws_to_hit(1, 4), 3);     // 1 - 0.75^2 = 0.44 < 0.5 <= 1 - 0.75^3 = 0.58
+  EXPECT_EQ(median_draws_to_hit(2, 765), 265);  // ln 0.5 / ln(1 - 2/765) = 264.8
+  EXPECT_FALSE(median_draws_to_hit(0, 1000));
+}
+
+TEST(ConvergenceComparison, UniformRunsAreReadAsSamplesOfTheSpace) {
+  // The random run's second trial happens to be at the level (110 of 100), but only 1 of
+  // its 8 points is: its median is 6 draws, not 2.
+  std::vector<ConvergenceStep> random;
+  const std::vector<std::optional<double>> times = {300, 108, 250, std::nullopt, 400, 200, 350, 500};
+  double best = 0;
+  for (size_t i = 0; i < times.size(); ++i) {
+    if (times[i] && (best == 0 || *times[i] < best)) best = *times[i];
+    random.push_back({static_cast<int>(i) + 1, static_cast<double>(i), best, times[i]});
+  }
+  const std::vector<NamedRun> runs = {{"guided", {{1, 1, 150, 150}, {2, 2, 100, 100}}}, {"random", random}};
+  const ConvergenceComparison c = compare_convergence(runs, 0.10, {"random"});
+  ASSERT_TRUE(c.runs[1].draws);
+  EXPECT_EQ(c.runs[1].to_overall, 2);
+  EXPECT_EQ(c.runs[1].draws->points, 8);
+  EXPECT_EQ(c.runs[1].draws->at_level, 1);
+  EXPECT_EQ(c.runs[1].draws->median_draws, 6);  // 1 - (7/8)^6 = 0.55
+  EXPECT_FALSE(c.runs[0].draws);
+  EXPECT_NE(comparison_table(c).find("6 (1 of 8)"), std::string::npos) << comparison_table(c);
+
+  EXPECT_THROW(compare_convergence(runs, 0.10, {"nosuch"}), Error);
+  const std::vector<NamedRun> untimed = {{"old", {{1, 1, 150}, {2, 2, 100}}}};
+  EXPECT_THROW(compare_convergence(untimed, 0.10, {"old"}), Error);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The model strategy proposes only unseen points, keeps its epsilon share of random
-// points, and records predictions only once it has a model.
+// points, records predictions only once it has a model, and learns from similar
+// workloads' records before its own results.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -72,6 +73,32 @@ TEST(ModelGuidedSearch, RespectsEpsilon) {
       previous = *search.predicted_us(c);
     }
   }
+}
+
+TEST(ModelGuidedSearch, RanksItsFirstBatchFromSimilarWorkloads) {
+  const Workload w = matmul_workload_from_shape("256x256x256");
+  const Workload near = matmul_workload_from_shape("128x256x256");
+  const auto space = make_schedule_space(w, TargetKind::cpu);
+  const auto near_space = make_schedule_space(near, TargetKind::cpu);
+  const auto record_of = [](const Workload& workload, const ScheduleConfig& c, double us) {
+    TuningRecord r;
+    r.workload = workload;
+    r.config = c;
+    r.result = tuner_test::ok_result(us);
+    return r;
+  };
+  std::mt19937_64 rng(4);
+  ModelGuidedSearch learned(*space, 13, w, tuner_test::synthetic_target(), 0.25, 128, 8);
+  ModelGuidedSearch unlike(*space, 13, w, tuner_test::synthetic_target(), 0.25, 128, 8);
+  for (int i = 0; i < 16; ++i) {
+    const ScheduleConfig c = near_space->random_config(rng);
+    learned.learn_from_similar(record_of(near, c, tuner_test::synthetic_us(c)));
+    ScheduleConfig other_space = c;
+    other_space.knobs["tile_oc"] = 4;  // a knob this space lacks
+    unlike.learn_from_similar(record_of(near, other_space, tuner_test::synthetic_us(c)));
+  }
+  for (const ScheduleConfig& c : learned.propose(8)) EXPECT_TRUE(learned.predicted_us(c)) << c.to_string();
+  for (const ScheduleConfig& c : unlike.propose(8)) EXPECT_FALSE(unlike.predicted_us(c)) << c.to_string();
 }
 
 }  // namespace

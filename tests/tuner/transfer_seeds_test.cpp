@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
 
 #include "core/conv_workload.h"
 #include "temp_dir.h"
@@ -147,6 +148,12 @@ TEST(TransferSeeds, SeedsFromNearbyShapesAndOtherMachinesOnly) {
   // Another machine's records seed, but they are never this machine's measurements.
   EXPECT_EQ(db.best(target_w, here)->result.median_us, 50.0);
   EXPECT_EQ(transfer_seeds(db, target_w, here, *space, 2, measured_here).size(), 2u);
+
+  // A cost model learns only from similar workloads' records measured on this machine.
+  db.add_record(ok_record(near_w, here, autoscheduler_config("Adams2019"), 1.0));
+  std::set<int64_t> learned;
+  for (const TuningRecord& r : similar_records_here(db, target_w, here)) learned.insert(r.id);
+  EXPECT_EQ(learned, std::set<int64_t>(near_ids.begin(), near_ids.end()));
 }
 
 }  // namespace

@@ -17,6 +17,9 @@ CLI::App* add_compare_command(CLI::App& app, CompareCommand& command) {
       ->required();
   compare->add_option("--within", command.within, "the level: within this fraction of a best (default 0.1)")
       ->check(CLI::Range(0.0, 10.0));
+  compare->add_option("--uniform", command.uniform,
+                      "runs (by name) of uniform random draws (--strategy random --no-default-point): also give the "
+                      "median trials such draws need for the level, from the run's hit rate");
   compare->add_option("--svg", command.svg_path, "also plot every run's curve into this SVG file");
   compare->add_option("--title", command.title, "the plot's title");
   return compare;
@@ -30,7 +33,7 @@ int run_compare_command(const CompareCommand& command) {
     const std::string name = eq == std::string::npos ? std::filesystem::path(path).stem().string() : run.substr(0, eq);
     runs.push_back({name, read_convergence_csv(path)});
   }
-  fmt::print("{}", comparison_table(compare_convergence(runs, command.within)));
+  fmt::print("{}", comparison_table(compare_convergence(runs, command.within, command.uniform)));
   if (!command.svg_path.empty()) write_convergence_svg(command.svg_path, command.title, runs);
   return 0;
 }

@@ -10,9 +10,11 @@ namespace nee {
 
 // `nee-tune compare RUN.csv...`: runs of one workload (or model) side by side, from the
 // CSVs that `--report` writes: trials each needed to come within a fraction of its own
-// best and of the best of all, and one plot of every curve.
+// best and of the best of all (and, for runs of uniform draws, the median trials such
+// draws need, from the run's hit rate), and one plot of every curve.
 struct CompareCommand {
-  std::vector<std::string> runs;  // NAME=FILE or FILE (named by the file's stem)
+  std::vector<std::string> runs;     // NAME=FILE or FILE (named by the file's stem)
+  std::vector<std::string> uniform;  // names of runs that drew uniform random points
   double within = 0.1;
   std::string svg_path;  // empty: no plot
   std::string title = "convergence";

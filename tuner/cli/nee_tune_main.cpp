@@ -101,7 +101,8 @@ int main(int argc, char** argv) {
                "do not measure the space's default schedule first, so the search starts from nothing (the pure "
                "random-search baseline of a convergence study)");
   app.add_option("--transfer-seeds", options.transfer_seeds,
-                 "points taken from similar workloads and other machines' records (0: none)")
+                 "points taken from similar workloads and other machines' records (0: none, and the model strategy "
+                 "then learns from this workload's results only)")
       ->check(CLI::Range(0, 1024));
   app.add_option("--confirm", options.confirm_top,
                  "at the end, re-measure this many best schedules of each workload, and its default, in interleaved "

@@ -48,7 +48,10 @@ PackReport pack_candidates(const TuningDatabase& db, const PackRequest& request)
     }
     std::vector<Candidate> batch;
     const ScheduleConfig default_config = space->default_config();
-    if (!strategy->seen(default_config)) batch.push_back({w, target, default_config, "default", 0, std::nullopt});
+    if (!strategy->seen(default_config)) {
+      batch.push_back({w, target, default_config, "default", 0, std::nullopt});
+      strategy->start_from(default_config);
+    }
     for (ScheduleConfig& c : strategy->propose(request.count - static_cast<int>(batch.size()))) {
       batch.push_back({w, target, std::move(c), strategy->name(), 0, std::nullopt});
     }

@@ -32,6 +32,8 @@ struct ConvergenceStep {
   int measured = 0;      // measurements of this run so far, from 1
   double seconds = 0;    // since the run started
   double best_us = 0;    // best ok median so far (the database's included); 0 while none
+  // This step's own point's median; none when it failed, and for a model's steps.
+  std::optional<double> trial_us = std::nullopt;
 };
 
 // The first `measured` at which the best time was at or below `level_us`; nullopt if never.

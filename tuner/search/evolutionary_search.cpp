@@ -12,10 +12,20 @@ void EvolutionarySearch::observe(const ScheduleConfig& config, const MeasureResu
   if (elite_.size() > population_) elite_.resize(population_);
 }
 
-const ScheduleConfig& EvolutionarySearch::tournament() {
-  std::uniform_int_distribution<size_t> pick(0, elite_.size() - 1);
-  const size_t a = pick(rng_), b = pick(rng_);
-  return elite_[std::min(a, b)].second;  // elite_ is sorted: the smaller index is faster
+void EvolutionarySearch::start_from(const ScheduleConfig& config) {
+  SearchStrategy::start_from(config);
+  starts_.push_back(config);
+}
+
+// By speed rather than by a tournament of two: early on, the elite holds points 4-45x
+// slower than the best (the 1024-cubed MatMul's first batch: 4 within 3% of 10.8 ms, 4
+// at 42-495 ms), and a tournament of two picked one of those as parent a quarter of the
+// time; by speed, 12% of the time.
+const ScheduleConfig& EvolutionarySearch::select_parent() {
+  std::vector<double> speed;
+  for (const auto& [us, config] : elite_) speed.push_back(1.0 / std::max(us, 1e-9));
+  std::discrete_distribution<size_t> pick(speed.begin(), speed.end());
+  return elite_[pick(rng_)].second;
 }
 
 ScheduleConfig EvolutionarySearch::mutate(const ScheduleConfig& parent) {
@@ -52,9 +62,13 @@ ScheduleConfig EvolutionarySearch::crossover(const ScheduleConfig& a, const Sche
 
 ScheduleConfig EvolutionarySearch::next() {
   std::uniform_real_distribution<double> coin(0, 1);
-  if (elite_.empty() || coin(rng_) < epsilon_) return space_.random_config(rng_);
-  if (elite_.size() >= 2 && coin(rng_) < 0.2) return mutate(crossover(tournament(), tournament()));
-  return mutate(tournament());
+  if (coin(rng_) < epsilon_) return space_.random_config(rng_);
+  if (elite_.empty()) {
+    if (starts_.empty()) return space_.random_config(rng_);
+    return mutate(starts_[std::uniform_int_distribution<size_t>(0, starts_.size() - 1)(rng_)]);
+  }
+  if (elite_.size() >= 2 && coin(rng_) < 0.2) return mutate(crossover(select_parent(), select_parent()));
+  return mutate(select_parent());
 }
 
 }  // namespace nee

@@ -31,6 +31,18 @@ void ModelGuidedSearch::observe(const ScheduleConfig& config, const MeasureResul
   queue_.clear();
 }
 
+void ModelGuidedSearch::learn_from_similar(const TuningRecord& record) {
+  if (record.result.status != MeasureStatus::ok) return;
+  // Another space of the family (conv2d's direct, blocked and Winograd spaces) has other
+  // knobs, which the feature layout cannot hold.
+  for (const Knob& k : space_.knobs()) {
+    if (!record.config.knobs.count(k.name)) return;
+  }
+  if (record.config.knobs.size() != space_.knobs().size()) return;
+  samples_.push_back({record.workload, record.config, record.result.median_us});
+  queue_.clear();
+}
+
 std::optional<double> ModelGuidedSearch::predicted_us(const ScheduleConfig& config) const {
   const auto it = predictions_.find(config);
   if (it == predictions_.end()) return std::nullopt;

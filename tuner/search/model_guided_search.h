@@ -15,12 +15,16 @@ namespace nee {
 // takes the best-ranked ones except for an epsilon share of uniformly random points, so
 // the model keeps seeing regions it would rank low. With fewer than `min_samples` ok
 // results there is nothing to learn from yet, and it proposes as evolutionary search.
+// Records of similar workloads measured on this machine count as results to learn from
+// (the features hold the workload's dims and the label is log GFLOP/s), so a workload
+// whose neighbours were tuned first is ranked from its first batch.
 class ModelGuidedSearch : public EvolutionarySearch {
  public:
   ModelGuidedSearch(const ScheduleSpace& space, uint64_t seed, const Workload& workload, const Target& target,
                     double epsilon = 0.25, int pool = 512, size_t min_samples = 8);
   std::string name() const override { return "model"; }
   void observe(const ScheduleConfig& config, const MeasureResult& result) override;
+  void learn_from_similar(const TuningRecord& record) override;
   std::optional<double> predicted_us(const ScheduleConfig& config) const override;
   // Whether `config` was proposed as an epsilon-greedy random point rather than by rank.
   bool exploratory(const ScheduleConfig& config) const { return exploratory_.count(config) != 0; }

@@ -24,8 +24,17 @@ class SearchStrategy {
   // Tells the strategy a point's result (also for points seeded from the database).
   virtual void observe(const ScheduleConfig& config, const MeasureResult& result);
   bool seen(const ScheduleConfig& config) const { return seen_.count(config) != 0; }
+  // An ok record of a similar workload measured on this very target
+  // (similar_records_here()); a strategy with a cost model learns from it, so that it
+  // ranks its first proposals too.
+  virtual void learn_from_similar(const TuningRecord&) {}
   // The strategy's predicted median time of a point it proposed, when it has a model.
   virtual std::optional<double> predicted_us(const ScheduleConfig&) const { return std::nullopt; }
+  // A point expected to be good that is measured in the same batch as the next
+  // proposals (the space's default point, a point transferred from a similar workload):
+  // a strategy with no result yet may start from it rather than from nothing. The point
+  // counts as seen, since it is being measured.
+  virtual void start_from(const ScheduleConfig& config) { seen_.insert(config); }
 
  protected:
   // One proposal; may return a seen or invalid point, which propose() filters out.

@@ -139,4 +139,17 @@ std::vector<TransferSeed> transfer_seeds(const TuningDatabase& db, const Workloa
   return seeds;
 }
 
+std::vector<TuningRecord> similar_records_here(const TuningDatabase& db, const Workload& workload,
+                                               const Target& target) {
+  std::vector<TuningRecord> records;
+  const std::string key = workload.key();
+  for (const TuningDatabase::WorkloadSummary& s : db.workloads(target)) {
+    if (s.ok_records == 0 || s.workload.key() == key || !shape_distance(workload, s.workload)) continue;
+    for (TuningRecord& r : db.history(s.workload, target)) {
+      if (r.result.status == MeasureStatus::ok && !autoscheduler_of(r.config)) records.push_back(std::move(r));
+    }
+  }
+  return records;
+}
+
 }  // namespace nee

@@ -45,4 +45,11 @@ std::vector<TransferSeed> transfer_seeds(const TuningDatabase& db, const Workloa
                                          const std::function<bool(const ScheduleConfig&)>& measured_here,
                                          int per_source = 3);
 
+// Every ok record, baselines aside, of the workloads similar to `workload` (shape_distance
+// defined) measured on this very target, for a cost model to learn from before this
+// workload has any result. Records of other machines are left out: their times are not
+// this machine's.
+std::vector<TuningRecord> similar_records_here(const TuningDatabase& db, const Workload& workload,
+                                               const Target& target);
+
 }  // namespace nee
