@@ -85,7 +85,9 @@ RoundResult WorkloadTuner::run_round(int count, const std::function<bool()>& sto
     for (TransferSeed& s : transfer_seeds(db_, workload_, target_, *space_, options_.transfer_seeds, measured_here)) {
       seeds_.push_back(std::move(s));
     }
-    for (const TuningRecord& r : similar_records_here(db_, workload_, target_)) strategy_->learn_from_similar(r);
+    if (strategy_->learns_from_similar()) {
+      for (const TuningRecord& r : similar_records_here(db_, workload_, target_)) strategy_->learn_from_similar(r);
+    }
   }
   seeded_ = true;
 

@@ -1,5 +1,6 @@
 #include "runtime/passes/constant_operands.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 
@@ -32,6 +33,13 @@ bool clip_bounds(const Graph& graph, const Node& clip, float& lo, float& hi) {
     (i == 1 ? lo : hi) = *v;
   }
   return lo <= hi;
+}
+
+std::string add_shape_constant(Graph& graph, const std::string& name, const std::vector<int64_t>& shape) {
+  Tensor tensor(DType::i64, {static_cast<int64_t>(shape.size())});
+  std::copy(shape.begin(), shape.end(), tensor.data_as<int64_t>());
+  graph.add_constant(name, tensor);
+  return name;
 }
 
 }  // namespace nee

@@ -1,6 +1,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "runtime/graph.h"
 
@@ -18,5 +19,8 @@ bool is_scalar_near(const Graph& graph, const std::string& value, float wanted);
 // Clip's bounds as constants: inputs (opset >= 11) or attributes; an absent bound is
 // the float range's end. False when a bound is not a constant scalar or lo > hi.
 bool clip_bounds(const Graph& graph, const Node& clip, float& lo, float& hi);
+
+// Adds `shape` as the i64 constant `name` (a Reshape's second input) and returns `name`.
+std::string add_shape_constant(Graph& graph, const std::string& name, const std::vector<int64_t>& shape);
 
 }  // namespace nee

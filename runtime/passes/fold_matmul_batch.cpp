@@ -1,6 +1,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/passes/constant_operands.h"
 #include "runtime/passes/passes.h"
 
 namespace nee {
@@ -9,14 +10,12 @@ namespace {
 
 // A Reshape node from `from` to a new value `to` of `shape`, with its shape constant.
 Node reshape_node(Graph& graph, const std::string& from, const std::string& to, const std::vector<int64_t>& shape) {
-  Tensor shape_tensor(DType::i64, {static_cast<int64_t>(shape.size())});
-  for (size_t i = 0; i < shape.size(); ++i) shape_tensor.data_as<int64_t>()[i] = shape[i];
-  graph.add_constant(to + ".shape", shape_tensor);
+  const std::string shape_name = add_shape_constant(graph, to + ".shape", shape);
   if (!graph.has_value(to)) graph.add_value(to, TensorType{graph.type_of(from).dtype, shape});
   Node node;
   node.op = "Reshape";
   node.name = to;
-  node.inputs = {from, to + ".shape"};
+  node.inputs = {from, shape_name};
   node.outputs = {to};
   return node;
 }

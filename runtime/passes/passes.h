@@ -99,11 +99,12 @@ void block_activations(Graph& graph);
 // workload) picks a tile, and sets its winograd_tile. Runs after block_activations.
 void use_winograd(Graph& graph);
 
-// The passes in the order: remove_identity, transpose_as_reshape, fuse_conv, fuse_gemm, convert_matmul,
-// fold_matmul_scale, fuse_matmul_add, fold_matmul_scale again (a scaling after the bias
-// Add, as BERT's query projection has), fuse_matmul_relu, fuse_matmul_gelu,
-// fuse_layer_norm, fuse_elementwise, fold_matmul_batch (when options say),
-// pack_conv_weights, then block_activations and use_winograd (when options say). The epilogue and layer-norm fusions come first so they take precedence;
+// The passes in the order: remove_identity, transpose_as_reshape, fuse_conv, fuse_gemm,
+// convert_matmul, fold_matmul_scale, fuse_matmul_add, fold_matmul_scale again (a scaling
+// after the bias Add, as BERT's query projection has), fuse_matmul_relu,
+// fuse_matmul_gelu, fuse_layer_norm, fuse_elementwise, fold_matmul_batch (when options
+// say), pack_conv_weights, then block_activations and use_winograd (when options say).
+// The epilogue and layer-norm fusions come first so they take precedence;
 // fuse_elementwise collects what is left.
 void optimize_graph(Graph& graph, const GraphOptions& options = {});
 

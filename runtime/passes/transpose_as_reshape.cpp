@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/passes/constant_operands.h"
 #include "runtime/passes/passes.h"
 
 namespace nee {
@@ -30,13 +31,9 @@ void transpose_as_reshape(Graph& graph) {
     std::vector<int64_t> reversed(shape.size());
     std::iota(reversed.rbegin(), reversed.rend(), 0);
     if (!keeps_element_order(shape, node.attrs.get_ints("perm", reversed))) continue;
-    const std::vector<int64_t>& out_shape = graph.type_of(node.outputs[0]).shape;
-    Tensor shape_tensor(DType::i64, {static_cast<int64_t>(out_shape.size())});
-    std::copy(out_shape.begin(), out_shape.end(), shape_tensor.data_as<int64_t>());
-    const std::string shape_name = node.outputs[0] + ".shape";
-    graph.add_constant(shape_name, shape_tensor);
+    const std::vector<int64_t> out_shape = graph.type_of(node.outputs[0]).shape;
     node.op = "Reshape";
-    node.inputs.push_back(shape_name);
+    node.inputs.push_back(add_shape_constant(graph, node.outputs[0] + ".shape", out_shape));
     node.attrs = Attributes{};
   }
 }

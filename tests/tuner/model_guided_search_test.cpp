@@ -97,6 +97,7 @@ TEST(ModelGuidedSearch, RanksItsFirstBatchFromSimilarWorkloads) {
     other_space.knobs["tile_oc"] = 4;  // a knob this space lacks
     unlike.learn_from_similar(record_of(near, other_space, tuner_test::synthetic_us(c)));
   }
+  EXPECT_TRUE(learned.learns_from_similar()) << "else the tuner never reads similar records for it";
   for (const ScheduleConfig& c : learned.propose(8)) EXPECT_TRUE(learned.predicted_us(c)) << c.to_string();
   for (const ScheduleConfig& c : unlike.propose(8)) EXPECT_FALSE(unlike.predicted_us(c)) << c.to_string();
 }

@@ -35,10 +35,10 @@ void ModelGuidedSearch::learn_from_similar(const TuningRecord& record) {
   if (record.result.status != MeasureStatus::ok) return;
   // Another space of the family (conv2d's direct, blocked and Winograd spaces) has other
   // knobs, which the feature layout cannot hold.
+  if (record.config.knobs.size() != space_.knobs().size()) return;
   for (const Knob& k : space_.knobs()) {
     if (!record.config.knobs.count(k.name)) return;
   }
-  if (record.config.knobs.size() != space_.knobs().size()) return;
   samples_.push_back({record.workload, record.config, record.result.median_us});
   queue_.clear();
 }

@@ -24,6 +24,7 @@ class ModelGuidedSearch : public EvolutionarySearch {
                     double epsilon = 0.25, int pool = 512, size_t min_samples = 8);
   std::string name() const override { return "model"; }
   void observe(const ScheduleConfig& config, const MeasureResult& result) override;
+  bool learns_from_similar() const override { return true; }
   void learn_from_similar(const TuningRecord& record) override;
   std::optional<double> predicted_us(const ScheduleConfig& config) const override;
   // Whether `config` was proposed as an epsilon-greedy random point rather than by rank.

@@ -24,6 +24,9 @@ class SearchStrategy {
   // Tells the strategy a point's result (also for points seeded from the database).
   virtual void observe(const ScheduleConfig& config, const MeasureResult& result);
   bool seen(const ScheduleConfig& config) const { return seen_.count(config) != 0; }
+  // Whether the strategy learns from records of similar workloads (a cost model does),
+  // so the tuner reads them from the database only for such a strategy.
+  virtual bool learns_from_similar() const { return false; }
   // An ok record of a similar workload measured on this very target
   // (similar_records_here()); a strategy with a cost model learns from it, so that it
   // ranks its first proposals too.
