@@ -145,6 +145,19 @@ TEST(ConvergenceComparison, UniformRunsAreReadAsSamplesOfTheSpace) {
   EXPECT_FALSE(c.runs[0].draws);
   EXPECT_NE(comparison_table(c).find("6 (1 of 8)"), std::string::npos) << comparison_table(c);
 
+  EXPECT_FALSE(c.pooled) << "one uniform run is not pooled";
+
+  // A second sample of the space, 2 of its 4 points at the level: pooled, 3 of 12.
+  const std::vector<ConvergenceStep> again = {{1, 1, 105, 105}, {2, 2, 105, 900}, {3, 3, 105, 800}, {4, 4, 100, 100}};
+  std::vector<NamedRun> three = runs;
+  three.push_back({"random2", again});
+  const ConvergenceComparison p = compare_convergence(three, 0.10, {"random", "random2"});
+  ASSERT_TRUE(p.pooled);
+  EXPECT_EQ(p.pooled->points, 12);
+  EXPECT_EQ(p.pooled->at_level, 3);
+  EXPECT_EQ(p.pooled->median_draws, 3);  // 1 - (3/4)^2 = 0.44 < 0.5 <= 1 - (3/4)^3 = 0.58
+  EXPECT_NE(comparison_table(p).find("3 (3 of 12)"), std::string::npos) << comparison_table(p);
+
   EXPECT_THROW(compare_convergence(runs, 0.10, {"nosuch"}), Error);
   const std::vector<NamedRun> untimed = {{"old", {{1, 1, 150}, {2, 2, 100}}}};
   EXPECT_THROW(compare_convergence(untimed, 0.10, {"old"}), Error);

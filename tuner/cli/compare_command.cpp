@@ -19,7 +19,8 @@ CLI::App* add_compare_command(CLI::App& app, CompareCommand& command) {
       ->check(CLI::Range(0.0, 10.0));
   compare->add_option("--uniform", command.uniform,
                       "runs (by name) of uniform random draws (--strategy random --no-default-point): also give the "
-                      "median trials such draws need for the level, from the run's hit rate");
+                      "median trials such draws need for the level, from the run's hit rate, and from all of them pooled "
+                      "when two or more are named (--uniform a --uniform b)");
   compare->add_option("--svg", command.svg_path, "also plot every run's curve into this SVG file");
   compare->add_option("--title", command.title, "the plot's title");
   return compare;

@@ -65,9 +65,15 @@ ConvergenceComparison compare_convergence(const std::vector<NamedRun>& runs, dou
     if (c.overall_best_us > 0) r.to_overall = trials_to_level(run.steps, c.overall_best_us * (1 + fraction));
     if (std::find(uniform.begin(), uniform.end(), run.name) != uniform.end()) {
       r.draws = uniform_draws(run, c.overall_best_us * (1 + fraction));
+      if (uniform.size() >= 2) {
+        UniformDraws& pooled = c.pooled ? *c.pooled : c.pooled.emplace();
+        pooled.points += r.draws->points;
+        pooled.at_level += r.draws->at_level;
+      }
     }
     c.runs.push_back(r);
   }
+  if (c.pooled) c.pooled->median_draws = median_draws_to_hit(c.pooled->at_level, c.pooled->points);
   return c;
 }
 
@@ -82,6 +88,7 @@ std::string comparison_table(const ConvergenceComparison& c) {
                        trials_text(r.to_overall));
     out += any_uniform ? fmt::format(" {:>26}\n", draws_text(r.draws)) : "\n";
   }
+  if (c.pooled) out += fmt::format("{:<28} {:>91}\n", "uniform runs pooled", draws_text(c.pooled));
   if (any_uniform) {
     out += fmt::format(
         "median: the trials uniform draws need to reach {}% of the best of all, half the time, from the run's hit "

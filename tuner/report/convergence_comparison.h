@@ -32,11 +32,16 @@ struct ConvergenceComparison {
   double fraction = 0.1;
   double overall_best_us = 0;
   std::vector<RunConvergence> runs;
+  // With two or more uniform runs, their points as one sample. One run's hit rate at a
+  // level near the best rests on a handful of hits (1 to 5 in 1000 on the 1024-cubed
+  // MatMul in session 12), so a pooled sample of the same space is steadier.
+  std::optional<UniformDraws> pooled;
 };
 
 // Compares runs of the same workload (or model) by the trials each needed to come within
 // `fraction` of a level. The runs named in `uniform` are also read as samples of uniform
-// draws; their steps must carry trial_us. Throws nee::Error when a name in `uniform` is
+// draws, each alone and, when there are two or more, pooled; their steps must carry
+// trial_us. Throws nee::Error when a name in `uniform` is
 // not a run, or its steps lack trial_us (CSVs written before NEE recorded them).
 ConvergenceComparison compare_convergence(const std::vector<NamedRun>& runs, double fraction,
                                           const std::vector<std::string>& uniform = {});
