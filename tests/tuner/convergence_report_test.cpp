@@ -158,6 +158,7 @@ TEST(ConvergenceComparison, UniformRunsAreReadAsSamplesOfTheSpace) {
   EXPECT_EQ(p.pooled->median_draws, 3);  // 1 - (3/4)^2 = 0.44 < 0.5 <= 1 - (3/4)^3 = 0.58
   EXPECT_NE(comparison_table(p).find("3 (3 of 12)"), std::string::npos) << comparison_table(p);
 
+  EXPECT_THROW(compare_convergence(three, 0.10, {"random", "random"}), Error);
   EXPECT_THROW(compare_convergence(runs, 0.10, {"nosuch"}), Error);
   const std::vector<NamedRun> untimed = {{"old", {{1, 1, 150}, {2, 2, 100}}}};
   EXPECT_THROW(compare_convergence(untimed, 0.10, {"old"}), Error);

@@ -43,6 +43,7 @@ ConvergenceComparison compare_convergence(const std::vector<NamedRun>& runs, dou
   for (const std::string& name : uniform) {
     const auto run = std::find_if(runs.begin(), runs.end(), [&](const NamedRun& r) { return r.name == name; });
     if (run == runs.end()) throw Error("--uniform " + name + ": no run of that name");
+    if (std::count(uniform.begin(), uniform.end(), name) > 1) throw Error("--uniform " + name + ": named twice");
     const bool timed = std::any_of(run->steps.begin(), run->steps.end(), [](const ConvergenceStep& s) {
       return s.trial_us.has_value();
     });

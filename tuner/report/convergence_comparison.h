@@ -41,8 +41,9 @@ struct ConvergenceComparison {
 // Compares runs of the same workload (or model) by the trials each needed to come within
 // `fraction` of a level. The runs named in `uniform` are also read as samples of uniform
 // draws, each alone and, when there are two or more, pooled; their steps must carry
-// trial_us. Throws nee::Error when a name in `uniform` is
-// not a run, or its steps lack trial_us (CSVs written before NEE recorded them).
+// trial_us. Throws nee::Error when a name in `uniform` is not a run or is named twice
+// (it would count twice in the pool), or its steps lack trial_us (CSVs written before
+// NEE recorded them).
 ConvergenceComparison compare_convergence(const std::vector<NamedRun>& runs, double fraction,
                                           const std::vector<std::string>& uniform = {});
 // The median of a geometric variable with success probability hits / draws: the fewest
