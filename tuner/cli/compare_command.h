@@ -11,7 +11,8 @@ namespace nee {
 // `nee-tune compare RUN.csv...`: runs of one workload (or model) side by side, from the
 // CSVs that `--report` writes: trials each needed to come within a fraction of its own
 // best and of the best of all (and, for runs of uniform draws, the median trials such
-// draws need, from the run's hit rate), and one plot of every curve.
+// draws need, from each run's hit rate and from two or more runs pooled), and one plot
+// of every curve.
 struct CompareCommand {
   std::vector<std::string> runs;     // NAME=FILE or FILE (named by the file's stem)
   std::vector<std::string> uniform;  // names of runs that drew uniform random points

@@ -89,7 +89,10 @@ std::string comparison_table(const ConvergenceComparison& c) {
                        trials_text(r.to_overall));
     out += any_uniform ? fmt::format(" {:>26}\n", draws_text(r.draws)) : "\n";
   }
-  if (c.pooled) out += fmt::format("{:<28} {:>91}\n", "uniform runs pooled", draws_text(c.pooled));
+  if (c.pooled) {
+    out += fmt::format("{:<28} {:>7} {:>12} {:>20} {:>22} {:>26}\n", "uniform runs pooled", "", "", "", "",
+                       draws_text(c.pooled));
+  }
   if (any_uniform) {
     out += fmt::format(
         "median: the trials uniform draws need to reach {}% of the best of all, half the time, from the run's hit "
