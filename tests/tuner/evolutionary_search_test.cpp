@@ -27,7 +27,7 @@ int farthest_from(const ScheduleConfig& origin, const std::vector<ScheduleConfig
 class EvolutionarySearchStart : public ::testing::Test {
  protected:
   const Workload workload_ = matmul_workload_from_shape("256x256x256");
-  const std::unique_ptr<ScheduleSpace> space_ = make_schedule_space(workload_, TargetKind::cpu);
+  const std::unique_ptr<ScheduleSpace> space_ = make_schedule_space(workload_, tuner_test::synthetic_target());
 };
 
 TEST_F(EvolutionarySearchStart, FirstBatchMutatesTheGivenPoint) {
@@ -56,20 +56,30 @@ TEST_F(EvolutionarySearchStart, MeasuredResultsReplaceTheStart) {
   EXPECT_LE(farthest_from(measured, search.propose(12)), 2);
 }
 
-TEST_F(EvolutionarySearchStart, FasterPointsAreParentsMoreOften) {
-  EvolutionarySearch search(*space_, 11, /*epsilon=*/0);
+// Children within two knobs of the faster of two measured points, out of `count`.
+int children_near_the_faster_point(const Target& target, int count) {
+  const std::unique_ptr<ScheduleSpace> space = make_schedule_space(matmul_workload_from_shape("256x256x256"), target);
+  EvolutionarySearch search(*space, 11, /*epsilon=*/0);
   std::mt19937_64 rng(2);
-  const ScheduleConfig fast = space_->default_config();
-  ScheduleConfig slow = space_->random_config(rng);
-  while (knobs_apart(slow, fast) < 6) slow = space_->random_config(rng);
+  const ScheduleConfig fast = space->default_config();
+  ScheduleConfig slow = space->random_config(rng);
+  while (knobs_apart(slow, fast) < 6) slow = space->random_config(rng);
   search.observe(fast, tuner_test::ok_result(100));
   search.observe(slow, tuner_test::ok_result(10000));
   int near_fast = 0;
-  const std::vector<ScheduleConfig> children = search.propose(40);
-  for (const ScheduleConfig& c : children) near_fast += knobs_apart(c, fast) <= 2;
-  // By speed, 99% of parents are the fast point; a tournament of two would pick it 75%
-  // of the time.
-  EXPECT_GE(near_fast, 36) << "of " << children.size();
+  for (const ScheduleConfig& c : search.propose(count)) near_fast += knobs_apart(c, fast) <= 2;
+  return near_fast;
+}
+
+TEST(EvolutionarySearchParents, FasterPointsAreParentsMoreOften) {
+  // By speed, 99% of parents are the fast point; a tournament of two would pick it 75% of
+  // the time, and 19 or more of 20 then has a chance of 2.4%. Twenty children, not more:
+  // duplicates and invalid points are skipped, so a bigger batch runs out of the fast
+  // point's neighbours and the slow point's rare children pile up (of 40, only 35 were
+  // near the fast point on AVX2 and 36 on AVX-512).
+  for (const Target& target : {tuner_test::synthetic_target(), tuner_test::synthetic_avx512_target()}) {
+    EXPECT_GE(children_near_the_faster_point(target, 20), 19) << target.halide;
+  }
 }
 
 }  // namespace
