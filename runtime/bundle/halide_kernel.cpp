@@ -5,10 +5,10 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <deque>
 #include <thread>
 
 #include "core/error.h"
+#include "runtime/bundle/cuda_driver.h"
 #include "runtime/bundle/halide_buffer_view.h"
 
 namespace nee {
@@ -27,11 +27,11 @@ HalideDeviceApi HalideDeviceApi::of(const SharedLibrary& library) {
   api.device_malloc = reinterpret_cast<MallocFunction>(library.find("halide_device_malloc"));
   api.device_crop = reinterpret_cast<CropFunction>(library.find("halide_device_crop"));
   api.device_release_crop = reinterpret_cast<BufferFunction>(library.find("halide_device_release_crop"));
-  for (const char* name : {"halide_cuda_device_interface", "halide_opencl_device_interface"}) {
-    if (void* f = library.find(name)) {
-      api.device_interface = reinterpret_cast<InterfaceFunction>(f);
-      break;
-    }
+  if (void* f = library.find("halide_cuda_device_interface")) {
+    expose_cuda_driver();
+    api.device_interface = reinterpret_cast<InterfaceFunction>(f);
+  } else if (void* f = library.find("halide_opencl_device_interface")) {
+    api.device_interface = reinterpret_cast<InterfaceFunction>(f);
   }
   return api;
 }
@@ -86,31 +86,48 @@ void HalideKernel::call(const std::vector<halide_buffer_t*>& buffers) const {
 }
 
 void HalideKernel::run(const std::vector<const Tensor*>& inputs, Tensor& output) const {
-  std::deque<HalideBufferView> views;  // grows without moving the views Halide points into
-  std::vector<halide_buffer_t*> buffers;
+  ResidentKernelCall call(*this, inputs, output);
+  call();
+  call.copy_output_to_host();
+}
+
+ResidentKernelCall::ResidentKernelCall(const HalideKernel& kernel, const std::vector<const Tensor*>& inputs,
+                                       Tensor& output)
+    : kernel_(kernel) {
   for (const Tensor* t : inputs) {
-    views.emplace_back(*t);
-    views.back().buffer.set_host_dirty(true);
-    buffers.push_back(&views.back().buffer);
+    views_.emplace_back(*t);
+    views_.back().buffer.set_host_dirty(true);
+    buffers_.push_back(&views_.back().buffer);
   }
-  views.emplace_back(output);
-  halide_buffer_t& out = views.back().buffer;
-  buffers.push_back(&out);
-  // Frees every device allocation however the call ends.
-  struct DeviceRelease {
-    const HalideDeviceApi& api;
-    const std::vector<halide_buffer_t*>& buffers;
-    ~DeviceRelease() {
-      if (!api.device_free) return;
-      for (halide_buffer_t* b : buffers) {
-        if (b->device) api.device_free(nullptr, b);
-      }
+  views_.emplace_back(output);
+  buffers_.push_back(&views_.back().buffer);
+}
+
+ResidentKernelCall::~ResidentKernelCall() {
+  const HalideDeviceApi& api = kernel_.device_api();
+  if (!api.device_free) return;
+  for (halide_buffer_t* b : buffers_) {
+    if (b->device) api.device_free(nullptr, b);
+  }
+}
+
+void ResidentKernelCall::operator()() {
+  kernel_.call(buffers_);
+  halide_buffer_t* out = buffers_.back();
+  const HalideDeviceApi& api = kernel_.device_api();
+  if (out->device && api.device_sync) {
+    if (const int status = api.device_sync(nullptr, out)) {
+      throw Error(fmt::format("kernel '{}': waiting for the device failed ({})", kernel_.symbol(), status));
     }
-  } release{device_api_, buffers};
-  call(buffers);
-  if (device_api_.copy_to_host && out.device_dirty()) {
-    if (const int status = device_api_.copy_to_host(nullptr, &out)) {
-      throw Error(fmt::format("kernel '{}': copying the output to the host failed ({})", symbol_, status));
+  }
+}
+
+void ResidentKernelCall::copy_output_to_host() {
+  halide_buffer_t* out = buffers_.back();
+  const HalideDeviceApi& api = kernel_.device_api();
+  if (api.copy_to_host && out->device_dirty()) {
+    if (const int status = api.copy_to_host(nullptr, out)) {
+      throw Error(fmt::format("kernel '{}': copying the output to the host failed ({})", kernel_.symbol(), status));
     }
   }
 }

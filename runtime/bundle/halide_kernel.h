@@ -1,10 +1,12 @@
 #pragma once
+#include <deque>
 #include <string>
 #include <vector>
 
 #include <HalideRuntime.h>
 
 #include "core/workload.h"
+#include "runtime/bundle/halide_buffer_view.h"
 #include "runtime/bundle/kernel_thread_pool.h"
 #include "runtime/bundle/shared_library.h"
 #include "runtime/tensor.h"
@@ -40,7 +42,8 @@ class HalideKernel {
   void check_signature(const std::vector<TensorType>& inputs, const TensorType& output) const;
 
   // Runs on host tensors. For GPU targets Halide copies inputs to the device; the
-  // output is copied back and every device allocation released before returning.
+  // output is copied back and every device allocation released before returning
+  // (ResidentKernelCall made for one call).
   void run(const std::vector<const Tensor*>& inputs, Tensor& output) const;
   // Calls the kernel on buffers as they are (inputs, then the output): for GPU targets
   // Halide uploads the inputs marked host-dirty and leaves the output on the device.
@@ -58,6 +61,28 @@ class HalideKernel {
   ArgvFunction argv_ = nullptr;
   const halide_filter_metadata_t* metadata_ = nullptr;
   HalideDeviceApi device_api_;
+};
+
+// Calls one kernel again and again on the same tensors, as a model run meets a GPU
+// kernel: its operands stay on the device (the runtime's session keeps every value
+// there). The first call uploads the inputs; later calls reuse them, and each call waits
+// for the device (halide_device_sync) before it returns. Every device allocation is
+// freed on destruction. On a CPU target it is a plain call on the host tensors.
+class ResidentKernelCall {
+ public:
+  ResidentKernelCall(const HalideKernel& kernel, const std::vector<const Tensor*>& inputs, Tensor& output);
+  ~ResidentKernelCall();
+  ResidentKernelCall(const ResidentKernelCall&) = delete;
+  ResidentKernelCall& operator=(const ResidentKernelCall&) = delete;
+
+  void operator()();
+  // Brings a device output to the host tensor (no-op when the host holds it already).
+  void copy_output_to_host();
+
+ private:
+  const HalideKernel& kernel_;
+  std::deque<HalideBufferView> views_;  // grows without moving the views Halide points into
+  std::vector<halide_buffer_t*> buffers_;
 };
 
 // Makes the process's kernel pool (kernel_thread_pool.h) run every parallel loop of a

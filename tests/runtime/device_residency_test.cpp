@@ -2,13 +2,15 @@
 // the CPU through PoCL here): the session copies only the model's inputs in and its
 // outputs out, uploads the weights once, keeps a Reshape of a device value on the
 // device, names a host node that forced a round trip, and places the intermediates in
-// one device arena by the session's memory plan.
+// one device arena by the session's memory plan; a kernel called again and again keeps
+// its operands on the device.
 //
 // PoCL compiles kernels with LLVM 15, and libHalide brings LLVM 14; the two in one
 // process crash. So nee-tune builds the bundles in its own process, and this test links
 // only the runtime, which needs Halide's runtime header alone.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <memory>
@@ -16,6 +18,7 @@
 #include "core/subprocess.h"
 #include "importer/import_onnx.h"
 #include "onnx_model_builder.h"
+#include "runtime/bundle/halide_kernel.h"
 #include "runtime/bundle/kernel_bundle.h"
 #include "runtime/session.h"
 #include "runtime/tensor_io.h"
@@ -173,6 +176,43 @@ TEST_F(DeviceResidency, IntermediatesShareOneDeviceArenaAsPlanned) {
   EXPECT_EQ(t.resident_bytes, plan.arena_bytes + kChainLinks * 16 * 16 * sizeof(float) + 2 * kLinkBytes);
   EXPECT_EQ(t.bytes_to_device, kLinkBytes);
   EXPECT_EQ(t.bytes_to_host, kLinkBytes);
+}
+
+// How nee-measure times a GPU kernel: its operands stay on the device between calls.
+// The inputs go up on the first call only, so a host change after it is not seen, and
+// the output stays on the device until it is asked for.
+TEST_F(DeviceResidency, RepeatedKernelCallsReuseTheDeviceOperands) {
+  BundleLoadOptions load;
+  load.model_path = model("chain");
+  load.expected_kind = TargetKind::opencl;
+  const std::shared_ptr<KernelBundle> bundle = KernelBundle::load(dir_->file("chain"), load);
+  const auto entry = std::find_if(bundle->manifest().kernels.begin(), bundle->manifest().kernels.end(),
+                                  [](const BundleKernelEntry& e) { return e.workload.op == "matmul"; });
+  ASSERT_NE(entry, bundle->manifest().kernels.end());
+  const HalideKernel* kernel = bundle->find(entry->workload.key());
+  ASSERT_NE(kernel, nullptr);
+  Tensor a = random_tensor(entry->workload.inputs.at(0), 31);
+  const Tensor b = random_tensor(entry->workload.inputs.at(1), 32);
+  ASSERT_EQ(a.shape(), (std::vector<int64_t>{4, 16}));
+  ASSERT_EQ(b.shape(), (std::vector<int64_t>{16, 16}));
+  std::vector<float> want(4 * 16, 0.0f);
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 16; ++j) {
+      for (int k = 0; k < 16; ++k) want[i * 16 + j] += a.data_as<float>()[i * 16 + k] * b.data_as<float>()[k * 16 + j];
+    }
+  }
+  Tensor out(entry->workload.output);
+  float* got = out.data_as<float>();
+  std::fill(got, got + out.elements(), NAN);
+
+  ResidentKernelCall call(*kernel, {&a, &b}, out);
+  call();
+  EXPECT_TRUE(std::isnan(got[0]));  // the product is still on the device
+  std::fill(a.data_as<float>(), a.data_as<float>() + a.elements(), 0.0f);
+  call();
+  call.copy_output_to_host();
+  for (int i = 0; i < 4 * 16; ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << i;
+  EXPECT_GT(std::fabs(got[0]) + std::fabs(got[17]), 1e-3);  // not the zeroed input's product
 }
 
 TEST_F(DeviceResidency, HostSessionsReportNoDeviceTraffic) {
