@@ -2,10 +2,14 @@
 #   make demo   install, build, make a small ONNX model, tune it on this CPU with a short
 #               budget, build the bundle, run it with nee-run, check it, print the speed-up
 #   make test   install, build, run the test suite (GoogleTest through CTest)
+#   make bench  install, build, compare NEE with OpenBLAS, oneDNN, Adams2019, ONNX Runtime
+#               and OpenVINO, kernels and whole models (BENCH_QUICK=1: the short run)
 BUILD ?= build
 JOBS ?= $(shell nproc)
 DEMO_DIR ?= $(BUILD)/demo
 DEMO_TIME ?= 3m
+BENCH_DIR ?= $(BUILD)/bench-report
+BENCH_QUICK ?=
 
 .PHONY: deps build demo test bench clean
 
@@ -23,7 +27,7 @@ test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 bench: build
-	@$(BUILD)/bench/nee-bench
+	@bash scripts/bench.sh $(BUILD) $(BENCH_DIR) $(if $(BENCH_QUICK),--quick)
 
 clean:
 	rm -rf $(BUILD)

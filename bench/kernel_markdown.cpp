@@ -12,8 +12,12 @@ std::string format_kernel_markdown(const RunInfo& info, const std::vector<Worklo
   std::string s = "# nee-bench: kernels\n\n";
   s += fmt::format("Machine: `{}`  \nHalide target: `{}`  \nThreads: {} for every engine  \n", info.machine.dump(),
                    info.halide_target, info.threads);
-  s += fmt::format("Versions: Halide {}, {}, OpenBLAS `{}`  \n", info.halide_version, info.onednn_version,
-                   info.openblas_config);
+  if (info.gpu.is_null()) {
+    s += fmt::format("Versions: Halide {}, {}, OpenBLAS `{}`  \n", info.halide_version, info.onednn_version,
+                     info.openblas_config);
+  } else {
+    s += fmt::format("GPU: `{}`  \nVersions: Halide {}  \n", info.gpu.dump(), info.halide_version);
+  }
   if (info.peaks) {
     s += fmt::format("Measured peaks ({} threads, best of {} Google Benchmark repetitions): FMA {:.1f} GFLOP/s, "
                      "triad {:.1f} GB/s over {} MiB arrays (last-level cache {} MiB)  \n",
@@ -33,7 +37,7 @@ std::string format_kernel_markdown(const RunInfo& info, const std::vector<Worklo
     s += "|---|---:|---:|---:|---:|---:|---|\n";
     for (const EngineTiming& t : c.engines) {
       const double g = flops / (t.ms.median * 1e6);
-      const std::optional<double> ratio = speed_ratio(c, "nee-tuned", t.engine);
+      const std::optional<double> ratio = nee_speed_ratio(c, t.engine);
       s += fmt::format("| {} | {:.1f} | {:.1f}..{:.1f} | {} | {:.3f} | {} | {} |\n", t.engine, g,
                        flops / (t.ms.p90 * 1e6), flops / (t.ms.p10 * 1e6),
                        info.peaks ? fmt::format("{:.1f}", 100 * g / info.peaks->fma_gflops) : "-", t.ms.median,
@@ -43,7 +47,7 @@ std::string format_kernel_markdown(const RunInfo& info, const std::vector<Worklo
     s += "\n";
   }
   for (const std::string& e : errors) s += "**Error:** " + e + "\n\n";
-  s += "## Targets (reported, not asserted)\n\n| check | ratio | result |\n|---|---:|---|\n";
+  if (!checks.empty()) s += "## Targets (reported, not asserted)\n\n| check | ratio | result |\n|---|---:|---|\n";
   for (const TargetCheck& ch : checks) {
     s += fmt::format("| {} | {} | {}{} |\n", ch.description, ch.ratio ? fmt::format("{:.2f}", *ch.ratio) : "-",
                      ch.ratio ? (ch.met() ? "met" : "not met") : "not measured",

@@ -15,14 +15,14 @@ BarChart kernel_ratio_chart(const std::vector<WorkloadComparison>& comparisons) 
   chart.title = "NEE-tuned speed over each engine (median time ratio; above 1: NEE-tuned faster)";
   for (const WorkloadComparison& c : comparisons) {
     for (const EngineTiming& t : c.engines) {
-      if (t.engine != "nee-tuned" && std::find(chart.series.begin(), chart.series.end(), t.engine) == chart.series.end()) {
+      if (!is_nee_tuned(t.engine) && std::find(chart.series.begin(), chart.series.end(), t.engine) == chart.series.end()) {
         chart.series.push_back(t.engine);
       }
     }
   }
   for (const WorkloadComparison& c : comparisons) {
     BarGroup g{c.label, {}};
-    for (const std::string& engine : chart.series) g.values.push_back(speed_ratio(c, "nee-tuned", engine));
+    for (const std::string& engine : chart.series) g.values.push_back(nee_speed_ratio(c, engine));
     chart.groups.push_back(std::move(g));
   }
   return chart;

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -26,20 +25,10 @@
 #include "bench/models/models_main.h"
 #include "bench/probes/machine_peaks.h"
 #include "bench/report.h"
+#include "bench/report_file.h"
 #include "bench/suites.h"
 #include "core/error.h"
 #include "tuner/kernel_compiler.h"
-
-namespace {
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  out.close();
-  if (!out) throw nee::Error("cannot write " + path);
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   // OpenBLAS reads OPENBLAS_CORETYPE when it loads, so forcing its kernels takes a restart.
@@ -156,7 +145,9 @@ int main(int argc, char** argv) {
     const auto checks = nee::bench::target_checks(comparisons);
     fmt::print("{}", nee::bench::format_checks(checks));
 
-    if (!json_path.empty()) write_file(json_path, nee::bench::to_json(info, comparisons, errors, checks).dump(2) + "\n");
+    if (!json_path.empty()) {
+      nee::bench::write_report_file(json_path, nee::bench::to_json(info, comparisons, errors, checks).dump(2) + "\n");
+    }
     std::string plots_link;
     if (!plots_dir.empty()) {
       const auto written = nee::bench::write_kernel_plots(plots_dir, comparisons, info.peaks);
@@ -168,7 +159,8 @@ int main(int argc, char** argv) {
       }
     }
     if (!markdown_path.empty()) {
-      write_file(markdown_path, nee::bench::format_kernel_markdown(info, comparisons, errors, checks, plots_link));
+      nee::bench::write_report_file(markdown_path,
+                                    nee::bench::format_kernel_markdown(info, comparisons, errors, checks, plots_link));
     }
     return errors.empty() ? 0 : 1;
   } catch (const std::exception& e) {

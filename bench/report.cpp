@@ -55,6 +55,15 @@ std::optional<double> speed_ratio(const WorkloadComparison& c, const std::string
   return tb->ms.median / ta->ms.median;
 }
 
+bool is_nee_tuned(const std::string& engine) { return engine == "nee-tuned" || engine.rfind("nee-tuned-", 0) == 0; }
+
+std::optional<double> nee_speed_ratio(const WorkloadComparison& c, const std::string& engine) {
+  for (const EngineTiming& t : c.engines) {
+    if (is_nee_tuned(t.engine)) return speed_ratio(c, t.engine, engine);
+  }
+  return std::nullopt;
+}
+
 std::vector<TargetCheck> target_checks(const std::vector<WorkloadComparison>& comparisons) {
   std::vector<TargetCheck> checks;
   checks.push_back(check(comparisons, "1024x1024x1024", "openblas", 1.0));
@@ -72,7 +81,7 @@ std::string format_table(const WorkloadComparison& c, const std::optional<Machin
   out += fmt::format("  {:<14} {:>9} {:>17} {:>7} {:>10} {:>17}   {}\n", "engine", "GFLOP/s", "p10..p90 GFLOP/s",
                      "% peak", "time ms", "NEE-tuned/engine", "schedule");
   for (const EngineTiming& t : c.engines) {
-    const std::optional<double> ratio = speed_ratio(c, "nee-tuned", t.engine);
+    const std::optional<double> ratio = nee_speed_ratio(c, t.engine);
     const std::string spread = fmt::format("{:.1f}..{:.1f}", gflops(flops, t.ms.p90), gflops(flops, t.ms.p10));
     const std::string of_peak =
         peaks ? fmt::format("{:.1f}", 100 * gflops(flops, t.ms.median) / peaks->fma_gflops) : std::string("-");
@@ -106,6 +115,7 @@ nlohmann::json to_json(const RunInfo& info, const std::vector<WorkloadComparison
                    {"halide", info.halide_version},
                    {"openblas", info.openblas_config},
                    {"onednn", info.onednn_version}};
+  if (!info.gpu.is_null()) j["gpu"] = info.gpu;
   j["peaks"] = info.peaks ? to_json(*info.peaks) : nlohmann::json();
   j["database"] = info.database;
   j["options"] = {{"seed", info.options.seed},
@@ -128,7 +138,7 @@ nlohmann::json to_json(const RunInfo& info, const std::vector<WorkloadComparison
                      {"engines", nlohmann::json::array()},
                      {"skipped", nlohmann::json::array()}};
     for (const EngineTiming& t : c.engines) {
-      const std::optional<double> ratio = speed_ratio(c, "nee-tuned", t.engine);
+      const std::optional<double> ratio = nee_speed_ratio(c, t.engine);
       w["engines"].push_back({{"engine", t.engine},
                               {"provenance", t.provenance},
                               {"calls_per_sample", t.calls_per_sample},

@@ -24,6 +24,12 @@ struct TargetCheck {
 // faster. Empty when either was not timed.
 std::optional<double> speed_ratio(const WorkloadComparison& c, const std::string& a, const std::string& b);
 
+// NEE's tuned engine: "nee-tuned" on the CPU, "nee-tuned-<target>" in nee-bench --gpu.
+bool is_nee_tuned(const std::string& engine);
+// Speed ratio of the comparison's NEE-tuned engine over `engine`, the ratio every table,
+// report and chart shows; empty when either was not timed.
+std::optional<double> nee_speed_ratio(const WorkloadComparison& c, const std::string& engine);
+
 // Tuned vs OpenBLAS at 1024 cubed >= 1.0, at each BERT shape >= 0.9, tuned vs Adams2019
 // at 1024 cubed >= 3.
 std::vector<TargetCheck> target_checks(const std::vector<WorkloadComparison>& comparisons);
@@ -44,6 +50,9 @@ struct RunInfo {
   std::optional<MachinePeaks> peaks;  // empty when the probes were not run
   std::string database;
   CompareOptions options;
+  // nee-bench --gpu: the CUDA device (name, compute capability) and the versions of its
+  // driver, runtime, cuBLAS and cuDNN; null on the CPU.
+  nlohmann::json gpu;
 };
 
 nlohmann::json to_json(const RunInfo& info, const std::vector<WorkloadComparison>& comparisons,

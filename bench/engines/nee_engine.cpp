@@ -84,11 +84,13 @@ void NeeEngine::bind_inputs(const std::vector<const Tensor*>& inputs) {
   packed_.reserve(inputs.size());
   kernel_inputs_ = inputs;
   blocked_output_.reset();
-  if (target_.kind() != TargetKind::cpu) {
-    bind_device_inputs(inputs);
-    return;
-  }
-  if (kernel_workload_.op != "conv2d") return;
+  // Conv weights are packed on every target: a GPU conv's weights are channel-blocked
+  // too (conv2d_runtime_layout), only its activations stay NCHW.
+  if (kernel_workload_.op == "conv2d") pack_conv_operands(inputs);
+  if (target_.kind() != TargetKind::cpu) bind_device_inputs(kernel_inputs_);
+}
+
+void NeeEngine::pack_conv_operands(const std::vector<const Tensor*>& inputs) {
   const Conv2dAttrs a = conv2d_attrs(kernel_workload_);
   const auto pack = [&](size_t i, auto pack_fn) {
     packed_.emplace_back(kernel_workload_.inputs[i]);
@@ -112,6 +114,11 @@ void NeeEngine::bind_inputs(const std::vector<const Tensor*>& inputs) {
 }
 
 void NeeEngine::bind_device_inputs(const std::vector<const Tensor*>& inputs) {
+  // Halide checks a GPU kernel's arguments only after it has set up the device, so a
+  // tensor in the wrong layout is caught here, by name, before anything is uploaded.
+  std::vector<TensorType> types;
+  for (const Tensor* t : inputs) types.push_back(t->type());
+  kernel_->kernel().check_signature(types, kernel_workload_.output);
   device_.reset();
   device_ = std::make_unique<HalideDeviceValues>(kernel_->kernel().device_api());
   device_inputs_.clear();

@@ -29,10 +29,10 @@ class NeeEngine : public Engine {
   std::string name() const override;
   void prepare(const Workload& workload) override;
   std::string provenance() const override { return provenance_; }
-  // Packs a conv's weights, and on the CPU its input and residual, into the
-  // channel-blocked layouts the runtime gives its kernels between convolutions (the
-  // runtime packs weights once when it prepares a model, and activations arrive blocked
-  // from the conv before).
+  // Packs a conv's weights (on every target), and on the CPU its input and residual,
+  // into the channel-blocked layouts the runtime gives its kernels between convolutions
+  // (the runtime packs weights once when it prepares a model, and activations arrive
+  // blocked from the conv before). A GPU kernel's operands then go to the device.
   void bind_inputs(const std::vector<const Tensor*>& inputs) override;
   void run(const std::vector<const Tensor*>& inputs, Tensor& output) override;
   // Unpacks a channel-blocked conv output into NCHW; brings a GPU's output to the host.
@@ -42,6 +42,9 @@ class NeeEngine : public Engine {
   const std::optional<TuningRecord>& tuned_record() const { return tuned_record_; }
 
  private:
+  // Replaces the conv operands whose runtime layout differs from NCHW/OIHW in
+  // kernel_inputs_ by packed copies kept in packed_.
+  void pack_conv_operands(const std::vector<const Tensor*>& inputs);
   // Uploads a GPU kernel's operands; they stay on the device until the next prepare().
   void bind_device_inputs(const std::vector<const Tensor*>& inputs);
 

@@ -12,7 +12,16 @@ void cublas_check(cublasStatus_t status, const std::string& what) {
 
 }  // namespace
 
-CublasEngine::CublasEngine() { cublas_check(cublasCreate(&handle_), "cublasCreate"); }
+CublasEngine::CublasEngine() {
+  cublas_check(cublasCreate(&handle_), "cublasCreate");
+  // Set, not assumed: the default math mode computes sgemm in fp32 throughout (TF32 and
+  // the BF16x9 emulation are modes of their own), the precision NEE's kernels compute in.
+  const cublasStatus_t mode = cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH);
+  if (mode != CUBLAS_STATUS_SUCCESS) {
+    cublasDestroy(handle_);
+    cublas_check(mode, "cublasSetMathMode");
+  }
+}
 CublasEngine::~CublasEngine() { cublasDestroy(handle_); }
 
 void CublasEngine::prepare(const Workload& workload) {

@@ -62,11 +62,16 @@ void CudnnEngine::prepare(const Workload& workload) {
   int returned = 0;
   cudnn_check(cudnnGetConvolutionForwardAlgorithm_v7(handle_, x_desc_, w_desc_, conv_desc_, y_desc_, 8, &returned, perf),
               "cudnnGetConvolutionForwardAlgorithm_v7");
+  // Each entry names the math type it was ranked with. The descriptor's FMA math is what
+  // runs, so an entry ranked with tensor-op math (lower precision than NEE's fp32) is
+  // passed over rather than run at a speed it was not ranked for.
   int chosen = -1;
   for (int k = 0; k < returned && chosen < 0; ++k) {
-    if (perf[k].status == CUDNN_STATUS_SUCCESS) chosen = k;
+    const bool tensor_op =
+        perf[k].mathType == CUDNN_TENSOR_OP_MATH || perf[k].mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+    if (perf[k].status == CUDNN_STATUS_SUCCESS && !tensor_op) chosen = k;
   }
-  if (chosen < 0) throw Error("cudnn: no forward algorithm supports " + workload.key());
+  if (chosen < 0) throw Error("cudnn: no forward algorithm runs " + workload.key() + " in fp32 FMA math");
   algo_ = perf[chosen].algo;
   size_t workspace_bytes = 0;
   cudnn_check(cudnnGetConvolutionForwardWorkspaceSize(handle_, x_desc_, w_desc_, conv_desc_, y_desc_, algo_,
@@ -76,7 +81,8 @@ void CudnnEngine::prepare(const Workload& workload) {
   w_ = CudaBuffer(bytes_of(workload.inputs[1]));
   y_ = CudaBuffer(bytes_of(workload.output));
   workspace_ = workspace_bytes ? CudaBuffer(workspace_bytes) : CudaBuffer();
-  provenance_ = fmt::format("cudnnConvolutionForward, algorithm {} (heuristic's first), FMA math, {} KiB workspace",
+  provenance_ = fmt::format("cudnnConvolutionForward, algorithm {} (the heuristic's first without tensor ops), FMA "
+                            "math, {} KiB workspace",
                             static_cast<int>(algo_), workspace_bytes >> 10);
 }
 

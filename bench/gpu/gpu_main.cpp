@@ -12,11 +12,38 @@
 #include "bench/engines/nee_engine.h"
 #include "bench/gpu/cublas_engine.h"
 #include "bench/gpu/cudnn_engine.h"
+#include "bench/kernel_markdown.h"
 #include "bench/report.h"
+#include "bench/report_file.h"
 #include "bench/suites.h"
 #include "core/error.h"
+#include "core/target.h"
+#include "tuner/kernel_compiler.h"
 
 namespace nee::bench {
+
+namespace {
+
+// The device and the versions of the CUDA libraries this run used, for the report.
+nlohmann::json gpu_description(const cudaDeviceProp& prop) {
+  int driver = 0, runtime = 0, cublas_major = 0, cublas_minor = 0, cublas_patch = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  cublasGetProperty(MAJOR_VERSION, &cublas_major);
+  cublasGetProperty(MINOR_VERSION, &cublas_minor);
+  cublasGetProperty(PATCH_LEVEL, &cublas_patch);
+  const auto cuda_version = [](int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); };
+  return {{"name", prop.name},
+          {"compute_capability", fmt::format("{}.{}", prop.major, prop.minor)},
+          {"memory_gib", static_cast<double>(prop.totalGlobalMem) / (1ull << 30)},
+          {"multiprocessors", prop.multiProcessorCount},
+          {"cuda_driver", cuda_version(driver)},
+          {"cuda_runtime", cuda_version(runtime)},
+          {"cublas", fmt::format("{}.{}.{}", cublas_major, cublas_minor, cublas_patch)},
+          {"cudnn", std::to_string(cudnnGetVersion())}};
+}
+
+}  // namespace
 
 int gpu_main(int argc, char** argv) {
   CLI::App app{"nee-bench --gpu: cuBLAS sgemm and cuDNN convolution on the CUDA device"};
@@ -29,9 +56,11 @@ int gpu_main(int argc, char** argv) {
   app.add_option("--shape", shapes, "MatMul or conv2d shapes (repeatable; replace --suite)");
   app.add_option("--repeats", options.repeats, "timed rounds")->check(CLI::Range(1, 100000));
   app.add_flag("--quick", quick, "256 cubed and one ResNet-50 conv, 3 rounds");
-  std::string db_path;
+  std::string db_path, json_path, markdown_path;
   app.add_option("--db", db_path, "tuning database whose CUDA records NEE's kernels are built from (default: "
                                   "the default schedules)")->check(CLI::ExistingFile);
+  app.add_option("--json", json_path, "also write every figure, the machine and the GPU's library versions here");
+  app.add_option("--markdown", markdown_path, "also write the report as Markdown to this file");
   CLI11_PARSE(app, argc, argv);
 
   int devices = 0;
@@ -62,22 +91,44 @@ int gpu_main(int argc, char** argv) {
                prop.name, prop.major, prop.minor);
     std::optional<TuningDatabase> db;
     if (!db_path.empty()) db.emplace(db_path);
+    RunInfo info;
+    info.machine = DeviceFingerprint::of_host().to_json();
+    info.halide_target = host_target(TargetKind::cuda).halide;
+    info.threads = 1;
+    info.halide_version = halide_version();
+    info.database = db_path.empty() ? "none (default schedules)" : db_path;
+    info.options = options;
+    info.gpu = gpu_description(prop);
     NeeEngine nee(std::make_shared<KernelWorkspace>(1), NeeSchedule::tuned, db ? &*db : nullptr, TargetKind::cuda);
-    CublasEngine cublas;
-    CudnnEngine cudnn;
-    int failures = 0;
+    // Each vendor library is set up at its first workload, so one that fails to load (a
+    // cuDNN sub-library, a driver too old for it) costs its own op's rows only.
+    std::unique_ptr<Engine> cublas, cudnn;
+    std::vector<WorkloadComparison> comparisons;
+    std::vector<std::string> errors;
     for (const std::string& shape : shapes) {
       const Workload w = workload_from_shape(shape);
-      Engine* vendor = w.op == "matmul" ? static_cast<Engine*>(&cublas) : static_cast<Engine*>(&cudnn);
       try {
-        fmt::print("{}\n", format_table(compare_engines(shape, w, {&nee, vendor}, options), std::nullopt));
+        std::unique_ptr<Engine>& vendor = w.op == "matmul" ? cublas : cudnn;
+        if (!vendor) {
+          if (w.op == "matmul") {
+            vendor = std::make_unique<CublasEngine>();
+          } else {
+            vendor = std::make_unique<CudnnEngine>();
+          }
+        }
+        comparisons.push_back(compare_engines(shape, w, {&nee, vendor.get()}, options));
+        fmt::print("{}\n", format_table(comparisons.back(), std::nullopt));
       } catch (const Error& e) {
-        ++failures;
+        errors.push_back(shape + ": " + e.what());
         fmt::print("{} {}: {}\n\n", w.op, shape, e.what());
       }
       std::fflush(stdout);
     }
-    return failures == 0 ? 0 : 1;
+    if (!json_path.empty()) write_report_file(json_path, to_json(info, comparisons, errors, {}).dump(2) + "\n");
+    if (!markdown_path.empty()) {
+      write_report_file(markdown_path, format_kernel_markdown(info, comparisons, errors, {}, ""));
+    }
+    return errors.empty() ? 0 : 1;
   } catch (const std::exception& e) {
     fmt::print(stderr, "nee-bench --gpu: error: {}\n", e.what());
     return 1;

@@ -7,11 +7,11 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include "bench/models/model_bench.h"
 #include "bench/models/model_report.h"
+#include "bench/report_file.h"
 #include "core/error.h"
 #include "core/target.h"
 #include "core/version.h"
@@ -37,12 +37,6 @@ constexpr int kThroughputBatch = 8;
 
 // The build folder: nee-bench lives in <build>/bench/.
 fs::path build_dir() { return fs::canonical("/proc/self/exe").parent_path().parent_path(); }
-
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out) throw Error("cannot write " + path.string());
-}
 
 // The bundle for `model` at `batch`: the one under given_root, or one built with default
 // schedules by `nee-tune --trials 0` into work_dir, at batch > 1 with --input-shape from
@@ -152,8 +146,11 @@ int models_main(int argc, char** argv) {
                          ->check(CLI::Range(1, 1000));
   app.add_option("--peak-rtol", settings.peak_rtol, "agreement: max |error| <= this x max |expected|");
   app.add_option("--out", out_dir, "folder for models.json, models.md, latency_ratios.svg and scratch files");
-  app.add_option("--python", peer.python, "the peers' interpreter (default: <build>/peers-venv/bin/python)");
-  app.add_option("--peer-script", peer.script, "test only: a stand-in for bench/peers/run_peer.py");
+  auto* python_opt = app.add_option("--python", peer.python,
+                                    "the peers' interpreter (default: <build>/peers-venv/bin/python, set up now by "
+                                    "bench/peers/setup_peers.sh)");
+  auto* peer_script_opt =
+      app.add_option("--peer-script", peer.script, "test only: a stand-in for bench/peers/run_peer.py");
   app.add_option("--nee-tune", nee_tune, "nee-tune executable (default: <build>/tuner/nee-tune)");
   app.add_flag("--quick", quick, "a short run: the small zoo, 2 warm-up and 10 timed runs, no batch-8 runs");
   CLI11_PARSE(app, argc, argv);
@@ -178,6 +175,20 @@ int models_main(int argc, char** argv) {
       if (!full) cmd.push_back("--small");
       if (run_logged(cmd, (out / "make_zoo.log").string()) != 0) {
         throw Error("make_zoo.py failed, see " + (out / "make_zoo.log").string());
+      }
+    }
+
+    // The default venv is nee-bench's own: made, or brought to the pinned versions, before
+    // any run. A given interpreter is the user's and is left as it is.
+    if (!python_opt->count() && !peer_script_opt->count() && !peers.empty()) {
+      const fs::path venv = fs::path(peer.python).parent_path().parent_path();
+      fmt::print(stderr, "setting up the peers in {} (cached after the first time)...\n", venv.string());
+      const std::string log = (out / "setup_peers.log").string();
+      if (run_logged({"/bin/bash", std::string(NEE_SOURCE_DIR) + "/bench/peers/setup_peers.sh", venv.string()}, log) !=
+          0) {
+        throw Error(fmt::format("setting up the peers failed: {} (log: {}); --python names an interpreter that has "
+                                "them, --peers chooses fewer",
+                                last_line_of(log), log));
       }
     }
 
@@ -237,9 +248,9 @@ int models_main(int argc, char** argv) {
       results.push_back(std::move(m));
     }
     info["versions"] = versions;
-    write_file(out / "models.json", models_to_json(results, info).dump(2) + "\n");
-    write_file(out / "models.md", format_markdown(results, info));
-    write_file(out / "latency_ratios.svg", ratio_chart_svg(results));
+    write_report_file((out / "models.json").string(), models_to_json(results, info).dump(2) + "\n");
+    write_report_file((out / "models.md").string(), format_markdown(results, info));
+    write_report_file((out / "latency_ratios.svg").string(), ratio_chart_svg(results));
     fmt::print("wrote {}/models.json, models.md, latency_ratios.svg\n", out.string());
     for (const ModelResult& m : results) {
       if (!m.error.empty()) return 1;

@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <random>
 
 #include "bench/engines/engine_factory.h"
+#include "bench/engines/kernel_workspace.h"
 #include "bench/engines/nee_engine.h"
 #include "core/conv_workload.h"
 #include "core/error.h"
@@ -70,6 +72,40 @@ TEST(Engines, AutoschedulerRefusesConvWithReason) {
 }
 
 TEST(Engines, UnknownEngineNameIsRefused) { EXPECT_THROW(make_engines({"cublas"}, 1, nullptr), Error); }
+
+
+// A GPU conv's weights are channel-blocked as on the CPU (conv2d_runtime_layout), so the
+// bench packs them before they go to the device. Where a GPU is present the output must
+// match the reference. Without one the kernel's first call fails at the CUDA driver;
+// unpacked rank-4 weights would be refused before that, by the engine's check of the
+// operands against the kernel's signature ("argument 'weights' has rank 5").
+TEST(Engines, GpuConvTakesItsWeightsChannelBlocked) {
+  const Workload w = conv2d_workload_from_shape("1x8x6x6,16x3x3,p1");
+  NeeEngine engine(std::make_shared<KernelWorkspace>(1), NeeSchedule::default_schedule, nullptr, TargetKind::cuda);
+  engine.prepare(w);
+
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  Tensor x(w.inputs[0]), weights(w.inputs[1]);
+  for (Tensor* t : {&x, &weights}) {
+    for (int64_t i = 0; i < t->elements(); ++i) t->data_as<float>()[i] = dist(rng);
+  }
+  try {
+    engine.bind_inputs({&x, &weights});
+  } catch (const Error& e) {
+    const std::string why = e.what();
+    EXPECT_EQ(why.find("has rank"), std::string::npos) << why;
+    EXPECT_NE(why.find("cuda"), std::string::npos) << why;  // "Could not find cuda system libraries"
+    return;
+  }
+  Tensor got(w.output), want(w.output);
+  engine.run({&x, &weights}, got);
+  engine.finish_output(got);
+  compute_reference(w, {&x, &weights}, want);
+  for (int64_t i = 0; i < got.elements(); ++i) {
+    ASSERT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-4) << "element " << i;
+  }
+}
 
 }  // namespace
 }  // namespace nee::bench
