@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine, in one call: records the GPU, regenerates ResNet-50's weights,
+# times the vendor baselines through PyTorch, runs and checks NEE's CUDA bundle of
+# ResNet-50, measures the 4096^3 MatMul batch folder with nee-measure (the records
+# nee-tune imports), and prints a summary.
+#
+# Usage: on-device.sh FOLDER OUT
+#   FOLDER  what prepare.sh made (carried to the device)
+#   OUT     where results go (the device's $OUT): steps.txt (one line per step: name,
+#           status, exit code, seconds taken, seconds allowed), summary.txt, vendor.json,
+#           results.jsonl, and logs.tar.gz holding each step's <step>.log.
+#           The device returns at most 8 files, so the logs travel as one archive,
+#           rewritten after every step.
+# Environment: NEE_GPU_BUDGET_S, seconds for all steps together (default 360): each step
+# runs under `timeout` with its own limit, cut to what is left of the budget; the MatMul
+# batch takes what the others left. NEE_GPU_PYTHON: the Python with PyTorch (default
+# python3, which holds PyTorch on the device).
+#
+# No `set -e`: a failed step is recorded and the next one runs.
+set -uo pipefail
+
+if [ $# -ne 2 ]; then
+  echo "usage: $0 FOLDER OUT" >&2
+  exit 2
+fi
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+folder=$(cd "$1" && pwd) || exit 2
+mkdir -p "$2" && out=$(cd "$2" && pwd) || exit 2
+budget=${NEE_GPU_BUDGET_S:-360}
+py=${NEE_GPU_PYTHON:-python3}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/logs" "$work/testdata"
+: >"$out/steps.txt"
+started=$SECONDS
+export PYTHONUNBUFFERED=1
+
+# record NAME STATUS RC WALL LIMIT: one line of steps.txt, echoed.
+record() {
+  printf 'name=%s status=%s rc=%s wall_s=%s limit_s=%s\n' "$@" | tee -a "$out/steps.txt"
+}
+
+# skip NAME REASON: records a step that did not run.
+skip() {
+  record "$1" skipped - 0 0
+  echo "  $1: $2"
+}
+
+# step NAME CAP_S CMD...: runs CMD with stdout and stderr in NAME.log under a limit of
+# CAP_S seconds, or what is left of the budget if less; records how it ended, prints the
+# log's last lines, and refreshes OUT/logs.tar.gz. Returns CMD's exit code.
+step() {
+  local name=$1 cap=$2
+  shift 2
+  local left=$((budget - (SECONDS - started)))
+  local limit=$((cap < left ? cap : left))
+  if ((limit < 5)); then
+    skip "$name" "the ${budget}s budget is spent"
+    return 1
+  fi
+  local t0=$SECONDS rc status
+  timeout -k 5 "$limit" "$@" >"$work/logs/$name.log" 2>&1
+  rc=$?
+  case $rc in
+    0) status=ok ;;
+    124 | 137) status=timeout ;;
+    *) status=failed ;;
+  esac
+  record "$name" "$status" "$rc" $((SECONDS - t0)) "$limit"
+  tail -n 4 "$work/logs/$name.log" | sed 's/^/  | /'
+  tar -czf "$out/logs.tar.gz.part" -C "$work/logs" . && mv "$out/logs.tar.gz.part" "$out/logs.tar.gz"
+  return $rc
+}
+
+# FOLDER is left as it is: the model (beside which the 98 MiB stand-in weights are
+# written) and the batch folder (into which nee-measure appends results.jsonl) are
+# measured from copies. A results.jsonl carried in FOLDER's batch folder is kept, so
+# nee-measure measures only the candidates it lacks.
+cp -r "$folder/resnet50" "$folder/matmul-4096" "$work/"
+model=$work/resnet50/model.onnx
+batch=$work/matmul-4096
+
+# nvidia-smi comes last, so its exit code is the step's. NEE's kernel libraries open the
+# driver as libcuda.so.1 (runtime/bundle/cuda_driver.cpp).
+# shellcheck disable=SC2016
+step gpu-info 20 bash -c '
+  echo "CPU: $(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2) x $(nproc); $(getconf GNU_LIBC_VERSION)"
+  echo "CUDA driver: $(ldconfig -p 2>/dev/null | grep -F libcuda.so.1 || echo "libcuda.so.1 not in the loader cache")"
+  nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total,clocks.max.sm --format=csv && nvidia-smi
+'
+
+step weights 60 "$py" "$here/external_weights.py" regenerate "$work/resnet50"
+weights_rc=$?
+
+step vendor 120 "$py" "$here/vendor_baselines.py" --out "$out/vendor.json"
+
+if ((weights_rc == 0)); then
+  step ort-reference 60 "$py" "$here/ort_reference.py" "$model" "$work/testdata"
+  # nee-run checks the CUDA bundle's output against ONNX Runtime's where it ran, and
+  # against NEE's reference CPU kernels always, then times it.
+  expect=()
+  if [ -f "$work/testdata/output_0.pb" ]; then expect=(--inputs "$work/testdata" --expect "$work/testdata"); fi
+  step nee-run 120 "$folder/bin/nee-env" "$folder/bin/nee-run" "$model" --target cuda \
+    --bundle "$folder/resnet50-cuda-bundle" "${expect[@]}" --check-reference --peak-rtol 1e-4 \
+    --warmup 20 --repeat 100 --placement
+else
+  skip ort-reference "the weights file was not regenerated"
+  skip nee-run "the weights file was not regenerated"
+fi
+
+# nee-measure checks each candidate against a single-threaded CPU reference before timing
+# it with its operands resident on the device: at 4096^3 the check is 137 GFLOP, 31 s on
+# one core of the machine that prepares the folder. A kill loses only the candidate in
+# flight, and a rerun on the folder with its results.jsonl measures only the rest.
+step matmul-batch $((budget - (SECONDS - started) - 15)) \
+  "$folder/bin/nee-env" "$batch/bin/nee-measure" --batch "$batch"
+if [ -f "$batch/results.jsonl" ]; then cp "$batch/results.jsonl" "$out/results.jsonl"; fi
+
+if ! "$py" "$here/summarize.py" "$out" >"$out/summary.txt" 2>&1; then
+  { echo "summarize.py failed; steps:"; cat "$out/steps.txt"; } >>"$out/summary.txt"
+fi
+echo
+cat "$out/summary.txt"
+echo "total: $((SECONDS - started)) s of a ${budget} s budget"
+# The call's exit code: 0 when every step succeeded.
+! grep -qv 'status=ok' "$out/steps.txt"
