@@ -108,10 +108,10 @@ else
   skip nee-run "the weights file was not regenerated"
 fi
 
-# nee-measure checks each candidate against a single-threaded CPU reference before timing
-# it with its operands resident on the device: at 4096^3 the check is 137 GFLOP, 31 s on
-# one core of the machine that prepares the folder. A kill loses only the candidate in
-# flight, and a rerun on the folder with its results.jsonl measures only the rest.
+# nee-measure checks each candidate against a CPU reference, spread over the cores, before
+# timing it with its operands resident on the device: at 4096^3 the check is 137 GFLOP,
+# about 46 s on one core of the machine that prepares the folder. A kill loses only the
+# candidate in flight, and a rerun on the folder with its results.jsonl measures only the rest.
 step matmul-batch $((budget - (SECONDS - started) - 15)) \
   "$folder/bin/nee-env" "$batch/bin/nee-measure" --batch "$batch"
 if [ -f "$batch/results.jsonl" ]; then cp "$batch/results.jsonl" "$out/results.jsonl"; fi
