@@ -25,21 +25,23 @@ namespace nee::bench {
 namespace {
 
 // The device and the versions of the CUDA libraries this run used, for the report.
+// A version a call failed to read is null, not 0.
 nlohmann::json gpu_description(const cudaDeviceProp& prop) {
-  int driver = 0, runtime = 0, cublas_major = 0, cublas_minor = 0, cublas_patch = 0;
-  cudaDriverGetVersion(&driver);
-  cudaRuntimeGetVersion(&runtime);
-  cublasGetProperty(MAJOR_VERSION, &cublas_major);
-  cublasGetProperty(MINOR_VERSION, &cublas_minor);
-  cublasGetProperty(PATCH_LEVEL, &cublas_patch);
-  const auto cuda_version = [](int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); };
+  const auto cuda_version = [](cudaError_t (*get)(int*)) {
+    int v = 0;
+    return get(&v) == cudaSuccess ? nlohmann::json(fmt::format("{}.{}", v / 1000, v % 1000 / 10)) : nlohmann::json();
+  };
+  int major = 0, minor = 0, patch = 0;
+  const bool cublas_read = cublasGetProperty(MAJOR_VERSION, &major) == CUBLAS_STATUS_SUCCESS &&
+                           cublasGetProperty(MINOR_VERSION, &minor) == CUBLAS_STATUS_SUCCESS &&
+                           cublasGetProperty(PATCH_LEVEL, &patch) == CUBLAS_STATUS_SUCCESS;
   return {{"name", prop.name},
           {"compute_capability", fmt::format("{}.{}", prop.major, prop.minor)},
           {"memory_gib", static_cast<double>(prop.totalGlobalMem) / (1ull << 30)},
           {"multiprocessors", prop.multiProcessorCount},
-          {"cuda_driver", cuda_version(driver)},
-          {"cuda_runtime", cuda_version(runtime)},
-          {"cublas", fmt::format("{}.{}.{}", cublas_major, cublas_minor, cublas_patch)},
+          {"cuda_driver", cuda_version(cudaDriverGetVersion)},
+          {"cuda_runtime", cuda_version(cudaRuntimeGetVersion)},
+          {"cublas", cublas_read ? nlohmann::json(fmt::format("{}.{}.{}", major, minor, patch)) : nlohmann::json()},
           {"cudnn", std::to_string(cudnnGetVersion())}};
 }
 

@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <memory>
-#include <random>
 
 #include "bench/engines/engine_factory.h"
 #include "bench/engines/kernel_workspace.h"
@@ -10,6 +9,7 @@
 #include "core/conv_workload.h"
 #include "core/error.h"
 #include "runtime/tensor.h"
+#include "runtime/tensor_io.h"
 #include "tuner/measure/workload_reference.h"
 
 namespace nee::bench {
@@ -24,12 +24,7 @@ void expect_engine_matches_reference(const std::string& engine_name) {
   Engine& engine = *engines.at(0);
   engine.prepare(w);
 
-  std::mt19937_64 rng(7);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  Tensor a(w.inputs[0]), b(w.inputs[1]);
-  for (Tensor* t : {&a, &b}) {
-    for (int64_t i = 0; i < t->elements(); ++i) t->data_as<float>()[i] = dist(rng);
-  }
+  const Tensor a = random_tensor(w.inputs[0], 7), b = random_tensor(w.inputs[1], 8);
   Tensor got(w.output), want(w.output);
   std::fill(got.data_as<float>(), got.data_as<float>() + got.elements(), NAN);
   engine.run({&a, &b}, got);
@@ -84,12 +79,7 @@ TEST(Engines, GpuConvTakesItsWeightsChannelBlocked) {
   NeeEngine engine(std::make_shared<KernelWorkspace>(1), NeeSchedule::default_schedule, nullptr, TargetKind::cuda);
   engine.prepare(w);
 
-  std::mt19937_64 rng(11);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  Tensor x(w.inputs[0]), weights(w.inputs[1]);
-  for (Tensor* t : {&x, &weights}) {
-    for (int64_t i = 0; i < t->elements(); ++i) t->data_as<float>()[i] = dist(rng);
-  }
+  const Tensor x = random_tensor(w.inputs[0], 11), weights = random_tensor(w.inputs[1], 12);
   try {
     engine.bind_inputs({&x, &weights});
   } catch (const Error& e) {
