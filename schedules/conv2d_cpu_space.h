@@ -22,21 +22,4 @@ class Conv2dCpuSpace : public ScheduleSpace {
   int64_t out_w_, out_h_, out_c_, kernel_w_, group_channels_;
 };
 
-// GPU schedule space of the conv2d family: one thread per block of output channels at
-// one output pixel, thread blocks tiling x and y.
-class Conv2dGpuSpace : public ScheduleSpace {
- public:
-  explicit Conv2dGpuSpace(const Workload& workload);
-  std::string name() const override { return "conv2d-gpu"; }
-  ScheduleConfig default_config() const override;
-
- protected:
-  std::string check_constraints(const ScheduleConfig& c) const override;
-  ScheduledKernel apply(const ScheduleConfig& c) const override;
-
- private:
-  Workload workload_;
-  int64_t out_w_, out_h_, out_c_, kernel_w_;
-};
-
 }  // namespace nee

@@ -5,7 +5,11 @@
 namespace nee {
 
 // GPU (OpenCL, CUDA) schedule space of the matmul family: a 2-D grid of thread blocks,
-// each thread accumulating a column of rows_per_thread outputs in registers.
+// each thread accumulating a register tile of rows_per_thread x cols_per_thread outputs.
+// With tile_k = 0 the threads read A and B straight from global memory; with tile_k > 0
+// each block stages tile_k-deep slices of A and B in shared memory, loaded with
+// vector_load-wide vectors, and keeps its accumulators there (matmul_gpu_space.cpp says
+// why).
 class MatmulGpuSpace : public ScheduleSpace {
  public:
   explicit MatmulGpuSpace(const Workload& workload);
@@ -19,6 +23,7 @@ class MatmulGpuSpace : public ScheduleSpace {
  private:
   Workload workload_;
   int64_t m_, n_, k_;
+  bool a_transposed_ = false, b_transposed_ = false;
 };
 
 }  // namespace nee

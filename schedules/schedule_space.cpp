@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "schedules/conv2d_blocked_cpu_space.h"
 #include "schedules/conv2d_cpu_space.h"
+#include "schedules/conv2d_gpu_space.h"
 #include "schedules/conv2d_winograd_cpu_space.h"
 #include "schedules/elementwise_cpu_space.h"
 #include "schedules/elementwise_gpu_space.h"

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <random>
 
@@ -16,10 +17,13 @@
 #include "schedules/conv2d_blocked_cpu_space.h"
 #include "schedules/schedule_space.h"
 #include "tests/kernels/compiled_kernels.h"
+#include "tuner/builder.h"
 #include "tuner/kernel_compiler.h"
 
 namespace nee {
 namespace {
+
+namespace fs = std::filesystem;
 
 using test::CompiledKernels;
 
@@ -156,6 +160,35 @@ class Conv2dKernel : public test::CompiledKernelsTest<Conv2dKernel> {
                         host_target(TargetKind::opencl));
     kernels.add_default("opencl/blocked_residual_relu", workload_of_case(cases().at("blocked_residual_relu")),
                         host_target(TargetKind::opencl));
+    add_staged_opencl_kernels(kernels);
+  }
+
+  // GPU kernels that stage the input window and the weights in shared memory: with bias,
+  // residual and Relu over blocked weights; over 2 groups whose output-channel tiles
+  // straddle a group boundary; depthwise at stride 2 and batch 2; dilated with
+  // asymmetric pads, 4 input channels a slice.
+  static void add_staged_opencl_kernels(CompiledKernels& kernels) {
+    const Target opencl = host_target(TargetKind::opencl);
+    kernels.add_changed_default("opencl/staged", "blocked_residual_relu",
+                                workload_of_case(cases().at("blocked_residual_relu")), opencl,
+                                {{"threads_x", 4}, {"px_per_thread", 2}, {"threads_y", 4}, {"threads_o", 2},
+                                 {"oc_per_thread", 4}, {"tile_c", 1}});
+    kernels.add_changed_default("opencl/staged", "group2", workload_of_case(cases().at("group2")), opencl,
+                                {{"threads_x", 4}, {"px_per_thread", 1}, {"threads_y", 2}, {"threads_o", 1},
+                                 {"oc_per_thread", 4}, {"tile_c", 1}});
+    Conv2dAttrs depthwise;
+    depthwise.pads = {1, 1, 1, 1};
+    depthwise.strides = {2, 2};
+    depthwise.group = 6;
+    kernels.add_changed_default(
+        "opencl/staged", "depthwise_stride2",
+        make_conv2d_workload({DType::f32, {2, 6, 8, 10}}, {DType::f32, {6, 1, 3, 3}}, nullptr, nullptr, depthwise),
+        opencl,
+        {{"threads_x", 4}, {"px_per_thread", 1}, {"threads_y", 2}, {"threads_o", 2}, {"oc_per_thread", 2}, {"tile_c", 1}});
+    kernels.add_changed_default("opencl/staged", "dilation2_asymmetric_pads",
+                                workload_of_case(cases().at("dilation2_asymmetric_pads")), opencl,
+                                {{"threads_x", 8}, {"px_per_thread", 1}, {"threads_y", 2}, {"threads_o", 1},
+                                 {"oc_per_thread", 2}, {"tile_c", 4}, {"unroll_kx", 0}});
   }
 };
 
@@ -294,6 +327,38 @@ TEST_F(Conv2dKernel, OpenClKernelVerifiedByNeeMeasure) {
     EXPECT_EQ(to_string(r.status), "ok") << name << ": " << r.error;
     EXPECT_LT(r.max_abs_error, 1e-3) << name;
   }
+}
+
+TEST_F(Conv2dKernel, OpenClStagedKernelsVerifiedByNeeMeasure) {
+  for (const char* name : {"opencl/staged/blocked_residual_relu", "opencl/staged/group2",
+                           "opencl/staged/depthwise_stride2", "opencl/staged/dilation2_asymmetric_pads"}) {
+    EXPECT_GT(kernels().get(name).candidate.config.at("tile_c"), 0) << name << " reads from global memory";
+    const MeasureResult r = kernels().measure(name);
+    EXPECT_EQ(to_string(r.status), "ok") << name << ": " << r.error;
+    EXPECT_LT(r.max_abs_error, 1e-3) << name;
+  }
+}
+
+// The GPU space stages by default where a block's tile fits the plane: ResNet-50's
+// 56x56 3x3 conv in 32-pixel rows, 8 channels a slice; its 7x7 ones in 4-pixel rows; a
+// depthwise conv one channel a slice. The CUDA object of the first builds.
+TEST(Conv2dGpuSpace, DefaultsStageAndBuildForCuda) {
+  const Workload wide = conv2d_workload_from_shape("1x64x56x56,64x3x3,s1,p1");
+  const ScheduleConfig w = make_schedule_space(wide, TargetKind::cuda)->default_config();
+  EXPECT_EQ(w.at("tile_c"), 8);
+  EXPECT_EQ(w.at("threads_x") * w.at("px_per_thread"), 32);
+  const ScheduleConfig narrow =
+      make_schedule_space(conv2d_workload_from_shape("1x512x7x7,512x3x3,s1,p1"), TargetKind::cuda)->default_config();
+  EXPECT_EQ(narrow.at("threads_x") * narrow.at("px_per_thread"), 4);
+  EXPECT_EQ(narrow.at("tile_c"), 8);
+  const ScheduleConfig depthwise = make_schedule_space(conv2d_workload_from_shape("1x96x28x28,96x3x3,s2,p1,g96"),
+                                                       TargetKind::cuda)->default_config();
+  EXPECT_EQ(depthwise.at("tile_c"), 1);
+
+  const tuner_test::TempDir dir("conv2d-cuda");
+  const std::string object = dir.file("kernel.o");
+  ASSERT_NO_THROW(compile_kernel_object(wide, host_target(TargetKind::cuda), w, Builder::symbol_for(wide), object));
+  EXPECT_GT(fs::file_size(object), 1000u);
 }
 
 TEST(Conv2dWorkload, ValidatesShapesAndParsesTheCommandLine) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <random>
 
@@ -100,6 +101,36 @@ class MatmulKernel : public test::CompiledKernelsTest<MatmulKernel> {
       kernels.add("random_other", Candidate{w, cpu, *other, "random", 0, {}});
     }
     kernels.add_default("opencl_16x8x12", plain(16, 8, 12), host_target(TargetKind::opencl));
+    add_staged_opencl_kernels(kernels);
+  }
+
+  // GPU kernels that stage A and B in shared memory: the default point at a shape whose
+  // last column block overlaps the one before it, a transposed Gemm with its epilogue,
+  // and a batched MatMul whose B broadcasts over the batch.
+  static void add_staged_opencl_kernels(CompiledKernels& kernels) {
+    const Target opencl = host_target(TargetKind::opencl);
+    kernels.add_default("opencl/staged_default", plain(128, 64, 96), opencl);
+    const std::map<std::string, int64_t> small_tiles = {{"threads_n", 4},       {"threads_m", 4},
+                                                        {"rows_per_thread", 2}, {"cols_per_thread", 4},
+                                                        {"tile_k", 8},          {"unroll_k", 2}};
+    MatmulAttrs gemm;
+    gemm.trans_a = gemm.trans_b = true;
+    gemm.alpha = 0.5;
+    gemm.beta = 2;
+    gemm.relu = true;
+    const TensorType row{DType::f32, {1, 36}};
+    std::map<std::string, int64_t> gemm_point = small_tiles;
+    gemm_point["vector_load"] = 1;
+    kernels.add_changed_default("opencl/staged", "gemm_trans_bias_relu",
+                                make_matmul_workload({DType::f32, {24, 40}}, {DType::f32, {36, 24}}, &row, gemm),
+                                opencl, gemm_point);
+    std::map<std::string, int64_t> batched_point = small_tiles;
+    batched_point["cols_per_thread"] = 2;
+    batched_point["vector_load"] = 2;
+    kernels.add_changed_default(
+        "opencl/staged", "batched_broadcast",
+        make_matmul_workload({DType::f32, {2, 3, 40, 32}}, {DType::f32, {32, 24}}, nullptr, MatmulAttrs{}), opencl,
+        batched_point);
   }
 };
 
@@ -204,6 +235,15 @@ TEST_F(MatmulKernel, OpenClKernelVerifiedByNeeMeasure) {
   EXPECT_LT(r.max_abs_error, 1e-3);
 }
 
+TEST_F(MatmulKernel, OpenClStagedKernelsVerifiedByNeeMeasure) {
+  for (const char* name : {"opencl/staged_default", "opencl/staged/gemm_trans_bias_relu", "opencl/staged/batched_broadcast"}) {
+    EXPECT_GT(kernels().get(name).candidate.config.at("tile_k"), 0) << name << " reads A and B from global memory";
+    const MeasureResult r = kernels().measure(name);
+    EXPECT_EQ(to_string(r.status), "ok") << name << ": " << r.error;
+    EXPECT_LT(r.max_abs_error, 1e-3) << name;
+  }
+}
+
 TEST(MatmulKernelCuda, CompilesToAnObject) {
   const tuner_test::TempDir dir("cuda");
   const Workload w = plain(32, 16, 24);
@@ -214,6 +254,16 @@ TEST(MatmulKernelCuda, CompilesToAnObject) {
   ASSERT_NO_THROW(compile_kernel_object(w, t, make_schedule_space(w, TargetKind::cuda)->default_config(),
                                         Builder::symbol_for(w), object));
   ASSERT_TRUE(fs::exists(object));
+  EXPECT_GT(fs::file_size(object), 1000u);
+}
+
+TEST(MatmulKernelCuda, StagedDefaultCompilesToAnObject) {
+  const tuner_test::TempDir dir("cuda-staged");
+  const Workload w = plain(256, 128, 192);
+  const ScheduleConfig c = make_schedule_space(w, TargetKind::cuda)->default_config();
+  ASSERT_GT(c.at("tile_k"), 0);
+  const std::string object = dir.file("kernel.o");
+  ASSERT_NO_THROW(compile_kernel_object(w, host_target(TargetKind::cuda), c, Builder::symbol_for(w), object));
   EXPECT_GT(fs::file_size(object), 1000u);
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
 #include <set>
 
@@ -253,6 +254,58 @@ TEST(ScheduleSpace, StridedCopyPointsAreValid) {
   g.knobs["threads_x"] = 64;
   g.knobs["threads_y"] = 32;
   EXPECT_NE(gpu_tiles->check(g).find("more than 1024 threads"), std::string::npos) << gpu_tiles->check(g);
+}
+
+// The MatMul GPU space stages A and B in shared memory by default where the workload
+// holds whole 64 x 64 x 16 tiles, reads them from global memory where it does not, and
+// rejects staged points that the tiles cannot serve.
+TEST(ScheduleSpace, MatmulGpuStagesWhereTheTilesFit) {
+  const auto big = make_schedule_space(shape(256, 256, 256), TargetKind::opencl);
+  ScheduleConfig c = big->default_config();
+  EXPECT_EQ(c.at("tile_k"), 16);
+  EXPECT_EQ(c.at("vector_load"), 4);
+  EXPECT_EQ(make_schedule_space(shape(7, 13, 5), TargetKind::opencl)->default_config().at("tile_k"), 0);
+
+  const auto reason = [&](const std::map<std::string, int64_t>& changes) {
+    ScheduleConfig changed = big->default_config();
+    for (const auto& [knob, value] : changes) changed.knobs[knob] = value;
+    return big->check(changed);
+  };
+  EXPECT_NE(reason({{"tile_k", 0}}).find("vector_load applies to staged tiles only"), std::string::npos);
+  EXPECT_NE(reason({{"unroll_k", 32}}).find("domain"), std::string::npos);
+  EXPECT_NE(reason({{"tile_k", 8}, {"unroll_k", 8}, {"threads_n", 32}, {"threads_m", 16}}).find("whole vector_load-wide loads"),
+            std::string::npos);
+  EXPECT_NE(reason({{"threads_n", 16}, {"threads_m", 16}, {"cols_per_thread", 8}, {"rows_per_thread", 8}})
+                .find("48 KiB of shared memory"),
+            std::string::npos);
+
+  const auto odd_k = make_schedule_space(shape(64, 40, 64), TargetKind::opencl);
+  ScheduleConfig k40 = odd_k->default_config();
+  EXPECT_EQ(k40.at("tile_k"), 8) << "the 16-deep default does not divide K = 40, so the default falls back";
+  k40.knobs["tile_k"] = 16;
+  EXPECT_NE(odd_k->check(k40).find("tile_k does not divide K"), std::string::npos) << odd_k->check(k40);
+
+  MatmulAttrs transposed;
+  transposed.trans_b = true;
+  const auto trans_b = make_schedule_space(
+      make_matmul_workload({DType::f32, {64, 64}}, {DType::f32, {64, 64}}, nullptr, transposed), TargetKind::opencl);
+  ScheduleConfig t = trans_b->default_config();
+  EXPECT_EQ(t.at("vector_load"), 1) << "B read transposed has no contiguous rows to load as vectors";
+  t.knobs["vector_load"] = 4;
+  EXPECT_NE(trans_b->check(t).find("B is read transposed"), std::string::npos) << trans_b->check(t);
+}
+
+// A MatMul GPU point stored before the space had register columns and staging means what
+// it meant then: one column per thread, read from global memory.
+TEST(ScheduleSpace, MatmulGpuPointsWithoutStagingKnobsStayValid) {
+  const auto space = make_schedule_space(shape(256, 256, 256), TargetKind::opencl);
+  ScheduleConfig old;
+  old.knobs = {{"threads_n", 16}, {"threads_m", 8}, {"rows_per_thread", 1}, {"unroll_k", 4}};
+  EXPECT_EQ(space->check(old), "");
+  const ScheduleConfig completed = space->complete(old);
+  EXPECT_EQ(completed.at("cols_per_thread"), 1);
+  EXPECT_EQ(completed.at("tile_k"), 0);
+  EXPECT_EQ(completed.at("vector_load"), 1);
 }
 
 TEST(ScheduleSpace, UnknownFamilyIsRefused) {
