@@ -6,8 +6,8 @@ namespace nee {
 
 // GPU (OpenCL, CUDA) schedule space of the elementwise family: the output flattened to
 // one dim, thread blocks of `threads` threads, each thread computing `per_thread`
-// elements `threads` apart (neighbouring threads touch neighbouring elements, so loads
-// and stores coalesce).
+// vectors of `vector` adjacent elements, `threads` vectors apart (neighbouring threads
+// touch neighbouring vectors, so loads and stores coalesce).
 class ElementwiseGpuSpace : public ScheduleSpace {
  public:
   explicit ElementwiseGpuSpace(const Workload& workload);

@@ -5,7 +5,9 @@
 namespace nee {
 
 // GPU (OpenCL, CUDA) schedule space of the layernorm family: one thread per row, blocks
-// of rows, the row sums optionally split into partial results held in registers.
+// of rows, the row sums optionally split into partial results held in registers; or
+// (row_threads > 1) one block per row, its threads sharing the row and splitting its
+// sums across them through shared memory.
 class LayernormGpuSpace : public ScheduleSpace {
  public:
   explicit LayernormGpuSpace(const Workload& workload);
@@ -18,7 +20,7 @@ class LayernormGpuSpace : public ScheduleSpace {
 
  private:
   Workload workload_;
-  int64_t rows_;
+  int64_t rows_, row_length_;
 };
 
 }  // namespace nee

@@ -16,7 +16,12 @@ Pool2dGpuSpace::Pool2dGpuSpace(const Workload& workload) : workload_(workload) {
       {"threads_y", values_up_to({1, 2, 4, 8, 16}, shape.out_h), "threads of a block along y"},
       {"threads_c", values_up_to({1, 4, 16, 64}, workload.inputs[0].shape[1]), "threads of a block along channels"},
       {"unroll_window", {0, 1, 2}, "0: window loops as loops; 1: kx unrolled; 2: kx and ky unrolled"},
+      {"stage", {0, 1}, "1: the block first loads the input its windows cover into shared memory", 0},
   };
+  attrs_ = pool2d_attrs(workload);
+  // Windows overlap (each input read more than once) where a stride is below the window
+  // along a dim with more than one output.
+  overlapping_ = (attrs_.strides[1] < kernel_w_ && shape.out_w > 1) || (attrs_.strides[0] < kernel_h_ && shape.out_h > 1);
 }
 
 ScheduleConfig Pool2dGpuSpace::default_config() const {
@@ -28,11 +33,22 @@ ScheduleConfig Pool2dGpuSpace::default_config() const {
   c.knobs["unroll_window"] = check_pool2d_unroll(2, kernel_w_, kernel_h_).empty()   ? 2
                              : check_pool2d_unroll(1, kernel_w_, kernel_h_).empty() ? 1
                                                                                     : 0;
-  return c;
+  // Overlapping windows read each input element several times (2.25 on average for
+  // 3x3 at stride 2): staged, a block reads it from global memory once.
+  c.knobs["stage"] = 0;
+  ScheduleConfig staged = c;
+  staged.knobs["stage"] = 1;
+  return check(staged).empty() ? staged : c;
 }
 
 std::string Pool2dGpuSpace::check_constraints(const ScheduleConfig& c) const {
   if (c.at("threads_x") * c.at("threads_y") * c.at("threads_c") > 1024) return "more than 1024 threads per block";
+  if (!c.at("stage")) return check_pool2d_unroll(c.at("unroll_window"), kernel_w_, kernel_h_);
+  if (!overlapping_) return "stage needs overlapping windows: without them no input is read twice";
+  const int64_t window_x = (c.at("threads_x") - 1) * attrs_.strides[1] + (kernel_w_ - 1) * attrs_.dilations[1] + 1;
+  const int64_t window_y = (c.at("threads_y") - 1) * attrs_.strides[0] + (kernel_h_ - 1) * attrs_.dilations[0] + 1;
+  // CUDA's 48 KiB of static shared memory per block (Halide 14 asks for no more).
+  if (4 * window_x * window_y * c.at("threads_c") > 48 * 1024) return "the staged input exceeds 48 KiB of shared memory";
   return check_pool2d_unroll(c.at("unroll_window"), kernel_w_, kernel_h_);
 }
 
@@ -47,6 +63,22 @@ ScheduledKernel Pool2dGpuSpace::apply(const ScheduleConfig& c) const {
       .fuse(cb, p.n, blocks)
       .gpu_blocks(xb, yb, blocks)
       .gpu_threads(xt, yt, ct);
+  if (c.at("stage")) {
+    // The block's threads load the window rows together: the input's dims fused, spread
+    // over all of them, guarded where the last round runs past the tile.
+    const int threads = static_cast<int>(c.at("threads_x") * c.at("threads_y") * c.at("threads_c"));
+    Var fused("fused"), fused2("fused2"), fused3("fused3"), fo("fo"), fi("fi"), fxy("fxy"), fx("fx"), fy("fy"), fz("fz");
+    p.padded.compute_at(p.out, xb)
+        .store_in(MemoryType::GPUShared)
+        .fuse(p.x, p.y, fused)
+        .fuse(fused, p.c, fused2)
+        .fuse(fused2, p.n, fused3)
+        .split(fused3, fo, fi, threads, TailStrategy::GuardWithIf)
+        .split(fi, fz, fxy, static_cast<int>(c.at("threads_x") * c.at("threads_y")))
+        .split(fxy, fy, fx, static_cast<int>(c.at("threads_x")))
+        .reorder(fx, fy, fz, fo)
+        .gpu_threads(fx, fy, fz);
+  }
   p.pooled.compute_at(p.out, xt);
   Stage update = p.pooled.update();
   if (c.at("unroll_window") >= 1) update.unroll(p.r.x);

@@ -5,7 +5,8 @@
 namespace nee {
 
 // GPU (OpenCL, CUDA) schedule space of the pool2d family: one thread per output, thread
-// blocks tiling x, y and channels; the window loops optionally unrolled.
+// blocks tiling x, y and channels; the window loops optionally unrolled; where windows
+// overlap, the input a block covers optionally staged in shared memory first.
 class Pool2dGpuSpace : public ScheduleSpace {
  public:
   explicit Pool2dGpuSpace(const Workload& workload);
@@ -18,7 +19,9 @@ class Pool2dGpuSpace : public ScheduleSpace {
 
  private:
   Workload workload_;
+  Pool2dAttrs attrs_;
   int64_t kernel_w_, kernel_h_;
+  bool overlapping_ = false;
 };
 
 }  // namespace nee

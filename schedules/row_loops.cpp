@@ -48,6 +48,39 @@ LoopLevel schedule_gpu_rows(Func& out, const std::vector<Var>& dims, int first_r
   return LoopLevel(out, thread);
 }
 
+LoopLevel schedule_gpu_row_blocks(Func& out, const std::vector<Var>& dims, const std::vector<int64_t>& extents,
+                                  int first_row_dim, int threads) {
+  Var row, first = dims[0];
+  if (!fuse_rows(out, dims, first_row_dim, row)) {
+    // One row: a unit loop outside its elements becomes the one block.
+    Var elements("elements");
+    out.split(dims[0], row, elements, static_cast<int>(extents[0]));
+    first = elements;
+  }
+  Var element_outer("element_outer"), thread("thread");
+  out.split(first, element_outer, thread, threads);
+  std::vector<VarOrRVar> order = {element_outer};
+  for (int d = 1; d < first_row_dim; ++d) order.push_back(dims[d]);
+  order.push_back(thread);
+  order.push_back(row);
+  out.reorder(order).gpu_blocks(row).gpu_threads(thread);
+  return LoopLevel(out, row);
+}
+
+void compute_row_statistic_across_threads(Func& stat, const LoopLevel& block_level, const RDom& r, int threads) {
+  stat.compute_at(block_level);
+  RVar outer("r_outer"), lane("r_thread");
+  Var part("part");
+  Func partial = stat.update().split(r.x, outer, lane, threads).rfactor(lane, part);
+  partial.compute_at(block_level).gpu_threads(part);
+  // Each thread runs its whole share inside one thread loop (rfactor puts `part`
+  // innermost, which would make a thread loop, and a barrier, per element).
+  std::vector<VarOrRVar> order = {outer};
+  for (int d = 1; d < r.dimensions(); ++d) order.push_back(r[d]);
+  order.push_back(part);
+  partial.update().reorder(order).gpu_threads(part);
+}
+
 void compute_row_statistic(Func& stat, const LoopLevel& level, const RVar& r_inner, const Var& dim0,
                            bool dim0_is_pure, int vec, int split, bool gpu) {
   stat.compute_at(level);
@@ -72,6 +105,26 @@ void compute_row_statistic(Func& stat, const LoopLevel& level, const RVar& r_inn
     partial.vectorize(u);
     partial.update().vectorize(u);
   }
+}
+
+int64_t row_block_threads(const std::vector<Knob>& knobs, int64_t row_length) {
+  for (const Knob& knob : knobs) {
+    if (knob.name != "row_threads") continue;
+    int64_t best = 1;
+    for (const int64_t t : knob.values) {
+      if (t > best && row_length % t == 0 && row_length / t >= 4) best = t;
+    }
+    return best;
+  }
+  return 1;
+}
+
+std::string check_row_blocks(int64_t row_threads, int64_t threads, int64_t split_reduce, int64_t row_length) {
+  if (row_threads == 1) return "";
+  if (row_length % row_threads) return "row_threads does not divide the row's length";
+  if (threads != 1) return "a block per row (row_threads > 1) takes threads = 1";
+  if (split_reduce != 1) return "row_threads > 1 splits the reductions across threads, so split_reduce must be 1";
+  return "";
 }
 
 }  // namespace nee

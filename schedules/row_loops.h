@@ -4,6 +4,8 @@
 
 #include <Halide.h>
 
+#include "schedules/schedule_space.h"
+
 namespace nee {
 
 // Loop structure shared by the row-wise families (softmax, layernorm): the output's dims
@@ -25,6 +27,20 @@ Halide::LoopLevel schedule_cpu_rows(Halide::Func& out, const std::vector<Halide:
 Halide::LoopLevel schedule_gpu_rows(Halide::Func& out, const std::vector<Halide::Var>& dims, int first_row_dim,
                                     int threads);
 
+// GPU, a row per block: `threads` threads share each row, thread t taking its elements
+// t, t + threads, ... along dims[0] (whose extent `threads` must divide), so that
+// neighbouring threads touch neighbouring elements; the other row dims run inside each
+// thread. A tensor of one row is one block. Returns the block level.
+Halide::LoopLevel schedule_gpu_row_blocks(Halide::Func& out, const std::vector<Halide::Var>& dims,
+                                          const std::vector<int64_t>& extents, int first_row_dim, int threads);
+
+// Computes a row statistic at a row block's level (schedule_gpu_row_blocks), its
+// reduction over r (whose r.x indexes dims[0]) split across the block's `threads`
+// threads (rfactor): each thread reduces the elements it takes into one partial result
+// in shared memory, and one thread then combines the `threads` of them.
+void compute_row_statistic_across_threads(Halide::Func& stat, const Halide::LoopLevel& block_level,
+                                          const Halide::RDom& r, int threads);
+
 // Computes a row statistic at `level`. With split > 1 its reduction over r_inner (the
 // innermost RVar, which must index dims[0]) is split into `split` partial results
 // (rfactor) that are vectorized (CPU) or unrolled (GPU) and combined at the end. Where
@@ -32,5 +48,12 @@ Halide::LoopLevel schedule_gpu_rows(Halide::Func& out, const std::vector<Halide:
 // instead by `vec`, with the reduction outside it.
 void compute_row_statistic(Halide::Func& stat, const Halide::LoopLevel& level, const Halide::RVar& r_inner,
                            const Halide::Var& dim0, bool dim0_is_pure, int vec, int split, bool gpu);
+
+// The row_threads knob of a GPU row space: the largest of its values above 1 that
+// divides the row's length and leaves each thread at least 4 elements, else 1.
+int64_t row_block_threads(const std::vector<Knob>& knobs, int64_t row_length);
+// Why a point with these row_threads, threads (rows per block) and split_reduce is
+// invalid, or empty.
+std::string check_row_blocks(int64_t row_threads, int64_t threads, int64_t split_reduce, int64_t row_length);
 
 }  // namespace nee

@@ -5,7 +5,9 @@
 namespace nee {
 
 // GPU (OpenCL, CUDA) schedule space of the softmax family: one thread per row, blocks of
-// rows, the row reductions optionally split into partial results held in registers.
+// rows, the row reductions optionally split into partial results held in registers; or
+// (row_threads > 1) one block per row, its threads sharing the row and splitting its
+// reductions across them through shared memory.
 class SoftmaxGpuSpace : public ScheduleSpace {
  public:
   explicit SoftmaxGpuSpace(const Workload& workload);

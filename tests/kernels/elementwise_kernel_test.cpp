@@ -58,6 +58,10 @@ class ElementwiseKernel : public test::CompiledKernelsTest<ElementwiseKernel> {
     std::mt19937_64 rng(2027);
     for (const auto& [name, w] : cases()) kernels.add_points(name, w, cpu, 2, rng);
     kernels.add_default("opencl/broadcast", cases().at("broadcast"), host_target(TargetKind::opencl));
+    // float4 loads and stores by default: rows of 12 against a row vector and a column.
+    kernels.add_default("opencl/vectors",
+                        elementwise({{2, 8, 12}, {12}, {8, 1}}, {2, 8, 12}, "add(x0,x1); mul(t0,x2); relu(t1)"),
+                        host_target(TargetKind::opencl));
   }
 };
 
@@ -85,10 +89,13 @@ TEST_F(ElementwiseKernel, CpuKernelVerifiedByNeeMeasure) {
 }
 
 // OpenCL runs only in a process without libHalide: nee-measure, through LocalRunner.
-TEST_F(ElementwiseKernel, OpenClKernelVerifiedByNeeMeasure) {
-  const MeasureResult r = kernels().measure("opencl/broadcast");
-  EXPECT_EQ(to_string(r.status), "ok") << r.error;
-  EXPECT_LT(r.max_abs_error, 1e-4);
+TEST_F(ElementwiseKernel, OpenClKernelsVerifiedByNeeMeasure) {
+  EXPECT_EQ(kernels().get("opencl/vectors").candidate.config.at("vector"), 4);
+  for (const char* name : {"opencl/broadcast", "opencl/vectors"}) {
+    const MeasureResult r = kernels().measure(name);
+    EXPECT_EQ(to_string(r.status), "ok") << name << ": " << r.error;
+    EXPECT_LT(r.max_abs_error, 1e-4) << name;
+  }
 }
 
 TEST(ElementwiseProgram, TextRoundTripsAndIsCanonical) {

@@ -83,6 +83,29 @@ class PoolSoftmaxLayernormKernel : public test::CompiledKernelsTest<PoolSoftmaxL
     for (const char* name : kOpenClCases) {
       kernels.add_default(std::string("opencl/") + name, all.at(name), host_target(TargetKind::opencl));
     }
+    add_row_block_opencl_kernels(kernels);
+  }
+
+  // A block per row, its threads sharing the row's reductions: the defaults of an
+  // attention-sized softmax and of a layernorm with bias, a layernorm over two dims
+  // (the threads split the inner one), and a tensor that is a single row.
+  static void add_row_block_opencl_kernels(CompiledKernels& kernels) {
+    const Target opencl = host_target(TargetKind::opencl);
+    kernels.add_default("opencl/row_blocks/softmax", make_softmax_workload(f32({2, 3, 128}), -1), opencl);
+    const TensorType scale256 = f32({256});
+    kernels.add_default("opencl/row_blocks/layernorm_bias",
+                        make_layernorm_workload(f32({3, 256}), scale256, &scale256, -1, 1e-5), opencl);
+    const std::map<std::string, int64_t> row_blocks = {{"threads", 1}, {"split_reduce", 1}, {"row_threads", 32}};
+    kernels.add_changed_default("opencl/row_blocks", "layernorm_two_dims",
+                                make_layernorm_workload(f32({2, 4, 64}), f32({4, 64}), nullptr, 1, 1e-5), opencl,
+                                row_blocks);
+    kernels.add_changed_default("opencl/row_blocks", "softmax_single_row", make_softmax_workload(f32({96}), 0),
+                                opencl, row_blocks);
+    // Overlapping windows staged in shared memory by default: dilated with asymmetric
+    // pads at batch 2, and an average counting the padding in ceil mode.
+    for (const char* name : {"pool_max_dilated_asymmetric", "pool_avg_include_pad_ceil"}) {
+      kernels.add_default(std::string("opencl/staged/") + name, cases().at(name), opencl);
+    }
   }
 };
 
@@ -132,6 +155,26 @@ TEST_F(PoolSoftmaxLayernormKernel, OpenClKernelsVerifiedByNeeMeasure) {
     const MeasureResult r = kernels().measure(std::string("opencl/") + name);
     EXPECT_EQ(to_string(r.status), "ok") << name << ": " << r.error;
     EXPECT_LT(r.max_abs_error, 1e-3) << name;
+  }
+}
+
+TEST_F(PoolSoftmaxLayernormKernel, OpenClRowBlocksVerifiedByNeeMeasure) {
+  for (const char* name : {"opencl/row_blocks/softmax", "opencl/row_blocks/layernorm_bias",
+                           "opencl/row_blocks/layernorm_two_dims", "opencl/row_blocks/softmax_single_row"}) {
+    EXPECT_GT(kernels().get(name).candidate.config.at("row_threads"), 1) << name << " runs a thread per row";
+    const MeasureResult r = kernels().measure(name);
+    EXPECT_EQ(to_string(r.status), "ok") << name << ": " << r.error;
+    EXPECT_LT(r.max_abs_error, 1e-3) << name;
+  }
+}
+
+TEST_F(PoolSoftmaxLayernormKernel, OpenClStagedPoolsVerifiedByNeeMeasure) {
+  for (const char* name : {"opencl/pool_max_3x3_s2_p1", "opencl/staged/pool_max_dilated_asymmetric",
+                           "opencl/staged/pool_avg_include_pad_ceil"}) {
+    EXPECT_EQ(kernels().get(name).candidate.config.at("stage"), 1) << name;
+    const MeasureResult r = kernels().measure(name);
+    EXPECT_EQ(to_string(r.status), "ok") << name << ": " << r.error;
+    EXPECT_LT(r.max_abs_error, 1e-4) << name;
   }
 }
 

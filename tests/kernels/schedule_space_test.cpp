@@ -308,6 +308,37 @@ TEST(ScheduleSpace, MatmulGpuPointsWithoutStagingKnobsStayValid) {
   EXPECT_EQ(completed.at("vector_load"), 1);
 }
 
+// Softmax and layernorm on a GPU give a row of 128 or more a block of its own, each
+// thread at least 4 of its elements; short rows keep a thread per row; points that mix
+// the two are rejected.
+TEST(ScheduleSpace, GpuRowSpacesShareLongRowsAcrossThreads) {
+  const TensorType hidden{DType::f32, {768}};
+  const auto layernorm =
+      make_schedule_space(make_layernorm_workload({DType::f32, {128, 768}}, hidden, &hidden, -1, 1e-5), TargetKind::cuda);
+  ScheduleConfig c = layernorm->default_config();
+  EXPECT_EQ(c.at("row_threads"), 128);
+  EXPECT_EQ(c.at("threads"), 1);
+  const auto softmax = make_schedule_space(make_softmax_workload({DType::f32, {1, 12, 128, 128}}, -1), TargetKind::cuda);
+  EXPECT_EQ(softmax->default_config().at("row_threads"), 32);
+  EXPECT_EQ(make_schedule_space(make_softmax_workload({DType::f32, {64, 16}}, -1), TargetKind::cuda)
+                ->default_config()
+                .at("row_threads"),
+            1);
+
+  c.knobs["threads"] = 8;
+  EXPECT_NE(layernorm->check(c).find("takes threads = 1"), std::string::npos) << layernorm->check(c);
+  c.knobs["threads"] = 1;
+  c.knobs["split_reduce"] = 4;
+  EXPECT_NE(layernorm->check(c).find("split_reduce must be 1"), std::string::npos) << layernorm->check(c);
+  const auto odd = make_schedule_space(make_softmax_workload({DType::f32, {4, 200}}, -1), TargetKind::cuda);
+  ScheduleConfig o = odd->default_config();
+  EXPECT_EQ(o.at("row_threads"), 1) << "no row_threads value divides 200";
+  o.knobs["row_threads"] = 32;
+  o.knobs["split_reduce"] = 1;
+  o.knobs["threads"] = 1;
+  EXPECT_NE(odd->check(o).find("does not divide the row's length"), std::string::npos) << odd->check(o);
+}
+
 TEST(ScheduleSpace, UnknownFamilyIsRefused) {
   Workload w = shape(4, 4, 4);
   w.op = "conv";
