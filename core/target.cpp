@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/content_hash.h"
+#include "core/cuda_device.h"
 #include "core/error.h"
 
 namespace nee {
@@ -93,6 +94,10 @@ TargetKind target_kind_from_string(const std::string& name) {
 DeviceFingerprint measuring_device(TargetKind kind) {
   DeviceFingerprint d = DeviceFingerprint::of_host();
   if (kind != TargetKind::cpu) d.device = to_string(kind);
+  // A CUDA result is the GPU's: "cuda NVIDIA H200 (sm_90)". Without a driver, "cuda".
+  if (kind == TargetKind::cuda) {
+    if (const std::optional<CudaDevice> gpu = cuda_device()) d.device += " " + gpu->label();
+  }
   return d;
 }
 

@@ -63,6 +63,11 @@ std::vector<TuningRecord> batch_records(const std::string& folder) {
     throw Error("batch folder '" + folder + "' has no results.jsonl: run `bin/nee-measure --batch " + folder +
                 "` where the kernels can run");
   }
+  std::map<std::string, MeasureResult> confirmations;
+  for (const ConfirmedTime& c : read_batch_confirmations(folder)) {
+    manifest.task(c.task);  // throws for a line of another batch
+    confirmations[c.task] = c.result;
+  }
   std::vector<TuningRecord> records;
   for (const BatchResult& r : read_batch_results(folder)) {
     const BatchTask& task = manifest.task(r.task);
@@ -71,6 +76,14 @@ std::vector<TuningRecord> batch_records(const std::string& folder) {
     record.target = Target{manifest.halide_target, r.device, manifest.settings.cache};
     record.config = task.config;
     record.result = r.result;
+    // Confirmed, the re-measured median ranks the record; failed on re-measuring, the
+    // record takes that failure, as the tuner's confirmation does.
+    const auto confirmation = confirmations.find(r.task);
+    if (confirmation != confirmations.end() && confirmation->second.status == MeasureStatus::ok) {
+      record.confirmed_us = confirmation->second.median_us;
+    } else if (confirmation != confirmations.end()) {
+      record.result = confirmation->second;
+    }
     record.strategy = task.strategy;
     record.trial = task.trial;
     record.parent_record = task.parent_record;

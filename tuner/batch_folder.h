@@ -20,7 +20,7 @@ BatchManifest pack_batch_folder(const std::string& folder, const std::vector<Mea
 
 // The folder's results as tuning records, each under the manifest's Halide target and
 // the fingerprint of the machine that measured it, dated when it was measured (so
-// importing twice adds nothing twice). Everything is read and checked before anything is
+// importing twice adds nothing twice), with the confirmed times of confirmations.jsonl. Everything is read and checked before anything is
 // returned; throws nee::Error naming the file (and line) of a missing or corrupt part.
 std::vector<TuningRecord> batch_records(const std::string& folder);
 

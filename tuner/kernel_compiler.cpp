@@ -1,7 +1,11 @@
 #include "tuner/kernel_compiler.h"
 
+#include <map>
+#include <optional>
+
 #include <Halide.h>
 
+#include "core/cuda_device.h"
 #include "core/error.h"
 #include "core/subprocess.h"
 #include "schedules/schedule_space.h"
@@ -11,18 +15,33 @@
 
 namespace nee {
 
-std::string halide_target_for(TargetKind kind) {
+std::string halide_target_for(TargetKind kind, int cuda_capability) {
   Halide::Target t = Halide::get_host_target();
   if (kind == TargetKind::opencl) t = t.with_feature(Halide::Target::OpenCL);
   if (kind == TargetKind::cuda) {
-    t = t.with_feature(Halide::Target::CUDA).with_feature(Halide::Target::CUDACapability80);
+    if (cuda_capability == 0) {
+      const std::optional<CudaDevice> device = cuda_device();
+      cuda_capability = device ? halide_cuda_capability(device->major, device->minor) : 80;
+    }
+    static const std::map<int, Halide::Target::Feature> features = {
+        {30, Halide::Target::CUDACapability30}, {32, Halide::Target::CUDACapability32},
+        {35, Halide::Target::CUDACapability35}, {50, Halide::Target::CUDACapability50},
+        {61, Halide::Target::CUDACapability61}, {70, Halide::Target::CUDACapability70},
+        {75, Halide::Target::CUDACapability75}, {80, Halide::Target::CUDACapability80},
+        {86, Halide::Target::CUDACapability86}};
+    const auto feature = features.find(cuda_capability);
+    if (feature == features.end()) {
+      throw Error("Halide 14 compiles for CUDA capabilities 30, 32, 35, 50, 61, 70, 75, 80 and 86, not " +
+                  std::to_string(cuda_capability));
+    }
+    t = t.with_feature(Halide::Target::CUDA).with_feature(feature->second);
   }
   return t.to_string();
 }
 
-Target host_target(TargetKind kind) {
+Target host_target(TargetKind kind, int cuda_capability) {
   Target t;
-  t.halide = halide_target_for(kind);
+  t.halide = halide_target_for(kind, cuda_capability);
   t.device = measuring_device(kind);
   return t;
 }

@@ -9,11 +9,13 @@
 namespace nee {
 
 // The Halide target string for a kind of target on this build host: the host CPU's
-// features, plus opencl, or cuda with compute capability 8.0 (its PTX is JIT-compiled
-// by newer drivers, so it runs on Ampere and later, the H200 included).
-std::string halide_target_for(TargetKind kind);
+// features, plus opencl, or cuda with a compute capability: `cuda_capability` (one
+// Halide 14 knows, else nee::Error), or 0 for this machine's GPU's
+// (halide_cuda_capability), or 8.0 where it has none. A newer driver JIT-compiles the
+// PTX of an older capability, so 8.0 runs on Ampere and later, the H200 included.
+std::string halide_target_for(TargetKind kind, int cuda_capability = 0);
 // A Target for this machine: Halide string plus the host's fingerprint.
-Target host_target(TargetKind kind);
+Target host_target(TargetKind kind, int cuda_capability = 0);
 
 // Compiles one scheduled kernel into an object file exporting `<symbol>_argv` and
 // `<symbol>_metadata`, without the Halide runtime (that is linked once per library).

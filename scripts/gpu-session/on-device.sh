@@ -108,13 +108,17 @@ else
   skip nee-run "the weights file was not regenerated"
 fi
 
-# nee-measure checks each candidate against a CPU reference, spread over the cores, before
-# timing it with its operands resident on the device: at 4096^3 the check is 137 GFLOP,
-# about 46 s on one core of the machine that prepares the folder. A kill loses only the
-# candidate in flight, and a rerun on the folder with its results.jsonl measures only the rest.
+# nee-measure checks every candidate against one CPU reference, computed before the first
+# and spread over the cores (at 4096^3, 137 GFLOP: 16.6 s on the 2-core machine that
+# prepares the folder), timing each with its operands resident on the device. Then it
+# re-measures the default and the 3 fastest others in 3 rotated rounds, whose medians
+# rank them when imported (confirmations.jsonl). A kill loses only the candidate in
+# flight (or the re-measuring), and a rerun on the folder measures only the rest.
 step matmul-batch $((budget - (SECONDS - started) - 15)) \
   "$folder/bin/nee-env" "$batch/bin/nee-measure" --batch "$batch"
-if [ -f "$batch/results.jsonl" ]; then cp "$batch/results.jsonl" "$out/results.jsonl"; fi
+for file in results.jsonl confirmations.jsonl; do
+  if [ -f "$batch/$file" ]; then cp "$batch/$file" "$out/$file"; fi
+done
 
 if ! "$py" "$here/summarize.py" "$out" >"$out/summary.txt" 2>&1; then
   { echo "summarize.py failed; steps:"; cat "$out/steps.txt"; } >>"$out/summary.txt"

@@ -6,10 +6,13 @@
 // left as it was.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "core/cuda_device.h"
 #include "core/error.h"
 #include "core/subprocess.h"
 #include "schedules/schedule_space.h"
@@ -19,6 +22,8 @@
 #include "tuner/cli/db_command.h"
 #include "tuner/cli/pack_command.h"
 #include "tuner/kernel_compiler.h"
+#include "tuner/measure/measurement.h"
+#include "tuner/measure/reference_file.h"
 #include "tuner/search/search_strategy.h"
 
 namespace nee {
@@ -84,7 +89,7 @@ class BatchFolder : public ::testing::Test {
     std::vector<MeasureTask> tasks;
     for (size_t i = 0; i < builds.size(); ++i) {
       EXPECT_TRUE(builds[i].ok()) << builds[i].error;
-      tasks.push_back({builds[i], candidates[i], 10 + i});
+      tasks.push_back({builds[i], candidates[i], 10});  // as pack gives a workload's candidates
     }
     Candidate crash = candidates[1];
     crash.config.knobs["unroll_k"] = 99;  // a point of its own
@@ -99,8 +104,11 @@ class BatchFolder : public ::testing::Test {
     options.min_sample_ms = 1;
     options.timeout_seconds = 60;
     const std::string folder = dir_.file("packed");
-    const BatchManifest m = pack_batch_folder(folder, tasks, target_.halide, options, {}, NEE_MEASURE_PATH);
+    BatchManifest m = pack_batch_folder(folder, tasks, target_.halide, options, {}, NEE_MEASURE_PATH);
     EXPECT_EQ(m.tasks.size(), 3u) << "the failed build is left out";
+    // Re-measure the default and the fastest other candidate in 2 rounds at the end.
+    m.confirmation = {1, 2};
+    m.write(folder);
     return folder;
   }
 
@@ -133,12 +141,25 @@ TEST_F(BatchFolder, CopiedFolderMeasuresAndImportsOnce) {
   EXPECT_GT(records[0].result.median_us, 0);
   EXPECT_EQ(records[0].result.repeats, 3);
   EXPECT_EQ(records[2].result.status, MeasureStatus::crash) << records[2].result.error;
+  // The two that ran were re-measured in 2 rounds; their medians rank them.
+  EXPECT_NE(run.output.find("2 re-measured to confirm"), std::string::npos) << run.output;
+  const std::vector<ConfirmedTime> confirmations = read_batch_confirmations(moved);
+  ASSERT_EQ(confirmations.size(), 2u);
+  for (const ConfirmedTime& c : confirmations) {
+    EXPECT_EQ(c.round_medians_us.size(), 2u) << c.task;
+    EXPECT_EQ(c.result.status, MeasureStatus::ok) << c.result.error;
+  }
+  ASSERT_TRUE(records[0].confirmed_us.has_value());
+  ASSERT_TRUE(records[1].confirmed_us.has_value());
+  EXPECT_FALSE(records[2].confirmed_us.has_value());
+  EXPECT_GT(*records[0].confirmed_us, 0);
 
-  // A second run finds everything measured.
+  // A second run finds everything measured and confirmed.
   run = run_batch_program(moved);
   ASSERT_TRUE(run.exited && run.exit_code == 0) << run.output;
-  EXPECT_NE(run.output.find("0 measured, 3 already measured"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("0 measured, 3 already measured, 0 re-measured"), std::string::npos) << run.output;
   EXPECT_EQ(line_count(batch_results_path(moved)), 3);
+  EXPECT_EQ(line_count(batch_confirmations_path(moved)), 2);
 
   const std::string db_path = dir_.file("tuning.db");
   ASSERT_EQ(import_results(db_path, moved), 0);
@@ -151,6 +172,47 @@ TEST_F(BatchFolder, CopiedFolderMeasuresAndImportsOnce) {
   const auto best = db.best(records[0].workload, stored[0].target);
   ASSERT_TRUE(best.has_value());
   EXPECT_EQ(best->result.status, MeasureStatus::ok);
+  ASSERT_TRUE(best->confirmed_us.has_value()) << "a confirmed record ranks first";
+  EXPECT_DOUBLE_EQ(*best->confirmed_us, std::min(*records[0].confirmed_us, *records[1].confirmed_us));
+}
+
+// The two candidates of one workload and seed are checked against one reference, which
+// the batch computes before the first of them; the crashing one has a seed of its own.
+// The children compare against the stored file: altered, it fails them; cut short, it
+// is computed again.
+TEST_F(BatchFolder, CandidatesOfAWorkloadShareOneReference) {
+  const std::string folder = pack();
+  ASSERT_EQ(run_batch_program(folder).exit_code, 0);
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(folder + "/references")) files.push_back(entry.path().filename());
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files, (std::vector<std::string>{"c0.f32", "c2.f32"}));
+  const std::string shared = folder + "/references/c0.f32";
+  const Workload w = matmul_workload_from_shape("16x8x24");
+  const Tensor stored = read_reference_file(shared, w.output);
+  const Tensor recomputed = reference_output(w, 10);
+  ASSERT_EQ(stored.bytes(), recomputed.bytes());
+  EXPECT_EQ(std::memcmp(stored.data(), recomputed.data(), stored.bytes()), 0);
+
+  Tensor altered = recomputed.clone();
+  altered.data_as<float>()[5] += 0.5f;
+  write_reference_file(shared, altered);
+  fs::remove(batch_results_path(folder));
+  ASSERT_EQ(run_batch_program(folder).exit_code, 0);
+  std::vector<TuningRecord> records = batch_records(folder);
+  ASSERT_EQ(records.size(), 3u);
+  for (int i : {0, 1}) {
+    EXPECT_EQ(records[i].result.status, MeasureStatus::wrong_result) << records[i].result.error;
+    EXPECT_NEAR(records[i].result.max_abs_error, 0.5, 1e-3);
+  }
+
+  fs::resize_file(shared, 8);
+  fs::remove(batch_results_path(folder));
+  ASSERT_EQ(run_batch_program(folder).exit_code, 0);
+  records = batch_records(folder);
+  EXPECT_EQ(records[0].result.status, MeasureStatus::ok) << records[0].result.error;
+  EXPECT_EQ(records[1].result.status, MeasureStatus::ok) << records[1].result.error;
+  EXPECT_EQ(fs::file_size(shared), recomputed.bytes());
 }
 
 TEST_F(BatchFolder, CutResultsResumeWithoutMeasuringAgain) {
@@ -285,6 +347,44 @@ TEST(NeeTuneCli, ColdCachesOnAGpuTargetAreRefused) {
   EXPECT_TRUE(r.exited && r.exit_code == 1) << r.output;
   EXPECT_NE(r.output.find("--cache cold"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(db_path));
+}
+
+// A device gets the highest capability Halide 14 compiles for that it runs.
+TEST(CudaCapability, DevicesGetTheHighestHalideCompilesFor) {
+  EXPECT_EQ(halide_cuda_capability(9, 0), 86) << "an H200";
+  EXPECT_EQ(halide_cuda_capability(8, 9), 86);
+  EXPECT_EQ(halide_cuda_capability(8, 6), 86);
+  EXPECT_EQ(halide_cuda_capability(8, 0), 80) << "an A100";
+  EXPECT_EQ(halide_cuda_capability(7, 5), 75);
+  EXPECT_EQ(halide_cuda_capability(6, 0), 50) << "6.1 code does not run on 6.0";
+  EXPECT_EQ(halide_cuda_capability(3, 0), 30);
+}
+
+// --cuda-capability picks the capability CUDA candidates are compiled for, and only for
+// --target cuda.
+TEST(NeeTuneCli, CudaCapabilityChoosesTheCompiledTarget) {
+  TempDir dir("cli-capability");
+  const std::string folder = dir.file("batch");
+  const ProcessResult r =
+      run_process({NEE_TUNE_PATH, "--op", "matmul", "--shape", "64x64x64", "--target", "cuda", "--cuda-capability", "86",
+                   "--db", dir.file("tuning.db"), "pack", "--count", "1", "--out", folder},
+                  300, true);
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << r.output;
+  const BatchManifest manifest = BatchManifest::read(folder);
+  EXPECT_TRUE(Target({manifest.halide_target, {}}).has_feature("cuda_capability_86")) << manifest.halide_target;
+  EXPECT_FALSE(Target({manifest.halide_target, {}}).has_feature("cuda_capability_80")) << manifest.halide_target;
+
+  const ProcessResult cpu = run_process({NEE_TUNE_PATH, "--op", "matmul", "--shape", "8x8x8", "--cuda-capability", "86",
+                                         "--db", dir.file("other.db")},
+                                        60, true);
+  EXPECT_TRUE(cpu.exited && cpu.exit_code == 1) << cpu.output;
+  EXPECT_NE(cpu.output.find("--cuda-capability needs --target cuda"), std::string::npos) << cpu.output;
+  const ProcessResult unknown = run_process({NEE_TUNE_PATH, "--op", "matmul", "--shape", "8x8x8", "--target", "cuda",
+                                             "--cuda-capability", "90", "--db", dir.file("other.db")},
+                                            60, true);
+  EXPECT_FALSE(unknown.exited && unknown.exit_code == 0) << unknown.output;
+  EXPECT_NE(unknown.output.find("--cuda-capability"), std::string::npos) << unknown.output;
+  EXPECT_FALSE(fs::exists(dir.file("other.db")));
 }
 
 // nee-measure goes where NEE's dependencies are not: it may need the C library only.

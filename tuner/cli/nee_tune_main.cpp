@@ -87,6 +87,12 @@ int main(int argc, char** argv) {
   app.add_option("--shape", shape, "with --op: matmul MxKxN or BxMxKxN; conv2d NxCxHxW,OxKHxKW[,sS][,pP][,dD][,gG] (input, weights, stride, symmetric pad, dilation, group; e.g. 1x64x56x56,64x3x3,s1,p1); strided_copy DxDx...xD[,perm=PxPx...][,starts=...][,steps=...][,ends=...] (input shape; perm per output dim, the others per input dim, ends exclusive; e.g. the transpose 128x4x64,perm=1x2x0 or the slice 128x2304,starts=0x768,ends=128x1536)");
   app.add_option("--target", target_kind, "cpu, opencl (through PoCL on this machine) or cuda")
       ->check(CLI::IsMember({"cpu", "opencl", "cuda"}));
+  int cuda_capability = 0;
+  app.add_option("--cuda-capability", cuda_capability,
+                 "with --target cuda: the compute capability to compile for, one Halide 14 knows (30, 32, 35, 50, 61, "
+                 "70, 75, 80, 86; e.g. 86 for an H200, whose driver compiles that PTX for its 9.0) (default: this "
+                 "machine's GPU's, else 80)")
+      ->check(CLI::IsMember({30, 32, 35, 50, 61, 70, 75, 80, 86}));
   app.add_option("--trials", options.trials, "measured candidates per workload (0: none, just bundle; default 64, unbounded with --time)")
       ->check(CLI::Range(0, 1000000));
   nee::ModelTuneOptions model_options;
@@ -107,7 +113,8 @@ int main(int argc, char** argv) {
   app.add_option("--confirm", options.confirm_top,
                  "at the end, re-measure this many best schedules of each workload, and its default, in interleaved "
                  "rounds; the re-measured times rank them (0: none, and a search's picks then rank below the default and "
-                 "the baselines, so bundles do not use them; default 3)")
+                 "the baselines, so bundles do not use them; default 3); with pack, the batch's nee-measure does this "
+                 "after measuring every candidate")
       ->check(CLI::Range(0, 64));
   app.add_option("--confirm-rounds", options.confirm_rounds, "rounds of that re-measurement (default 3)")
       ->check(CLI::Range(1, 100));
@@ -181,7 +188,8 @@ int main(int argc, char** argv) {
     // --time alone bounds the run by time only.
     if (budget > 0 && app.count("--trials") == 0) options.trials = 1000000;
 
-    nee::Target target = nee::host_target(nee::target_kind_from_string(target_kind));
+    if (cuda_capability != 0 && target_kind != "cuda") throw nee::Error("--cuda-capability needs --target cuda");
+    nee::Target target = nee::host_target(nee::target_kind_from_string(target_kind), cuda_capability);
     target.cache = !cache.empty() ? nee::cache_state_from_string(cache)
                    : !model.empty() && target.kind() == nee::TargetKind::cpu ? nee::CacheState::cold
                                                                              : nee::CacheState::warm;
@@ -228,6 +236,7 @@ int main(int argc, char** argv) {
       pack.seed = options.seed ? options.seed : static_cast<uint64_t>(getpid());
       pack.build_jobs = options.build_jobs;
       pack.runner = options.runner;
+      pack.confirmation = {options.confirm_top, options.confirm_rounds};
       const nee::PackReport r = nee::pack_candidates(db, pack);
       fmt::print("packed {0} candidate(s) ({1} did not build) into {2}: run `{2}/bin/nee-measure --batch {2}` where "
                  "they can run, then `nee-tune db import-results {2}`\n",

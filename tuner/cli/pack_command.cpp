@@ -56,9 +56,12 @@ PackReport pack_candidates(const TuningDatabase& db, const PackRequest& request)
       batch.push_back({w, target, std::move(c), strategy->name(), 0, std::nullopt});
     }
     const std::vector<BuildResult> builds = builder.build(batch);
+    // One seed for all of a workload's candidates: fresh inputs for this batch, and
+    // nee-measure --batch computes their reference once.
+    const uint64_t seed = rng();
     for (size_t i = 0; i < batch.size(); ++i) {
       batch[i].trial = trial++;
-      tasks.push_back({builds[i], batch[i], rng()});
+      tasks.push_back({builds[i], batch[i], seed});
     }
   }
   PackReport report;
@@ -68,7 +71,9 @@ PackReport pack_candidates(const TuningDatabase& db, const PackRequest& request)
     fmt::print(stderr, "nee-tune pack: {} {} did not build: {}\n", t.candidate.workload.key(),
                t.candidate.config.to_string(), t.build.error);
   }
-  const BatchManifest manifest = pack_batch_folder(request.folder, tasks, request.halide_target, request.runner, best_us);
+  BatchManifest manifest = pack_batch_folder(request.folder, tasks, request.halide_target, request.runner, best_us);
+  manifest.confirmation = request.confirmation;
+  manifest.write(request.folder);
   report.packed = static_cast<int>(manifest.tasks.size());
   fs::remove_all(build_dir);
   return report;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/records.h"
+#include "tuner/measure/batch_manifest.h"
 #include "tuner/measure/runner_options.h"
 #include "tuning-db/tuning_database.h"
 
@@ -21,6 +22,7 @@ struct PackRequest {
   int build_jobs = 2;
   double build_timeout_s = 120;
   RunnerOptions runner;  // how the folder's nee-measure will measure
+  BatchConfirmation confirmation;  // what it re-measures at the end
 };
 
 struct PackReport {

@@ -49,6 +49,7 @@ void BatchManifest::write(const std::string& folder) const {
                             {"halide_version", halide_version},
                             {"halide_target", halide_target},
                             {"settings", settings.to_json()},
+                            {"confirmation", confirmation.to_json()},
                             {"tasks", tasks_json}};
   const std::string path = folder + "/manifest.json";
   std::ofstream out(path);
@@ -73,6 +74,8 @@ BatchManifest BatchManifest::read(const std::string& folder) {
     m.halide_version = j.at("halide_version").get<std::string>();
     m.halide_target = j.at("halide_target").get<std::string>();
     m.settings = RunnerOptions::from_json(j.at("settings"));
+    // Folders packed before confirmation existed ask for none.
+    if (j.contains("confirmation")) m.confirmation = BatchConfirmation::from_json(j.at("confirmation"));
     for (const nlohmann::json& t : j.at("tasks")) m.tasks.push_back(BatchTask::from_json(t));
     return m;
   } catch (const std::exception& e) {
@@ -102,11 +105,18 @@ BatchResult BatchResult::from_json(const nlohmann::json& j) {
 
 std::string batch_results_path(const std::string& folder) { return folder + "/results.jsonl"; }
 
-std::vector<BatchResult> read_batch_results(const std::string& folder, bool tolerate_cut_tail) {
-  const std::string path = batch_results_path(folder);
-  std::vector<BatchResult> results;
+namespace {
+
+// Every line of a JSON-lines file, through `parse` (none when the file is absent).
+// Throws nee::Error naming the file and line of the first one `parse` refuses, saying it
+// is not `what`; a last line without its newline was cut by a kill and is ignored when
+// `tolerate_cut_tail`.
+template <typename T>
+std::vector<T> read_json_lines(const std::string& path, bool tolerate_cut_tail, const char* what,
+                               T (*parse)(const nlohmann::json&)) {
+  std::vector<T> lines;
   std::ifstream in(path, std::ios::binary);
-  if (!in) return results;
+  if (!in) return lines;
   std::stringstream text;
   text << in.rdbuf();
   const std::string all = text.str();
@@ -117,13 +127,49 @@ std::vector<BatchResult> read_batch_results(const std::string& folder, bool tole
     start = end == std::string::npos ? all.size() : end + 1;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     try {
-      results.push_back(BatchResult::from_json(nlohmann::json::parse(line)));
+      lines.push_back(parse(nlohmann::json::parse(line)));
     } catch (const std::exception& e) {
       if (tolerate_cut_tail && end == std::string::npos) break;
-      throw Error(fmt::format("{}:{}: not a measurement result: {}", path, number, e.what()));
+      throw Error(fmt::format("{}:{}: not {}: {}", path, number, what, e.what()));
     }
   }
-  return results;
+  return lines;
+}
+
+}  // namespace
+
+std::vector<BatchResult> read_batch_results(const std::string& folder, bool tolerate_cut_tail) {
+  return read_json_lines(batch_results_path(folder), tolerate_cut_tail, "a measurement result",
+                         &BatchResult::from_json);
+}
+
+nlohmann::json BatchConfirmation::to_json() const { return {{"top", top}, {"rounds", rounds}}; }
+
+BatchConfirmation BatchConfirmation::from_json(const nlohmann::json& j) {
+  BatchConfirmation c;
+  c.top = j.at("top").get<int>();
+  c.rounds = j.at("rounds").get<int>();
+  if (c.top < 0 || c.rounds < 1) throw Error("confirmation needs top >= 0 and rounds >= 1");
+  return c;
+}
+
+nlohmann::json ConfirmedTime::to_json() const {
+  return {{"task", task}, {"result", result.to_json()}, {"round_medians_us", round_medians_us}};
+}
+
+ConfirmedTime ConfirmedTime::from_json(const nlohmann::json& j) {
+  ConfirmedTime c;
+  c.task = j.at("task").get<std::string>();
+  c.result = MeasureResult::from_json(j.at("result"));
+  c.round_medians_us = j.at("round_medians_us").get<std::vector<double>>();
+  return c;
+}
+
+std::string batch_confirmations_path(const std::string& folder) { return folder + "/confirmations.jsonl"; }
+
+std::vector<ConfirmedTime> read_batch_confirmations(const std::string& folder, bool tolerate_cut_tail) {
+  return read_json_lines(batch_confirmations_path(folder), tolerate_cut_tail, "a confirmed time",
+                         &ConfirmedTime::from_json);
 }
 
 }  // namespace nee

@@ -10,9 +10,12 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/median.h"
 #include "core/utc_time.h"
 #include "tuner/measure/batch_manifest.h"
 #include "tuner/measure/child_measurement.h"
+#include "tuner/measure/measurement.h"
+#include "tuner/measure/reference_file.h"
 
 namespace nee {
 
@@ -65,15 +68,97 @@ BatchRunCounts run_batch(const std::string& folder_arg, const std::string& progr
   const DeviceFingerprint device = measuring_device(Target{manifest.halide_target, {}}.kind());
   BatchRunCounts counts;
   counts.already_measured = static_cast<int>(done.size());
+  // One reference per workload and seed, named after the first task that needs it; a
+  // rerun reuses what an earlier run wrote.
+  std::map<std::pair<std::string, uint64_t>, std::string> references;
+  const auto reference_for = [&](const BatchTask& task) {
+    std::string& path = references[{task.workload.key(), task.seed}];
+    if (!path.empty()) return path;
+    fs::create_directories(folder + "/references");
+    path = folder + "/references/" + task.id + ".f32";
+    try {
+      read_reference_file(path, task.workload.output);
+    } catch (const Error&) {
+      write_reference_file(path, reference_output(task.workload, task.seed));
+    }
+    return path;
+  };
+  const auto child_for = [&](const BatchTask& task, double slow_cutoff_us) {
+    return ChildMeasurement{folder + "/" + task.library, task.symbol, folder + "/" + task.workload_file, task.seed,
+                            slow_cutoff_us, reference_for(task)};
+  };
   for (const BatchTask& task : manifest.tasks) {
     if (done.count(task.id)) continue;
-    ChildMeasurement m{folder + "/" + task.library, task.symbol, folder + "/" + task.workload_file, task.seed,
-                       3 * best_us[task.workload.key()]};
-    BatchResult line{task.id, device, "", measure_in_child(program, m, manifest.settings)};
+    BatchResult line{task.id, device, "",
+                     measure_in_child(program, child_for(task, 3 * best_us[task.workload.key()]), manifest.settings)};
     line.measured_at = utc_now_iso8601();
     append_synced(results_path, line.to_json().dump());
     observe(task, line.result);
     ++counts.measured;
+  }
+  if (manifest.confirmation.top == 0) return counts;
+
+  // Confirmation: per workload, the default point and the fastest others, re-measured
+  // in rotated rounds. A workload's lines are appended together once its rounds end, so
+  // a kill redoes that workload only.
+  std::map<std::string, MeasureResult> measured;
+  for (const BatchResult& r : read_batch_results(folder)) measured[r.task] = r.result;
+  const std::string confirmations_path = batch_confirmations_path(folder);
+  std::set<std::string> confirmed;
+  for (const ConfirmedTime& c : read_batch_confirmations(folder, /*tolerate_cut_tail=*/true)) confirmed.insert(c.task);
+  cut_partial_tail(confirmations_path);
+  std::vector<std::string> workload_order;
+  std::map<std::string, std::vector<const BatchTask*>> by_workload;
+  for (const BatchTask& task : manifest.tasks) {
+    if (measured[task.id].status != MeasureStatus::ok) continue;
+    const std::string key = task.workload.key();
+    if (!by_workload.count(key)) workload_order.push_back(key);
+    by_workload[key].push_back(&task);
+  }
+  for (const std::string& key : workload_order) {
+    std::vector<const BatchTask*> ok = by_workload[key];
+    std::stable_sort(ok.begin(), ok.end(), [&](const BatchTask* a, const BatchTask* b) {
+      return measured[a->id].median_us < measured[b->id].median_us;
+    });
+    std::vector<const BatchTask*> chosen;
+    for (const BatchTask* t : ok) {
+      if (t->strategy == "default") chosen.push_back(t);
+    }
+    int others = 0;
+    for (const BatchTask* t : ok) {
+      if (t->strategy == "default" || others == manifest.confirmation.top) continue;
+      chosen.push_back(t);
+      ++others;
+    }
+    const bool all_done = std::all_of(chosen.begin(), chosen.end(), [&](const BatchTask* t) { return confirmed.count(t->id); });
+    if (chosen.size() < 2 || all_done) continue;
+    std::vector<ConfirmedTime> lines(chosen.size());
+    for (ConfirmedTime& line : lines) line.result.status = MeasureStatus::ok;  // until a round fails it
+    for (int round = 0; round < manifest.confirmation.rounds; ++round) {
+      for (size_t j = 0; j < chosen.size(); ++j) {
+        const size_t i = (j + static_cast<size_t>(round)) % chosen.size();
+        ConfirmedTime& line = lines[i];
+        if (line.result.status != MeasureStatus::ok) continue;  // failed an earlier round
+        const MeasureResult r = measure_in_child(program, child_for(*chosen[i], 0), manifest.settings);
+        if (r.status != MeasureStatus::ok) {
+          line.result = r;
+          continue;
+        }
+        line.round_medians_us.push_back(r.median_us);
+        line.result.max_abs_error = std::max(line.result.max_abs_error, r.max_abs_error);
+      }
+    }
+    for (size_t i = 0; i < chosen.size(); ++i) {
+      ConfirmedTime& line = lines[i];
+      line.task = chosen[i]->id;
+      if (line.result.status == MeasureStatus::ok) {
+        line.result.median_us = median(line.round_medians_us);
+        line.result.min_us = *std::min_element(line.round_medians_us.begin(), line.round_medians_us.end());
+        line.result.repeats = static_cast<int>(line.round_medians_us.size());
+      }
+      append_synced(confirmations_path, line.to_json().dump());
+      ++counts.confirmed;
+    }
   }
   return counts;
 }

@@ -12,6 +12,10 @@ MeasureResult measure_in_child(const std::string& program, const ChildMeasuremen
                                    "--symbol", m.symbol,  "--workload",
                                    m.workload_file, "--seed", std::to_string(m.seed),
                                    "--slow-cutoff-us", std::to_string(m.slow_cutoff_us)};
+  if (!m.reference_file.empty()) {
+    argv.push_back("--reference");
+    argv.push_back(m.reference_file);
+  }
   const std::vector<std::string> settings = options.measure_args();
   argv.insert(argv.end(), settings.begin(), settings.end());
   const ProcessResult p = run_process(argv, options.timeout_seconds);

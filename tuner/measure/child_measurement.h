@@ -14,6 +14,7 @@ struct ChildMeasurement {
   std::string workload_file;  // the workload as JSON
   uint64_t seed = 1;          // of the fresh random inputs
   double slow_cutoff_us = 0;  // fewer samples for kernels slower than this (0: off)
+  std::string reference_file;  // the expected output for the seed (empty: the child computes it)
 };
 
 // Runs `program` (nee-measure) on one candidate under options.timeout_seconds. Whatever

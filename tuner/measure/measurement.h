@@ -32,9 +32,15 @@ std::vector<Tensor> random_inputs(const Workload& workload, std::mt19937_64& rng
 // 0 for a copy, whose values must come through unchanged.
 int64_t reduction_length(const Workload& w);
 
+// compute_reference()'s output on the random inputs of `seed`: what a kernel measured
+// with that seed must give.
+Tensor reference_output(const Workload& workload, uint64_t seed);
+
 // Verify, then time: checks the kernel's output against compute_reference() on fresh
 // random inputs, and only then times it. A wrong answer is reported as wrong_result
-// with its largest error and is never timed.
-MeasureResult measure_kernel(const HalideKernel& kernel, const Workload& workload, const MeasureOptions& options);
+// with its largest error and is never timed. `expected`, when given, is
+// reference_output(workload, options.seed), computed once for several candidates.
+MeasureResult measure_kernel(const HalideKernel& kernel, const Workload& workload, const MeasureOptions& options,
+                             const Tensor* expected = nullptr);
 
 }  // namespace nee

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "runtime/bundle/halide_kernel.h"
 #include "tuner/measure/batch_measurement.h"
+#include "tuner/measure/reference_file.h"
 #include "tuner/measure/measurement.h"
 
 int main(int argc, char** argv) {
@@ -22,6 +23,10 @@ int main(int argc, char** argv) {
   app.add_option("--symbol", symbol, "kernel symbol (without _argv)");
   app.add_option("--workload", workload_file, "workload JSON file");
   app.add_option("--seed", options.seed, "seed of the random inputs");
+  std::string reference_file;
+  app.add_option("--reference", reference_file,
+                 "the expected output on the seed's inputs, raw float32 as --batch stores it once per workload and "
+                 "seed (default: computed here)");
   app.add_option("--repeats", options.repeats, "timed samples")->check(CLI::Range(1, 1000));
   app.add_option("--number", options.number, "calls per sample, at least")->check(CLI::Range(1, 1000000));
   app.add_option("--min-sample-ms", options.min_sample_ms, "minimum length of one sample")->check(CLI::NonNegativeNumber);
@@ -46,7 +51,7 @@ int main(int argc, char** argv) {
       // Each candidate runs in a child of this same program.
       const nee::BatchRunCounts counts = nee::run_batch(batch, "/proc/self/exe");
       std::cerr << "nee-measure: " << counts.measured << " measured, " << counts.already_measured
-                << " already measured in " << batch << std::endl;
+                << " already measured, " << counts.confirmed << " re-measured to confirm in " << batch << std::endl;
       return 0;
     } catch (const std::exception& e) {
       std::cerr << "nee-measure: error: " << e.what() << std::endl;
@@ -68,7 +73,12 @@ int main(int argc, char** argv) {
     nee::attach_kernel_pool(lib, threads);
     nee::HalideKernel kernel(lib, symbol);
     kernel.check_signature(workload.inputs, workload.output);
-    result = nee::measure_kernel(kernel, workload, options);
+    if (reference_file.empty()) {
+      result = nee::measure_kernel(kernel, workload, options);
+    } else {
+      const nee::Tensor expected = nee::read_reference_file(reference_file, workload.output);
+      result = nee::measure_kernel(kernel, workload, options, &expected);
+    }
   } catch (const std::exception& e) {
     result.status = nee::MeasureStatus::runtime_error;
     result.error = e.what();

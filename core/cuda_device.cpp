@@ -1,0 +1,50 @@
+#include "core/cuda_device.h"
+
+#include <dlfcn.h>
+
+#include <array>
+
+namespace nee {
+
+std::string CudaDevice::label() const {
+  return name + " (sm_" + std::to_string(major) + std::to_string(minor) + ")";
+}
+
+std::optional<CudaDevice> cuda_device() {
+  // The driver API's signatures and attribute numbers, from CUDA 13.0's cuda.h.
+  using CuInit = int (*)(unsigned);
+  using CuDeviceGet = int (*)(int*, int);
+  using CuDeviceGetName = int (*)(char*, int, int);
+  using CuDeviceGetAttribute = int (*)(int*, int, int);
+  constexpr int kComputeCapabilityMajor = 75, kComputeCapabilityMinor = 76;
+
+  // Kept open for the process's life, as the driver must be.
+  static void* const driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+  if (!driver) return std::nullopt;
+  const auto init = reinterpret_cast<CuInit>(dlsym(driver, "cuInit"));
+  const auto get = reinterpret_cast<CuDeviceGet>(dlsym(driver, "cuDeviceGet"));
+  const auto get_name = reinterpret_cast<CuDeviceGetName>(dlsym(driver, "cuDeviceGetName"));
+  const auto get_attribute = reinterpret_cast<CuDeviceGetAttribute>(dlsym(driver, "cuDeviceGetAttribute"));
+  if (!init || !get || !get_name || !get_attribute || init(0) != 0) return std::nullopt;
+  int device = 0;
+  std::array<char, 256> name{};
+  CudaDevice d;
+  if (get(&device, 0) != 0 || get_name(name.data(), static_cast<int>(name.size()), device) != 0 ||
+      get_attribute(&d.major, kComputeCapabilityMajor, device) != 0 ||
+      get_attribute(&d.minor, kComputeCapabilityMinor, device) != 0) {
+    return std::nullopt;
+  }
+  d.name = name.data();
+  return d;
+}
+
+int halide_cuda_capability(int major, int minor) {
+  const int device = 10 * major + minor;
+  int best = 30;
+  for (const int c : {30, 32, 35, 50, 61, 70, 75, 80, 86}) {
+    if (c <= device) best = c;
+  }
+  return best;
+}
+
+}  // namespace nee
