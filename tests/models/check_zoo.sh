@@ -4,7 +4,8 @@
 # reference kernels alone and with a bundle of default-schedule kernels, in which each
 # model's pooling, Softmax and layer-norm nodes must run. The encoder also runs at batch 8
 # (its symbolic batch dim bound by --input-shape) with a batch-8 bundle, checked against
-# the reference kernels, where the same nodes must find their batch-8 kernels.
+# the reference kernels, where the same nodes must find their batch-8 kernels. Every
+# model's CUDA bundle builds, and two models run from OpenCL bundles on PoCL.
 # Usage: check_zoo.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 src=$1 build=$2
@@ -41,4 +42,26 @@ NEE_DB=$zoo/empty.db "$build/tuner/nee-tune" "$dir/model.onnx" --trials 0 --inpu
 placement=$("$build/runtime/cli/nee-run" "$dir/model.onnx" --input-shape input=8x16 \
   --bundle "$zoo/bert_encoder_batch8_bundle" --check-reference --peak-rtol 1e-4 --placement) || status=1
 require_bundled bert_encoder "bert_encoder at batch 8" "$placement"
+# GPU bundles: every model's CUDA bundle builds (no GPU here to run it), and the encoder
+# and ResNet-18 run from OpenCL bundles on PoCL, matched against PyTorch like the CPU
+# bundles above, with every node on the device (session 15: 15 s of build and 17 s of
+# runs on the 2-core build machine).
+for model in resnet18 resnet50 mobilenet_v2 bert_encoder; do
+  echo "== $model (CUDA bundle of default schedules, built only)"
+  NEE_DB=$zoo/empty.db "$build/tuner/nee-tune" "$zoo/${model}_small/model.onnx" --target cuda --trials 0 \
+    --bundle "$zoo/${model}_cuda_bundle" | tail -1 || status=1
+done
+for model in bert_encoder resnet18; do
+  dir=$zoo/${model}_small
+  echo "== $model (OpenCL bundle of default schedules, on PoCL)"
+  NEE_DB=$zoo/empty.db "$build/tuner/nee-tune" "$dir/model.onnx" --target opencl --trials 0 \
+    --bundle "$zoo/${model}_opencl_bundle" | tail -1 || status=1
+  placement=$("$build/runtime/cli/nee-run" "$dir/model.onnx" --bundle "$zoo/${model}_opencl_bundle" --target opencl \
+    --inputs "$dir/test_data_set_0" --expect "$dir/test_data_set_0" --peak-rtol 1e-4 --placement) || status=1
+  require_bundled "$model" "$model on OpenCL" "$placement"
+  if ! echo "$placement" | grep -q "nodes that forced a host round trip: none"; then
+    echo "$model on OpenCL: a node forced a host round trip"
+    status=1
+  fi
+done
 exit $status
