@@ -3,20 +3,12 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "schedules/gpu_block.h"
 #include "schedules/static_output.h"
 
 namespace nee {
 
 using namespace Halide;
-
-namespace {
-
-// CUDA's limits per block: 48 KiB of static shared memory (Halide 14 does not ask the
-// driver for more) and 1024 threads.
-constexpr int64_t kSharedBytesPerBlock = 48 * 1024;
-constexpr int64_t kMaxThreadsPerBlock = 1024;
-
-}  // namespace
 
 // The loop nest, for out(x, y, o, n):
 //   blocks   x tiles of threads_x * px_per_thread, y tiles of threads_y, and output
@@ -107,14 +99,14 @@ ScheduleConfig Conv2dGpuSpace::default_config() const {
 
 std::string Conv2dGpuSpace::check_constraints(const ScheduleConfig& c) const {
   const int64_t threads = c.at("threads_x") * c.at("threads_y") * c.at("threads_o");
-  if (threads > kMaxThreadsPerBlock) return "more than 1024 threads per block";
+  if (threads > kGpuMaxThreadsPerBlock) return "more than 1024 threads per block";
   if (c.at("unroll_kx") && kernel_w_ > 7) return "kx unroll over a wide kernel";
   if (c.at("threads_x") * c.at("px_per_thread") > out_w_) return "a block's columns exceed the output's width";
   if (c.at("threads_o") * c.at("oc_per_thread") > out_c_) return "a block's channels exceed the output's";
   const int64_t tile_c = c.at("tile_c");
   if (tile_c == 0) return "";
   if (group_channels_ % tile_c) return "tile_c does not divide the input channels of a group";
-  if (shared_bytes(c) > kSharedBytesPerBlock) return "the staged tiles exceed 48 KiB of shared memory";
+  if (shared_bytes(c) > kGpuSharedBytesPerBlock) return "the staged tiles exceed 48 KiB of shared memory";
   return "";
 }
 
@@ -172,28 +164,9 @@ ScheduledKernel Conv2dGpuSpace::apply(const ScheduleConfig& c) const {
   partial.compute_at(p.acc, xt).unroll(p.x).unroll(p.o);
   sum_in_registers(partial.update(), p.r.x, p.r.y, ci);
 
-  // The block's threads load a slice together: its dims fused into one index, spread
-  // over the threads and guarded where the last round runs past the slice.
-  const int threads = tx * ty * to;
-  const auto stage_slice = [&](Func slice_func) {
-    const std::vector<Var> args = slice_func.args();
-    Var fused = args[0];
-    for (size_t d = 1; d < args.size(); ++d) {
-      Var next("fused" + std::to_string(d));
-      slice_func.fuse(fused, args[d], next);
-      fused = next;
-    }
-    Var fo("fo"), fi("fi"), fx("fx"), fy("fy"), fz("fz"), fxy("fxy");
-    slice_func.compute_at(p.acc, co)
-        .store_in(MemoryType::GPUShared)
-        .split(fused, fo, fi, threads, TailStrategy::GuardWithIf)
-        .split(fi, fz, fxy, tx * ty)
-        .split(fxy, fy, fx, tx)
-        .reorder(fx, fy, fz, fo)
-        .gpu_threads(fx, fy, fz);
-  };
-  stage_slice(p.padded);
-  stage_slice(p.weight);
+  // The block's threads load each slice together.
+  load_into_shared(p.padded, LoopLevel(p.acc, co), tx, ty, to);
+  load_into_shared(p.weight, LoopLevel(p.acc, co), tx, ty, to);
   return ScheduledKernel{Pipeline(p.out), p.arguments()};
 }
 

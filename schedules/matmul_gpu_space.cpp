@@ -2,20 +2,12 @@
 
 #include <algorithm>
 
+#include "schedules/gpu_block.h"
 #include "schedules/static_output.h"
 
 namespace nee {
 
 using namespace Halide;
-
-namespace {
-
-// CUDA's limit of static shared memory per block: Halide 14 does not ask the driver for
-// more, so a staged block's accumulator tile and operand tiles must fit in it.
-constexpr int64_t kSharedBytesPerBlock = 48 * 1024;
-constexpr int64_t kMaxThreadsPerBlock = 1024;
-
-}  // namespace
 
 MatmulGpuSpace::MatmulGpuSpace(const Workload& workload) : workload_(workload) {
   const MatmulPipeline shape = define_matmul(workload);
@@ -70,7 +62,7 @@ std::string MatmulGpuSpace::check_constraints(const ScheduleConfig& c) const {
   const int64_t block_m = tm * c.at("rows_per_thread"), block_n = tn * c.at("cols_per_thread");
   if (block_m > m_) return "block rows exceed M";
   if (block_n > n_) return "block columns exceed N";
-  if (tn * tm > kMaxThreadsPerBlock) return "a block has more than 1024 threads";
+  if (tn * tm > kGpuMaxThreadsPerBlock) return "a block has more than 1024 threads";
   const int64_t tile_k = c.at("tile_k"), vec = c.at("vector_load");
   if (tile_k == 0) {
     if (vec != 1) return "vector_load applies to staged tiles only (tile_k > 0)";
@@ -89,7 +81,7 @@ std::string MatmulGpuSpace::check_constraints(const ScheduleConfig& c) const {
   if (vec > 1 && b_transposed_) return "B is read transposed, so its tile has no contiguous rows to load as vectors";
   if (block_n % vec) return "vector_load does not divide B's tile along its contiguous dim";
   const int64_t shared_bytes = 4 * (block_m * block_n + tile_k * (block_m + block_n));
-  if (shared_bytes > kSharedBytesPerBlock) return "the staged tiles exceed 48 KiB of shared memory";
+  if (shared_bytes > kGpuSharedBytesPerBlock) return "the staged tiles exceed 48 KiB of shared memory";
   return "";
 }
 

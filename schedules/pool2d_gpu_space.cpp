@@ -1,5 +1,6 @@
 #include "schedules/pool2d_gpu_space.h"
 
+#include "schedules/gpu_block.h"
 #include "schedules/pool2d_cpu_space.h"
 #include "schedules/static_output.h"
 
@@ -42,13 +43,16 @@ ScheduleConfig Pool2dGpuSpace::default_config() const {
 }
 
 std::string Pool2dGpuSpace::check_constraints(const ScheduleConfig& c) const {
-  if (c.at("threads_x") * c.at("threads_y") * c.at("threads_c") > 1024) return "more than 1024 threads per block";
+  if (c.at("threads_x") * c.at("threads_y") * c.at("threads_c") > kGpuMaxThreadsPerBlock) {
+    return "more than 1024 threads per block";
+  }
   if (!c.at("stage")) return check_pool2d_unroll(c.at("unroll_window"), kernel_w_, kernel_h_);
   if (!overlapping_) return "stage needs overlapping windows: without them no input is read twice";
   const int64_t window_x = (c.at("threads_x") - 1) * attrs_.strides[1] + (kernel_w_ - 1) * attrs_.dilations[1] + 1;
   const int64_t window_y = (c.at("threads_y") - 1) * attrs_.strides[0] + (kernel_h_ - 1) * attrs_.dilations[0] + 1;
-  // CUDA's 48 KiB of static shared memory per block (Halide 14 asks for no more).
-  if (4 * window_x * window_y * c.at("threads_c") > 48 * 1024) return "the staged input exceeds 48 KiB of shared memory";
+  if (4 * window_x * window_y * c.at("threads_c") > kGpuSharedBytesPerBlock) {
+    return "the staged input exceeds 48 KiB of shared memory";
+  }
   return check_pool2d_unroll(c.at("unroll_window"), kernel_w_, kernel_h_);
 }
 
@@ -64,20 +68,8 @@ ScheduledKernel Pool2dGpuSpace::apply(const ScheduleConfig& c) const {
       .gpu_blocks(xb, yb, blocks)
       .gpu_threads(xt, yt, ct);
   if (c.at("stage")) {
-    // The block's threads load the window rows together: the input's dims fused, spread
-    // over all of them, guarded where the last round runs past the tile.
-    const int threads = static_cast<int>(c.at("threads_x") * c.at("threads_y") * c.at("threads_c"));
-    Var fused("fused"), fused2("fused2"), fused3("fused3"), fo("fo"), fi("fi"), fxy("fxy"), fx("fx"), fy("fy"), fz("fz");
-    p.padded.compute_at(p.out, xb)
-        .store_in(MemoryType::GPUShared)
-        .fuse(p.x, p.y, fused)
-        .fuse(fused, p.c, fused2)
-        .fuse(fused2, p.n, fused3)
-        .split(fused3, fo, fi, threads, TailStrategy::GuardWithIf)
-        .split(fi, fz, fxy, static_cast<int>(c.at("threads_x") * c.at("threads_y")))
-        .split(fxy, fy, fx, static_cast<int>(c.at("threads_x")))
-        .reorder(fx, fy, fz, fo)
-        .gpu_threads(fx, fy, fz);
+    load_into_shared(p.padded, LoopLevel(p.out, xb), static_cast<int>(c.at("threads_x")),
+                     static_cast<int>(c.at("threads_y")), static_cast<int>(c.at("threads_c")));
   }
   p.pooled.compute_at(p.out, xt);
   Stage update = p.pooled.update();

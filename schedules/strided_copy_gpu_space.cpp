@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "schedules/gpu_block.h"
 #include "schedules/static_output.h"
 
 namespace nee {
@@ -57,8 +58,7 @@ ScheduleConfig StridedCopyGpuSpace::default_config() const {
 std::string StridedCopyGpuSpace::check_constraints(const ScheduleConfig& c) const {
   const int64_t y_extent = y_dim_ ? extents_[y_dim_] : 1;
   if (c.at("threads_y") * c.at("rows_per_thread") > y_extent) return "a block's rows exceed dim y";
-  // CUDA's limit of threads per block.
-  if (c.at("threads_x") * c.at("threads_y") > 1024) return "a block has more than 1024 threads";
+  if (c.at("threads_x") * c.at("threads_y") > kGpuMaxThreadsPerBlock) return "a block has more than 1024 threads";
   if (c.at("stage") && c.at("threads_x") != c.at("threads_y") * c.at("rows_per_thread")) {
     return "stage needs a square tile (threads_x = threads_y x rows_per_thread), loaded by the threads that store it";
   }

@@ -387,6 +387,19 @@ TEST(NeeTuneCli, CudaCapabilityChoosesTheCompiledTarget) {
   EXPECT_FALSE(fs::exists(dir.file("other.db")));
 }
 
+// Without a GPU the tuner refuses to measure CUDA candidates here, and says where else.
+TEST(NeeTuneCli, CudaMeasuringNeedsAGpuHere) {
+  if (cuda_device()) GTEST_SKIP() << "this machine has a CUDA GPU: " << cuda_device()->label();
+  TempDir dir("cli-no-gpu");
+  const ProcessResult r = run_process({NEE_TUNE_PATH, "--op", "matmul", "--shape", "8x8x8", "--target", "cuda",
+                                       "--trials", "1", "--db", dir.file("tuning.db")},
+                                      60, true);
+  EXPECT_TRUE(r.exited && r.exit_code == 1) << r.output;
+  EXPECT_NE(r.output.find("sees no GPU to measure CUDA candidates on"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("nee-tune pack"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir.file("tuning.db")));
+}
+
 // nee-measure goes where NEE's dependencies are not: it may need the C library only.
 TEST(NeeMeasure, NeedsOnlyTheCLibrary) {
   const ProcessResult r = run_process({"ldd", NEE_MEASURE_PATH}, 30, true);

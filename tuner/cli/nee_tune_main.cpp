@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/conv_workload.h"
+#include "core/cuda_device.h"
 #include "core/error.h"
 #include "core/strided_copy_workload.h"
 #include "importer/import_onnx.h"
@@ -198,9 +199,11 @@ int main(int argc, char** argv) {
     }
     options.runner.cache = target.cache;
     const bool remote = !runner_url.empty() && runner_url != "local";
-    if (target.kind() == nee::TargetKind::cuda && options.trials > 0 && !remote && !pack_app->parsed()) {
-      throw nee::Error("CUDA candidates cannot be measured from this machine's tuner; measure them on a GPU machine "
-                       "with --runner ssh://host or `nee-tune pack`, or use --trials 0 to bundle default schedules");
+    if (target.kind() == nee::TargetKind::cuda && options.trials > 0 && !remote && !pack_app->parsed() &&
+        !nee::cuda_device()) {
+      throw nee::Error("this machine's CUDA driver sees no GPU to measure CUDA candidates on; measure them on a GPU "
+                       "machine with --runner ssh://host or `nee-tune pack`, or use --trials 0 to bundle default "
+                       "schedules");
     }
     if (no_early_stop) model_options.scheduler.early_stop_threshold = 0;
     if (options.confirm_top == 0 && options.trials > 0 && !pack_app->parsed()) {

@@ -1,0 +1,21 @@
+#pragma once
+#include <cstdint>
+
+#include <Halide.h>
+
+namespace nee {
+
+// What one GPU thread block may hold on CUDA, which the GPU spaces' points must respect
+// (OpenCL devices allow as much or more): 1024 threads, and 48 KiB of static shared
+// memory, since Halide 14 does not ask the driver for the opt-in maximum.
+constexpr int64_t kGpuMaxThreadsPerBlock = 1024;
+constexpr int64_t kGpuSharedBytesPerBlock = 48 * 1024;
+
+// Computes `f` at `at` (a loop between a kernel's block and thread loops) in shared
+// memory, loaded by the block's threads_x x threads_y x threads_z threads together: f's
+// dims fused into one index, consecutive threads on consecutive elements, each thread
+// taking every (threads_x * threads_y * threads_z)-th, guarded where the last round runs
+// past the region.
+void load_into_shared(Halide::Func f, const Halide::LoopLevel& at, int threads_x, int threads_y, int threads_z);
+
+}  // namespace nee
