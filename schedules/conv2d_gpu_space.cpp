@@ -57,20 +57,24 @@ int64_t Conv2dGpuSpace::shared_bytes(const ScheduleConfig& c) const {
   const int64_t block_y = c.at("threads_y");
   const int64_t block_o = c.at("threads_o") * c.at("oc_per_thread");
   const int64_t tile_c = c.at("tile_c");
-  // Groups an output-channel tile can touch, wherever it starts.
+  // Groups an output-channel tile can touch, wherever it starts. Halide stages one box of
+  // input channels: from the slice in the first group to the slice in the last, whole
+  // groups between (for 32 groups of 4 channels, a tile of 64 output channels and slices
+  // of 1 channel, 61 channels, not 16).
   const int64_t groups_spanned = std::min(groups_, (block_o + group_out_ - 2) / group_out_ + 1);
+  const int64_t channels = (groups_spanned - 1) * group_channels_ + tile_c;
   const int64_t window_x = (block_x - 1) * stride_x_ + (kernel_w_ - 1) * dilation_x_ + 1;
   const int64_t window_y = (block_y - 1) * stride_y_ + (kernel_h_ - 1) * dilation_y_ + 1;
   const int64_t accumulators = block_x * block_y * block_o;
-  const int64_t input = window_x * window_y * groups_spanned * tile_c;
+  const int64_t input = window_x * window_y * channels;
   const int64_t weights = kernel_w_ * kernel_h_ * tile_c * block_o;
   return 4 * (accumulators + input + weights);
 }
 
 ScheduleConfig Conv2dGpuSpace::default_config() const {
   const int64_t unroll_kx = kernel_w_ <= 3 ? 1 : 0;
-  // Staged, 128 threads a block, each 4 channels by as many pixels as the plane's width
-  // keeps busy: 32 x 4 pixels by 16 channels on wide planes (ResNet-50's 56x56: 8 KiB of
+  // Staged, 128 threads a block (256 on 7x7), each 4 channels by as many pixels as the
+  // plane's width keeps busy: 32 x 4 pixels by 16 channels on wide planes (ResNet-50's 56x56: 8 KiB of
   // accumulators, 6.5 KiB of input window and 4.5 KiB of 3x3 weights per 8 channels),
   // 8 x 4 by 32 on 14x14 to 28x28, 4 x 4 by 64 on 7x7. Slices of 8 input channels where
   // the group has them, else 4, else 1 (depthwise).

@@ -5,9 +5,11 @@
 
 namespace nee {
 
-// What one GPU thread block may hold on CUDA, which the GPU spaces' points must respect
-// (OpenCL devices allow as much or more): 1024 threads, and 48 KiB of static shared
-// memory, since Halide 14 does not ask the driver for the opt-in maximum.
+// What one GPU thread block may hold on CUDA, which the GPU spaces' points respect: 1024
+// threads, and 48 KiB of shared memory (Halide 14 sizes it at launch and does not ask
+// the driver for the opt-in maximum). OpenCL devices state limits of their own, which
+// may be lower (some mobile GPUs: 32 KiB, 256 work-items); points over them fail on
+// such a device, and the tuner records the failure.
 constexpr int64_t kGpuMaxThreadsPerBlock = 1024;
 constexpr int64_t kGpuSharedBytesPerBlock = 48 * 1024;
 

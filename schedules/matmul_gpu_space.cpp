@@ -76,6 +76,11 @@ std::string MatmulGpuSpace::check_constraints(const ScheduleConfig& c) const {
   if ((tile_k * block_m) % (threads * vec) || (tile_k * block_n) % (threads * vec)) {
     return "the staged tiles do not split into whole vector_load-wide loads per thread";
   }
+  // A thread's loads of a slice are unrolled: past 32 of them, a point of few threads
+  // would unroll hundreds (256 at tile_k 32, 8 rows, one thread).
+  if (std::max(tile_k * block_m, tile_k * block_n) / (threads * vec) > 32) {
+    return "a thread would load more than 32 vectors of a staged slice";
+  }
   const int64_t a_inner = a_transposed_ ? block_m : tile_k;
   if (a_inner % vec) return "vector_load does not divide A's tile along its contiguous dim";
   if (vec > 1 && b_transposed_) return "B is read transposed, so its tile has no contiguous rows to load as vectors";

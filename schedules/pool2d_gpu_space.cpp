@@ -20,9 +20,10 @@ Pool2dGpuSpace::Pool2dGpuSpace(const Workload& workload) : workload_(workload) {
       {"stage", {0, 1}, "1: the block first loads the input its windows cover into shared memory", 0},
   };
   attrs_ = pool2d_attrs(workload);
-  // Windows overlap (each input read more than once) where a stride is below the window
-  // along a dim with more than one output.
-  overlapping_ = (attrs_.strides[1] < kernel_w_ && shape.out_w > 1) || (attrs_.strides[0] < kernel_h_ && shape.out_h > 1);
+  // Windows overlap (each input read more than once) where a stride is below the
+  // dilated window along a dim with more than one output.
+  const int64_t span_w = (kernel_w_ - 1) * attrs_.dilations[1] + 1, span_h = (kernel_h_ - 1) * attrs_.dilations[0] + 1;
+  overlapping_ = (attrs_.strides[1] < span_w && shape.out_w > 1) || (attrs_.strides[0] < span_h && shape.out_h > 1);
 }
 
 ScheduleConfig Pool2dGpuSpace::default_config() const {

@@ -57,42 +57,61 @@ BatchManifest pack_batch_folder(const std::string& folder, const std::vector<Mea
   return manifest;
 }
 
-std::vector<TuningRecord> batch_records(const std::string& folder) {
+std::vector<BatchRecord> batch_records(const std::string& folder) {
   const BatchManifest manifest = BatchManifest::read(folder);
   if (!fs::exists(batch_results_path(folder))) {
     throw Error("batch folder '" + folder + "' has no results.jsonl: run `bin/nee-measure --batch " + folder +
                 "` where the kernels can run");
   }
+  // A task re-measured twice (a kill between a workload's lines) keeps its last line.
   std::map<std::string, MeasureResult> confirmations;
   for (const ConfirmedTime& c : read_batch_confirmations(folder)) {
     manifest.task(c.task);  // throws for a line of another batch
     confirmations[c.task] = c.result;
   }
-  std::vector<TuningRecord> records;
+  std::vector<BatchRecord> records;
   for (const BatchResult& r : read_batch_results(folder)) {
     const BatchTask& task = manifest.task(r.task);
-    TuningRecord record;
+    BatchRecord b;
+    TuningRecord& record = b.record;
     record.workload = task.workload;
     record.target = Target{manifest.halide_target, r.device, manifest.settings.cache};
     record.config = task.config;
     record.result = r.result;
-    // Confirmed, the re-measured median ranks the record; failed on re-measuring, the
-    // record takes that failure, as the tuner's confirmation does.
-    const auto confirmation = confirmations.find(r.task);
-    if (confirmation != confirmations.end() && confirmation->second.status == MeasureStatus::ok) {
-      record.confirmed_us = confirmation->second.median_us;
-    } else if (confirmation != confirmations.end()) {
-      record.result = confirmation->second;
-    }
     record.strategy = task.strategy;
     record.trial = task.trial;
     record.parent_record = task.parent_record;
     record.created_at = r.measured_at;
     record.nee_version = manifest.nee_version;
     record.halide_version = manifest.halide_version;
-    records.push_back(std::move(record));
+    const auto confirmation = confirmations.find(r.task);
+    if (confirmation != confirmations.end()) b.confirmation = confirmation->second;
+    records.push_back(std::move(b));
   }
   return records;
+}
+
+BatchImportCounts import_batch_records(TuningDatabase& db, const std::vector<BatchRecord>& records) {
+  BatchImportCounts counts;
+  for (const BatchRecord& b : records) {
+    std::optional<int64_t> id = db.find_measurement(b.record);
+    if (id) {
+      ++counts.already_present;
+    } else {
+      TuningRecord fresh = b.record;
+      fresh.parent_record.reset();  // an id of the packing database, not of this one
+      id = db.add_record(fresh);
+      ++counts.added;
+    }
+    if (!b.confirmation) continue;
+    if (b.confirmation->status == MeasureStatus::ok) {
+      db.set_confirmed_us(*id, b.confirmation->median_us);
+    } else {
+      db.set_failed_on_recheck(*id, *b.confirmation);
+    }
+    ++counts.confirmed;
+  }
+  return counts;
 }
 
 }  // namespace nee

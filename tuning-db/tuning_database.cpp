@@ -339,6 +339,20 @@ bool TuningDatabase::contains_record(const TuningRecord& r) const {
   return s.column_int(0) != 0;
 }
 
+std::optional<int64_t> TuningDatabase::find_measurement(const TuningRecord& r) const {
+  db::Statement s(*db_, R"sql(
+    SELECT r.id FROM records r
+    JOIN workloads w ON w.id = r.workload_id
+    JOIN targets t ON t.id = r.target_id
+    WHERE w.key = ?1 AND t.key = ?2 AND r.schedule_json = ?3 AND r.created_at = ?4 AND r.median_us = ?5
+    ORDER BY r.id LIMIT 1
+  )sql");
+  s.bind_text(1, r.workload.key()).bind_text(2, r.target.key()).bind_text(3, r.config.to_json().dump());
+  s.bind_text(4, r.created_at).bind_double(5, r.result.median_us);
+  if (!s.step()) return std::nullopt;
+  return s.column_int(0);
+}
+
 std::vector<TuningRecord> TuningDatabase::remove_where(const std::string& condition,
                                                        const std::function<void(db::Statement&)>& bind) {
   db::Transaction transaction(*db_);

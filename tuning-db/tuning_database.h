@@ -80,6 +80,10 @@ class TuningDatabase {
   // Whether a record with the same workload, target, schedule, creation time, status
   // and median is stored: an import or merge of the same file twice adds nothing.
   bool contains_record(const TuningRecord& r) const;
+  // The id of a stored record of the same measurement (workload, target, schedule,
+  // creation time and median), whatever its status and confirmed time became since:
+  // how a batch folder's import finds what an earlier import of it stored.
+  std::optional<int64_t> find_measurement(const TuningRecord& r) const;
 
   // Each prune deletes in one transaction and returns the records it deleted, by id.
   // Records not ok whose created_at is more than `days` ago.

@@ -66,8 +66,13 @@ def confirmed_times(results):
     path = os.path.join(results, "confirmations.jsonl")
     if not os.path.exists(path):
         return {}
+    lines = []
     with open(path) as f:
-        lines = [json.loads(line) for line in f if line.strip()]
+        for line in f:
+            try:
+                lines.append(json.loads(line))
+            except json.JSONDecodeError:
+                break  # a last line cut by a kill, as nee-measure itself reads it
     return {c["task"]: c for c in lines if c["result"]["status"] == "ok"}
 
 
@@ -95,24 +100,25 @@ def matmul_rows(results, vendor):
     cublas_gflops = cublas.get("gflops_at_median") if cublas and "error" not in cublas else None
     rows, notes = [], []
     best = None
+    confirmed = confirmed_times(results)
+
+    def timed(r):
+        """A candidate's time in us, confirmed where it was re-measured, and where it comes from."""
+        c = confirmed.get(r["task"])
+        if c:
+            return c["result"]["median_us"], f"task {r['task']}, median of {len(c['round_medians_us'])} rounds"
+        return r["result"]["median_us"], f"task {r['task']}"
+
     if measured:
         ok = [r for r in measured if r["result"]["status"] == "ok"]
         notes.append(f"nee-measure --batch: {len(ok)} ok of {len(measured)} measured "
                      f"({', '.join(sorted({r['result']['status'] for r in measured}))})" +
                      ("" if ok else f"; {measured[0]['task']}: {measured[0]['result']['error'][:200]}"))
-        confirmed = confirmed_times(results)
         if confirmed:
             # The re-measured medians rank the candidates, as they do once imported.
             ok = sorted(ok, key=lambda r: confirmed[r["task"]]["result"]["median_us"] if r["task"] in confirmed
                         else float("inf"))
             notes.append(f"ranked by the medians of {len(confirmed)} candidates re-measured in rotated rounds")
-
-        def timed(r):
-            c = confirmed.get(r["task"])
-            if c:
-                return c["result"]["median_us"], f"task {r['task']}, median of {len(c['round_medians_us'])} rounds"
-            return r["result"]["median_us"], f"task {r['task']}"
-
         if ok:
             best = ok[0]
             us, where = timed(best)

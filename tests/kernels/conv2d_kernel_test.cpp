@@ -355,6 +355,15 @@ TEST(Conv2dGpuSpace, DefaultsStageAndBuildForCuda) {
                                                        TargetKind::cuda)->default_config();
   EXPECT_EQ(depthwise.at("tile_c"), 1);
 
+  // A grouped conv stages a box of input channels from the first group its tile touches
+  // to the last: 32 groups of 4 channels, a tile of 64 output channels and slices of one
+  // channel stage 65 channels (87 KiB with the accumulators), not 17.
+  const auto grouped = make_schedule_space(conv2d_workload_from_shape("1x128x56x56,128x3x3,s1,p1,g32"), TargetKind::cuda);
+  ScheduleConfig wide_tile = grouped->default_config();
+  wide_tile.knobs = {{"threads_x", 8}, {"px_per_thread", 4}, {"threads_y", 4}, {"threads_o", 16},
+                     {"oc_per_thread", 4}, {"tile_c", 1}, {"unroll_kx", 1}};
+  EXPECT_NE(grouped->check(wide_tile).find("48 KiB of shared memory"), std::string::npos) << grouped->check(wide_tile);
+
   const tuner_test::TempDir dir("conv2d-cuda");
   const std::string object = dir.file("kernel.o");
   ASSERT_NO_THROW(compile_kernel_object(wide, host_target(TargetKind::cuda), w, Builder::symbol_for(wide), object));

@@ -128,8 +128,10 @@ TEST_F(BatchFolder, CopiedFolderMeasuresAndImportsOnce) {
   EXPECT_NE(run.output.find("3 measured"), std::string::npos) << run.output;
   EXPECT_EQ(line_count(batch_results_path(moved)), 3);
 
-  const std::vector<TuningRecord> records = batch_records(moved);
-  ASSERT_EQ(records.size(), 3u);
+  const std::vector<BatchRecord> batch = batch_records(moved);
+  ASSERT_EQ(batch.size(), 3u);
+  std::vector<TuningRecord> records;
+  for (const BatchRecord& b : batch) records.push_back(b.record);
   const std::string here = measuring_device(TargetKind::cpu).hash();
   for (const TuningRecord& r : records) {
     EXPECT_EQ(r.target.halide, target_.halide);
@@ -149,10 +151,10 @@ TEST_F(BatchFolder, CopiedFolderMeasuresAndImportsOnce) {
     EXPECT_EQ(c.round_medians_us.size(), 2u) << c.task;
     EXPECT_EQ(c.result.status, MeasureStatus::ok) << c.result.error;
   }
-  ASSERT_TRUE(records[0].confirmed_us.has_value());
-  ASSERT_TRUE(records[1].confirmed_us.has_value());
-  EXPECT_FALSE(records[2].confirmed_us.has_value());
-  EXPECT_GT(*records[0].confirmed_us, 0);
+  ASSERT_TRUE(batch[0].confirmation.has_value());
+  ASSERT_TRUE(batch[1].confirmation.has_value());
+  EXPECT_FALSE(batch[2].confirmation.has_value());
+  EXPECT_GT(batch[0].confirmation->median_us, 0);
 
   // A second run finds everything measured and confirmed.
   run = run_batch_program(moved);
@@ -173,7 +175,7 @@ TEST_F(BatchFolder, CopiedFolderMeasuresAndImportsOnce) {
   ASSERT_TRUE(best.has_value());
   EXPECT_EQ(best->result.status, MeasureStatus::ok);
   ASSERT_TRUE(best->confirmed_us.has_value()) << "a confirmed record ranks first";
-  EXPECT_DOUBLE_EQ(*best->confirmed_us, std::min(*records[0].confirmed_us, *records[1].confirmed_us));
+  EXPECT_DOUBLE_EQ(*best->confirmed_us, std::min(batch[0].confirmation->median_us, batch[1].confirmation->median_us));
 }
 
 // The two candidates of one workload and seed are checked against one reference, which
@@ -199,20 +201,76 @@ TEST_F(BatchFolder, CandidatesOfAWorkloadShareOneReference) {
   write_reference_file(shared, altered);
   fs::remove(batch_results_path(folder));
   ASSERT_EQ(run_batch_program(folder).exit_code, 0);
-  std::vector<TuningRecord> records = batch_records(folder);
+  std::vector<BatchRecord> records = batch_records(folder);
   ASSERT_EQ(records.size(), 3u);
   for (int i : {0, 1}) {
-    EXPECT_EQ(records[i].result.status, MeasureStatus::wrong_result) << records[i].result.error;
-    EXPECT_NEAR(records[i].result.max_abs_error, 0.5, 1e-3);
+    const MeasureResult& r = records[i].record.result;
+    EXPECT_EQ(r.status, MeasureStatus::wrong_result) << r.error;
+    EXPECT_NEAR(r.max_abs_error, 0.5, 1e-3);
   }
 
   fs::resize_file(shared, 8);
   fs::remove(batch_results_path(folder));
   ASSERT_EQ(run_batch_program(folder).exit_code, 0);
   records = batch_records(folder);
-  EXPECT_EQ(records[0].result.status, MeasureStatus::ok) << records[0].result.error;
-  EXPECT_EQ(records[1].result.status, MeasureStatus::ok) << records[1].result.error;
+  EXPECT_EQ(records[0].record.result.status, MeasureStatus::ok) << records[0].record.result.error;
+  EXPECT_EQ(records[1].record.result.status, MeasureStatus::ok) << records[1].record.result.error;
   EXPECT_EQ(fs::file_size(shared), recomputed.bytes());
+}
+
+// A folder imported before its confirmation rounds ran (a device call cut short) gets
+// them on the next import, without a second copy of any record; a failed
+// re-measurement takes its record out of the ranking and keeps its timings, as the
+// tuner's does.
+TEST_F(BatchFolder, ConfirmationsReachWhatAnEarlierImportStored) {
+  const std::string folder = pack();
+  ASSERT_EQ(run_batch_program(folder).exit_code, 0);
+  const std::string confirmations = batch_confirmations_path(folder);
+  const std::string text = read_text(confirmations);
+  ASSERT_EQ(line_count(confirmations), 2);
+  fs::remove(confirmations);
+  const std::string db_path = dir_.file("tuning.db");
+  ASSERT_EQ(import_results(db_path, folder), 0);
+  {
+    TuningDatabase db(db_path);
+    for (const TuningRecord& r : db.all_records()) EXPECT_FALSE(r.confirmed_us.has_value());
+  }
+
+  // c0 confirmed as measured; c1 failed a round.
+  std::vector<ConfirmedTime> lines;
+  {
+    std::ofstream out(confirmations);
+    out << text;
+  }
+  lines = read_batch_confirmations(folder);
+  ASSERT_EQ(lines.size(), 2u);
+  for (ConfirmedTime& c : lines) {
+    if (c.task != "c1") continue;
+    c.result = MeasureResult{};
+    c.result.status = MeasureStatus::timeout;
+    c.result.error = "measurement exceeded 60 s";
+  }
+  {
+    std::ofstream out(confirmations, std::ios::trunc);
+    for (const ConfirmedTime& c : lines) out << c.to_json().dump() << "\n";
+  }
+  ASSERT_EQ(import_results(db_path, folder), 0);
+  ASSERT_EQ(import_results(db_path, folder), 0);
+  TuningDatabase db(db_path);
+  const std::vector<TuningRecord> stored = db.all_records();
+  ASSERT_EQ(stored.size(), 3u) << "no import adds a second copy";
+  const std::vector<BatchRecord> batch = batch_records(folder);
+  for (const TuningRecord& r : stored) {
+    if (r.config == batch[0].record.config) {
+      ASSERT_TRUE(r.confirmed_us.has_value());
+      EXPECT_EQ(r.result.status, MeasureStatus::ok);
+    } else if (r.config == batch[1].record.config) {
+      EXPECT_FALSE(r.confirmed_us.has_value());
+      EXPECT_EQ(r.result.status, MeasureStatus::timeout);
+      EXPECT_NE(r.result.error.find("on re-measurement: measurement exceeded"), std::string::npos) << r.result.error;
+      EXPECT_DOUBLE_EQ(r.result.median_us, batch[1].record.result.median_us) << "its timings stay";
+    }
+  }
 }
 
 TEST_F(BatchFolder, CutResultsResumeWithoutMeasuringAgain) {

@@ -191,10 +191,11 @@ int run_db_command(const DbCommand& command, const std::string& default_db_path)
   const std::string db_path = command.db_path.empty() ? default_db_path : command.db_path;
   if (command.action == "import-results") {
     // The whole folder is read and checked before the database is opened.
-    std::vector<TuningRecord> records = batch_records(command.argument);
+    const std::vector<BatchRecord> records = batch_records(command.argument);
     TuningDatabase db(db_path);
-    const ImportCounts c = add_all(db, std::move(records));
-    fmt::print("{}: added {} record(s), {} already present\n", command.argument, c.added, c.already_present);
+    const BatchImportCounts c = import_batch_records(db, records);
+    fmt::print("{}: added {} record(s), {} already present, {} confirmation(s) applied\n", command.argument, c.added,
+               c.already_present, c.confirmed);
     return 0;
   }
   TuningDatabase db(db_path);

@@ -68,18 +68,23 @@ BatchRunCounts run_batch(const std::string& folder_arg, const std::string& progr
   const DeviceFingerprint device = measuring_device(Target{manifest.halide_target, {}}.kind());
   BatchRunCounts counts;
   counts.already_measured = static_cast<int>(done.size());
-  // One reference per workload and seed, named after the first task that needs it; a
-  // rerun reuses what an earlier run wrote.
+  // One reference per workload and seed, named after the first task of the manifest
+  // that has them, so a rerun finds what an earlier run wrote; computed when first
+  // needed, or again where the stored one is missing or of the wrong size.
   std::map<std::pair<std::string, uint64_t>, std::string> references;
+  for (const BatchTask& task : manifest.tasks) {
+    references.emplace(std::make_pair(task.workload.key(), task.seed), folder + "/references/" + task.id + ".f32");
+  }
+  std::set<std::string> references_checked;
   const auto reference_for = [&](const BatchTask& task) {
-    std::string& path = references[{task.workload.key(), task.seed}];
-    if (!path.empty()) return path;
-    fs::create_directories(folder + "/references");
-    path = folder + "/references/" + task.id + ".f32";
-    try {
-      read_reference_file(path, task.workload.output);
-    } catch (const Error&) {
-      write_reference_file(path, reference_output(task.workload, task.seed));
+    const std::string& path = references.at({task.workload.key(), task.seed});
+    if (references_checked.insert(path).second) {
+      fs::create_directories(folder + "/references");
+      try {
+        read_reference_file(path, task.workload.output);
+      } catch (const Error&) {
+        write_reference_file(path, reference_output(task.workload, task.seed));
+      }
     }
     return path;
   };
@@ -148,6 +153,7 @@ BatchRunCounts run_batch(const std::string& folder_arg, const std::string& progr
         line.result.max_abs_error = std::max(line.result.max_abs_error, r.max_abs_error);
       }
     }
+    std::string text;
     for (size_t i = 0; i < chosen.size(); ++i) {
       ConfirmedTime& line = lines[i];
       line.task = chosen[i]->id;
@@ -156,9 +162,10 @@ BatchRunCounts run_batch(const std::string& folder_arg, const std::string& progr
         line.result.min_us = *std::min_element(line.round_medians_us.begin(), line.round_medians_us.end());
         line.result.repeats = static_cast<int>(line.round_medians_us.size());
       }
-      append_synced(confirmations_path, line.to_json().dump());
+      text += (text.empty() ? "" : "\n") + line.to_json().dump();
       ++counts.confirmed;
     }
+    append_synced(confirmations_path, text);
   }
   return counts;
 }

@@ -11,7 +11,8 @@ namespace nee {
 // computed in it and 22.2 s with it stored, the same largest error either way (2-core
 // build machine). The file holds the tensor's raw float32 elements.
 
-// Writes through a temporary file and a rename, so a kill leaves no partial reference.
+// Writes a temporary file, syncs it and renames it, so a kill or a crash leaves no
+// partial reference under the name.
 void write_reference_file(const std::string& path, const Tensor& reference);
 // Throws nee::Error unless the file holds exactly `type`'s elements.
 Tensor read_reference_file(const std::string& path, const TensorType& type);
