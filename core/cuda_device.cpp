@@ -10,6 +10,11 @@ std::string CudaDevice::label() const {
   return name + " (sm_" + std::to_string(major) + std::to_string(minor) + ")";
 }
 
+void* open_cuda_driver() {
+  static void* const driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+  return driver;
+}
+
 std::optional<CudaDevice> cuda_device() {
   // The driver API's signatures and attribute numbers, from CUDA 13.0's cuda.h.
   using CuInit = int (*)(unsigned);
@@ -18,8 +23,7 @@ std::optional<CudaDevice> cuda_device() {
   using CuDeviceGetAttribute = int (*)(int*, int, int);
   constexpr int kComputeCapabilityMajor = 75, kComputeCapabilityMinor = 76;
 
-  // Kept open for the process's life, as the driver must be.
-  static void* const driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+  void* const driver = open_cuda_driver();
   if (!driver) return std::nullopt;
   const auto init = reinterpret_cast<CuInit>(dlsym(driver, "cuInit"));
   const auto get = reinterpret_cast<CuDeviceGet>(dlsym(driver, "cuDeviceGet"));
@@ -38,10 +42,16 @@ std::optional<CudaDevice> cuda_device() {
   return d;
 }
 
+const std::vector<int>& halide_cuda_capabilities() {
+  // Halide 14's CUDACapability features (Halide.h, Target::Feature).
+  static const std::vector<int> capabilities = {30, 32, 35, 50, 61, 70, 75, 80, 86};
+  return capabilities;
+}
+
 int halide_cuda_capability(int major, int minor) {
   const int device = 10 * major + minor;
-  int best = 30;
-  for (const int c : {30, 32, 35, 50, 61, 70, 75, 80, 86}) {
+  int best = halide_cuda_capabilities().front();
+  for (const int c : halide_cuda_capabilities()) {
     if (c <= device) best = c;
   }
   return best;

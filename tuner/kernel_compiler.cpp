@@ -1,9 +1,10 @@
 #include "tuner/kernel_compiler.h"
 
-#include <map>
+#include <algorithm>
 #include <optional>
 
 #include <Halide.h>
+#include <fmt/format.h>
 
 #include "core/cuda_device.h"
 #include "core/error.h"
@@ -23,18 +24,13 @@ std::string halide_target_for(TargetKind kind, int cuda_capability) {
       const std::optional<CudaDevice> device = cuda_device();
       cuda_capability = device ? halide_cuda_capability(device->major, device->minor) : 80;
     }
-    static const std::map<int, Halide::Target::Feature> features = {
-        {30, Halide::Target::CUDACapability30}, {32, Halide::Target::CUDACapability32},
-        {35, Halide::Target::CUDACapability35}, {50, Halide::Target::CUDACapability50},
-        {61, Halide::Target::CUDACapability61}, {70, Halide::Target::CUDACapability70},
-        {75, Halide::Target::CUDACapability75}, {80, Halide::Target::CUDACapability80},
-        {86, Halide::Target::CUDACapability86}};
-    const auto feature = features.find(cuda_capability);
-    if (feature == features.end()) {
-      throw Error("Halide 14 compiles for CUDA capabilities 30, 32, 35, 50, 61, 70, 75, 80 and 86, not " +
-                  std::to_string(cuda_capability));
+    const std::vector<int>& known = halide_cuda_capabilities();
+    if (std::find(known.begin(), known.end(), cuda_capability) == known.end()) {
+      throw Error(fmt::format("Halide 14 compiles for CUDA capabilities {}, not {}", fmt::join(known, ", "),
+                              cuda_capability));
     }
-    t = t.with_feature(Halide::Target::CUDA).with_feature(feature->second);
+    t = t.with_feature(Halide::Target::CUDA)
+            .with_feature(Halide::Target::feature_from_name(fmt::format("cuda_capability_{}", cuda_capability)));
   }
   return t.to_string();
 }

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <thread>
 
+#include "core/cuda_device.h"
 #include "core/error.h"
-#include "runtime/bundle/cuda_driver.h"
 #include "runtime/bundle/halide_buffer_view.h"
 
 namespace nee {
@@ -28,7 +28,7 @@ HalideDeviceApi HalideDeviceApi::of(const SharedLibrary& library) {
   api.device_crop = reinterpret_cast<CropFunction>(library.find("halide_device_crop"));
   api.device_release_crop = reinterpret_cast<BufferFunction>(library.find("halide_device_release_crop"));
   if (void* f = library.find("halide_cuda_device_interface")) {
-    expose_cuda_driver();
+    open_cuda_driver();  // before the library's first call, so Halide finds the driver
     api.device_interface = reinterpret_cast<InterfaceFunction>(f);
   } else if (void* f = library.find("halide_opencl_device_interface")) {
     api.device_interface = reinterpret_cast<InterfaceFunction>(f);

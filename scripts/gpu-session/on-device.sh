@@ -81,7 +81,7 @@ model=$work/resnet50/model.onnx
 batch=$work/matmul-4096
 
 # nvidia-smi comes last, so its exit code is the step's. NEE's kernel libraries open the
-# driver as libcuda.so.1 (runtime/bundle/cuda_driver.cpp).
+# driver as libcuda.so.1 (open_cuda_driver, core/cuda_device.cpp).
 # shellcheck disable=SC2016
 step gpu-info 20 bash -c '
   echo "CPU: $(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2) x $(nproc); $(getconf GNU_LIBC_VERSION)"

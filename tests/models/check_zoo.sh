@@ -44,8 +44,8 @@ placement=$("$build/runtime/cli/nee-run" "$dir/model.onnx" --input-shape input=8
 require_bundled bert_encoder "bert_encoder at batch 8" "$placement"
 # GPU bundles: every model's CUDA bundle builds (no GPU here to run it), and the encoder
 # and ResNet-18 run from OpenCL bundles on PoCL, matched against PyTorch like the CPU
-# bundles above, with every node on the device (session 15: 15 s of build and 17 s of
-# runs on the 2-core build machine).
+# bundles above, with every node on the device (session 15, 2-core build machine: 22 s
+# of bundle builds, 18 s CUDA and 4 s OpenCL, and 17 s of nee-run on PoCL).
 for model in resnet18 resnet50 mobilenet_v2 bert_encoder; do
   echo "== $model (CUDA bundle of default schedules, built only)"
   NEE_DB=$zoo/empty.db "$build/tuner/nee-tune" "$zoo/${model}_small/model.onnx" --target cuda --trials 0 \

@@ -90,10 +90,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cpu", "opencl", "cuda"}));
   int cuda_capability = 0;
   app.add_option("--cuda-capability", cuda_capability,
-                 "with --target cuda: the compute capability to compile for, one Halide 14 knows (30, 32, 35, 50, 61, "
-                 "70, 75, 80, 86; e.g. 86 for an H200, whose driver compiles that PTX for its 9.0) (default: this "
-                 "machine's GPU's, else 80)")
-      ->check(CLI::IsMember({30, 32, 35, 50, 61, 70, 75, 80, 86}));
+                 fmt::format("with --target cuda: the compute capability to compile for, one Halide 14 knows ({}; "
+                             "e.g. 86 for an H200, whose driver compiles that PTX for its 9.0) (default: this "
+                             "machine's GPU's, else 80)",
+                             fmt::join(nee::halide_cuda_capabilities(), ", ")))
+      ->check(CLI::IsMember(nee::halide_cuda_capabilities()));
   app.add_option("--trials", options.trials, "measured candidates per workload (0: none, just bundle; default 64, unbounded with --time)")
       ->check(CLI::Range(0, 1000000));
   nee::ModelTuneOptions model_options;

@@ -1,8 +1,5 @@
 #include "tuner/measure/batch_measurement.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/median.h"
+#include "core/synced_file.h"
 #include "core/utc_time.h"
 #include "tuner/measure/batch_manifest.h"
 #include "tuner/measure/child_measurement.h"
@@ -34,15 +32,8 @@ void cut_partial_tail(const std::string& path) {
   if (keep != text.size()) fs::resize_file(path, keep);
 }
 
-void append_synced(const std::string& path, const std::string& line) {
-  const int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error("cannot write " + path);
-  const std::string text = line + "\n";
-  const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  const bool synced = fsync(fd) == 0;
-  close(fd);
-  if (!written || !synced) throw Error("writing " + path + " failed");
-}
+// One or more lines, each complete and on disk before the next task starts.
+void append_synced(const std::string& path, const std::string& lines) { write_synced(path, lines + "\n", true); }
 
 }  // namespace
 

@@ -1,32 +1,19 @@
 #include "tuner/measure/reference_file.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 
 #include "core/error.h"
+#include "core/synced_file.h"
 
 namespace nee {
 
 namespace fs = std::filesystem;
 
 void write_reference_file(const std::string& path, const Tensor& reference) {
-  const std::string temporary = path + ".partial";
-  const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error("cannot write the reference " + temporary);
-  const char* data = static_cast<const char*>(reference.data());
-  size_t done = 0;
-  while (done < reference.bytes()) {
-    const ssize_t n = write(fd, data + done, reference.bytes() - done);
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
   // On disk before it takes its name, so a crash never leaves a short file under it.
-  const bool synced = done == reference.bytes() && fsync(fd) == 0;
-  close(fd);
-  if (!synced) throw Error("writing the reference " + temporary + " failed");
+  const std::string temporary = path + ".partial";
+  write_synced(temporary, std::string_view(static_cast<const char*>(reference.data()), reference.bytes()), false);
   fs::rename(temporary, path);
 }
 
