@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <set>
 #include <sstream>
 #include <thread>
 
@@ -139,33 +138,6 @@ Target Target::from_json(const nlohmann::json& j) {
   // Manifests and exports written before cache states existed hold warm times.
   t.cache = cache_state_from_string(j.value("cache", "warm"));
   return t;
-}
-
-std::string missing_cpu_feature(const std::string& halide_target) {
-  std::set<std::string> flags;
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line)) {
-    if (line.rfind("flags", 0) == 0) {
-      std::stringstream ss(line.substr(line.find(':') + 1));
-      std::string flag;
-      while (ss >> flag) flags.insert(flag);
-      break;
-    }
-  }
-  // Halide feature name -> /proc/cpuinfo flag. Halide 14 reports avx512_sapphirerapids
-  // for AVX512-BF16 with AVX-VNNI (CPUID leaf 7, subleaf 1), not for AMX: a Xeon here has
-  // avx512_bf16 and avx_vnni without amx_tile, and its own bundles were refused.
-  const std::pair<const char*, const char*> checks[] = {
-      {"sse41", "sse4_1"},     {"avx", "avx"},         {"avx2", "avx2"},
-      {"fma", "fma"},          {"f16c", "f16c"},       {"avx512", "avx512f"},
-      {"avx512_skylake", "avx512bw"}, {"avx512_cannonlake", "avx512ifma"},
-      {"avx512_sapphirerapids", "avx512_bf16"}, {"avx512_sapphirerapids", "avx_vnni"}};
-  Target t{halide_target, {}};
-  for (const auto& [feature, flag] : checks) {
-    if (t.has_feature(feature) && !flags.count(flag)) return feature;
-  }
-  return "";
 }
 
 }  // namespace nee

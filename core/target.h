@@ -58,8 +58,4 @@ struct Target {
   static Target from_json(const nlohmann::json& j);
 };
 
-// Whether this machine's processor has every CPU feature a Halide target string asks for
-// (avx2, fma, avx512...). Returns the first missing feature, or empty.
-std::string missing_cpu_feature(const std::string& halide_target);
-
 }  // namespace nee

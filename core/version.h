@@ -6,7 +6,8 @@ namespace nee {
 inline constexpr const char* kVersion = NEE_VERSION;
 
 // Version of the flat C ABI between a kernel bundle and the runtime. Bump it whenever
-// the exported table (runtime/bundle_abi.h) changes shape.
-inline constexpr int kBundleAbiVersion = 1;
+// the exported table (runtime/bundle_abi.h) or the manifest's layout changes shape.
+// 2: one library per ISA level (the manifest's "variants").
+inline constexpr int kBundleAbiVersion = 2;
 
 }  // namespace nee

@@ -16,8 +16,6 @@ struct GraphOptions {
   // transformed weights (passes.h: use_winograd); only CPU kernels schedule them.
   bool winograd = false;
 
-  // What bundles built before the manifest recorded these did: no rewrite.
-  static GraphOptions legacy() { return GraphOptions{false, false, false}; }
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
            winograd == o.winograd;

@@ -19,8 +19,6 @@ CpuVectorIsa CpuVectorIsa::of_target(const std::string& halide_target) {
   return {4, 16};  // SSE, NEON: 128-bit vectors
 }
 
-CpuVectorIsa CpuVectorIsa::of_host() { return of_target(Halide::get_host_target().to_string()); }
-
 int CpuVectorIsa::registers_per_vector(int64_t width) const {
   return static_cast<int>(std::max<int64_t>(1, (width + lanes - 1) / lanes));
 }

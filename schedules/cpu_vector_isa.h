@@ -12,7 +12,6 @@ struct CpuVectorIsa {
   int registers = 16;
 
   static CpuVectorIsa of_target(const std::string& halide_target);
-  static CpuVectorIsa of_host();
 
   // Registers one vector of `width` floats takes (at least one).
   int registers_per_vector(int64_t width) const;

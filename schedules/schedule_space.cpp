@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/isa_level.h"
 #include "schedules/conv2d_blocked_cpu_space.h"
 #include "schedules/conv2d_cpu_space.h"
 #include "schedules/conv2d_gpu_space.h"
@@ -145,7 +146,7 @@ std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, con
 
 std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, TargetKind kind) {
   Target target;
-  target.halide = kind == TargetKind::cpu ? Halide::get_host_target().to_string() : to_string(kind);
+  target.halide = kind == TargetKind::cpu ? host_isa_level().halide : to_string(kind);
   return make_schedule_space(workload, target);
 }
 

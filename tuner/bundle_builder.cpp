@@ -4,15 +4,17 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "core/content_hash.h"
 #include "core/error.h"
+#include "core/isa_level.h"
+#include "core/subprocess.h"
 #include "core/version.h"
 #include "schedules/schedule_space.h"
 #include "tuner/forked_jobs.h"
 #include "tuner/kernel_compiler.h"
 #include "tuner/usable_record.h"
-#include "core/subprocess.h"
 
 namespace nee {
 
@@ -27,24 +29,92 @@ static std::string c_string_literal(const std::string& s) {
   return out + "\"";
 }
 
-static void write_kernel_table(const std::string& path, const BundleManifest& m) {
+static void write_kernel_table(const std::string& path, const BundleVariant& v) {
   std::ofstream out(path);
   out << "#include " << c_string_literal(NEE_BUNDLE_ABI_HEADER) << "\n\n";
-  for (const BundleKernelEntry& k : m.kernels) {
+  for (const BundleKernelEntry& k : v.kernels) {
     out << "int " << k.symbol << "_argv(void**);\n";
     out << "const struct halide_filter_metadata_t* " << k.symbol << "_metadata(void);\n";
   }
   out << "\nstatic const nee_bundle_kernel kernels[] = {\n";
-  for (const BundleKernelEntry& k : m.kernels) {
+  for (const BundleKernelEntry& k : v.kernels) {
     out << "  {" << c_string_literal(k.workload.key()) << ", " << c_string_literal(k.symbol) << ", " << k.symbol
         << "_argv, " << k.symbol << "_metadata},\n";
   }
-  if (m.kernels.empty()) out << "  {0, 0, 0, 0},\n";
+  if (v.kernels.empty()) out << "  {0, 0, 0, 0},\n";
   out << "};\n\n";
   out << "int nee_bundle_abi_version(void) { return NEE_BUNDLE_ABI_VERSION; }\n";
-  out << "const char* nee_bundle_target(void) { return " << c_string_literal(m.target.halide) << "; }\n";
-  out << "int nee_bundle_kernel_count(void) { return " << m.kernels.size() << "; }\n";
+  out << "const char* nee_bundle_target(void) { return " << c_string_literal(v.halide) << "; }\n";
+  out << "int nee_bundle_kernel_count(void) { return " << v.kernels.size() << "; }\n";
   out << "const nee_bundle_kernel* nee_bundle_kernels(void) { return kernels; }\n";
+}
+
+std::vector<std::string> bundle_isa_levels(const std::string& text) {
+  std::vector<std::string> names;
+  if (text.empty() || text == "all") {
+    for (const IsaLevel* l : host_isa_levels()) names.push_back(l->name);
+    return names;
+  }
+  if (text == "host") return {host_isa_level().name};
+  std::stringstream ss(text);
+  std::string name;
+  while (std::getline(ss, name, ',')) names.push_back(isa_level_named(name).name);
+  return names;
+}
+
+// The levels a request builds, ascending: those it names, or its target's own. A GPU
+// bundle has one variant, named after the level of its host code.
+static std::vector<const IsaLevel*> levels_to_build(const BundleRequest& request) {
+  if (request.isa_levels.empty() || request.target.kind() != TargetKind::cpu) {
+    if (!request.isa_levels.empty()) {
+      throw Error(fmt::format("ISA levels choose the variants of a CPU bundle; a {} bundle has one",
+                              to_string(request.target.kind())));
+    }
+    const IsaLevel* own = isa_level_of_target(request.target.halide);
+    if (!own) throw Error("'" + request.target.halide + "' is at none of NEE's ISA levels");
+    return {own};
+  }
+  std::vector<const IsaLevel*> levels;
+  for (const IsaLevel& level : isa_levels()) {
+    for (const std::string& name : request.isa_levels) {
+      if (&isa_level_named(name) == &level) {
+        levels.push_back(&level);
+        break;
+      }
+    }
+  }
+  return levels;
+}
+
+// The kernels of one level: each workload's best record for that level's target, else
+// its default schedule there.
+static BundleVariant plan_variant(const TuningDatabase* db, const BundleRequest& request, const IsaLevel& level,
+                                  Target* level_target) {
+  BundleVariant v;
+  v.isa = level.name;
+  v.halide = request.target.kind() == TargetKind::cpu ? level.halide : request.target.halide;
+  v.library_file = fmt::format("kernels-{}.so", level.name);
+  *level_target = request.target;
+  level_target->halide = v.halide;
+  for (size_t i = 0; i < request.workloads.size(); ++i) {
+    const Workload& w = request.workloads[i];
+    BundleKernelEntry e;
+    e.workload = w;
+    e.symbol = fmt::format("nee_k{}_{}_{}", i, w.hash(), level.name);
+    const std::optional<TuningRecord> best =
+        request.use_database && db ? record_to_build(*db, w, *level_target) : std::nullopt;
+    if (best) {
+      e.source = "tuned";
+      e.record_id = best->id;
+      e.schedule = best->config;
+      e.median_us = best->ranked_us();
+    } else {
+      e.source = "default";
+      e.schedule = make_schedule_space(w, *level_target)->default_config();
+    }
+    v.kernels.push_back(std::move(e));
+  }
+  return v;
 }
 
 BundleManifest build_bundle(const TuningDatabase* db, const BundleRequest& request) {
@@ -57,67 +127,61 @@ BundleManifest build_bundle(const TuningDatabase* db, const BundleRequest& reque
     m.model_file = fs::path(request.model_path).filename().string();
     m.model_sha256 = sha256_file(request.model_path);
   }
-  for (size_t i = 0; i < request.workloads.size(); ++i) {
-    const Workload& w = request.workloads[i];
-    BundleKernelEntry e;
-    e.workload = w;
-    e.symbol = fmt::format("nee_k{}_{}", i, w.hash());
-    const std::optional<TuningRecord> best =
-        request.use_database && db ? record_to_build(*db, w, request.target) : std::nullopt;
-    if (best) {
-      e.source = "tuned";
-      e.record_id = best->id;
-      e.schedule = best->config;
-      e.median_us = best->ranked_us();
-    } else {
-      e.source = "default";
-      e.schedule = make_schedule_space(w, request.target)->default_config();
-    }
-    m.kernels.push_back(std::move(e));
-  }
+  const std::vector<const IsaLevel*> levels = levels_to_build(request);
+  std::vector<Target> targets(levels.size());
+  for (size_t i = 0; i < levels.size(); ++i) m.variants.push_back(plan_variant(db, request, *levels[i], &targets[i]));
 
   const fs::path out_dir = fs::absolute(request.output_dir);
   const fs::path staging = out_dir.string() + ".building";
   fs::remove_all(staging);
   fs::create_directories(staging);
 
+  // Every level's runtime and kernels in one pool of forked jobs.
   std::vector<ForkedJob> jobs;
-  std::vector<std::string> objects;
-  const std::string runtime_object = (staging / "halide_runtime.o").string();
-  jobs.push_back({[&] { compile_runtime_object(request.target, runtime_object); }, runtime_object + ".log"});
-  objects.push_back(runtime_object);
-  for (const BundleKernelEntry& k : m.kernels) {
-    const std::string object = (staging / (k.symbol + ".o")).string();
-    objects.push_back(object);
-    jobs.push_back({[&k, &request, object] {
-                      compile_kernel_object(k.workload, request.target, k.schedule, k.symbol, object);
-                    },
-                    object + ".log"});
+  std::vector<std::string> what;
+  std::vector<std::vector<std::string>> objects(levels.size());
+  for (size_t i = 0; i < levels.size(); ++i) {
+    const Target& target = targets[i];
+    const std::string runtime_object = (staging / fmt::format("halide_runtime_{}.o", levels[i]->name)).string();
+    jobs.push_back({[&target, runtime_object] { compile_runtime_object(target, runtime_object); },
+                    runtime_object + ".log"});
+    what.push_back("the Halide runtime for " + levels[i]->name);
+    objects[i].push_back(runtime_object);
+    for (const BundleKernelEntry& k : m.variants[i].kernels) {
+      const std::string object = (staging / (k.symbol + ".o")).string();
+      objects[i].push_back(object);
+      jobs.push_back({[&k, &target, object] { compile_kernel_object(k.workload, target, k.schedule, k.symbol, object); },
+                      object + ".log"});
+      what.push_back(k.symbol);
+    }
   }
   const auto results = run_forked_jobs(jobs, request.jobs, request.timeout_s);
   for (size_t i = 0; i < results.size(); ++i) {
     if (!results[i].error.empty()) {
       fs::remove_all(staging);
-      throw Error(fmt::format("building the bundle failed at {}: {}", i == 0 ? "the Halide runtime" : m.kernels[i - 1].symbol,
-                              results[i].error));
+      throw Error(fmt::format("building the bundle failed at {}: {}", what[i], results[i].error));
     }
   }
-  const std::string table_c = (staging / "kernel_table.c").string();
-  const std::string table_o = (staging / "kernel_table.o").string();
-  write_kernel_table(table_c, m);
-  const ProcessResult cc = run_process({"cc", "-c", "-fPIC", "-O2", "-o", table_o, table_c}, 60, true);
-  if (!cc.exited || cc.exit_code != 0) {
-    fs::remove_all(staging);
-    throw Error("compiling the bundle's kernel table failed: " + cc.output);
+  for (size_t i = 0; i < levels.size(); ++i) {
+    BundleVariant& v = m.variants[i];
+    const std::string table_c = (staging / fmt::format("kernel_table_{}.c", v.isa)).string();
+    const std::string table_o = (staging / fmt::format("kernel_table_{}.o", v.isa)).string();
+    write_kernel_table(table_c, v);
+    const ProcessResult cc =
+        run_process({c_compiler_for(levels[i]->arch), "-c", "-fPIC", "-O2", "-o", table_o, table_c}, 60, true);
+    if (!cc.exited || cc.exit_code != 0) {
+      fs::remove_all(staging);
+      throw Error("compiling the bundle's kernel table failed: " + cc.output);
+    }
+    objects[i].push_back(table_o);
+    const std::string library = (staging / v.library_file).string();
+    link_shared_library(objects[i], library, levels[i]->arch);
+    for (const std::string& o : objects[i]) fs::remove(o);
+    v.library_sha256 = sha256_file(library);
   }
-  objects.push_back(table_o);
-  const std::string library = (staging / m.library_file).string();
-  link_shared_library(objects, library);
-  for (const std::string& o : objects) fs::remove(o);
   for (const auto& entry : fs::directory_iterator(staging)) {
     if (entry.path().extension() == ".log" || entry.path().extension() == ".c") fs::remove(entry.path());
   }
-  m.library_sha256 = sha256_file(library);
   m.save(staging.string());
 
   // Swap the finished bundle in; the previous one is removed only after that.

@@ -12,6 +12,9 @@ namespace nee {
 struct BundleRequest {
   std::vector<Workload> workloads;
   Target target;
+  // CPU targets: the ISA levels (core/isa_level.h) to build a variant of every kernel
+  // for, each from the records tuned for that level; empty: the target's own level only.
+  std::vector<std::string> isa_levels;
   std::string model_path;  // recorded with its hash so the runtime can refuse other models
   std::string output_dir;
   bool use_database = true;  // false: every kernel gets its default schedule (untuned)
@@ -20,9 +23,14 @@ struct BundleRequest {
   GraphOptions graph;  // the rewrites the workloads were taken with (optimize_graph's defaults)
 };
 
+// The levels `--isa` names: comma-separated level names, "host" for this machine's own
+// level, or "all" (also for empty text): every level this machine runs. nee::Error for
+// an unknown name.
+std::vector<std::string> bundle_isa_levels(const std::string& text);
+
 // Compiles the best database record of each workload (the default schedule where none
-// is tuned) into one shared library with a C table of kernels (runtime/bundle/bundle_abi.h),
-// and writes the manifest. Builds in a fresh folder and swaps it in only when complete,
+// is tuned) into a shared library with a C table of kernels (runtime/bundle/bundle_abi.h),
+// one library per ISA level, and writes the manifest. Builds in a fresh folder and swaps it in only when complete,
 // so a failed build leaves an existing bundle as it was.
 BundleManifest build_bundle(const TuningDatabase* db, const BundleRequest& request);
 

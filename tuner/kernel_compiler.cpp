@@ -8,6 +8,7 @@
 
 #include "core/cuda_device.h"
 #include "core/error.h"
+#include "core/isa_level.h"
 #include "core/subprocess.h"
 #include "schedules/schedule_space.h"
 #include "schedules/static_output.h"
@@ -17,7 +18,8 @@
 namespace nee {
 
 std::string halide_target_for(TargetKind kind, int cuda_capability) {
-  Halide::Target t = Halide::get_host_target();
+  // The host part from the levels the CPU confirms, never Halide's own reading of it.
+  Halide::Target t(host_isa_level().halide);
   if (kind == TargetKind::opencl) t = t.with_feature(Halide::Target::OpenCL);
   if (kind == TargetKind::cuda) {
     if (cuda_capability == 0) {
@@ -101,8 +103,22 @@ void compile_runtime_object(const Target& target, const std::string& object_path
   Halide::compile_standalone_runtime(object_path, Halide::Target(target.halide));
 }
 
-void link_shared_library(const std::vector<std::string>& objects, const std::string& library_path) {
-  std::vector<std::string> argv = {"c++", "-shared", "-o", library_path};
+std::string c_compiler_for(const std::string& arch) {
+  if (arch == host_arch()) return "cc";
+  // Debian's cross compilers, e.g. gcc-aarch64-linux-gnu for arm-64.
+  const std::string cross = arch == "arm-64" ? "aarch64-linux-gnu-gcc" : "";
+  if (cross.empty()) throw Error("no C compiler known for " + arch);
+  const ProcessResult found = run_process({"sh", "-c", "command -v " + cross}, 10, true);
+  if (!found.exited || found.exit_code != 0) {
+    throw Error(fmt::format("linking kernels for {} needs the cross compiler {} (Debian: apt-get install gcc-{})", arch,
+                            cross, cross.substr(0, cross.size() - 4)));
+  }
+  return cross;
+}
+
+void link_shared_library(const std::vector<std::string>& objects, const std::string& library_path,
+                         const std::string& arch) {
+  std::vector<std::string> argv = {arch == host_arch() ? "c++" : c_compiler_for(arch), "-shared", "-o", library_path};
   argv.insert(argv.end(), objects.begin(), objects.end());
   argv.insert(argv.end(), {"-lpthread", "-ldl"});
   const ProcessResult r = run_process(argv, 120, true);

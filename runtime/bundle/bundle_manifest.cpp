@@ -2,32 +2,57 @@
 
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "core/error.h"
+#include "core/version.h"
 
 namespace nee {
 
 static constexpr const char* kFormat = "nee-bundle";
 
+static nlohmann::json kernel_json(const BundleKernelEntry& k) {
+  nlohmann::json e = {{"key", k.workload.key()}, {"workload", k.workload.to_json()}, {"symbol", k.symbol},
+                      {"source", k.source},      {"schedule", k.schedule.to_json()}};
+  e["record_id"] = k.record_id ? nlohmann::json(*k.record_id) : nlohmann::json();
+  e["median_us"] = k.median_us ? nlohmann::json(*k.median_us) : nlohmann::json();
+  return e;
+}
+
+static BundleKernelEntry kernel_from_json(const nlohmann::json& e) {
+  BundleKernelEntry k;
+  k.workload = Workload::from_json(e.at("workload"));
+  if (k.workload.key() != e.at("key").get<std::string>()) {
+    throw Error("bundle manifest entry '" + e.at("symbol").get<std::string>() + "' has a key that does not match its workload");
+  }
+  k.symbol = e.at("symbol").get<std::string>();
+  k.source = e.at("source").get<std::string>();
+  k.schedule = ScheduleConfig::from_json(e.at("schedule"));
+  if (!e.at("record_id").is_null()) k.record_id = e.at("record_id").get<int64_t>();
+  if (!e.at("median_us").is_null()) k.median_us = e.at("median_us").get<double>();
+  return k;
+}
+
 nlohmann::json BundleManifest::to_json() const {
-  nlohmann::json kernels_json = nlohmann::json::array();
-  for (const BundleKernelEntry& k : kernels) {
-    nlohmann::json e = {{"key", k.workload.key()}, {"workload", k.workload.to_json()}, {"symbol", k.symbol},
-                        {"source", k.source},      {"schedule", k.schedule.to_json()}};
-    e["record_id"] = k.record_id ? nlohmann::json(*k.record_id) : nlohmann::json();
-    e["median_us"] = k.median_us ? nlohmann::json(*k.median_us) : nlohmann::json();
-    kernels_json.push_back(e);
+  nlohmann::json variants_json = nlohmann::json::array();
+  for (const BundleVariant& v : variants) {
+    nlohmann::json kernels_json = nlohmann::json::array();
+    for (const BundleKernelEntry& k : v.kernels) kernels_json.push_back(kernel_json(k));
+    variants_json.push_back({{"isa", v.isa},
+                             {"halide", v.halide},
+                             {"library", {{"file", v.library_file}, {"sha256", v.library_sha256}}},
+                             {"kernels", kernels_json}});
   }
   return {{"format", kFormat},
           {"nee_version", nee_version},
           {"abi_version", abi_version},
           {"target", target.to_json()},
           {"model", {{"file", model_file}, {"sha256", model_sha256}}},
-          {"library", {{"file", library_file}, {"sha256", library_sha256}}},
           {"graph",
            {{"block_activations", graph.block_activations},
             {"fold_matmul_batch", graph.fold_matmul_batch},
             {"winograd", graph.winograd}}},
-          {"kernels", kernels_json}};
+          {"variants", variants_json}};
 }
 
 BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
@@ -35,30 +60,30 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   BundleManifest m;
   m.nee_version = j.at("nee_version").get<std::string>();
   m.abi_version = j.at("abi_version").get<int>();
+  // Checked before the rest is read: an older manifest has another layout.
+  if (m.abi_version != kBundleAbiVersion || m.nee_version != kVersion) {
+    throw Error(fmt::format("built by NEE {} (bundle ABI {}); this runtime is NEE {} (ABI {}): rebuild the bundle",
+                            m.nee_version, m.abi_version, kVersion, kBundleAbiVersion));
+  }
   m.target = Target::from_json(j.at("target"));
   m.model_file = j.at("model").value("file", "");
   m.model_sha256 = j.at("model").value("sha256", "");
-  m.library_file = j.at("library").at("file").get<std::string>();
-  m.library_sha256 = j.at("library").at("sha256").get<std::string>();
-  if (j.contains("graph")) {
-    m.graph.block_activations = j.at("graph").value("block_activations", false);
-    m.graph.fold_matmul_batch = j.at("graph").value("fold_matmul_batch", false);
-    m.graph.winograd = j.at("graph").value("winograd", false);
-  }
-  for (const auto& e : j.at("kernels")) {
-    BundleKernelEntry k;
-    k.workload = Workload::from_json(e.at("workload"));
-    if (k.workload.key() != e.at("key").get<std::string>()) {
-      throw Error("bundle manifest entry '" + e.at("symbol").get<std::string>() + "' has a key that does not match its workload");
+  m.graph.block_activations = j.at("graph").at("block_activations").get<bool>();
+  m.graph.fold_matmul_batch = j.at("graph").at("fold_matmul_batch").get<bool>();
+  m.graph.winograd = j.at("graph").at("winograd").get<bool>();
+  for (const auto& v : j.at("variants")) {
+    BundleVariant variant;
+    variant.isa = v.at("isa").get<std::string>();
+    variant.halide = v.at("halide").get<std::string>();
+    variant.library_file = v.at("library").at("file").get<std::string>();
+    variant.library_sha256 = v.at("library").at("sha256").get<std::string>();
+    if (variant.library_file.find('/') != std::string::npos) {
+      throw Error("bundle library path must be a plain file name, not '" + variant.library_file + "'");
     }
-    k.symbol = e.at("symbol").get<std::string>();
-    k.source = e.at("source").get<std::string>();
-    k.schedule = ScheduleConfig::from_json(e.at("schedule"));
-    if (!e.at("record_id").is_null()) k.record_id = e.at("record_id").get<int64_t>();
-    if (!e.at("median_us").is_null()) k.median_us = e.at("median_us").get<double>();
-    m.kernels.push_back(std::move(k));
+    for (const auto& e : v.at("kernels")) variant.kernels.push_back(kernel_from_json(e));
+    m.variants.push_back(std::move(variant));
   }
-  if (m.library_file.find('/') != std::string::npos) throw Error("bundle library path must be a plain file name");
+  if (m.variants.empty()) throw Error("the manifest lists no kernel library");
   return m;
 }
 

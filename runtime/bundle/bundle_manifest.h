@@ -19,19 +19,30 @@ struct BundleKernelEntry {
   std::optional<double> median_us;  // as measured when tuned
 };
 
-// manifest.json beside kernels.so: what the library holds and what it was built for.
+// One ISA level's build of a bundle's kernels: a library of its own, with its own copy of
+// the Halide runtime compiled for that level (core/isa_level.h). A GPU bundle has one
+// variant, named after the level of its host code.
+struct BundleVariant {
+  std::string isa;     // an IsaLevel name
+  std::string halide;  // the target its library was compiled for
+  std::string library_file;
+  std::string library_sha256;
+  std::vector<BundleKernelEntry> kernels;
+};
+
+// manifest.json beside the kernel libraries: what they hold and what they were built for.
 struct BundleManifest {
   std::string nee_version;
   int abi_version = 0;
+  // The kind of target, the device the records were measured on and their cache state;
+  // `target.halide` is the tuning machine's own target.
   Target target;
   std::string model_file;    // empty for a bundle not built from a model
   std::string model_sha256;
-  std::string library_file = "kernels.so";
-  std::string library_sha256;
-  std::vector<BundleKernelEntry> kernels;
+  std::vector<BundleVariant> variants;  // ascending ISA levels
   // The graph rewrites the workload keys were taken with, which the runtime must apply
-  // too. Bundles made before the manifest recorded them applied neither.
-  GraphOptions graph = GraphOptions::legacy();
+  // too.
+  GraphOptions graph;
 
   nlohmann::json to_json() const;
   static BundleManifest from_json(const nlohmann::json& j);

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 
 #include "core/content_hash.h"
 #include "core/error.h"
+#include "core/isa_level.h"
 #include "core/version.h"
 #include "runtime/bundle/bundle_abi.h"
 #include "runtime/bundle/halide_device_values.h"
@@ -16,23 +18,67 @@ namespace nee {
 
 static_assert(NEE_BUNDLE_ABI_VERSION == kBundleAbiVersion, "bundle ABI versions out of step");
 
+static std::string level_list(const std::vector<const IsaLevel*>& levels) {
+  std::vector<std::string> names;
+  for (const IsaLevel* l : levels) names.push_back(l->name);
+  return names.empty() ? "none of NEE's levels" : fmt::format("{}", fmt::join(names, ", "));
+}
+
+// The variants whose code this CPU runs, by the levels it claims (NEE_MAX_ISA included);
+// nee::Error naming the CPU's levels and the bundle's when there is none.
+static std::vector<const BundleVariant*> runnable_variants(const BundleManifest& m, const std::string& where) {
+  const std::vector<const IsaLevel*> host = host_isa_levels();
+  std::vector<const BundleVariant*> runs;
+  std::vector<std::string> held;
+  for (const BundleVariant& v : m.variants) {
+    const IsaLevel& level = isa_level_named(v.isa);
+    if (isa_level_of_target(v.halide) != &level) {
+      throw Error(fmt::format("{}: its {} library was compiled for {}, which is not that level's target", where,
+                              v.isa, v.halide));
+    }
+    if (std::find(host.begin(), host.end(), &level) != host.end()) runs.push_back(&v);
+    const std::vector<std::string> lacks = missing_cpu_flags(level);
+    held.push_back(level.arch != host_arch() ? fmt::format("{} (for {})", v.isa, level.arch)
+                   : lacks.empty()           ? fmt::format("{} (above the {} cap)", v.isa, kMaxIsaVariable)
+                                             : fmt::format("{} (needs {})", v.isa, fmt::join(lacks, " ")));
+  }
+  if (runs.empty()) {
+    const char* cap = std::getenv(kMaxIsaVariable);
+    throw Error(fmt::format("{} holds kernels for {}; this CPU ({}{}) runs {}", where, fmt::join(held, ", "), host_arch(),
+                            cap && *cap ? fmt::format(", {}={}", kMaxIsaVariable, cap) : "", level_list(host)));
+  }
+  return runs;
+}
+
+// Per workload, the variant that runs it: of those this CPU runs, the one whose tuned
+// kernel measured fastest on the tuning machine; where none is tuned, the highest level.
+static std::map<std::string, std::pair<const BundleVariant*, const BundleKernelEntry*>> choose_kernels(
+    const std::vector<const BundleVariant*>& runnable) {
+  std::map<std::string, std::pair<const BundleVariant*, const BundleKernelEntry*>> chosen;
+  for (const BundleVariant* v : runnable) {  // ascending: a later level wins a tie
+    for (const BundleKernelEntry& k : v->kernels) {
+      auto [it, fresh] = chosen.try_emplace(k.workload.key(), v, &k);
+      if (fresh) continue;
+      const BundleKernelEntry& held = *it->second.second;
+      const bool tuned = k.median_us.has_value(), held_tuned = held.median_us.has_value();
+      if ((tuned && (!held_tuned || *k.median_us <= *held.median_us)) || (!tuned && !held_tuned)) {
+        it->second = {v, &k};
+      }
+    }
+  }
+  return chosen;
+}
+
 std::shared_ptr<KernelBundle> KernelBundle::load(const std::string& dir, const BundleLoadOptions& options) {
   auto bundle = std::shared_ptr<KernelBundle>(new KernelBundle());
   BundleManifest& m = bundle->manifest_ = BundleManifest::load(dir);
   const std::string where = "bundle '" + dir + "'";
 
-  if (m.abi_version != kBundleAbiVersion || m.nee_version != kVersion) {
-    throw Error(fmt::format("{} was built by NEE {} (bundle ABI {}); this runtime is NEE {} (ABI {}): rebuild it",
-                            where, m.nee_version, m.abi_version, kVersion, kBundleAbiVersion));
-  }
   if (m.target.kind() != options.expected_kind) {
     throw Error(fmt::format("{} was built for a {} target ({}), but a {} run was asked for", where,
                             to_string(m.target.kind()), m.target.halide, to_string(options.expected_kind)));
   }
-  const std::string missing = missing_cpu_feature(m.target.halide);
-  if (!missing.empty()) {
-    throw Error(fmt::format("{} was built for {}; this CPU lacks '{}'", where, m.target.halide, missing));
-  }
+  const std::vector<const BundleVariant*> runnable = runnable_variants(m, where);
   if (!options.model_path.empty() && !m.model_sha256.empty()) {
     const std::string model_hash = sha256_file(options.model_path);
     if (model_hash != m.model_sha256) {
@@ -41,42 +87,54 @@ std::shared_ptr<KernelBundle> KernelBundle::load(const std::string& dir, const B
                               model_hash.substr(0, 12)));
     }
   }
-  const std::string library_path = dir + "/" + m.library_file;
-  if (!std::filesystem::exists(library_path)) throw Error(where + " has no kernel library " + m.library_file);
-  if (sha256_file(library_path) != m.library_sha256) {
-    throw Error(where + ": " + m.library_file + " changed since the bundle was built (content hash differs)");
-  }
   if (m.target.device.hash() != DeviceFingerprint::of_host().hash() && m.target.kind() == TargetKind::cpu) {
     bundle->warnings_.push_back(fmt::format("{} was tuned on '{}' ({} cores); this machine differs, so its "
                                             "kernels may not be the fastest here",
                                             where, m.target.device.cpu_model, m.target.device.cores));
   }
 
-  bundle->library_ = std::make_unique<SharedLibrary>(library_path);
-  SharedLibrary& lib = *bundle->library_;
-  auto abi = reinterpret_cast<nee_bundle_abi_version_fn>(lib.require("nee_bundle_abi_version"));
-  if (abi() != kBundleAbiVersion) {
-    throw Error(fmt::format("{}: library speaks bundle ABI {}, this runtime {}", where, abi(), kBundleAbiVersion));
-  }
-  auto target = reinterpret_cast<nee_bundle_target_fn>(lib.require("nee_bundle_target"));
-  if (m.target.halide != target()) {
-    throw Error(fmt::format("{}: library was compiled for {}, the manifest says {}", where, target(), m.target.halide));
-  }
-  auto count = reinterpret_cast<nee_bundle_kernel_count_fn>(lib.require("nee_bundle_kernel_count"));
-  auto table = reinterpret_cast<nee_bundle_kernels_fn>(lib.require("nee_bundle_kernels"))();
-  std::map<std::string, std::string> symbol_keys;
-  for (int i = 0; i < count(); ++i) symbol_keys[table[i].symbol] = table[i].workload_key;
-  bundle->threads_ = attach_kernel_pool(lib, options.threads, options.spin_us);
-
-  for (const BundleKernelEntry& k : m.kernels) {
-    auto it = symbol_keys.find(k.symbol);
-    if (it == symbol_keys.end()) throw Error(where + ": kernel '" + k.symbol + "' is missing from the library");
-    if (it->second != k.workload.key()) {
+  const auto chosen = choose_kernels(runnable);
+  std::map<const BundleVariant*, const SharedLibrary*> libraries;
+  for (const auto& [key, pick] : chosen) {
+    const BundleVariant& v = *pick.first;
+    if (!libraries.count(&v)) {
+      // Checked before dlopen: a library's constructors run as it loads.
+      const std::string library_path = dir + "/" + v.library_file;
+      if (!std::filesystem::exists(library_path)) throw Error(where + " has no kernel library " + v.library_file);
+      if (sha256_file(library_path) != v.library_sha256) {
+        throw Error(where + ": " + v.library_file + " changed since the bundle was built (content hash differs)");
+      }
+      bundle->libraries_.push_back(std::make_unique<SharedLibrary>(library_path));
+      const SharedLibrary& lib = *bundle->libraries_.back();
+      auto abi = reinterpret_cast<nee_bundle_abi_version_fn>(lib.require("nee_bundle_abi_version"));
+      if (abi() != kBundleAbiVersion) {
+        throw Error(fmt::format("{}: {} speaks bundle ABI {}, this runtime {}", where, v.library_file, abi(),
+                                kBundleAbiVersion));
+      }
+      auto target = reinterpret_cast<nee_bundle_target_fn>(lib.require("nee_bundle_target"));
+      if (v.halide != target()) {
+        throw Error(fmt::format("{}: {} was compiled for {}, the manifest says {}", where, v.library_file, target(),
+                                v.halide));
+      }
+      bundle->threads_ = attach_kernel_pool(lib, options.threads, options.spin_us);
+      libraries[&v] = &lib;
+    }
+    const SharedLibrary& lib = *libraries.at(&v);
+    const BundleKernelEntry& k = *pick.second;
+    auto count = reinterpret_cast<nee_bundle_kernel_count_fn>(lib.require("nee_bundle_kernel_count"));
+    auto table = reinterpret_cast<nee_bundle_kernels_fn>(lib.require("nee_bundle_kernels"))();
+    const nee_bundle_kernel* entry = std::find_if(
+        table, table + count(), [&](const nee_bundle_kernel& e) { return e.symbol && k.symbol == e.symbol; });
+    if (entry == table + count()) {
+      throw Error(where + ": kernel '" + k.symbol + "' is missing from " + v.library_file);
+    }
+    if (key != entry->workload_key) {
       throw Error(where + ": kernel '" + k.symbol + "' computes another workload than the manifest says");
     }
     HalideKernel kernel(lib, k.symbol);
     kernel.check_signature(k.workload.inputs, k.workload.output);
-    bundle->kernels_.emplace(k.workload.key(), std::move(kernel));
+    bundle->kernels_.emplace(key, std::move(kernel));
+    ++bundle->kernels_by_level_[v.isa];
   }
   return bundle;
 }

@@ -22,9 +22,12 @@ struct BundleLoadOptions {
 };
 
 // A loaded kernel bundle. load() refuses, with an error that names the problem, a bundle
-// built by another NEE version or ABI, for another kind of target or a CPU lacking its
-// features, for another model, whose library changed since it was built, or whose
-// library lacks a kernel or holds one whose arguments differ from its workload's.
+// built by another NEE version or ABI, for another kind of target, with no variant whose
+// ISA level this CPU runs (naming the CPU's levels and the bundle's), for another model,
+// whose library changed since it was built, or whose library lacks a kernel or holds one
+// whose arguments differ from its workload's. Each workload runs the variant of the
+// highest level this CPU runs, or a lower level's where only that one was tuned or its
+// tuned kernel measured faster; only the libraries of chosen variants are loaded.
 class KernelBundle {
  public:
   static std::shared_ptr<KernelBundle> load(const std::string& dir, const BundleLoadOptions& options);
@@ -35,11 +38,14 @@ class KernelBundle {
   const std::vector<std::string>& warnings() const { return warnings_; }
   // The size of the kernel pool that runs the bundle's parallel loops.
   int threads() const { return threads_; }
+  // How many of the loaded kernels each ISA level's variant gives.
+  const std::map<std::string, int>& kernels_by_level() const { return kernels_by_level_; }
 
  private:
   BundleManifest manifest_;
-  std::unique_ptr<SharedLibrary> library_;
+  std::vector<std::unique_ptr<SharedLibrary>> libraries_;
   std::map<std::string, HalideKernel> kernels_;  // by workload key
+  std::map<std::string, int> kernels_by_level_;
   std::vector<std::string> warnings_;
   int threads_ = 0;
 };

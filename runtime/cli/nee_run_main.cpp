@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "core/error.h"
+#include "core/isa_level.h"
 #include "importer/import_onnx.h"
 #include "importer/input_shape_text.h"
 #include "runtime/bundle/kernel_bundle.h"
@@ -48,6 +49,11 @@ std::unique_ptr<nee::Session> make_session(const Options& o, const std::string& 
     nee::BundleLoadOptions load{o.model, nee::target_kind_from_string(o.target), o.threads, o.spin_us};
     auto bundle = nee::KernelBundle::load(bundle_dir, load);
     for (const std::string& w : bundle->warnings()) fmt::print(stderr, "nee-run: warning: {}\n", w);
+    std::vector<std::string> levels, runs;
+    for (const auto& [isa, count] : bundle->kernels_by_level()) levels.push_back(fmt::format("{} {}", isa, count));
+    for (const nee::IsaLevel* l : nee::host_isa_levels()) runs.push_back(l->name);
+    fmt::print("bundle {}: kernels by ISA level: {} (this CPU runs {})\n", bundle_dir, fmt::join(levels, ", "),
+               fmt::join(runs, ", "));
     if (threads) *threads = bundle->threads();
     providers.push_back(nee::make_bundle_provider(bundle));
   }

@@ -9,10 +9,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/isa_level.h"
 #include "importer/import_onnx.h"
 #include "onnx_model_builder.h"
 #include "runtime/bundle/kernel_bundle.h"
@@ -76,6 +78,8 @@ class Bundle : public ::testing::Test {
     BundleRequest request;
     request.workloads = workloads_;
     request.target = host_target(TargetKind::cpu);
+    // Two variants on any machine with more than one level: the lowest and its own.
+    request.isa_levels = {host_isa_levels().front()->name, host_isa_level().name};
     request.model_path = model_;
     request.output_dir = root_ + "/bundle";
     request.use_database = false;
@@ -93,6 +97,11 @@ class Bundle : public ::testing::Test {
     fs::copy(root_ + "/bundle", copy_, fs::copy_options::recursive);
   }
   void TearDown() override { fs::remove_all(copy_); }
+
+  // The lowest level this machine runs and its own; the bundle holds a variant of each.
+  static std::string low() { return host_isa_levels().front()->name; }
+  static std::string high() { return host_isa_level().name; }
+  static std::string high_library() { return "/kernels-" + high() + ".so"; }
 
   nlohmann::json manifest_json() const { return nlohmann::json::parse(read_file(copy_ + "/manifest.json")); }
   void save_manifest(const nlohmann::json& j) const { write_file(copy_ + "/manifest.json", j.dump(2)); }
@@ -123,18 +132,26 @@ BundleManifest Bundle::manifest_;
 
 TEST_F(Bundle, ManifestDescribesTheBuild) {
   ASSERT_EQ(workloads_.size(), 3u);
-  ASSERT_EQ(manifest_.kernels.size(), 3u);
-  for (const BundleKernelEntry& k : manifest_.kernels) EXPECT_EQ(k.source, "default");
+  ASSERT_EQ(manifest_.variants.size(), low() == high() ? 1u : 2u);
+  EXPECT_EQ(manifest_.variants.front().isa, low());
+  EXPECT_EQ(manifest_.variants.back().isa, high());
+  for (const BundleVariant& v : manifest_.variants) {
+    EXPECT_EQ(v.halide, isa_level_named(v.isa).halide);
+    EXPECT_TRUE(fs::exists(copy_ + "/kernels-" + v.isa + ".so")) << v.isa;
+    ASSERT_EQ(v.kernels.size(), 3u);
+    for (const BundleKernelEntry& k : v.kernels) {
+      EXPECT_EQ(k.source, "default");
+      EXPECT_EQ(k.symbol.substr(k.symbol.size() - v.isa.size()), v.isa);
+    }
+  }
   EXPECT_EQ(manifest_.model_file, "mlp.onnx");
   EXPECT_EQ(manifest_.target.kind(), TargetKind::cpu);
-  EXPECT_TRUE(fs::exists(copy_ + "/kernels.so"));
   EXPECT_FALSE(fs::exists(root_ + "/bundle.building"));
   const BundleManifest reloaded = BundleManifest::load(copy_);
-  EXPECT_EQ(reloaded.library_sha256, manifest_.library_sha256);
+  ASSERT_EQ(reloaded.variants.size(), manifest_.variants.size());
+  EXPECT_EQ(reloaded.variants.back().library_sha256, manifest_.variants.back().library_sha256);
 }
 
-// The graph rewrites travel with the bundle; a manifest from before they were recorded
-// reads as neither rewrite applied, which is how those bundles were built.
 TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
   EXPECT_TRUE(manifest_.graph == GraphOptions{});
   EXPECT_TRUE(BundleManifest::load(copy_).graph == GraphOptions{});
@@ -144,7 +161,7 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
   EXPECT_TRUE(BundleManifest::load(copy_).graph.block_activations);
   j.erase("graph");
   save_manifest(j);
-  EXPECT_TRUE(BundleManifest::load(copy_).graph == GraphOptions::legacy());
+  EXPECT_HAS(load_error(), "malformed");
 }
 
 TEST_F(Bundle, LoadsAndRunsTheModelLikeTheReference) {
@@ -175,8 +192,104 @@ TEST_F(Bundle, LoadsAndRunsTheModelLikeTheReference) {
     EXPECT_EQ(p.op, "NeeMatMul");
     EXPECT_EQ(p.provider, "bundle") << p.node;
     EXPECT_EQ(p.kernel.rfind("nee_k", 0), 0u) << p.kernel;
+    // Untuned everywhere, so the highest level this CPU runs.
+    EXPECT_EQ(p.kernel.substr(p.kernel.size() - high().size()), high()) << p.kernel;
   }
+  EXPECT_EQ(bundle->kernels_by_level(), (std::map<std::string, int>{{high(), 3}}));
   for (const Placement& p : reference.placements()) EXPECT_EQ(p.provider, "reference");
+}
+
+// Sets NEE_MAX_ISA for one scope.
+class IsaCap {
+ public:
+  explicit IsaCap(const std::string& level) { setenv(kMaxIsaVariable, level.c_str(), 1); }
+  ~IsaCap() { unsetenv(kMaxIsaVariable); }
+};
+
+// The cap makes this machine pick as a lesser CPU would: the lowest level's kernels run,
+// and compute what the reference does.
+TEST_F(Bundle, CapRunsTheLowerLevelsKernels) {
+  if (low() == high()) GTEST_SKIP() << "this CPU runs one ISA level only (" << high() << ")";
+  const IsaCap cap(low());
+  BundleLoadOptions options;
+  options.model_path = model_;
+  const auto bundle = KernelBundle::load(copy_, options);
+  EXPECT_EQ(bundle->kernels_by_level(), (std::map<std::string, int>{{low(), 3}}));
+  std::vector<std::unique_ptr<KernelProvider>> providers;
+  providers.push_back(make_bundle_provider(bundle));
+  Session with_bundle(import_onnx(model_), std::move(providers));
+  Session reference(import_onnx(model_), {});
+  const Tensor x = random_tensor({DType::f32, {3, 8}}, 5);
+  const Tensor got = with_bundle.run({{"x", x}}).at("y");
+  const Tensor want = reference.run({{"x", x}}).at("y");
+  for (int64_t i = 0; i < got.elements(); ++i) EXPECT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-4);
+  for (const Placement& p : with_bundle.placements()) {
+    EXPECT_EQ(p.kernel.substr(p.kernel.size() - low().size()), low()) << p.kernel;
+  }
+}
+
+// A kernel tuned at a lower level only runs from that level; the others stay at the top.
+TEST_F(Bundle, TunedKernelOfALowerLevelIsPreferred) {
+  if (low() == high()) GTEST_SKIP() << "this CPU runs one ISA level only (" << high() << ")";
+  auto j = manifest_json();
+  j["variants"][0]["kernels"][1]["source"] = "tuned";
+  j["variants"][0]["kernels"][1]["median_us"] = 3.5;
+  save_manifest(j);
+  BundleLoadOptions options;
+  options.model_path = model_;
+  EXPECT_EQ(KernelBundle::load(copy_, options)->kernels_by_level(),
+            (std::map<std::string, int>{{low(), 1}, {high(), 2}}));
+}
+
+TEST_F(Bundle, NoVariantThisCpuRunsIsRefused) {
+  if (low() == high()) GTEST_SKIP() << "this CPU runs one ISA level only (" << high() << ")";
+  auto j = manifest_json();
+  j["variants"].erase(0);
+  save_manifest(j);
+  const std::string top = high();
+  const IsaCap cap(low());
+  const std::string e = load_error();
+  EXPECT_HAS(e, "holds kernels for " + top + " (above the NEE_MAX_ISA cap)");
+  EXPECT_HAS(e, "NEE_MAX_ISA=" + low());
+  EXPECT_HAS(e, "runs " + low());
+}
+
+TEST_F(Bundle, BundleForAnotherArchitectureIsRefused) {
+  auto j = manifest_json();
+  const IsaLevel& arm = isa_level_named("arm64");
+  j["variants"] = nlohmann::json::array({j["variants"][0]});
+  j["variants"][0]["isa"] = arm.name;
+  j["variants"][0]["halide"] = arm.halide;
+  save_manifest(j);
+  const std::string e = load_error();
+  EXPECT_HAS(e, "holds kernels for arm64 (for arm-64)");
+  EXPECT_HAS(e, "this CPU (x86-64) runs " + low());
+}
+
+TEST(BundleIsaLevels, IsaOptionNamesLevels) {
+  std::vector<std::string> all;
+  for (const IsaLevel* l : host_isa_levels()) all.push_back(l->name);
+  EXPECT_EQ(bundle_isa_levels(""), all);
+  EXPECT_EQ(bundle_isa_levels("all"), all);
+  EXPECT_EQ(bundle_isa_levels("host"), std::vector<std::string>{host_isa_level().name});
+  EXPECT_EQ(bundle_isa_levels("avx2,arm64"), (std::vector<std::string>{"avx2", "arm64"}));
+  EXPECT_THROW(bundle_isa_levels("avx2,avx3"), Error);
+}
+
+TEST_F(Bundle, UnknownLevelIsRefused) {
+  auto j = manifest_json();
+  j["variants"][0]["isa"] = "avx9000";
+  save_manifest(j);
+  const std::string e = load_error();
+  EXPECT_HAS(e, "unknown ISA level 'avx9000'");
+  EXPECT_HAS(e, "avx512_skylake");
+}
+
+TEST_F(Bundle, VariantCompiledForAnotherLevelIsRefused) {
+  auto j = manifest_json();
+  j["variants"][0]["halide"] = isa_level_named("avx512_sapphirerapids").halide;
+  save_manifest(j);
+  EXPECT_HAS(load_error(), "which is not that level's target");
 }
 
 TEST_F(Bundle, ProfileShowsTheBundleKernelsAndTheirFlops) {
@@ -278,29 +391,30 @@ TEST_F(Bundle, OtherModelIsRefused) {
 
 TEST_F(Bundle, ChangedLibraryIsRefused) {
   {
-    std::ofstream out(copy_ + "/kernels.so", std::ios::binary | std::ios::app);
+    std::ofstream out(copy_ + high_library(), std::ios::binary | std::ios::app);
     out << '\0';
   }
   const std::string e = load_error();
   EXPECT_HAS(e, "changed");
-  EXPECT_HAS(e, "kernels.so");
+  EXPECT_HAS(e, high_library().substr(1));
 }
 
 TEST_F(Bundle, MissingKernelSymbolIsRefused) {
   auto j = manifest_json();
-  j["kernels"][1]["symbol"] = "nee_no_such_kernel";
+  j["variants"].back()["kernels"][1]["symbol"] = "nee_no_such_kernel";
   save_manifest(j);
   const std::string e = load_error();
   EXPECT_HAS(e, "nee_no_such_kernel");
-  EXPECT_HAS(e, "missing from the library");
+  EXPECT_HAS(e, "missing from " + high_library().substr(1));
 }
 
 TEST_F(Bundle, SwappedKernelWorkloadsAreRefused) {
   // Entry 0 claims kernel 1's symbol: the library's table says it computes another workload.
   auto j = manifest_json();
-  const auto s0 = j["kernels"][0]["symbol"], s1 = j["kernels"][1]["symbol"];
-  j["kernels"][0]["symbol"] = s1;
-  j["kernels"][1]["symbol"] = s0;
+  nlohmann::json& kernels = j["variants"].back()["kernels"];
+  const auto s0 = kernels[0]["symbol"], s1 = kernels[1]["symbol"];
+  kernels[0]["symbol"] = s1;
+  kernels[1]["symbol"] = s0;
   save_manifest(j);
   EXPECT_HAS(load_error(), "another workload");
 }
@@ -323,7 +437,7 @@ TEST_F(Bundle, ForeignJsonIsRefused) {
 }
 
 TEST_F(Bundle, MissingLibraryIsRefused) {
-  fs::remove(copy_ + "/kernels.so");
+  fs::remove(copy_ + high_library());
   EXPECT_HAS(load_error(), "no kernel library");
 }
 

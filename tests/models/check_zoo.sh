@@ -2,7 +2,9 @@
 # Exports the small zoo variants (cached under the build folder) and checks that nee-run
 # matches PyTorch's outputs within 1e-4 relative to the largest output, with the
 # reference kernels alone and with a bundle of default-schedule kernels, in which each
-# model's pooling, Softmax and layer-norm nodes must run. The encoder also runs at batch 8
+# model's pooling, Softmax and layer-norm nodes must run. The bundle holds a variant per
+# ISA level this machine runs, and the model runs once per level (NEE_MAX_ISA makes the
+# machine pick as a lesser CPU would), every bundle node from that level's kernels. The encoder also runs at batch 8
 # (its symbolic batch dim bound by --input-shape) with a batch-8 bundle, checked against
 # the reference kernels, where the same nodes must find their batch-8 kernels. Every
 # model's CUDA bundle builds, and two models run from OpenCL bundles on PoCL.
@@ -24,16 +26,32 @@ require_bundled() {
     fi
   done
 }
+# require_level LABEL LEVEL PLACEMENT: every node that ran in the bundle ran LEVEL's kernel.
+require_level() {
+  local others
+  others=$(echo "$3" | awk -v level="_$2" '$3 == "bundle" && substr($4, length($4) - length(level) + 1) != level')
+  if [[ -n $others ]]; then
+    echo "$1: bundle nodes ran kernels of another level than $2:"
+    echo "$others" | head -3
+    status=1
+  fi
+}
 for model in resnet18 resnet50 mobilenet_v2 bert_encoder; do
   dir=$zoo/${model}_small
   echo "== $model (reference kernels)"
   "$build/runtime/cli/nee-run" "$dir/model.onnx" --inputs "$dir/test_data_set_0" --expect "$dir/test_data_set_0" \
     --peak-rtol 1e-4 || status=1
-  echo "== $model (bundle of default schedules)"
+  echo "== $model (bundle of default schedules, every ISA level this machine runs)"
   NEE_DB=$zoo/empty.db "$build/tuner/nee-tune" "$dir/model.onnx" --trials 0 --bundle "$zoo/${model}_bundle" || status=1
-  placement=$("$build/runtime/cli/nee-run" "$dir/model.onnx" --bundle "$zoo/${model}_bundle" \
-    --inputs "$dir/test_data_set_0" --expect "$dir/test_data_set_0" --peak-rtol 1e-4 --placement) || status=1
-  require_bundled "$model" "$model" "$placement"
+  levels=$(/usr/bin/python3 -c 'import json, sys; print(" ".join(v["isa"] for v in json.load(open(sys.argv[1]))["variants"]))' \
+    "$zoo/${model}_bundle/manifest.json") || status=1
+  for level in $levels; do
+    echo "-- $model at $level"
+    placement=$(NEE_MAX_ISA=$level "$build/runtime/cli/nee-run" "$dir/model.onnx" --bundle "$zoo/${model}_bundle" \
+      --inputs "$dir/test_data_set_0" --expect "$dir/test_data_set_0" --peak-rtol 1e-4 --placement) || status=1
+    require_bundled "$model" "$model at $level" "$placement"
+    require_level "$model" "$level" "$placement"
+  done
 done
 echo "== bert_encoder at batch 8 (bundle of default schedules)"
 dir=$zoo/bert_encoder_small

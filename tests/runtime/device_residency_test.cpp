@@ -186,9 +186,11 @@ TEST_F(DeviceResidency, RepeatedKernelCallsReuseTheDeviceOperands) {
   load.model_path = model("chain");
   load.expected_kind = TargetKind::opencl;
   const std::shared_ptr<KernelBundle> bundle = KernelBundle::load(dir_->file("chain"), load);
-  const auto entry = std::find_if(bundle->manifest().kernels.begin(), bundle->manifest().kernels.end(),
+  ASSERT_EQ(bundle->manifest().variants.size(), 1u);  // a GPU bundle has one
+  const std::vector<BundleKernelEntry>& kernels = bundle->manifest().variants.front().kernels;
+  const auto entry = std::find_if(kernels.begin(), kernels.end(),
                                   [](const BundleKernelEntry& e) { return e.workload.op == "matmul"; });
-  ASSERT_NE(entry, bundle->manifest().kernels.end());
+  ASSERT_NE(entry, kernels.end());
   const HalideKernel* kernel = bundle->find(entry->workload.key());
   ASSERT_NE(kernel, nullptr);
   Tensor a = random_tensor(entry->workload.inputs.at(0), 31);

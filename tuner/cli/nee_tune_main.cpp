@@ -137,6 +137,12 @@ int main(int argc, char** argv) {
       ->excludes("--no-winograd");
   app.add_option("--db", db_path, "tuning database (default: $NEE_DB or ~/.local/share/nee/tuning.db)");
   app.add_option("--bundle", bundle_dir, "after tuning, build the model's kernel bundle into this folder");
+  std::string isa_text;
+  app.add_option("--isa", isa_text,
+                 "CPU bundles: the ISA levels to build a variant of every kernel for, comma-separated (sse41, avx2, "
+                 "avx512_skylake, avx512_cannonlake, avx512_sapphirerapids, arm64, arm64_dotprod), 'host' for this "
+                 "machine's own level, or 'all' (the default): every level this machine runs, so the bundle also runs "
+                 "on lesser CPUs; the runtime picks per kernel the best level the CPU it runs on has");
   app.add_option("--jobs", options.build_jobs, "parallel compiles")->check(CLI::Range(1, 256));
   app.add_option("--threads", options.runner.threads, "kernel threads while measuring (0: all cores)");
   app.add_option("--seed", options.seed, "search seed (0: from the clock)");
@@ -191,6 +197,8 @@ int main(int argc, char** argv) {
     if (budget > 0 && app.count("--trials") == 0) options.trials = 1000000;
 
     if (cuda_capability != 0 && target_kind != "cuda") throw nee::Error("--cuda-capability needs --target cuda");
+    if (!isa_text.empty() && target_kind != "cpu") throw nee::Error("--isa chooses the levels of CPU bundles");
+    if (!isa_text.empty() && bundle_dir.empty()) throw nee::Error("--isa chooses a bundle's levels; it needs --bundle");
     nee::Target target = nee::host_target(nee::target_kind_from_string(target_kind), cuda_capability);
     target.cache = !cache.empty() ? nee::cache_state_from_string(cache)
                    : !model.empty() && target.kind() == nee::TargetKind::cpu ? nee::CacheState::cold
@@ -272,11 +280,16 @@ int main(int argc, char** argv) {
       request.output_dir = bundle_dir;
       request.jobs = options.build_jobs;
       request.graph = graph_options;
+      if (target.kind() == nee::TargetKind::cpu) request.isa_levels = nee::bundle_isa_levels(isa_text);
       const nee::BundleManifest m = nee::build_bundle(&db, request);
-      int tuned = 0;
-      for (const auto& k : m.kernels) tuned += k.source == "tuned";
-      fmt::print("bundle {}: {} kernels ({} tuned, {} default schedules) for {}\n", bundle_dir, m.kernels.size(), tuned,
-                 m.kernels.size() - tuned, target.halide);
+      std::vector<std::string> levels;
+      for (const nee::BundleVariant& v : m.variants) {
+        int tuned = 0;
+        for (const auto& k : v.kernels) tuned += k.source == "tuned";
+        levels.push_back(fmt::format("{} ({} tuned)", v.isa, tuned));
+      }
+      fmt::print("bundle {}: {} kernels for {}, measured as {}\n", bundle_dir, workloads.size(), fmt::join(levels, ", "),
+                 target.halide);
     }
     return nee::interrupted() ? 130 : 0;
   } catch (const std::exception& e) {

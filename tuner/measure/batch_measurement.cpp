@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/isa_level.h"
 #include "core/median.h"
 #include "core/synced_file.h"
 #include "core/utc_time.h"
@@ -40,6 +41,7 @@ void append_synced(const std::string& path, const std::string& lines) { write_sy
 BatchRunCounts run_batch(const std::string& folder_arg, const std::string& program) {
   const std::string folder = fs::absolute(folder_arg).lexically_normal().string();
   const BatchManifest manifest = BatchManifest::read(folder);
+  require_cpu_runs(manifest.halide_target, "batch '" + folder + "'");
   const std::string results_path = batch_results_path(folder);
   // The best median per workload so far, from the tuner's database and this batch.
   std::map<std::string, double> best_us;

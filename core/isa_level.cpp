@@ -1,0 +1,160 @@
+#include "core/isa_level.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace nee {
+
+const std::vector<IsaLevel>& isa_levels() {
+  // Halide 14's -mcpu per feature: penryn (sse41), haswell (avx2), skylake-avx512,
+  // cannonlake, sapphirerapids. Each level's flags are those CPUs' that LLVM emits
+  // without intrinsics; AMX, SHA, RDRAND and the like are not among them.
+  static const std::vector<IsaLevel> levels = [] {
+    const std::vector<std::string> sse41 = {"ssse3", "sse4_1", "cx16"};
+    std::vector<std::string> avx2 = sse41;
+    avx2.insert(avx2.end(), {"popcnt", "avx", "avx2", "fma", "f16c", "bmi1", "bmi2", "abm", "movbe"});
+    std::vector<std::string> skylake = avx2;
+    skylake.insert(skylake.end(), {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"});
+    std::vector<std::string> cannonlake = skylake;
+    cannonlake.insert(cannonlake.end(), {"avx512ifma", "avx512vbmi"});
+    std::vector<std::string> sapphirerapids = cannonlake;
+    sapphirerapids.insert(sapphirerapids.end(), {"avx512_vnni", "avx512_vbmi2", "avx512_bitalg", "avx512_vpopcntdq",
+                                                 "avx512_bf16", "avx512_fp16", "avx_vnni"});
+    return std::vector<IsaLevel>{
+        {"sse41", "x86-64", "x86-64-linux-sse41", sse41},
+        {"avx2", "x86-64", "x86-64-linux-avx-avx2-f16c-fma-sse41", avx2},
+        {"avx512_skylake", "x86-64", "x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41", skylake},
+        {"avx512_cannonlake", "x86-64",
+         "x86-64-linux-avx-avx2-avx512-avx512_cannonlake-avx512_skylake-f16c-fma-sse41", cannonlake},
+        {"avx512_sapphirerapids", "x86-64",
+         "x86-64-linux-avx-avx2-avx512-avx512_cannonlake-avx512_sapphirerapids-avx512_skylake-f16c-fma-sse41",
+         sapphirerapids},
+        // NEON (Advanced SIMD) is part of every AArch64 CPU; the dot product is optional.
+        {"arm64", "arm-64", "arm-64-linux", {"asimd"}},
+        {"arm64_dotprod", "arm-64", "arm-64-linux-arm_dot_prod", {"asimd", "asimddp"}},
+    };
+  }();
+  return levels;
+}
+
+static std::string level_names() {
+  std::vector<std::string> names;
+  for (const IsaLevel& l : isa_levels()) names.push_back(l.name);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+const IsaLevel& isa_level_named(const std::string& name) {
+  for (const IsaLevel& l : isa_levels()) {
+    if (l.name == name) return l;
+  }
+  throw Error(fmt::format("unknown ISA level '{}' (known: {})", name, level_names()));
+}
+
+static std::vector<std::string> split_dashes(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream ss(text);
+  std::string part;
+  while (std::getline(ss, part, '-')) parts.push_back(part);
+  return parts;
+}
+
+const IsaLevel* isa_level_of_target(const std::string& halide_target) {
+  const std::vector<std::string> target = split_dashes(halide_target);
+  const IsaLevel* found = nullptr;
+  for (const IsaLevel& l : isa_levels()) {
+    const std::vector<std::string> needed = split_dashes(l.halide);
+    // The first two parts are the arch and the bits, the third the OS.
+    if (target.size() < 3 || target[0] != needed[0] || target[1] != needed[1]) continue;
+    bool all = true;
+    for (size_t i = 3; i < needed.size(); ++i) {
+      all = all && std::find(target.begin() + 3, target.end(), needed[i]) != target.end();
+    }
+    if (all) found = &l;  // ascending: the last match is the highest
+  }
+  return found;
+}
+
+std::string host_arch() {
+#if defined(__x86_64__)
+  return "x86-64";
+#elif defined(__aarch64__)
+  return "arm-64";
+#else
+  return "unknown";
+#endif
+}
+
+const std::set<std::string>& host_cpu_flags() {
+  static const std::set<std::string> flags = [] {
+    std::set<std::string> found;
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(cpuinfo, line)) {
+      // x86 kernels write "flags", arm64 kernels "Features"; one CPU's line is enough.
+      if (line.rfind("flags", 0) != 0 && line.rfind("Features", 0) != 0) continue;
+      std::stringstream ss(line.substr(line.find(':') + 1));
+      std::string flag;
+      while (ss >> flag) found.insert(flag);
+      break;
+    }
+    return found;
+  }();
+  return flags;
+}
+
+std::vector<std::string> missing_cpu_flags(const IsaLevel& level) {
+  if (level.arch != host_arch()) return level.cpu_flags;
+  std::vector<std::string> missing;
+  for (const std::string& flag : level.cpu_flags) {
+    if (!host_cpu_flags().count(flag)) missing.push_back(flag);
+  }
+  return missing;
+}
+
+std::vector<const IsaLevel*> host_isa_levels() {
+  const char* cap = std::getenv(kMaxIsaVariable);
+  const IsaLevel* cap_level = nullptr;
+  if (cap && *cap) {
+    cap_level = &isa_level_named(cap);
+    if (cap_level->arch != host_arch()) {
+      throw Error(fmt::format("{}={} names a level for {}, but this machine is {}", kMaxIsaVariable, cap,
+                              cap_level->arch, host_arch()));
+    }
+  }
+  std::vector<const IsaLevel*> runs;
+  for (const IsaLevel& l : isa_levels()) {
+    if (l.arch == host_arch() && missing_cpu_flags(l).empty()) runs.push_back(&l);
+    if (&l == cap_level) break;
+  }
+  return runs;
+}
+
+const IsaLevel& host_isa_level() {
+  const std::vector<const IsaLevel*> runs = host_isa_levels();
+  if (runs.empty()) {
+    throw Error(fmt::format("this CPU ({}) runs none of NEE's ISA levels ({})", host_arch(), level_names()));
+  }
+  return *runs.back();
+}
+
+void require_cpu_runs(const std::string& halide_target, const std::string& what) {
+  const IsaLevel* level = isa_level_of_target(halide_target);
+  if (!level) throw Error(fmt::format("{} was compiled for {}, which is at none of NEE's ISA levels", what, halide_target));
+  const std::vector<const IsaLevel*> runs = host_isa_levels();
+  if (std::find(runs.begin(), runs.end(), level) != runs.end()) return;
+  std::vector<std::string> names;
+  for (const IsaLevel* l : runs) names.push_back(l->name);
+  const std::vector<std::string> lacks = missing_cpu_flags(*level);
+  throw Error(fmt::format("{} was compiled for {} ({}); this CPU ({}) runs {}{}", what, level->name, halide_target,
+                          host_arch(), names.empty() ? "none of NEE's levels" : fmt::format("{}", fmt::join(names, ", ")),
+                          lacks.empty() ? fmt::format(" (capped by {})", kMaxIsaVariable)
+                                        : fmt::format(" and lacks {}", fmt::join(lacks, " "))));
+}
+
+}  // namespace nee
