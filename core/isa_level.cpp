@@ -117,20 +117,25 @@ std::vector<std::string> missing_cpu_flags(const IsaLevel& level) {
   return missing;
 }
 
-std::vector<const IsaLevel*> host_isa_levels() {
-  const char* cap = std::getenv(kMaxIsaVariable);
-  const IsaLevel* cap_level = nullptr;
-  if (cap && *cap) {
-    cap_level = &isa_level_named(cap);
-    if (cap_level->arch != host_arch()) {
-      throw Error(fmt::format("{}={} names a level for {}, but this machine is {}", kMaxIsaVariable, cap,
-                              cap_level->arch, host_arch()));
-    }
+static const IsaLevel* cap_level(const std::string& cap, const std::string& source) {
+  if (cap.empty()) return nullptr;
+  const IsaLevel* level = &isa_level_named(cap);
+  if (level->arch != host_arch()) {
+    throw Error(fmt::format("{}{} names a level for {}, but this machine is {}", source, cap, level->arch, host_arch()));
   }
+  return level;
+}
+
+std::vector<const IsaLevel*> host_isa_levels(const std::string& cap) {
+  const char* variable = std::getenv(kMaxIsaVariable);
+  const IsaLevel* caps[] = {cap_level(variable ? variable : "", std::string(kMaxIsaVariable) + "="),
+                            cap_level(cap, "the cap ")};
   std::vector<const IsaLevel*> runs;
+  bool capped = false;
   for (const IsaLevel& l : isa_levels()) {
+    if (capped) break;
     if (l.arch == host_arch() && missing_cpu_flags(l).empty()) runs.push_back(&l);
-    if (&l == cap_level) break;
+    capped = &l == caps[0] || &l == caps[1];
   }
   return runs;
 }

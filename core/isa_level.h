@@ -40,9 +40,10 @@ std::vector<std::string> missing_cpu_flags(const IsaLevel& level);
 // The environment variable that caps the levels this machine claims, so that one machine
 // runs, tunes and tests as a lesser CPU would: NEE_MAX_ISA=avx2.
 inline constexpr const char* kMaxIsaVariable = "NEE_MAX_ISA";
-// The levels this machine runs, ascending, up to the NEE_MAX_ISA cap when it is set
-// (nee::Error for a cap that names no level of this architecture).
-std::vector<const IsaLevel*> host_isa_levels();
+// The levels this machine runs, ascending, up to the NEE_MAX_ISA cap when it is set and
+// up to `cap` when it names a level (nee::Error for a cap that names no level of this
+// architecture).
+std::vector<const IsaLevel*> host_isa_levels(const std::string& cap = "");
 // The highest of them: the level every CPU kernel is compiled and measured for by
 // default. nee::Error when the machine runs none.
 const IsaLevel& host_isa_level();

@@ -26,8 +26,9 @@ static std::string level_list(const std::vector<const IsaLevel*>& levels) {
 
 // The variants whose code this CPU runs, by the levels it claims (NEE_MAX_ISA included);
 // nee::Error naming the CPU's levels and the bundle's when there is none.
-static std::vector<const BundleVariant*> runnable_variants(const BundleManifest& m, const std::string& where) {
-  const std::vector<const IsaLevel*> host = host_isa_levels();
+static std::vector<const BundleVariant*> runnable_variants(const BundleManifest& m, const std::string& where,
+                                                           const std::string& max_isa) {
+  const std::vector<const IsaLevel*> host = host_isa_levels(max_isa);
   std::vector<const BundleVariant*> runs;
   std::vector<std::string> held;
   for (const BundleVariant& v : m.variants) {
@@ -39,13 +40,15 @@ static std::vector<const BundleVariant*> runnable_variants(const BundleManifest&
     if (std::find(host.begin(), host.end(), &level) != host.end()) runs.push_back(&v);
     const std::vector<std::string> lacks = missing_cpu_flags(level);
     held.push_back(level.arch != host_arch() ? fmt::format("{} (for {})", v.isa, level.arch)
-                   : lacks.empty()           ? fmt::format("{} (above the {} cap)", v.isa, kMaxIsaVariable)
+                   : lacks.empty()           ? fmt::format("{} (above the cap)", v.isa)
                                              : fmt::format("{} (needs {})", v.isa, fmt::join(lacks, " ")));
   }
   if (runs.empty()) {
-    const char* cap = std::getenv(kMaxIsaVariable);
+    const char* variable = std::getenv(kMaxIsaVariable);
+    std::string caps = variable && *variable ? fmt::format(", {}={}", kMaxIsaVariable, variable) : "";
+    if (!max_isa.empty()) caps += ", capped at " + max_isa;
     throw Error(fmt::format("{} holds kernels for {}; this CPU ({}{}) runs {}", where, fmt::join(held, ", "), host_arch(),
-                            cap && *cap ? fmt::format(", {}={}", kMaxIsaVariable, cap) : "", level_list(host)));
+                            caps, level_list(host)));
   }
   return runs;
 }
@@ -78,7 +81,7 @@ std::shared_ptr<KernelBundle> KernelBundle::load(const std::string& dir, const B
     throw Error(fmt::format("{} was built for a {} target ({}), but a {} run was asked for", where,
                             to_string(m.target.kind()), m.target.halide, to_string(options.expected_kind)));
   }
-  const std::vector<const BundleVariant*> runnable = runnable_variants(m, where);
+  const std::vector<const BundleVariant*> runnable = runnable_variants(m, where, options.max_isa);
   if (!options.model_path.empty() && !m.model_sha256.empty()) {
     const std::string model_hash = sha256_file(options.model_path);
     if (model_hash != m.model_sha256) {

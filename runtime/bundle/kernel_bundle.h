@@ -19,6 +19,9 @@ struct BundleLoadOptions {
   int threads = 0;
   // How long the pool's workers stay awake after a loop (KernelPoolSettings::spin_us).
   int spin_us = KernelPoolSettings{}.spin_us;
+  // Picks kernels as a CPU at most at this ISA level would (core/isa_level.h), on top of
+  // NEE_MAX_ISA; empty: no cap of its own.
+  std::string max_isa;
 };
 
 // A loaded kernel bundle. load() refuses, with an error that names the problem, a bundle

@@ -40,18 +40,20 @@ struct Options {
   int repeat = 0, warmup = 3, threads = 0;
   int spin_us = nee::KernelPoolSettings{}.spin_us;
   uint64_t seed = 1;
+  bool each_isa = false;
+  std::string max_isa;  // BundleLoadOptions::max_isa
 };
 
 // `threads`, when given, receives the size of the bundle's thread pool.
 std::unique_ptr<nee::Session> make_session(const Options& o, const std::string& bundle_dir, int* threads = nullptr) {
   std::vector<std::unique_ptr<nee::KernelProvider>> providers;
   if (!bundle_dir.empty()) {
-    nee::BundleLoadOptions load{o.model, nee::target_kind_from_string(o.target), o.threads, o.spin_us};
+    nee::BundleLoadOptions load{o.model, nee::target_kind_from_string(o.target), o.threads, o.spin_us, o.max_isa};
     auto bundle = nee::KernelBundle::load(bundle_dir, load);
     for (const std::string& w : bundle->warnings()) fmt::print(stderr, "nee-run: warning: {}\n", w);
     std::vector<std::string> levels, runs;
     for (const auto& [isa, count] : bundle->kernels_by_level()) levels.push_back(fmt::format("{} {}", isa, count));
-    for (const nee::IsaLevel* l : nee::host_isa_levels()) runs.push_back(l->name);
+    for (const nee::IsaLevel* l : nee::host_isa_levels(o.max_isa)) runs.push_back(l->name);
     fmt::print("bundle {}: kernels by ISA level: {} (this CPU runs {})\n", bundle_dir, fmt::join(levels, ", "),
                fmt::join(runs, ", "));
     if (threads) *threads = bundle->threads();
@@ -124,6 +126,44 @@ double time_run(nee::Session& s, const std::map<std::string, nee::Tensor>& input
 
 }  // namespace
 
+// --each-isa: the bundle loaded once per ISA level this CPU runs, each session picking
+// kernels as a CPU at most at that level would. Every level's outputs are checked
+// against the uncapped run's, then the levels are timed in turn, run by run, in a
+// rotating order, so that machine noise hits all alike.
+bool time_each_isa(const Options& o, const std::map<std::string, nee::Tensor>& inputs,
+                   const std::map<std::string, nee::Tensor>& outputs, const std::vector<std::string>& out_names) {
+  bool ok = true;
+  std::vector<std::string> levels;
+  std::vector<std::unique_ptr<nee::Session>> sessions;
+  for (const nee::IsaLevel* l : nee::host_isa_levels()) {
+    Options capped = o;
+    capped.max_isa = l->name;
+    sessions.push_back(make_session(capped, o.bundle));
+    levels.push_back(l->name);
+    const auto got = sessions.back()->run(inputs);
+    ok = check_outputs(got, out_names, [&](size_t, const std::string& n) { return outputs.at(n); }, o,
+                       "the uncapped run, at " + l->name) && ok;
+  }
+  for (int i = 0; i < o.warmup; ++i) {
+    for (auto& s : sessions) s->run(inputs);
+  }
+  std::vector<std::vector<double>> times(sessions.size());
+  for (int i = 0; i < std::max(o.repeat, 1); ++i) {
+    for (size_t k = 0; k < sessions.size(); ++k) {
+      const size_t j = (i + k) % sessions.size();
+      times[j].push_back(time_run(*sessions[j], inputs, nullptr));
+    }
+  }
+  const nee::TimingSummary top = nee::summarize_timings(times.back());
+  fmt::print("{:<24} {:>10} {:>10} {:>10} {:>15}\n", "capped at", "median ms", "p10 ms", "p90 ms", "time / highest");
+  for (size_t j = 0; j < sessions.size(); ++j) {
+    const nee::TimingSummary t = nee::summarize_timings(times[j]);
+    fmt::print("{:<24} {:>10.3f} {:>10.3f} {:>10.3f} {:>14.2f}x\n", levels[j], t.median_ms, t.p10_ms, t.p90_ms,
+               t.median_ms / top.median_ms);
+  }
+  return ok;
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"nee-run: execute an ONNX model with a NEE kernel bundle"};
   Options o;
@@ -145,6 +185,11 @@ int main(int argc, char** argv) {
                  "instead of element-wise tolerances: pass when max |error| <= this x max |expected|");
   app.add_option("--repeat", o.repeat, "time this many runs after warm-up")->check(CLI::Range(0, 1000000));
   app.add_option("--warmup", o.warmup, "untimed runs before timing")->check(CLI::Range(0, 1000000));
+  app.add_flag("--each-isa", o.each_isa,
+               "load the bundle once per ISA level this CPU runs, as a CPU at most at that level would pick its "
+               "kernels, check each level's outputs against the uncapped run's, and time the levels side by side "
+               "(--repeat runs each)")
+      ->needs("--bundle");
   app.add_option("--compare-bundle", o.compare_bundle,
                  "time a second bundle in the same run, alternating, and print the speed-up over it");
   app.add_option("--threads", o.threads,
@@ -223,6 +268,7 @@ int main(int argc, char** argv) {
       ok = check_outputs(outputs, out_names, [&](size_t, const std::string& n) { return want.at(n); }, o,
                          "reference kernels") && ok;
     }
+    if (o.each_isa) return time_each_isa(o, inputs, outputs, out_names) && ok ? 0 : 2;
     const int timed_runs = o.repeat > 0 ? o.repeat : (o.profile.empty() ? 0 : 1);
     if (timed_runs > 0) {
       std::unique_ptr<nee::Session> other;

@@ -228,6 +228,17 @@ TEST_F(Bundle, CapRunsTheLowerLevelsKernels) {
   }
 }
 
+// The same choice through the load options, as nee-run --each-isa makes it per session.
+TEST_F(Bundle, LoadOptionCapsTheLevel) {
+  if (low() == high()) GTEST_SKIP() << "this CPU runs one ISA level only (" << high() << ")";
+  BundleLoadOptions options;
+  options.model_path = model_;
+  options.max_isa = low();
+  EXPECT_EQ(KernelBundle::load(copy_, options)->kernels_by_level(), (std::map<std::string, int>{{low(), 3}}));
+  options.max_isa = "avx1024";
+  EXPECT_HAS(load_error(options), "unknown ISA level 'avx1024'");
+}
+
 // A kernel tuned at a lower level only runs from that level; the others stay at the top.
 TEST_F(Bundle, TunedKernelOfALowerLevelIsPreferred) {
   if (low() == high()) GTEST_SKIP() << "this CPU runs one ISA level only (" << high() << ")";
@@ -249,7 +260,7 @@ TEST_F(Bundle, NoVariantThisCpuRunsIsRefused) {
   const std::string top = high();
   const IsaCap cap(low());
   const std::string e = load_error();
-  EXPECT_HAS(e, "holds kernels for " + top + " (above the NEE_MAX_ISA cap)");
+  EXPECT_HAS(e, "holds kernels for " + top + " (above the cap)");
   EXPECT_HAS(e, "NEE_MAX_ISA=" + low());
   EXPECT_HAS(e, "runs " + low());
 }

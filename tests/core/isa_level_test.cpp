@@ -112,9 +112,17 @@ TEST(IsaLevel, CapLimitsTheHostLevels) {
       host_isa_levels();
       ADD_FAILURE() << "a cap for another architecture was accepted";
     } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("names a level for arm-64"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("NEE_MAX_ISA=arm64 names a level for arm-64"), std::string::npos)
+          << e.what();
     }
   }
+  // A cap given by the caller applies with the variable's; the lower one wins.
+  ASSERT_EQ(host_isa_levels("sse41").size(), 1u);
+  {
+    const IsaCap cap("sse41");
+    EXPECT_EQ(host_isa_levels("avx512_sapphirerapids").size(), 1u);
+  }
+  EXPECT_THROW(host_isa_levels("arm64"), Error);
 }
 
 // The message that require_cpu_runs throws, or empty when it does not.

@@ -156,6 +156,18 @@ TEST_F(EndToEnd, TuneThenRunMatchesHandComputedOutput) {
   ASSERT_TRUE(std::regex_search(run.output, m, std::regex(R"((\d+) of (\d+) nodes ran bundle kernels)"))) << run.output;
   EXPECT_EQ(m[1].str(), "3") << run.output;
   EXPECT_NE(run.output.find("kernels by ISA level: " + host + " 3 "), std::string::npos) << run.output;
+
+  // Every level of the bundle computes the same outputs and gets a row of the table.
+  const ProcessResult each = run_tool({NEE_RUN_PATH, model, "--bundle", file("b"), "--inputs", file("in"), "--each-isa",
+                                       "--repeat", "3", "--warmup", "1"});
+  ASSERT_TRUE(each.exited && each.exit_code == 0) << each.output;
+  for (const IsaLevel* l : host_isa_levels()) {
+    EXPECT_NE(each.output.find("kernels by ISA level: " + l->name + " 3 "), std::string::npos) << each.output;
+    EXPECT_NE(each.output.find("check y vs the uncapped run, at " + l->name + ": ok"), std::string::npos)
+        << each.output;
+    EXPECT_TRUE(std::regex_search(each.output, std::regex("\\n" + l->name + " +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+x")))
+        << each.output;
+  }
   for (const char* node : {"fc1", "fc2", "head"}) {
     EXPECT_TRUE(std::regex_search(run.output, std::regex(std::string(node) + R"(\s+NeeMatMul\s+bundle\s+nee_k)")))
         << node << "\n" << run.output;
