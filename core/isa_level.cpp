@@ -7,6 +7,11 @@
 
 #include <fmt/format.h>
 
+#if defined(__aarch64__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
+
 #include "core/error.h"
 
 namespace nee {
@@ -93,16 +98,25 @@ std::string host_arch() {
 const std::set<std::string>& host_cpu_flags() {
   static const std::set<std::string> flags = [] {
     std::set<std::string> found;
+#if defined(__aarch64__)
+    // The kernel's hardware capabilities, named as /proc/cpuinfo names them; read from
+    // the auxiliary vector, which an emulator (qemu-user) fills for the CPU it emulates,
+    // while its /proc/cpuinfo would be the host's.
+    const unsigned long hwcap = getauxval(AT_HWCAP);
+    if (hwcap & HWCAP_ASIMD) found.insert("asimd");
+    if (hwcap & HWCAP_ASIMDDP) found.insert("asimddp");
+#else
     std::ifstream cpuinfo("/proc/cpuinfo");
     std::string line;
     while (std::getline(cpuinfo, line)) {
-      // x86 kernels write "flags", arm64 kernels "Features"; one CPU's line is enough.
-      if (line.rfind("flags", 0) != 0 && line.rfind("Features", 0) != 0) continue;
+      // One CPU's line is enough.
+      if (line.rfind("flags", 0) != 0) continue;
       std::stringstream ss(line.substr(line.find(':') + 1));
       std::string flag;
       while (ss >> flag) found.insert(flag);
       break;
     }
+#endif
     return found;
   }();
   return flags;

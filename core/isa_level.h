@@ -31,8 +31,9 @@ const IsaLevel* isa_level_of_target(const std::string& halide_target);
 
 // The architecture this program was compiled for, as a level's `arch` names it.
 std::string host_arch();
-// The CPU flags this machine's kernel reports (the "flags" or "Features" line of
-// /proc/cpuinfo), which also says that the OS saves the registers they need.
+// The CPU flags this machine's kernel reports: on x86 the "flags" line of /proc/cpuinfo,
+// which lists a vector extension only where the OS saves its registers; on ARM the
+// auxiliary vector's hardware capabilities, under /proc/cpuinfo's names.
 const std::set<std::string>& host_cpu_flags();
 // The flags of `level` this machine lacks, all of them when it is another architecture.
 std::vector<std::string> missing_cpu_flags(const IsaLevel& level);

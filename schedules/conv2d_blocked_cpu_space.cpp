@@ -69,7 +69,7 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   // A 1x1 conv reads one input pixel per channel step, so wider channel blocks pay: 40
   // random points on ResNet's 256->64 1x1 conv put 4 blocks x 6 columns first (555 us,
   // the default's 2 x 8 at 823 us).
-  const bool wide = isa_.registers >= 32;
+  const bool wide = isa_.wide();
   const bool one_by_one = kernel_w_ == 1 && workload_.inputs[1].shape[2] == 1;
   const Conv2dAttrs attrs = conv2d_attrs(workload_);
   const bool strided = attrs.strides[0] > 1 || attrs.strides[1] > 1;

@@ -47,7 +47,7 @@ ScheduleConfig Conv2dCpuSpace::default_config() const {
   // About half the vector registers hold accumulators: 4x2 blocks on AVX2, 8x2 on AVX-512.
   c.knobs["vec"] = largest_value_up_to(knobs_, "vec", isa_.lanes);
   c.knobs["x_vecs"] = std::clamp<int64_t>(out_w_ / c.knobs["vec"], 1, 2);
-  c.knobs["oc_block"] = largest_value_up_to(knobs_, "oc_block", isa_.registers >= 32 ? 8 : 4);
+  c.knobs["oc_block"] = largest_value_up_to(knobs_, "oc_block", isa_.wide() ? 8 : 4);
   c.knobs["rows"] = largest_value_up_to(knobs_, "rows", 4);
   c.knobs["red_order"] = 0;
   c.knobs["unroll_kx"] = kernel_w_ <= 3 ? 1 : 0;

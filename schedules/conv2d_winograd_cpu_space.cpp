@@ -50,7 +50,7 @@ Conv2dWinogradCpuSpace::Conv2dWinogradCpuSpace(const Workload& workload, CpuVect
 // rounds: 277 and 369 us.
 ScheduleConfig Conv2dWinogradCpuSpace::default_config() const {
   ScheduleConfig c;
-  const bool wide = isa_.registers >= 32;
+  const bool wide = isa_.wide();
   const int64_t oc_blocks = wide && blocks_ % 2 == 0 ? 2 : 1;
   c.knobs["oc_blocks"] = oc_blocks;
   const int64_t block_regs = isa_.registers_per_vector(kConvWeightBlock) * oc_blocks;

@@ -16,7 +16,8 @@ CpuVectorIsa CpuVectorIsa::of_target(const std::string& halide_target) {
   const Halide::Target t(halide_target);
   if (t.has_feature(Halide::Target::AVX512)) return {16, 32};
   if (t.has_feature(Halide::Target::AVX) || t.has_feature(Halide::Target::AVX2)) return {8, 16};
-  return {4, 16};  // SSE, NEON: 128-bit vectors
+  if (t.arch == Halide::Target::ARM) return {4, 32};  // NEON: 32 128-bit registers
+  return {4, 16};                                     // SSE: 16 128-bit registers
 }
 
 int CpuVectorIsa::registers_per_vector(int64_t width) const {

@@ -13,6 +13,10 @@ struct CpuVectorIsa {
 
   static CpuVectorIsa of_target(const std::string& halide_target);
 
+  // A 16-lane unit with 32 registers (AVX-512), on which the spaces' wide defaults were
+  // measured. NEON has 32 registers too, but of 4 lanes: a 16-channel weight block takes
+  // 4 of them, so the wide register blocks would spill there.
+  bool wide() const { return lanes >= 16 && registers >= 32; }
   // Registers one vector of `width` floats takes (at least one).
   int registers_per_vector(int64_t width) const;
   // Empty when a register block of `columns` broadcast columns by `blocks` 16-channel

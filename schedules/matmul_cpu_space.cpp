@@ -77,7 +77,7 @@ int64_t outer_tile_blocks(int64_t m, int64_t mr) {
 ScheduleConfig MatmulCpuSpace::default_config() const {
   // The hand schedule, cut to the workload's extents so that small shapes stay valid.
   ScheduleConfig c;
-  const bool wide = isa_.registers >= 32;
+  const bool wide = isa_.wide();
   c.knobs["vec"] = largest_value_up_to(knobs_, "vec", isa_.lanes);
   // Register blocks that fill the vector registers, best first: at 1024 cubed the 6x64 block
   // in 32-block tiles ran at 158-169 GFLOP/s (1/8 of its rows computed twice) against

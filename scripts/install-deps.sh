@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs NEE's build and test dependencies from Debian 12's packages.
+# Installs NEE's build and test dependencies from Debian 12's packages (the arm64
+# libraries of the ARM cross-build are unpacked into the build folder instead, by
+# scripts/build-arm64.sh).
 # Idempotent and quiet: it asks apt only for what is missing.
 set -euo pipefail
 
@@ -14,6 +16,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
   python3-onnx python3-numpy python3-torch python3-torchvision python3-venv
+  gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user-static
 )
 
 missing=()

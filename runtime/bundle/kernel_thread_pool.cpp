@@ -1,6 +1,8 @@
 #include "runtime/bundle/kernel_thread_pool.h"
 
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 
 #include <atomic>
 #include <chrono>
@@ -12,6 +14,16 @@
 namespace nee {
 
 namespace {
+
+// A spinning thread's hint to the core that it waits (and, on x86, to a sibling
+// hyperthread that it may have the core).
+inline void spin_pause() {
+#if defined(__x86_64__)
+  _mm_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
 
 // True on a thread while it runs a loop's task; a loop started there runs serially.
 thread_local bool t_in_task = false;
@@ -71,7 +83,7 @@ class Pool {
       wake_.notify_all();
     }
     run_claimed_tasks(generation);
-    while (loop_.done.load(std::memory_order_acquire) < size) _mm_pause();
+    while (loop_.done.load(std::memory_order_acquire) < size) spin_pause();
     return loop_.result.load(std::memory_order_relaxed);
   }
 
@@ -123,7 +135,7 @@ class Pool {
       if (stop_.load(std::memory_order_relaxed)) return;
       // Reading the clock costs about as much as 20 pauses, so it is read every 64th poll.
       if (polls % 64 != 0 || Clock::now() - idle_since < spin) {
-        _mm_pause();
+        spin_pause();
         continue;
       }
       std::unique_lock<std::mutex> lock(sleep_mutex_);

@@ -288,8 +288,7 @@ int main(int argc, char** argv) {
         for (const auto& k : v.kernels) tuned += k.source == "tuned";
         levels.push_back(fmt::format("{} ({} tuned)", v.isa, tuned));
       }
-      fmt::print("bundle {}: {} kernels for {}, measured as {}\n", bundle_dir, workloads.size(), fmt::join(levels, ", "),
-                 target.halide);
+      fmt::print("bundle {}: {} kernels for {}\n", bundle_dir, workloads.size(), fmt::join(levels, ", "));
     }
     return nee::interrupted() ? 130 : 0;
   } catch (const std::exception& e) {
