@@ -7,7 +7,9 @@
 #include <random>
 #include <set>
 
+#include "core/conv_workload.h"
 #include "core/error.h"
+#include "core/isa_level.h"
 #include "core/layernorm_workload.h"
 #include "core/pool_workload.h"
 #include "core/softmax_workload.h"
@@ -208,6 +210,38 @@ TEST(ScheduleSpace, PoolSoftmaxLayernormPointsAreValid) {
   EXPECT_EQ(c.at("unroll_window"), 0);
   c.knobs["unroll_window"] = 1;
   EXPECT_NE(pool_space->check(c).find("kx unroll"), std::string::npos);
+}
+
+// Every CPU ISA level's default points are valid, ARM's NEON (4 lanes, 32 registers)
+// among them: the wide register blocks measured on AVX-512 would spill there.
+TEST(ScheduleSpace, DefaultPointsAreValidAtEveryIsaLevel) {
+  const TensorType row{DType::f32, {768}};
+  std::vector<Workload> workloads = {
+      shape(256, 256, 256),
+      shape(1, 512, 10),
+      shape(128, 768, 768),
+      make_global_pool2d_workload({DType::f32, {1, 512, 7, 7}}, PoolKind::average),
+      make_softmax_workload({DType::f32, {1, 12, 128, 128}}, -1),
+      make_layernorm_workload({DType::f32, {1, 128, 768}}, row, &row, -1, 1e-5),
+      strided_copy_workload_from_shape("1x128x4x64,perm=0x2x3x1"),
+  };
+  // Each conv as given and in the runtime's forms: blocked activations, and Winograd.
+  for (const char* conv : {"1x64x56x56,64x3x3,s1,p1", "1x256x14x14,1024x1x1", "1x256x4x4,512x1x1,s2",
+                           "1x512x7x7,512x3x3,s1,p1", "1x128x28x28,128x3x3,s2,p1", "1x96x56x56,96x3x3,s1,p1,g96",
+                           "1x3x224x224,64x7x7,s2,p3"}) {
+    const Workload w = conv2d_workload_from_shape(conv);
+    workloads.push_back(w);
+    workloads.push_back(conv2d_runtime_layout(w, true));
+    workloads.push_back(conv2d_runtime_layout(w, true, true));
+  }
+  for (const IsaLevel& level : isa_levels()) {
+    Target target;
+    target.halide = level.halide;
+    for (const Workload& w : workloads) {
+      const auto space = make_schedule_space(w, target);
+      EXPECT_EQ(space->check(space->default_config()), "") << level.name << ": " << w.key();
+    }
+  }
 }
 
 // Strided copies: defaults and random points valid for CPU and GPU, for copies that keep
