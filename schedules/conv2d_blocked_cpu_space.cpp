@@ -99,11 +99,7 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   if (wide && one_by_one && blocks_ % 4 == 0) oc_blocks = 4;
   if (chunked) oc_blocks = chunk_blocks;
   c.knobs["oc_blocks"] = oc_blocks;
-  const int64_t block_regs = isa_.registers_per_vector(kConvWeightBlock) * oc_blocks;
-  // Never more than fit beside one weight vector per block and the broadcast value
-  // (channel_block_misfit): on SSE's 16 registers of 4 lanes that is 2 columns, not 3.
-  const int64_t px_limit =
-      std::max<int64_t>(1, std::min<int64_t>(isa_.registers * 3 / 4, isa_.registers - block_regs - 1) / block_regs);
+  const int64_t px_limit = isa_.default_block_columns(oc_blocks);
   // A chunked tile rounds its columns up to whole register blocks; 4 columns (8 for a
   // 7-wide plane) came first for 1x1 convs and narrow planes, 6 for 3x3 convs on wider ones.
   if (chunked && oc_blocks == 4) {

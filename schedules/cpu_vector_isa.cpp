@@ -24,6 +24,11 @@ int CpuVectorIsa::registers_per_vector(int64_t width) const {
   return static_cast<int>(std::max<int64_t>(1, (width + lanes - 1) / lanes));
 }
 
+int64_t CpuVectorIsa::default_block_columns(int64_t blocks) const {
+  const int64_t block_regs = registers_per_vector(kConvWeightBlock) * blocks;
+  return std::max<int64_t>(1, std::min<int64_t>(registers * 3 / 4, registers - block_regs - 1) / block_regs);
+}
+
 std::string CpuVectorIsa::channel_block_misfit(int64_t blocks, int64_t columns) const {
   const int64_t block_regs = registers_per_vector(kConvWeightBlock) * blocks;
   if (block_regs * columns + block_regs + 1 <= registers) return "";

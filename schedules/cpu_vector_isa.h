@@ -19,6 +19,11 @@ struct CpuVectorIsa {
   bool wide() const { return lanes >= 16 && registers >= 32; }
   // Registers one vector of `width` floats takes (at least one).
   int registers_per_vector(int64_t width) const;
+  // The most broadcast columns a default register block of `blocks` 16-channel weight
+  // vectors takes: accumulators in at most 3/4 of the registers (the measured defaults'
+  // rule), and never more than fit beside one weight vector per block and the broadcast
+  // value (on SSE's 16 registers of 4 lanes that is 2 columns, not 3). At least one.
+  int64_t default_block_columns(int64_t blocks) const;
   // Empty when a register block of `columns` broadcast columns by `blocks` 16-channel
   // weight vectors fits (its accumulators, one weight vector per block and the broadcast
   // value); otherwise why it would spill.

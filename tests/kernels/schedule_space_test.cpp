@@ -227,7 +227,8 @@ TEST(ScheduleSpace, DefaultPointsAreValidAtEveryIsaLevel) {
   };
   // Each conv as given and in the runtime's forms: blocked activations, and Winograd.
   for (const char* conv : {"1x64x56x56,64x3x3,s1,p1", "1x256x14x14,1024x1x1", "1x256x4x4,512x1x1,s2",
-                           "1x512x7x7,512x3x3,s1,p1", "1x128x28x28,128x3x3,s2,p1", "1x96x56x56,96x3x3,s1,p1,g96",
+                           "1x512x7x7,512x3x3,s1,p1", "1x128x28x28,128x3x3,s2,p1", "1x128x28x28,128x3x3,s1,p1",
+                           "1x256x14x14,256x3x3,s1,p1", "1x96x56x56,96x3x3,s1,p1,g96",
                            "1x3x224x224,64x7x7,s2,p3"}) {
     const Workload w = conv2d_workload_from_shape(conv);
     workloads.push_back(w);
