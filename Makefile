@@ -11,6 +11,14 @@ DEMO_DIR ?= $(BUILD)/demo
 DEMO_TIME ?= 3m
 BENCH_DIR ?= $(BUILD)/bench-report
 BENCH_QUICK ?=
+# CMake 3.31 and Halide 21 from the project's virtual environment (scripts/install-deps.sh).
+VENV ?= .venv
+CMAKE := $(VENV)/bin/cmake
+CTEST := $(VENV)/bin/ctest
+# Where the halide wheel keeps its CMake package, found without loading the module; named
+# as Halide_DIR too, so a build folder configured for Debian's Halide 14 moves over.
+HALIDE_CMAKE = $(shell $(VENV)/bin/python -c "import importlib.util, os; \
+  print(os.path.join(importlib.util.find_spec('halide').submodule_search_locations[0], 'lib64', 'cmake'))")
 
 .PHONY: deps build build-arm64 demo test bench clean
 
@@ -18,18 +26,19 @@ deps:
 	@bash scripts/install-deps.sh
 
 build: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
-	@cmake --build $(BUILD) -j $(JOBS)
+	@$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$(HALIDE_CMAKE) \
+	  -DHalide_DIR=$(HALIDE_CMAKE)/Halide >/dev/null
+	@$(CMAKE) --build $(BUILD) -j $(JOBS)
 
 # nee-run for 64-bit ARM Linux, run by the tests under qemu-user.
 build-arm64: deps
-	@bash scripts/build-arm64.sh . $(BUILD)/arm64
+	@CMAKE=$(CMAKE) bash scripts/build-arm64.sh . $(BUILD)/arm64 $(HALIDE_CMAKE)/../../include/HalideRuntime.h
 
 demo: build
 	@bash scripts/demo.sh $(BUILD) $(DEMO_DIR) $(DEMO_TIME)
 
 test: build build-arm64
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@cd $(BUILD) && $(abspath $(CTEST)) --output-on-failure -j $(JOBS)
 
 bench: build
 	@bash scripts/bench.sh $(BUILD) $(BENCH_DIR) $(if $(BENCH_QUICK),--quick)

@@ -17,9 +17,10 @@
 namespace nee {
 
 const std::vector<IsaLevel>& isa_levels() {
-  // Halide 14's -mcpu per feature: penryn (sse41), haswell (avx2), skylake-avx512,
-  // cannonlake, sapphirerapids. Each level's flags are those CPUs' that LLVM emits
-  // without intrinsics; AMX, SHA, RDRAND and the like are not among them.
+  // Halide's -mcpu per feature: penryn (sse41), haswell (avx2), skylake-avx512,
+  // cannonlake, znver4, sapphirerapids. Each level's flags are those CPUs' that LLVM may
+  // emit without intrinsics (GFNI among them, for byte shifts); AMX, SHA, AES, RDRAND and
+  // the like are not.
   static const std::vector<IsaLevel> levels = [] {
     const std::vector<std::string> sse41 = {"ssse3", "sse4_1", "cx16"};
     std::vector<std::string> avx2 = sse41;
@@ -28,15 +29,19 @@ const std::vector<IsaLevel>& isa_levels() {
     skylake.insert(skylake.end(), {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"});
     std::vector<std::string> cannonlake = skylake;
     cannonlake.insert(cannonlake.end(), {"avx512ifma", "avx512vbmi"});
-    std::vector<std::string> sapphirerapids = cannonlake;
-    sapphirerapids.insert(sapphirerapids.end(), {"avx512_vnni", "avx512_vbmi2", "avx512_bitalg", "avx512_vpopcntdq",
-                                                 "avx512_bf16", "avx512_fp16", "avx_vnni"});
+    std::vector<std::string> zen4 = cannonlake;
+    zen4.insert(zen4.end(), {"avx512_vnni", "avx512_vbmi2", "avx512_bitalg", "avx512_vpopcntdq", "avx512_bf16", "gfni"});
+    std::vector<std::string> sapphirerapids = zen4;
+    sapphirerapids.insert(sapphirerapids.end(), {"avx512_fp16", "avx_vnni"});
     return std::vector<IsaLevel>{
         {"sse41", "x86-64", "x86-64-linux-sse41", sse41},
         {"avx2", "x86-64", "x86-64-linux-avx-avx2-f16c-fma-sse41", avx2},
         {"avx512_skylake", "x86-64", "x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41", skylake},
         {"avx512_cannonlake", "x86-64",
          "x86-64-linux-avx-avx2-avx512-avx512_cannonlake-avx512_skylake-f16c-fma-sse41", cannonlake},
+        // AMD Zen 4 and 5: AVX-512 with BF16 and VNNI, no AVX-VNNI and no FP16.
+        {"avx512_zen4", "x86-64",
+         "x86-64-linux-avx-avx2-avx512-avx512_cannonlake-avx512_skylake-avx512_zen4-f16c-fma-sse41", zen4},
         {"avx512_sapphirerapids", "x86-64",
          "x86-64-linux-avx-avx2-avx512-avx512_cannonlake-avx512_sapphirerapids-avx512_skylake-f16c-fma-sse41",
          sapphirerapids},

@@ -7,17 +7,18 @@ namespace nee {
 
 // An instruction-set level a CPU kernel is compiled for: a Halide target string and the
 // CPU flags (as /proc/cpuinfo names them) its code may use. NEE derives every CPU compile
-// target from these levels instead of Halide's get_host_target(): Halide 14 reads an AMD
+// target from these levels instead of Halide's get_host_target(): Halide 14 read an AMD
 // Zen 4 (AVX-512 with BF16, no AVX-VNNI) as avx512_sapphirerapids (halide/Halide#7834),
-// and code built for that dies with SIGILL there. No Halide in here, so the runtime can
+// and code built for that died with SIGILL there; a bundle must name levels other CPUs
+// share anyway, not one machine's reading. No Halide in here, so the runtime can
 // check a bundle against the CPU without a compiler.
 struct IsaLevel {
   std::string name;    // "avx2": what --isa, NEE_MAX_ISA and manifests call it
   std::string arch;    // "x86-64" or "arm-64", the architecture part of the target
   std::string halide;  // the whole target string, features in Halide's canonical order
   // Flags the code needs. Halide's LLVM picks -mcpu from the features (haswell for avx2,
-  // skylake-avx512, cannonlake, sapphirerapids), which may also emit BMI, LZCNT and MOVBE
-  // instructions: those flags are required with the vector ones.
+  // skylake-avx512, cannonlake, znver4, sapphirerapids), which may also emit BMI, LZCNT
+  // and MOVBE instructions: those flags are required with the vector ones.
   std::vector<std::string> cpu_flags;
 };
 

@@ -124,20 +124,31 @@ CacheState cache_state_from_string(const std::string& name) {
 }
 
 std::string Target::key() const {
-  return halide + "@" + device.hash() + (cache == CacheState::cold ? "/cold" : "");
+  return halide + "@" + device.hash() + (halide_major != kLegacyHalideMajor ? "/h" + std::to_string(halide_major) : "") +
+         (cache == CacheState::cold ? "/cold" : "");
 }
 
 nlohmann::json Target::to_json() const {
-  return {{"halide", halide}, {"device", device.to_json()}, {"cache", to_string(cache)}};
+  return {{"halide", halide}, {"halide_major", halide_major}, {"device", device.to_json()}, {"cache", to_string(cache)}};
 }
 
 Target Target::from_json(const nlohmann::json& j) {
   Target t;
   t.halide = j.at("halide").get<std::string>();
+  t.halide_major = j.value("halide_major", kLegacyHalideMajor);
   t.device = DeviceFingerprint::from_json(j.at("device"));
   // Manifests and exports written before cache states existed hold warm times.
   t.cache = cache_state_from_string(j.value("cache", "warm"));
   return t;
+}
+
+int halide_major_of(const std::string& version) {
+  int major = 0;
+  for (char ch : version) {
+    if (ch < '0' || ch > '9') break;
+    major = major * 10 + (ch - '0');
+  }
+  return major > 0 ? major : kLegacyHalideMajor;
 }
 
 }  // namespace nee

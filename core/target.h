@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/version.h"
+
 namespace nee {
 
 // What a measurement depends on besides the code: the processor and its caches. Records
@@ -41,21 +43,29 @@ enum class CacheState { warm, cold };
 std::string to_string(CacheState s);
 CacheState cache_state_from_string(const std::string& name);
 
-// A compilation and measurement target: a Halide target string, the device it was
-// measured on and the cache state of its times. The kind is derived from the Halide
-// features.
+// A compilation and measurement target: a Halide target string, the Halide release that
+// compiles it, the device it was measured on and the cache state of its times. The kind
+// is derived from the Halide features.
 struct Target {
   std::string halide;  // full Halide target string, e.g. x86-64-linux-avx-avx2-f16c-fma-sse41
   DeviceFingerprint device;
   CacheState cache = CacheState::warm;
+  // The major version of the Halide that compiles the kernels: one release's code may run
+  // at another speed than another's, so their times are never ranked together.
+  // Databases, exports and manifests from before it was recorded had Halide 14's.
+  int halide_major = kHalideMajor;
 
   TargetKind kind() const;
   bool has_feature(const std::string& feature) const;
-  // halide + "@" + device.hash(), and "/cold" for cold times (warm keys are those of the
-  // files written before cache states existed).
+  // halide + "@" + device.hash(), then "/h<major>" for a Halide after 14 and "/cold" for
+  // cold times (the keys of files written before either existed stay as they were).
   std::string key() const;
   nlohmann::json to_json() const;
   static Target from_json(const nlohmann::json& j);
 };
+
+// The major version in a Halide version text ("21.0.0"); kLegacyHalideMajor where the
+// text has none.
+int halide_major_of(const std::string& version);
 
 }  // namespace nee

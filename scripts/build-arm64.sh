@@ -7,9 +7,12 @@
 # from scripts/install-deps.sh. Run it under qemu-user:
 #   qemu-aarch64-static -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=OUT/sysroot/usr/lib/aarch64-linux-gnu \
 #     OUT/build/runtime/cli/nee-run ...
-# Usage: build-arm64.sh SOURCE_DIR OUT
+# Usage: build-arm64.sh SOURCE_DIR OUT HALIDE_RUNTIME_H (the header of the Halide that
+# compiles the bundles; $CMAKE names the cmake to use)
 set -euo pipefail
 src=$(cd "$1" && pwd)
+runtime_header=$3
+cmake=${CMAKE:-cmake}
 mkdir -p "$2"
 out=$(cd "$2" && pwd)
 sysroot=$out/sysroot
@@ -26,13 +29,12 @@ if [[ ! -f $sysroot/.complete ]]; then
   apt-get "${apt_options[@]}" update -qq
   (cd "$state/debs" && apt-get "${apt_options[@]}" download -qq "${packages[@]}")
   for deb in "$state"/debs/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
-  # The one Halide header the runtime needs to call compiled kernels; it is the same for
-  # every architecture.
-  mkdir -p "$sysroot/usr/include/halide14"
-  cp /usr/include/halide14/HalideRuntime.h "$sysroot/usr/include/halide14/"
   rm -rf "$state"
   touch "$sysroot/.complete"
 fi
-cmake -S "$src" -B "$out/build" -DCMAKE_TOOLCHAIN_FILE="$src/cmake/aarch64-linux-gnu.cmake" \
+# The one Halide header the runtime needs to call compiled kernels, the same for every
+# architecture, and from the Halide that compiles the bundles.
+cp "$runtime_header" "$sysroot/usr/include/HalideRuntime.h"
+"$cmake" -S "$src" -B "$out/build" -DCMAKE_TOOLCHAIN_FILE="$src/cmake/aarch64-linux-gnu.cmake" \
   -DNEE_ARM64_SYSROOT="$sysroot" -DNEE_RUNTIME_ONLY=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$out/build" -j "$(nproc)" --target nee-run
+"$cmake" --build "$out/build" -j "$(nproc)" --target nee-run

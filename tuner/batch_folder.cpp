@@ -75,7 +75,8 @@ std::vector<BatchRecord> batch_records(const std::string& folder) {
     BatchRecord b;
     TuningRecord& record = b.record;
     record.workload = task.workload;
-    record.target = Target{manifest.halide_target, r.device, manifest.settings.cache};
+    record.target = Target{manifest.halide_target, r.device, manifest.settings.cache,
+                           halide_major_of(manifest.halide_version)};
     record.config = task.config;
     record.result = r.result;
     record.strategy = task.strategy;

@@ -10,12 +10,15 @@
 #include "core/error.h"
 #include "core/isa_level.h"
 #include "core/subprocess.h"
+#include "core/version.h"
 #include "schedules/schedule_space.h"
 #include "schedules/static_output.h"
 #include "tuner/autoscheduler_config.h"
 #include "tuner/autoscheduler_input.h"
 
 namespace nee {
+
+static_assert(HALIDE_VERSION_MAJOR == kHalideMajor, "core/version.h's kHalideMajor is not the Halide NEE builds with");
 
 std::string halide_target_for(TargetKind kind, int cuda_capability) {
   // The host part from the levels the CPU confirms, never Halide's own reading of it.
@@ -28,7 +31,7 @@ std::string halide_target_for(TargetKind kind, int cuda_capability) {
     }
     const std::vector<int>& known = halide_cuda_capabilities();
     if (std::find(known.begin(), known.end(), cuda_capability) == known.end()) {
-      throw Error(fmt::format("Halide 14 compiles for CUDA capabilities {}, not {}", fmt::join(known, ", "),
+      throw Error(fmt::format("Halide compiles for CUDA capabilities {}, not {}", fmt::join(known, ", "),
                               cuda_capability));
     }
     t = t.with_feature(Halide::Target::CUDA)
@@ -90,9 +93,14 @@ void compile_autoscheduled_object(const Workload& workload, const Target& target
 
   Halide::Pipeline pipeline(in.output);
   const Halide::Target t = without_runtime(target);
-  Halide::MachineParams params = Halide::MachineParams::generic();
-  params.parallelism = target.device.cores > 0 ? target.device.cores : 1;
-  pipeline.auto_schedule(autoscheduler, t, params);
+  Halide::AutoschedulerParams params{autoscheduler,
+                                     {{"parallelism", std::to_string(target.device.cores > 0 ? target.device.cores : 1)}}};
+  // What Halide 14's MachineParams::generic() gave Mullapudi2016 besides the parallelism.
+  if (autoscheduler == "Mullapudi2016") {
+    params.extra["last_level_cache_size"] = std::to_string(16 * 1024 * 1024);
+    params.extra["balance"] = "40";
+  }
+  pipeline.apply_autoscheduler(t, params);
   pipeline.compile_to_object(object_path, arguments, symbol, t);
 }
 

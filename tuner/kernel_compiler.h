@@ -11,7 +11,7 @@ namespace nee {
 
 // The Halide target string for a kind of target on this build host: the host's ISA level
 // (core/isa_level.h: the CPU's confirmed features, capped by NEE_MAX_ISA), plus opencl, or cuda with a compute capability: `cuda_capability` (one
-// Halide 14 knows, else nee::Error), or 0 for this machine's GPU's
+// Halide knows, else nee::Error), or 0 for this machine's GPU's
 // (halide_cuda_capability), or 8.0 where it has none. A newer driver JIT-compiles the
 // PTX of an older capability, so 8.0 runs on Ampere and later, the H200 included.
 std::string halide_target_for(TargetKind kind, int cuda_capability = 0);

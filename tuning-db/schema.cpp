@@ -71,6 +71,12 @@ void add_confirmed_us(Connection& db) { db.exec("ALTER TABLE records ADD COLUMN 
 // files was timed warm.
 void add_target_cache(Connection& db) { db.exec("ALTER TABLE targets ADD COLUMN cache TEXT NOT NULL DEFAULT 'warm'"); }
 
+// The major version of the Halide that compiled a target's kernels (Target::halide_major);
+// every record of v1-v4 files was compiled by Halide 14.
+void add_target_halide_major(Connection& db) {
+  db.exec("ALTER TABLE targets ADD COLUMN halide_major INTEGER NOT NULL DEFAULT 14");
+}
+
 }  // namespace
 
 const std::vector<Migration>& migrations() {
@@ -79,6 +85,7 @@ const std::vector<Migration>& migrations() {
       {2, "records.predicted_us", add_predicted_us},
       {3, "records.confirmed_us", add_confirmed_us},
       {4, "targets.cache", add_target_cache},
+      {5, "targets.halide_major", add_target_halide_major},
   };
   return list;
 }

@@ -29,7 +29,7 @@ constexpr const char* kRecordColumns = R"sql(
   SELECT r.id, w.json, t.halide, t.fingerprint_json, r.schedule_json, r.status, r.median_us,
          r.min_us, r.stddev_us, r.repeats, r.max_abs_error, r.error, r.strategy, r.trial,
          r.parent_record, r.created_at, r.nee_version, r.halide_version, r.predicted_us,
-         r.confirmed_us, t.cache
+         r.confirmed_us, t.cache, t.halide_major
   FROM records r
   JOIN workloads w ON w.id = r.workload_id
   JOIN targets t ON t.id = r.target_id
@@ -55,6 +55,7 @@ TuningRecord read_record(const db::Statement& s, const std::string& path) {
     r.target.halide = s.column_text(2);
     r.target.device = DeviceFingerprint::from_json(nlohmann::json::parse(s.column_text(3)));
     r.target.cache = cache_state_from_string(s.column_text(20));
+    r.target.halide_major = static_cast<int>(s.column_int(21));
     r.config = ScheduleConfig::from_json(nlohmann::json::parse(s.column_text(4)));
     r.result.status = measure_status_from_string(s.column_text(5));
   } catch (const std::exception& e) {
@@ -82,13 +83,13 @@ int64_t target_id(db::Connection& db, const Target& t) {
   const DeviceFingerprint& d = t.device;
   db::Statement insert(db, R"sql(
     INSERT INTO targets (key, halide, fingerprint_json, fingerprint_hash, cpu_model, cores,
-                         l1d_bytes, l2_bytes, l3_bytes, device, cache)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                         l1d_bytes, l2_bytes, l3_bytes, device, cache, halide_major)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
     ON CONFLICT (key) DO NOTHING
   )sql");
   insert.bind_text(1, key).bind_text(2, t.halide).bind_text(3, d.to_json().dump()).bind_text(4, d.hash());
   insert.bind_text(5, d.cpu_model).bind_int(6, d.cores).bind_int(7, d.l1d_bytes).bind_int(8, d.l2_bytes);
-  insert.bind_int(9, d.l3_bytes).bind_text(10, d.device).bind_text(11, to_string(t.cache));
+  insert.bind_int(9, d.l3_bytes).bind_text(10, d.device).bind_text(11, to_string(t.cache)).bind_int(12, t.halide_major);
   insert.step();
   db::Statement select(db, "SELECT id FROM targets WHERE key = ?1");
   select.bind_text(1, key);
@@ -287,7 +288,7 @@ std::vector<TuningDatabase::WorkloadSummary> TuningDatabase::workloads(const Tar
 }
 
 std::vector<Target> TuningDatabase::targets() const {
-  db::Statement s(*db_, "SELECT halide, fingerprint_json, cache FROM targets ORDER BY id");
+  db::Statement s(*db_, "SELECT halide, fingerprint_json, cache, halide_major FROM targets ORDER BY id");
   std::vector<Target> targets;
   while (s.step()) {
     Target t;
@@ -295,6 +296,7 @@ std::vector<Target> TuningDatabase::targets() const {
     try {
       t.device = DeviceFingerprint::from_json(nlohmann::json::parse(s.column_text(1)));
       t.cache = cache_state_from_string(s.column_text(2));
+      t.halide_major = static_cast<int>(s.column_int(3));
     } catch (const std::exception& e) {
       throw Error(fmt::format("tuning database {}: target {} is unreadable: {}", path_, t.halide, e.what()));
     }

@@ -9,7 +9,7 @@
 extern "C" {
 #endif
 
-#define NEE_BUNDLE_ABI_VERSION 2
+#define NEE_BUNDLE_ABI_VERSION 3
 
 struct halide_filter_metadata_t;
 

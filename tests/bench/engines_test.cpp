@@ -85,7 +85,8 @@ TEST(Engines, GpuConvTakesItsWeightsChannelBlocked) {
   } catch (const Error& e) {
     const std::string why = e.what();
     EXPECT_EQ(why.find("has rank"), std::string::npos) << why;
-    EXPECT_NE(why.find("cuda"), std::string::npos) << why;  // "Could not find cuda system libraries"
+    // Halide 21 without a driver: "CUDA API not found: cuInit".
+    EXPECT_NE(why.find("CUDA"), std::string::npos) << why;
     return;
   }
   Tensor got(w.output), want(w.output);

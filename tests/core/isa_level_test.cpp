@@ -59,6 +59,11 @@ TEST(IsaLevel, TargetStringsMapToTheirHighestLevel) {
                                 "avx512_skylake-f16c-fma-sse41")
                 ->name,
             "avx512_sapphirerapids");
+  // Halide 21's reading of the same machine, processor tuning included.
+  EXPECT_EQ(isa_level_of_target("x86-64-linux-tune_znver4-avx-avx2-avx512-avx512_cannonlake-avx512_skylake-"
+                                "avx512_zen4-f16c-fma-sse41")
+                ->name,
+            "avx512_zen4");
   EXPECT_EQ(isa_level_of_target("x86-64-linux-avx-avx2-f16c-fma-sse41")->name, "avx2");
   EXPECT_EQ(isa_level_of_target("x86-64-linux-avx-avx2-f16c-fma-sse41-opencl")->name, "avx2");
   EXPECT_EQ(isa_level_of_target("x86-64-linux-avx-avx2-f16c-sse41")->name, "sse41");  // no fma

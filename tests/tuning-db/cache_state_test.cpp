@@ -26,12 +26,20 @@ Target cold_target() {
 
 TEST(TargetCacheState, ColdTargetsHaveTheirOwnKeyAndWarmKeysAreUnchanged) {
   const Target warm = make_target(), cold = cold_target();
-  EXPECT_EQ(warm.key(), warm.halide + "@" + warm.device.hash());
+  EXPECT_EQ(warm.key(), warm.halide + "@" + warm.device.hash() + "/h" + std::to_string(kHalideMajor));
   EXPECT_EQ(cold.key(), warm.key() + "/cold");
   EXPECT_EQ(Target::from_json(cold.to_json()).cache, CacheState::cold);
   nlohmann::json before_cache_states = warm.to_json();
   before_cache_states.erase("cache");
   EXPECT_EQ(Target::from_json(before_cache_states).key(), warm.key());
+  // Exports from before Halide versions were recorded came from Halide 14: their keys
+  // are as they were, and never those of today's Halide.
+  nlohmann::json before_halide_majors = warm.to_json();
+  before_halide_majors.erase("halide_major");
+  EXPECT_EQ(Target::from_json(before_halide_majors).halide_major, kLegacyHalideMajor);
+  EXPECT_EQ(Target::from_json(before_halide_majors).key(), warm.halide + "@" + warm.device.hash());
+  EXPECT_EQ(halide_major_of("21.0.0"), 21);
+  EXPECT_EQ(halide_major_of(""), kLegacyHalideMajor);
   before_cache_states["cache"] = "lukewarm";
   EXPECT_THROW(Target::from_json(before_cache_states), Error);
 }
@@ -60,7 +68,8 @@ TEST(TargetCacheState, V3FileMigratesWithItsTargetsWarm) {
   TempDir dir;
   const std::string path = dir.file("v3.db");
   const Workload w = matmul_workload_from_shape("8x8x8");
-  const Target t = make_target();
+  Target t = make_target();
+  t.halide_major = kLegacyHalideMajor;  // what a v3 file's kernels were compiled by
   {
     db::Connection c(path);
     ASSERT_EQ(db::migrate(c, {db::migrations()[0], db::migrations()[1], db::migrations()[2]}), 3);
@@ -72,10 +81,13 @@ TEST(TargetCacheState, V3FileMigratesWithItsTargetsWarm) {
                          '2026-01-01T00:00:00Z', '0.1.0', '14.0.0', NULL, 11.0))sql");
   }
   TuningDatabase db(path);
-  EXPECT_EQ(db.schema_version(), 4);
+  EXPECT_EQ(db.schema_version(), TuningDatabase::latest_schema_version());
   const std::optional<TuningRecord> best = db.best(w, t);
   ASSERT_TRUE(best);
   EXPECT_EQ(best->target.cache, CacheState::warm);
+  EXPECT_EQ(best->target.halide_major, kLegacyHalideMajor);
+  // Halide 14's times are never ranked for today's Halide: its kernels need measuring anew.
+  EXPECT_FALSE(db.best(w, make_target()));
   EXPECT_EQ(best->ranked_us(), 11.0);
   EXPECT_FALSE(db.best(w, cold_target()));
   db.add_record(make_record(w, cold_target(), 2, 30.0));
