@@ -187,6 +187,36 @@ TEST_F(EndToEnd, TuneThenRunMatchesHandComputedOutput) {
 
 // --profile on the reference kernels: the trace holds a run span and one span per node for
 // each of the --repeat runs, and the op table counts every node of a run.
+// Tuning under a cap fills that level's variant: a bundle built afterwards without the cap
+// holds the lower level's tuned kernels beside the higher level's defaults, and the
+// runtime takes the tuned ones even on a CPU that runs the higher level.
+TEST_F(EndToEnd, TuningUnderACapFillsThatLevelsVariant) {
+  const std::vector<const IsaLevel*> levels = host_isa_levels();
+  if (levels.size() < 2) GTEST_SKIP() << "this CPU runs one ISA level only";
+  const std::string low = levels.front()->name, high = levels.back()->name;
+  const Mlp mlp;
+  const std::string model = file("mlp.onnx");
+  write_file(model, mlp.bytes());
+
+  setenv(kMaxIsaVariable, low.c_str(), 1);
+  const ProcessResult tune = run_tool({NEE_TUNE_PATH, model, "--trials", "2", "--db", file("tuning.db"), "--seed", "1",
+                                       "--work-dir", file("work"), "--no-baselines"},
+                                      400);
+  unsetenv(kMaxIsaVariable);
+  ASSERT_TRUE(tune.exited && tune.exit_code == 0) << tune.output;
+  EXPECT_NE(tune.output.find("workload(s) on " + levels.front()->halide + " "), std::string::npos) << tune.output;
+
+  const ProcessResult bundle = run_tool(
+      {NEE_TUNE_PATH, model, "--trials", "0", "--db", file("tuning.db"), "--bundle", file("b"), "--isa", low + "," + high},
+      400);
+  ASSERT_TRUE(bundle.exited && bundle.exit_code == 0) << bundle.output;
+  EXPECT_NE(bundle.output.find("3 kernels for " + low + " (3 tuned), " + high + " (0 tuned)"), std::string::npos)
+      << bundle.output;
+  const ProcessResult run = run_tool({NEE_RUN_PATH, model, "--bundle", file("b"), "--placement"});
+  ASSERT_TRUE(run.exited && run.exit_code == 0) << run.output;
+  EXPECT_NE(run.output.find("kernels by ISA level: " + low + " 3 "), std::string::npos) << run.output;
+}
+
 TEST_F(EndToEnd, NeeRunProfileWritesATraceOfEveryRun) {
   const std::string model = file("mlp.onnx");
   write_file(model, Mlp().bytes());

@@ -2,8 +2,8 @@
 # Builds 64-bit ARM bundles of the small zoo's models here (Halide cross-compiles, the
 # cross compiler links) and runs them with the ARM build of nee-run under qemu-user,
 # against PyTorch's outputs within 1e-4 of the largest output, once per ARM level the
-# bundle holds (NEE_MAX_ISA). Every bundle node must run that level's kernel. Timing
-# under an emulator means nothing, so nothing is timed.
+# bundle holds (NEE_MAX_ISA). Every bundle node must run that level's kernel, and an x86
+# bundle is refused by name. Timing under an emulator means nothing, so nothing is timed.
 # Usage: check_arm64.sh SOURCE_DIR BUILD_DIR ARM64_DIR (scripts/build-arm64.sh's OUT)
 set -euo pipefail
 src=$1 build=$2 arm=$3
@@ -35,4 +35,18 @@ for model in resnet18 resnet50 mobilenet_v2 bert_encoder; do
     fi
   done
 done
+# The reverse mismatch: an x86 bundle on the ARM runtime is refused by name, never run.
+dir=$zoo/resnet18_small
+NEE_DB=$zoo/empty.db "$build/tuner/nee-tune" "$dir/model.onnx" --trials 0 --isa sse41 \
+  --bundle "$zoo/resnet18_x86_bundle" | tail -1 || status=1
+if refusal=$(qemu-aarch64-static -L /usr/aarch64-linux-gnu -E "LD_LIBRARY_PATH=$libs" "$nee_run" "$dir/model.onnx" \
+             --bundle "$zoo/resnet18_x86_bundle" 2>&1); then
+  echo "the ARM runtime ran an x86 bundle"
+  status=1
+fi
+echo "$refusal" | tail -1
+if ! echo "$refusal" | grep -q "holds kernels for sse41 (for x86-64); this CPU (arm-64) runs arm64"; then
+  echo "the ARM runtime's refusal of an x86 bundle does not name both sides"
+  status=1
+fi
 exit $status
