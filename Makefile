@@ -30,7 +30,7 @@ build: deps
 	  -DHalide_DIR=$(HALIDE_CMAKE)/Halide >/dev/null
 	@$(CMAKE) --build $(BUILD) -j $(JOBS)
 
-# nee-run for 64-bit ARM Linux, run by the tests under qemu-user.
+# nee-run and nee-measure for 64-bit ARM Linux, run by the tests under qemu-user.
 build-arm64: deps
 	@CMAKE=$(CMAKE) bash scripts/build-arm64.sh . $(BUILD)/arm64 $(HALIDE_CMAKE)/../../include/HalideRuntime.h
 

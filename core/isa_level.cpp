@@ -66,6 +66,23 @@ const IsaLevel& isa_level_named(const std::string& name) {
   throw Error(fmt::format("unknown ISA level '{}' (known: {})", name, level_names()));
 }
 
+const IsaLevel* isa_level_spelled(const std::string& text) {
+  for (const IsaLevel& l : isa_levels()) {
+    if (l.name == text || l.halide == text) return &l;
+  }
+  return nullptr;
+}
+
+std::vector<const IsaLevel*> isa_levels_up_to(const IsaLevel& top) {
+  std::vector<const IsaLevel*> levels;
+  for (const IsaLevel& l : isa_levels()) {
+    if (l.arch != top.arch) continue;
+    levels.push_back(&l);
+    if (&l == &top) break;
+  }
+  return levels;
+}
+
 static std::vector<std::string> split_dashes(const std::string& text) {
   std::vector<std::string> parts;
   std::stringstream ss(text);
@@ -88,6 +105,17 @@ const IsaLevel* isa_level_of_target(const std::string& halide_target) {
     if (all) found = &l;  // ascending: the last match is the highest
   }
   return found;
+}
+
+std::string elf_arch(const std::string& path) {
+  // e_ident (16 bytes), e_type (2), then e_machine (2, little-endian on both):
+  // EM_X86_64 = 62, EM_AARCH64 = 183.
+  unsigned char header[20] = {};
+  std::ifstream in(path, std::ios::binary);
+  if (!in.read(reinterpret_cast<char*>(header), sizeof header)) return "";
+  if (header[0] != 0x7f || header[1] != 'E' || header[2] != 'L' || header[3] != 'F') return "";
+  const int machine = header[18] | header[19] << 8;
+  return machine == 62 ? "x86-64" : machine == 183 ? "arm-64" : "";
 }
 
 std::string host_arch() {

@@ -26,12 +26,22 @@ struct IsaLevel {
 const std::vector<IsaLevel>& isa_levels();
 // The level of that name; nee::Error listing the known names otherwise.
 const IsaLevel& isa_level_named(const std::string& name);
+// The level a --target text names: a level's name or its whole Halide target string
+// ("avx2", "arm-64-linux"); nullptr for any other text.
+const IsaLevel* isa_level_spelled(const std::string& text);
+// The levels of `top`'s architecture up to `top`, ascending: what a bundle built for `top`
+// holds by default, so that it also runs on that architecture's lesser CPUs.
+std::vector<const IsaLevel*> isa_levels_up_to(const IsaLevel& top);
 // The highest level whose target a Halide CPU target string includes (its arch and every
 // feature); nullptr when it includes none.
 const IsaLevel* isa_level_of_target(const std::string& halide_target);
 
 // The architecture this program was compiled for, as a level's `arch` names it.
 std::string host_arch();
+// The architecture an executable or shared library was built for, as a level's `arch`
+// names it, read from its ELF header; empty for a file that is not ELF, or of another
+// architecture.
+std::string elf_arch(const std::string& path);
 // The CPU flags this machine's kernel reports: on x86 the "flags" line of /proc/cpuinfo,
 // which lists a vector extension only where the OS saves its registers; on ARM the
 // auxiliary vector's hardware capabilities, under /proc/cpuinfo's names.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Cross-builds NEE's runtime (nee-run) for 64-bit ARM Linux into OUT/build. The arm64
+# Cross-builds NEE's runtime (nee-run) and its measuring program (nee-measure, which
+# measures batch folders packed for ARM on the device) for 64-bit ARM Linux into OUT/build. The arm64
 # libraries it links are Debian's arm64 packages, downloaded through a private apt state
 # and unpacked into OUT/sysroot, so this machine's own packages and architectures stay as
 # they are (installing them through dpkg's multiarch fails: libonnxifi:arm64 ships
@@ -7,6 +8,7 @@
 # from scripts/install-deps.sh. Run it under qemu-user:
 #   qemu-aarch64-static -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=OUT/sysroot/usr/lib/aarch64-linux-gnu \
 #     OUT/build/runtime/cli/nee-run ...
+# nee-measure links everything but the C library statically, so it runs on a device as is.
 # Usage: build-arm64.sh SOURCE_DIR OUT HALIDE_RUNTIME_H (the header of the Halide that
 # compiles the bundles; $CMAKE names the cmake to use)
 set -euo pipefail
@@ -37,4 +39,4 @@ fi
 cp "$runtime_header" "$sysroot/usr/include/HalideRuntime.h"
 "$cmake" -S "$src" -B "$out/build" -DCMAKE_TOOLCHAIN_FILE="$src/cmake/aarch64-linux-gnu.cmake" \
   -DNEE_ARM64_SYSROOT="$sysroot" -DNEE_RUNTIME_ONLY=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
-"$cmake" --build "$out/build" -j "$(nproc)" --target nee-run
+"$cmake" --build "$out/build" -j "$(nproc)" --target nee-run nee-measure

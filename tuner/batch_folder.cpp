@@ -3,7 +3,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "core/error.h"
+#include "core/isa_level.h"
 #include "core/subprocess.h"
 #include "core/version.h"
 #include "tuner/kernel_compiler.h"
@@ -20,6 +23,17 @@ BatchManifest pack_batch_folder(const std::string& folder, const std::vector<Mea
   }
   const std::string program = measure_program.empty() ? executable_dir() + "/nee-measure" : measure_program;
   if (!fs::exists(program)) throw Error("measuring program '" + program + "' not found");
+  // The folder's nee-measure runs where its kernels run, so it is of their architecture.
+  const IsaLevel* level = isa_level_of_target(halide_target);
+  const std::string kernels_arch = level ? level->arch : host_arch();
+  const std::string program_arch = elf_arch(program);
+  if (program_arch != kernels_arch) {
+    throw Error(fmt::format("measuring program '{}' is {}, but the batch's kernels are for {}: give pack "
+                            "--measure-program a nee-measure built for {}{}",
+                            program, program_arch.empty() ? "no program NEE knows" : "built for " + program_arch,
+                            kernels_arch, kernels_arch,
+                            kernels_arch == "arm-64" ? " (make build-arm64 builds build/arm64/build/tuner/nee-measure)" : ""));
+  }
   fs::create_directories(folder + "/bin");
   fs::copy_file(program, folder + "/bin/nee-measure");
 

@@ -42,9 +42,11 @@ std::vector<BuildResult> Builder::build(const std::vector<Candidate>& candidates
     r.symbol = symbol_for(c.workload);
     r.artifact = dir + "/kernel.so";
     const std::string object = dir + "/kernel.o";
-    jobs.push_back({[&c, &r, object, runtime] {
+    const IsaLevel* level = isa_level_of_target(c.target.halide);
+    const std::string arch = level ? level->arch : host_arch();
+    jobs.push_back({[&c, &r, object, runtime, arch] {
                       compile_kernel_object(c.workload, c.target, c.config, r.symbol, object);
-                      link_shared_library({object, runtime}, r.artifact);
+                      link_shared_library({object, runtime}, r.artifact, arch);
                     },
                     dir + "/build.log"});
   }

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/content_hash.h"
@@ -86,6 +87,29 @@ static std::vector<const IsaLevel*> levels_to_build(const BundleRequest& request
   return levels;
 }
 
+// A level this machine cannot run was measured on another machine (pack here,
+// nee-measure --batch there, db import-results here): its records are those of the device
+// that measured the most of the request's workloads for the level's target.
+static std::optional<DeviceFingerprint> device_measuring_level(const TuningDatabase& db, const BundleRequest& request,
+                                                               const Target& level_target) {
+  std::optional<DeviceFingerprint> best;
+  int best_covered = 0;
+  std::set<std::string> seen;
+  for (const Target& t : db.targets()) {
+    if (t.halide != level_target.halide || t.halide_major != level_target.halide_major) continue;
+    if (!seen.insert(t.device.hash()).second) continue;  // one device, two cache states
+    Target on_device = level_target;
+    on_device.device = t.device;
+    int covered = 0;
+    for (const Workload& w : request.workloads) covered += record_to_build(db, w, on_device).has_value();
+    if (covered > best_covered) {
+      best = t.device;
+      best_covered = covered;
+    }
+  }
+  return best;
+}
+
 // The kernels of one level: each workload's best record for that level's target, else
 // its default schedule there.
 static BundleVariant plan_variant(const TuningDatabase* db, const BundleRequest& request, const IsaLevel& level,
@@ -96,13 +120,19 @@ static BundleVariant plan_variant(const TuningDatabase* db, const BundleRequest&
   v.library_file = fmt::format("kernels-{}.so", level.name);
   *level_target = request.target;
   level_target->halide = v.halide;
+  const bool use_records = request.use_database && db;
+  if (use_records && request.target.kind() == TargetKind::cpu && !missing_cpu_flags(level).empty()) {
+    if (std::optional<DeviceFingerprint> device = device_measuring_level(*db, request, *level_target)) {
+      level_target->device = *device;
+    }
+  }
   for (size_t i = 0; i < request.workloads.size(); ++i) {
     const Workload& w = request.workloads[i];
     BundleKernelEntry e;
     e.workload = w;
     e.symbol = fmt::format("nee_k{}_{}_{}", i, w.hash(), level.name);
     const std::optional<TuningRecord> best =
-        request.use_database && db ? record_to_build(*db, w, *level_target) : std::nullopt;
+        use_records ? record_to_build(*db, w, *level_target) : std::nullopt;
     if (best) {
       e.source = "tuned";
       e.record_id = best->id;

@@ -28,7 +28,7 @@ MeasureResult LocalRunner::measure(const BuildResult& build, const Candidate& ca
     std::ofstream out(workload_file);
     out << candidate.workload.to_json().dump();
   }
-  return measure_in_child(program_, {build.artifact, build.symbol, workload_file, seed, 3 * best_us}, options_);
+  return measure_in_child({program_}, {build.artifact, build.symbol, workload_file, seed, 3 * best_us}, options_);
 }
 
 void LocalRunner::measure(const std::vector<MeasureTask>& tasks, double best_us, const ResultSink& sink) {

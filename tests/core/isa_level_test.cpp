@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 
 #include <Halide.h>
@@ -84,6 +85,40 @@ TEST(IsaLevel, UnknownNamesAreRefusedWithTheKnownOnes) {
 
 // Every machine the project runs on is x86-64 with SSE4.1 at least; the host's levels are
 // ascending, each one's flags reported by the CPU, and the host level is the last.
+// --target names a level by its name or its whole Halide string, nothing in between.
+TEST(IsaLevel, TargetTextNamesALevelByNameOrHalideString) {
+  EXPECT_EQ(isa_level_spelled("arm-64-linux"), &isa_level_named("arm64"));
+  EXPECT_EQ(isa_level_spelled("arm-64-linux-arm_dot_prod"), &isa_level_named("arm64_dotprod"));
+  EXPECT_EQ(isa_level_spelled("avx2"), &isa_level_named("avx2"));
+  EXPECT_EQ(isa_level_spelled("x86-64-linux-avx-avx2-f16c-fma-sse41"), &isa_level_named("avx2"));
+  EXPECT_EQ(isa_level_spelled("x86-64-linux-avx2"), nullptr);
+  EXPECT_EQ(isa_level_spelled("cpu"), nullptr);
+}
+
+// A bundle for a level holds its architecture's levels up to it, and no other's.
+TEST(IsaLevel, LevelsUpToStayWithinTheArchitecture) {
+  std::vector<std::string> names;
+  for (const IsaLevel* l : isa_levels_up_to(isa_level_named("arm64_dotprod"))) names.push_back(l->name);
+  EXPECT_EQ(names, (std::vector<std::string>{"arm64", "arm64_dotprod"}));
+  names.clear();
+  for (const IsaLevel* l : isa_levels_up_to(isa_level_named("avx2"))) names.push_back(l->name);
+  EXPECT_EQ(names, (std::vector<std::string>{"sse41", "avx2"}));
+  EXPECT_EQ(isa_levels_up_to(isa_level_named("arm64")).size(), 1u);
+}
+
+// The architecture of a program file comes from its ELF header: this test program's is
+// this machine's, and a text file has none.
+TEST(IsaLevel, ElfArchReadsTheHeader) {
+  EXPECT_EQ(elf_arch("/proc/self/exe"), host_arch());
+  const std::string text = ::testing::TempDir() + "/not_elf.txt";
+  FILE* f = std::fopen(text.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("\x7f" "ELF is not enough: this is text that starts like it and goes on", f);
+  std::fclose(f);
+  EXPECT_EQ(elf_arch(text), "");
+  EXPECT_EQ(elf_arch(text + ".missing"), "");
+}
+
 TEST(IsaLevel, HostRunsEveryFlagOfItsLevels) {
   const std::vector<const IsaLevel*> levels = host_isa_levels();
   ASSERT_FALSE(levels.empty());

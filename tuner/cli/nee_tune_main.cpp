@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include "core/conv_workload.h"
 #include "core/cuda_device.h"
 #include "core/error.h"
+#include "core/isa_level.h"
 #include "core/strided_copy_workload.h"
 #include "importer/import_onnx.h"
 #include "importer/input_shape_text.h"
@@ -86,8 +88,19 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);  // one value per --input-shape, so a model path after it stays the model
   app.add_option("--op", op, "tune one operator family instead of a model (matmul, conv2d, strided_copy)");
   app.add_option("--shape", shape, "with --op: matmul MxKxN or BxMxKxN; conv2d NxCxHxW,OxKHxKW[,sS][,pP][,dD][,gG] (input, weights, stride, symmetric pad, dilation, group; e.g. 1x64x56x56,64x3x3,s1,p1); strided_copy DxDx...xD[,perm=PxPx...][,starts=...][,steps=...][,ends=...] (input shape; perm per output dim, the others per input dim, ends exclusive; e.g. the transpose 128x4x64,perm=1x2x0 or the slice 128x2304,starts=0x768,ends=128x1536)");
-  app.add_option("--target", target_kind, "cpu, opencl (through PoCL on this machine) or cuda")
-      ->check(CLI::IsMember({"cpu", "opencl", "cuda"}));
+  app.add_option("--target", target_kind,
+                 "cpu (this machine's CPU), opencl (through PoCL on this machine), cuda, or a CPU ISA level by name "
+                 "or Halide target (avx2, arm64 or arm-64-linux, arm64_dotprod or arm-64-linux-arm_dot_prod): "
+                 "compile for that level, and bundle it with its architecture's lesser levels; another "
+                 "architecture's kernels are measured on a machine of it (pack, then nee-measure --batch there), "
+                 "so there --trials defaults to 0")
+      ->check([](const std::string& text) {
+        if (text == "cpu" || text == "opencl" || text == "cuda" || nee::isa_level_spelled(text)) return std::string();
+        std::vector<std::string> levels;
+        for (const nee::IsaLevel& l : nee::isa_levels()) levels.push_back(l.name);
+        return fmt::format("unknown target '{}' (known: cpu, opencl, cuda, or an ISA level: {})", text,
+                           fmt::join(levels, ", "));
+      });
   int cuda_capability = 0;
   app.add_option("--cuda-capability", cuda_capability,
                  fmt::format("with --target cuda: the compute capability to compile for, one Halide 14 knows ({}; "
@@ -170,6 +183,10 @@ int main(int argc, char** argv) {
   CLI::App* pack_app = app.add_subcommand("pack", "build candidates into a self-contained batch folder to measure elsewhere");
   pack_app->add_option("--count", pack.count, "candidates per workload, the default point first")->check(CLI::Range(1, 100000));
   pack_app->add_option("--out", pack.folder, "the batch folder to create")->required();
+  pack_app->add_option("--measure-program", pack.measure_program,
+                       "the nee-measure to put in the folder, built for the kernels' architecture (default: the one "
+                       "beside nee-tune; for arm64 kernels, make build-arm64 builds build/arm64/build/tuner/nee-measure)")
+      ->check(CLI::ExistingFile);
   pack_app->fallthrough();
   nee::DbCommand db_command;
   CLI::App* db_app = nee::add_db_command(app, db_command);
@@ -195,11 +212,31 @@ int main(int argc, char** argv) {
     const double budget = time_text.empty() ? 0 : parse_duration(time_text);
     // --time alone bounds the run by time only.
     if (budget > 0 && app.count("--trials") == 0) options.trials = 1000000;
+    const nee::IsaLevel* cpu_level = nee::isa_level_spelled(target_kind);
+    if (cpu_level) {
+      target_kind = "cpu";
+      const std::vector<const nee::IsaLevel*> runs = nee::host_isa_levels();
+      if (std::find(runs.begin(), runs.end(), cpu_level) == runs.end() && !pack_app->parsed()) {
+        if (app.count("--trials") == 0 && budget == 0) options.trials = 0;
+        if (options.trials > 0) {
+          throw nee::Error(fmt::format(
+              "this machine cannot run {} kernels ({}); measure them where they run: `nee-tune ... --target {} pack "
+              "--out DIR`, `DIR/bin/nee-measure --batch DIR` there, `nee-tune db import-results DIR` here; or build "
+              "a bundle from what the database holds with --trials 0",
+              cpu_level->name,
+              cpu_level->arch != nee::host_arch()
+                  ? "it is " + nee::host_arch()
+                  : fmt::format("it lacks {}", fmt::join(nee::missing_cpu_flags(*cpu_level), " ")),
+              cpu_level->name));
+        }
+      }
+    }
 
     if (cuda_capability != 0 && target_kind != "cuda") throw nee::Error("--cuda-capability needs --target cuda");
     if (!isa_text.empty() && target_kind != "cpu") throw nee::Error("--isa chooses the levels of CPU bundles");
     if (!isa_text.empty() && bundle_dir.empty()) throw nee::Error("--isa chooses a bundle's levels; it needs --bundle");
     nee::Target target = nee::host_target(nee::target_kind_from_string(target_kind), cuda_capability);
+    if (cpu_level) target.halide = cpu_level->halide;
     target.cache = !cache.empty() ? nee::cache_state_from_string(cache)
                    : !model.empty() && target.kind() == nee::TargetKind::cpu ? nee::CacheState::cold
                                                                              : nee::CacheState::warm;
@@ -258,8 +295,13 @@ int main(int argc, char** argv) {
     options.time_budget_s = budget;
     // Records are stored under the device that measures them.
     if (options.trials > 0) target.device = options.measurer->device(target.kind());
-    fmt::print(stderr, "nee-tune: {} workload(s) on {} measured by {} with {} caches | database {}\n",
-               workloads.size(), target.halide, options.measurer->name(), nee::to_string(target.cache), db_path);
+    if (options.trials > 0) {
+      fmt::print(stderr, "nee-tune: {} workload(s) on {} measured by {} with {} caches | database {}\n",
+                 workloads.size(), target.halide, options.measurer->name(), nee::to_string(target.cache), db_path);
+    } else {
+      fmt::print(stderr, "nee-tune: {} workload(s) on {}, none measured (--trials 0) | database {}\n", workloads.size(),
+                 target.halide, db_path);
+    }
     if (!model.empty()) print_workloads(counted);
     std::fflush(stdout);  // the list comes before the progress lines on stderr
 
@@ -280,7 +322,11 @@ int main(int argc, char** argv) {
       request.output_dir = bundle_dir;
       request.jobs = options.build_jobs;
       request.graph = graph_options;
-      if (target.kind() == nee::TargetKind::cpu) request.isa_levels = nee::bundle_isa_levels(isa_text);
+      if (target.kind() == nee::TargetKind::cpu && cpu_level && isa_text.empty()) {
+        for (const nee::IsaLevel* l : nee::isa_levels_up_to(*cpu_level)) request.isa_levels.push_back(l->name);
+      } else if (target.kind() == nee::TargetKind::cpu) {
+        request.isa_levels = nee::bundle_isa_levels(isa_text);
+      }
       const nee::BundleManifest m = nee::build_bundle(&db, request);
       std::vector<std::string> levels;
       for (const nee::BundleVariant& v : m.variants) {

@@ -24,9 +24,9 @@ PackReport pack_candidates(const TuningDatabase& db, const PackRequest& request)
   }
   if (request.count < 1) throw Error("pack needs --count of at least 1");
   const Target target{request.halide_target, {}};
-  std::vector<Target> same_code;  // every stored device of this Halide target
+  std::vector<Target> same_code;  // every stored device of this Halide target and release
   for (const Target& t : db.targets()) {
-    if (t.halide == request.halide_target) same_code.push_back(t);
+    if (t.halide == request.halide_target && t.halide_major == target.halide_major) same_code.push_back(t);
   }
   std::mt19937_64 rng(request.seed);
   const std::string build_dir = (fs::temp_directory_path() / fmt::format("nee-pack-{}", getpid())).string();
@@ -34,7 +34,7 @@ PackReport pack_candidates(const TuningDatabase& db, const PackRequest& request)
   std::vector<MeasureTask> tasks;
   std::map<std::string, double> best_us;
   for (const Workload& w : request.workloads) {
-    const auto space = make_schedule_space(w, target.kind());
+    const auto space = make_schedule_space(w, target);
     auto strategy = make_search_strategy(request.strategy, *space, rng(), w, target);
     int trial = 0;
     for (const Target& t : same_code) {
@@ -71,7 +71,8 @@ PackReport pack_candidates(const TuningDatabase& db, const PackRequest& request)
     fmt::print(stderr, "nee-tune pack: {} {} did not build: {}\n", t.candidate.workload.key(),
                t.candidate.config.to_string(), t.build.error);
   }
-  BatchManifest manifest = pack_batch_folder(request.folder, tasks, request.halide_target, request.runner, best_us);
+  BatchManifest manifest = pack_batch_folder(request.folder, tasks, request.halide_target, request.runner, best_us,
+                                               request.measure_program);
   manifest.confirmation = request.confirmation;
   manifest.write(request.folder);
   report.packed = static_cast<int>(manifest.tasks.size());

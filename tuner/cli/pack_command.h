@@ -22,6 +22,9 @@ struct PackRequest {
   int build_jobs = 2;
   double build_timeout_s = 120;
   RunnerOptions runner;  // how the folder's nee-measure will measure
+  // The nee-measure copied into the folder, built for the kernels' architecture (empty:
+  // the one beside the running executable).
+  std::string measure_program;
   BatchConfirmation confirmation;  // what it re-measures at the end
 };
 

@@ -38,7 +38,7 @@ void append_synced(const std::string& path, const std::string& lines) { write_sy
 
 }  // namespace
 
-BatchRunCounts run_batch(const std::string& folder_arg, const std::string& program) {
+BatchRunCounts run_batch(const std::string& folder_arg, const std::vector<std::string>& command) {
   const std::string folder = fs::absolute(folder_arg).lexically_normal().string();
   const BatchManifest manifest = BatchManifest::read(folder);
   require_cpu_runs(manifest.halide_target, "batch '" + folder + "'");
@@ -88,7 +88,7 @@ BatchRunCounts run_batch(const std::string& folder_arg, const std::string& progr
   for (const BatchTask& task : manifest.tasks) {
     if (done.count(task.id)) continue;
     BatchResult line{task.id, device, "",
-                     measure_in_child(program, child_for(task, 3 * best_us[task.workload.key()]), manifest.settings)};
+                     measure_in_child(command, child_for(task, 3 * best_us[task.workload.key()]), manifest.settings)};
     line.measured_at = utc_now_iso8601();
     append_synced(results_path, line.to_json().dump());
     observe(task, line.result);
@@ -137,7 +137,7 @@ BatchRunCounts run_batch(const std::string& folder_arg, const std::string& progr
         const size_t i = (j + static_cast<size_t>(round)) % chosen.size();
         ConfirmedTime& line = lines[i];
         if (line.result.status != MeasureStatus::ok) continue;  // failed an earlier round
-        const MeasureResult r = measure_in_child(program, child_for(*chosen[i], 0), manifest.settings);
+        const MeasureResult r = measure_in_child(command, child_for(*chosen[i], 0), manifest.settings);
         if (r.status != MeasureStatus::ok) {
           line.result = r;
           continue;

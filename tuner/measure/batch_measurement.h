@@ -1,5 +1,6 @@
 #pragma once
 #include <string>
+#include <vector>
 
 namespace nee {
 
@@ -10,7 +11,7 @@ struct BatchRunCounts {
 };
 
 // Measures every task of a batch folder that results.jsonl does not hold yet, each in a
-// child `program` (nee-measure itself) under the manifest's time limit, and appends each
+// child `command` (nee-measure itself, after a launcher's words where it has one) under the manifest's time limit, and appends each
 // result as one line, synced to disk before the next task starts: a kill loses only the
 // task in flight, and a rerun measures only what is missing. Every line carries this
 // machine's fingerprint for the target kind. The tasks of one workload and seed share
@@ -19,6 +20,6 @@ struct BatchRunCounts {
 // of each workload are re-measured and their confirmed times appended to
 // confirmations.jsonl, a workload's lines together; a rerun confirms only workloads
 // with a chosen task not confirmed yet.
-BatchRunCounts run_batch(const std::string& folder, const std::string& program);
+BatchRunCounts run_batch(const std::string& folder, const std::vector<std::string>& command);
 
 }  // namespace nee

@@ -7,11 +7,11 @@
 
 namespace nee {
 
-MeasureResult measure_in_child(const std::string& program, const ChildMeasurement& m, const RunnerOptions& options) {
-  std::vector<std::string> argv = {program,  "--library", m.library,
-                                   "--symbol", m.symbol,  "--workload",
-                                   m.workload_file, "--seed", std::to_string(m.seed),
-                                   "--slow-cutoff-us", std::to_string(m.slow_cutoff_us)};
+MeasureResult measure_in_child(const std::vector<std::string>& command, const ChildMeasurement& m,
+                               const RunnerOptions& options) {
+  std::vector<std::string> argv = command;
+  argv.insert(argv.end(), {"--library", m.library, "--symbol", m.symbol, "--workload", m.workload_file, "--seed",
+                           std::to_string(m.seed), "--slow-cutoff-us", std::to_string(m.slow_cutoff_us)});
   if (!m.reference_file.empty()) {
     argv.push_back("--reference");
     argv.push_back(m.reference_file);

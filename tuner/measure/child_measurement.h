@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/records.h"
 #include "tuner/measure/runner_options.h"
@@ -17,10 +18,12 @@ struct ChildMeasurement {
   std::string reference_file;  // the expected output for the seed (empty: the child computes it)
 };
 
-// Runs `program` (nee-measure) on one candidate under options.timeout_seconds. Whatever
-// happens to the child becomes the result: a hang is timeout, a signal is crash, output
-// without a result line is runtime_error. Used by the tuner's local runner and by
-// nee-measure's own batch mode, so a crash costs one candidate in both.
-MeasureResult measure_in_child(const std::string& program, const ChildMeasurement& m, const RunnerOptions& options);
+// Runs `command` (nee-measure, after the words of a launcher where there is one: an
+// emulator, taskset) on one candidate under options.timeout_seconds. Whatever happens
+// to the child becomes the result: a hang is timeout, a signal is crash, output without
+// a result line is runtime_error. Used by the tuner's local runner and by nee-measure's
+// own batch mode, so a crash costs one candidate in both.
+MeasureResult measure_in_child(const std::vector<std::string>& command, const ChildMeasurement& m,
+                               const RunnerOptions& options);
 
 }  // namespace nee

@@ -5,8 +5,10 @@
 // a whole batch folder, each candidate in a child of its own; it is linked to need only
 // the C library, so a copied batch folder runs on a machine without NEE's dependencies.
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "core/error.h"
 #include "runtime/bundle/halide_kernel.h"
@@ -36,6 +38,12 @@ int main(int argc, char** argv) {
   app.add_option("--slow-cutoff-us", options.slow_cutoff_us, "fewer samples for kernels slower than this");
   app.add_option("--threads", threads, "threads of the kernel pool (0: all cores this process may use)");
   auto* batch_option = app.add_option("--batch", batch, "measure every task of this batch folder not measured yet");
+  std::string launcher;
+  app.add_option("--launcher", launcher,
+                 "with --batch: a command each candidate's child process is started under, its words split at spaces, "
+                 "e.g. 'taskset -c 1', or an emulator: 'qemu-aarch64-static -L /usr/aarch64-linux-gnu' (qemu-user does "
+                 "not follow a program's exec into a child of another architecture)")
+      ->needs(batch_option);
   app.add_option("--fingerprint", fingerprint_kind, "print this machine's device fingerprint for a target kind")
       ->check(CLI::IsMember({"cpu", "opencl", "cuda"}))
       ->excludes(batch_option);
@@ -48,8 +56,14 @@ int main(int argc, char** argv) {
   }
   if (!batch.empty()) {
     try {
-      // Each candidate runs in a child of this same program.
-      const nee::BatchRunCounts counts = nee::run_batch(batch, "/proc/self/exe");
+      // Each candidate runs in a child of this same program. Under a launcher the child
+      // names it by path (an emulator's /proc/self/exe is the emulator), which
+      // readlink gives even under qemu-user.
+      std::vector<std::string> command;
+      std::istringstream words(launcher);
+      for (std::string word; words >> word;) command.push_back(word);
+      command.push_back(launcher.empty() ? "/proc/self/exe" : std::filesystem::read_symlink("/proc/self/exe").string());
+      const nee::BatchRunCounts counts = nee::run_batch(batch, command);
       std::cerr << "nee-measure: " << counts.measured << " measured, " << counts.already_measured
                 << " already measured, " << counts.confirmed << " re-measured to confirm in " << batch << std::endl;
       return 0;
