@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/family.h"
 #include "tuner/measure/measurement.h"
 #include "tuner/measure/workload_reference.h"
 
@@ -77,7 +78,7 @@ WorkloadComparison compare_engines(const std::string& label, const Workload& wor
   for (const Tensor& t : inputs) input_ptrs.push_back(&t);
   Tensor expected(workload.output);
   compute_reference(workload, input_ptrs, expected);
-  const double atol = options.atol_per_k * static_cast<double>(reduction_length(workload));
+  const double atol = options.atol_per_k * static_cast<double>(family_of(workload).reduction_length(workload));
 
   // Verify before timing. Outputs start as NaN so an engine that leaves elements
   // unwritten fails the check.

@@ -9,6 +9,7 @@
 #include "core/activation_layout.h"
 #include "core/conv_weight_layout.h"
 #include "core/error.h"
+#include "core/family.h"
 #include "core/integer_text.h"
 #include "core/winograd_weights.h"
 
@@ -342,6 +343,19 @@ Workload conv2d_workload_from_shape(const std::string& shape) {
   const TensorType input{DType::f32, x};
   const TensorType weights{DType::f32, {k[0], x[1] / attrs.group, k[1], k[2]}};
   return make_conv2d_workload(input, weights, nullptr, nullptr, attrs);
+}
+
+Family conv2d_family() {
+  return {FamilyId::conv2d,
+          "conv2d",
+          conv2d_flops,
+          conv2d_reduction_length,
+          SpeedUnit::gflops,
+          conv2d_workload_from_shape,
+          "NxCxHxW,OxKHxKW[,sS][,pP][,dD][,gG] (input, weights, stride, symmetric pad, dilation, group; e.g. "
+          "1x64x56x56,64x3x3,s1,p1)",
+          {"bias", "residual", "activation", "clip_min", "clip_max"},
+          2};
 }
 
 }  // namespace nee

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/family.h"
 
 namespace nee {
 
@@ -39,6 +40,11 @@ ElementwiseProgram elementwise_program(const Workload& w) {
 
 double elementwise_flops(const Workload& w) {
   return static_cast<double>(elementwise_program(w).code.size()) * static_cast<double>(w.output.elements());
+}
+
+Family elementwise_family() {
+  return {FamilyId::elementwise, "elementwise", elementwise_flops, [](const Workload&) { return int64_t{1}; },
+          SpeedUnit::gflops, nullptr, "", {}, 0};
 }
 
 }  // namespace nee

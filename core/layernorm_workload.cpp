@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/family.h"
 
 namespace nee {
 
@@ -55,6 +56,20 @@ int64_t layernorm_row_length(const Workload& w) {
   int64_t n = 1;
   for (size_t d = static_cast<size_t>(layernorm_axis(w)); d < shape.size(); ++d) n *= shape[d];
   return n;
+}
+
+Family layernorm_family() {
+  // Per element: two sums, the centering, the square, the normalizing multiply, scale and
+  // bias.
+  return {FamilyId::layernorm,
+          "layernorm",
+          [](const Workload& w) { return 7.0 * static_cast<double>(w.output.elements()); },
+          layernorm_row_length,
+          SpeedUnit::gflops,
+          nullptr,
+          "",
+          {"bias", "epsilon"},
+          1};
 }
 
 }  // namespace nee

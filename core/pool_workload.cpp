@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/family.h"
 #include "core/sliding_window.h"
 
 namespace nee {
@@ -66,6 +67,20 @@ Pool2dAttrs pool2d_attrs(const Workload& w) {
 int64_t pool2d_window_size(const Workload& w) {
   const auto kernel = w.attrs.at("kernel").get<std::array<int64_t, 2>>();
   return kernel[0] * kernel[1];
+}
+
+Family pool2d_family() {
+  return {FamilyId::pool2d,
+          "pool2d",
+          [](const Workload& w) {
+            return static_cast<double>(w.output.elements()) * static_cast<double>(pool2d_window_size(w));
+          },
+          pool2d_window_size,
+          SpeedUnit::gflops,
+          nullptr,
+          "",
+          {},
+          0};
 }
 
 }  // namespace nee

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/family.h"
 
 namespace nee {
 
@@ -27,5 +28,11 @@ Workload make_softmax_workload(const TensorType& x, int64_t axis) {
 int64_t softmax_axis(const Workload& w) { return w.attrs.at("axis").get<int64_t>(); }
 
 int64_t softmax_length(const Workload& w) { return w.inputs[0].shape[softmax_axis(w)]; }
+
+Family softmax_family() {
+  // Per element: the max, the subtraction, exp, the sum and the division.
+  return {FamilyId::softmax, "softmax", [](const Workload& w) { return 5.0 * static_cast<double>(w.output.elements()); },
+          softmax_length, SpeedUnit::gflops, nullptr, "", {}, 0};
+}
 
 }  // namespace nee

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/family.h"
 #include "core/integer_text.h"
 
 namespace nee {
@@ -131,6 +132,22 @@ Workload strided_copy_workload_from_shape(const std::string& text) {
     output_shape.push_back(std::max<int64_t>((ends[j] - attrs.starts[j] + step - 1) / step, 0));
   }
   return make_strided_copy_workload(input, attrs, output_shape);
+}
+
+Family strided_copy_family() {
+  // A copy computes and rounds nothing: its speed is in GB/s, and its output must equal
+  // the reference exactly.
+  return {FamilyId::strided_copy,
+          "strided_copy",
+          [](const Workload&) { return 0.0; },
+          [](const Workload&) { return int64_t{0}; },
+          SpeedUnit::gbytes,
+          strided_copy_workload_from_shape,
+          "DxDx...xD[,perm=PxPx...][,starts=...][,steps=...][,ends=...] (the input shape; perm per output dim, the "
+          "others per input dim, ends exclusive; e.g. the transpose 128x4x64,perm=1x2x0 or the slice "
+          "128x2304,starts=0x768,ends=128x1536)",
+          {},
+          0};
 }
 
 }  // namespace nee

@@ -6,11 +6,9 @@
 #include <algorithm>
 
 #include "core/content_hash.h"
-#include "core/conv_workload.h"
-#include "core/elementwise_workload.h"
 #include "core/error.h"
+#include "core/family.h"
 #include "core/integer_text.h"
-#include "core/pool_workload.h"
 
 namespace nee {
 
@@ -36,25 +34,7 @@ std::string Workload::key() const {
 
 std::string Workload::hash() const { return sha256_hex(key()).substr(0, 16); }
 
-double Workload::flops() const {
-  if (op == "matmul") {
-    const MatmulAttrs a = matmul_attrs(*this);
-    const auto& sa = inputs[0].shape;
-    const int64_t k = a.trans_a ? sa[sa.size() - 2] : sa.back();
-    return 2.0 * static_cast<double>(output.elements()) * static_cast<double>(k);
-  }
-  if (op == "conv2d") return conv2d_flops(*this);
-  if (op == "elementwise") return elementwise_flops(*this);
-  const double elements = static_cast<double>(output.elements());
-  if (op == "pool2d") return elements * static_cast<double>(pool2d_window_size(*this));
-  // Per element: softmax's max, subtract, exp, sum and divide; layernorm's two sums, the
-  // centering, the square, the normalizing multiply, scale and bias.
-  if (op == "softmax") return 5.0 * elements;
-  if (op == "layernorm") return 7.0 * elements;
-  // A copy computes nothing; its speed is reported in GB/s (workload_speed.h).
-  if (op == "strided_copy") return 0;
-  return elements;
-}
+double Workload::flops() const { return family_of(*this).flops(*this); }
 
 static nlohmann::json tensor_to_json(const TensorType& t) {
   return {{"dtype", nee::to_string(t.dtype)}, {"shape", t.shape}};
@@ -184,6 +164,26 @@ Workload matmul_workload_from_shape(const std::string& shape) {
   a.shape.insert(a.shape.end(), {m, k});
   b.shape.insert(b.shape.end(), {k, n});
   return make_matmul_workload(a, b, nullptr, MatmulAttrs{});
+}
+
+Family matmul_family() {
+  return {FamilyId::matmul,
+          "matmul",
+          [](const Workload& w) {
+            const MatmulAttrs a = matmul_attrs(w);
+            const auto& sa = w.inputs[0].shape;
+            const int64_t k = a.trans_a ? sa[sa.size() - 2] : sa.back();
+            return 2.0 * static_cast<double>(w.output.elements()) * static_cast<double>(k);
+          },
+          [](const Workload& w) {
+            const auto& sa = w.inputs[0].shape;
+            return matmul_attrs(w).trans_a ? sa[sa.size() - 2] : sa.back();
+          },
+          SpeedUnit::gflops,
+          matmul_workload_from_shape,
+          "MxKxN or BxMxKxN",
+          {"alpha", "beta", "bias", "relu", "gelu"},
+          2};
 }
 
 }  // namespace nee

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include "core/family.h"
+
 namespace nee {
 
-static bool moves_data_only(const Workload& w) { return w.flops() == 0; }
+static bool moves_data_only(const Workload& w) { return family_of(w).speed_unit == SpeedUnit::gbytes; }
 
 double speed_work(const Workload& w) {
   if (!moves_data_only(w)) return w.flops();

@@ -3,11 +3,28 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "schedules/conv2d_blocked_cpu_space.h"
+#include "schedules/conv2d_gpu_space.h"
+#include "schedules/conv2d_winograd_cpu_space.h"
 #include "schedules/static_output.h"
 
 namespace nee {
 
 using namespace Halide;
+
+std::unique_ptr<ScheduleSpace> make_conv2d_cpu_space(const Workload& workload, const CpuVectorIsa& isa) {
+  const Conv2dAttrs attrs = conv2d_attrs(workload);
+  if (attrs.winograd_tile != 0) return std::make_unique<Conv2dWinogradCpuSpace>(workload, isa);
+  if (attrs.weight_block != 0) return std::make_unique<Conv2dBlockedCpuSpace>(workload, isa);
+  return std::make_unique<Conv2dCpuSpace>(workload, isa);
+}
+
+std::unique_ptr<ScheduleSpace> make_conv2d_gpu_space(const Workload& workload) {
+  if (conv2d_attrs(workload).winograd_tile != 0) {
+    throw Error("Winograd conv2d workloads have a CPU schedule space only");
+  }
+  return std::make_unique<Conv2dGpuSpace>(workload);
+}
 
 // The loop nest (innermost first), for out(x, y, o, n):
 //   xi  vec lanes x x_vecs     register block columns, vectorized and unrolled

@@ -1,9 +1,17 @@
 #pragma once
+#include <memory>
+
 #include "kernels/conv2d_algorithm.h"
 #include "schedules/cpu_vector_isa.h"
 #include "schedules/schedule_space.h"
 
 namespace nee {
+
+// The conv2d family's space for a workload on a CPU: Winograd's for transformed weights,
+// the channel-blocked one for blocked weights, else the plain one below.
+std::unique_ptr<ScheduleSpace> make_conv2d_cpu_space(const Workload& workload, const CpuVectorIsa& isa);
+// The same on a GPU, which runs no Winograd form (nee::Error for one).
+std::unique_ptr<ScheduleSpace> make_conv2d_gpu_space(const Workload& workload);
 
 // CPU schedule space of the conv2d family (see the .cpp for the loop nest).
 class Conv2dCpuSpace : public ScheduleSpace {

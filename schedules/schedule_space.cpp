@@ -3,23 +3,6 @@
 #include <algorithm>
 
 #include "core/error.h"
-#include "core/isa_level.h"
-#include "schedules/conv2d_blocked_cpu_space.h"
-#include "schedules/conv2d_cpu_space.h"
-#include "schedules/conv2d_gpu_space.h"
-#include "schedules/conv2d_winograd_cpu_space.h"
-#include "schedules/elementwise_cpu_space.h"
-#include "schedules/elementwise_gpu_space.h"
-#include "schedules/layernorm_cpu_space.h"
-#include "schedules/layernorm_gpu_space.h"
-#include "schedules/matmul_cpu_space.h"
-#include "schedules/matmul_gpu_space.h"
-#include "schedules/pool2d_cpu_space.h"
-#include "schedules/pool2d_gpu_space.h"
-#include "schedules/softmax_cpu_space.h"
-#include "schedules/softmax_gpu_space.h"
-#include "schedules/strided_copy_cpu_space.h"
-#include "schedules/strided_copy_gpu_space.h"
 
 namespace nee {
 
@@ -101,53 +84,6 @@ int64_t dividing_value(const std::vector<int64_t>& values, int64_t extent, int64
     if (extent % v == 0 && 2 * v >= limit) best = std::max(best, v);
   }
   return best ? best : fallback;
-}
-
-std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, const Target& target) {
-  const TargetKind kind = target.kind();
-  const CpuVectorIsa isa = kind == TargetKind::cpu ? CpuVectorIsa::of_target(target.halide) : CpuVectorIsa{};
-  if (workload.op == "matmul") {
-    if (kind == TargetKind::cpu) return std::make_unique<MatmulCpuSpace>(workload, isa);
-    return std::make_unique<MatmulGpuSpace>(workload);
-  }
-  if (workload.op == "conv2d") {
-    if (conv2d_attrs(workload).winograd_tile != 0) {
-      if (kind != TargetKind::cpu) throw Error("Winograd conv2d workloads have a CPU schedule space only");
-      return std::make_unique<Conv2dWinogradCpuSpace>(workload, isa);
-    }
-    if (kind == TargetKind::cpu && conv2d_attrs(workload).weight_block != 0) {
-      return std::make_unique<Conv2dBlockedCpuSpace>(workload, isa);
-    }
-    if (kind == TargetKind::cpu) return std::make_unique<Conv2dCpuSpace>(workload, isa);
-    return std::make_unique<Conv2dGpuSpace>(workload);
-  }
-  if (workload.op == "elementwise") {
-    if (kind == TargetKind::cpu) return std::make_unique<ElementwiseCpuSpace>(workload);
-    return std::make_unique<ElementwiseGpuSpace>(workload);
-  }
-  if (workload.op == "pool2d") {
-    if (kind == TargetKind::cpu) return std::make_unique<Pool2dCpuSpace>(workload);
-    return std::make_unique<Pool2dGpuSpace>(workload);
-  }
-  if (workload.op == "softmax") {
-    if (kind == TargetKind::cpu) return std::make_unique<SoftmaxCpuSpace>(workload);
-    return std::make_unique<SoftmaxGpuSpace>(workload);
-  }
-  if (workload.op == "layernorm") {
-    if (kind == TargetKind::cpu) return std::make_unique<LayernormCpuSpace>(workload);
-    return std::make_unique<LayernormGpuSpace>(workload);
-  }
-  if (workload.op == "strided_copy") {
-    if (kind == TargetKind::cpu) return std::make_unique<StridedCopyCpuSpace>(workload, isa);
-    return std::make_unique<StridedCopyGpuSpace>(workload);
-  }
-  throw Error("no schedule space for operator family '" + workload.op + "'");
-}
-
-std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, TargetKind kind) {
-  Target target;
-  target.halide = kind == TargetKind::cpu ? host_isa_level().halide : to_string(kind);
-  return make_schedule_space(workload, target);
 }
 
 }  // namespace nee

@@ -20,7 +20,7 @@ struct CompiledKernel {
   BuildResult build;
 };
 
-// |got - reference| <= atol_per_k * K + rtol * |reference|, with K = reduction_length():
+// |got - reference| <= atol_per_k * K + rtol * |reference|, with K the family's reduction_length:
 // nee-measure's rule and defaults, so a kernel that passes here also passes its check.
 struct Tolerance {
   double atol_per_k = MeasureOptions{}.atol_per_k;

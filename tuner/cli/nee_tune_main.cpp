@@ -13,8 +13,8 @@
 #include "core/conv_workload.h"
 #include "core/cuda_device.h"
 #include "core/error.h"
+#include "core/family.h"
 #include "core/isa_level.h"
-#include "core/strided_copy_workload.h"
 #include "importer/import_onnx.h"
 #include "importer/input_shape_text.h"
 #include "runtime/node_workload.h"
@@ -67,8 +67,8 @@ void print_workloads(const std::vector<nee::WorkloadCount>& workloads) {
 
 // The conv of `--op conv2d --shape` in the form the runtime gives it, or with the tile
 // --winograd-tile asks for (0: direct; throws nee::Error where Winograd cannot run it).
-nee::Workload conv_workload(const std::string& shape, const nee::GraphOptions& graph_options, int64_t winograd_tile) {
-  const nee::Workload plain = nee::conv2d_workload_from_shape(shape);
+nee::Workload conv_in_runtime_form(const nee::Workload& plain, const nee::GraphOptions& graph_options,
+                                   int64_t winograd_tile) {
   if (winograd_tile < 0) {
     return nee::conv2d_runtime_layout(plain, graph_options.block_activations, graph_options.winograd);
   }
@@ -86,8 +86,14 @@ int main(int argc, char** argv) {
                  "with a model: shape of a graph input with symbolic dims, NAME=DxDx...xD (e.g. input=8x3x224x224 "
                  "tunes and bundles the workloads of batch 8); repeatable; a symbolic batch dim not given is 1")
       ->allow_extra_args(false);  // one value per --input-shape, so a model path after it stays the model
-  app.add_option("--op", op, "tune one operator family instead of a model (matmul, conv2d, strided_copy)");
-  app.add_option("--shape", shape, "with --op: matmul MxKxN or BxMxKxN; conv2d NxCxHxW,OxKHxKW[,sS][,pP][,dD][,gG] (input, weights, stride, symmetric pad, dilation, group; e.g. 1x64x56x56,64x3x3,s1,p1); strided_copy DxDx...xD[,perm=PxPx...][,starts=...][,steps=...][,ends=...] (input shape; perm per output dim, the others per input dim, ends exclusive; e.g. the transpose 128x4x64,perm=1x2x0 or the slice 128x2304,starts=0x768,ends=128x1536)");
+  std::vector<std::string> shape_help;
+  for (const nee::Family& f : nee::families()) {
+    if (f.from_shape) shape_help.push_back(f.name + " " + f.shape_help);
+  }
+  app.add_option("--op", op,
+                 fmt::format("tune one operator family instead of a model ({})",
+                             fmt::join(nee::families_tuned_alone(), ", ")));
+  app.add_option("--shape", shape, fmt::format("with --op: {}", fmt::join(shape_help, "; ")));
   app.add_option("--target", target_kind,
                  "cpu (this machine's CPU), opencl (through PoCL on this machine), cuda, or a CPU ISA level by name "
                  "or Halide target (avx2, arm64 or arm-64-linux, arm64_dotprod or arm-64-linux-arm_dot_prod): "
@@ -201,8 +207,10 @@ int main(int argc, char** argv) {
     }
     if (model.empty() == op.empty()) throw nee::Error("give either a model file or --op with --shape");
     if (!runner_url.empty() && pack_app->parsed()) throw nee::Error("pack builds a folder to measure elsewhere; --runner does not apply");
-    if (!op.empty() && op != "matmul" && op != "conv2d" && op != "strided_copy") {
-      throw nee::Error("unknown operator family '" + op + "' (known: matmul, conv2d, strided_copy)");
+    const nee::Family* family = op.empty() ? nullptr : &nee::family_named(op);
+    if (family && !family->from_shape) {
+      throw nee::Error(fmt::format("operator family '{}' is tuned as it occurs in models only (--op tunes {})", op,
+                                   fmt::join(nee::families_tuned_alone(), ", ")));
     }
     if (!op.empty() && shape.empty()) throw nee::Error("--op needs --shape");
     if (!bundle_dir.empty() && model.empty()) throw nee::Error("--bundle needs a model");
@@ -263,9 +271,9 @@ int main(int argc, char** argv) {
     graph_options.winograd = target.kind() == nee::TargetKind::cpu && !no_winograd;
     const std::vector<nee::WorkloadCount> counted =
         !model.empty() ? model_workloads(model, nee::parse_input_shapes(input_shape_texts), graph_options)
-        : op == "conv2d" ? std::vector<nee::WorkloadCount>{{conv_workload(shape, graph_options, winograd_tile), 1}}
-        : op == "strided_copy" ? std::vector<nee::WorkloadCount>{{nee::strided_copy_workload_from_shape(shape), 1}}
-            : std::vector<nee::WorkloadCount>{{nee::matmul_workload_from_shape(shape), 1}};
+        : family->id == nee::FamilyId::conv2d
+            ? std::vector<nee::WorkloadCount>{{conv_in_runtime_form(family->from_shape(shape), graph_options, winograd_tile), 1}}
+            : std::vector<nee::WorkloadCount>{{family->from_shape(shape), 1}};
     std::vector<nee::Workload> workloads;
     std::vector<int> counts;
     for (const nee::WorkloadCount& w : counted) {

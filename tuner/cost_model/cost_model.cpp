@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/family.h"
 #include "core/workload_speed.h"
 
 namespace nee {
@@ -34,7 +35,7 @@ Dims dims_of(const Workload& w) {
   const double elements = static_cast<double>(w.output.elements());
   d.batch = elements / (d.m * d.n);
   // flops() is 2 * elements * K for matmul; other families count one op per element.
-  d.k = w.op == "matmul" ? w.flops() / (2.0 * elements) : 1.0;
+  d.k = family_of(w).id == FamilyId::matmul ? w.flops() / (2.0 * elements) : 1.0;
   return d;
 }
 

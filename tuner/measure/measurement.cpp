@@ -8,10 +8,8 @@
 #include <fmt/format.h>
 
 #include "core/conv_workload.h"
+#include "core/family.h"
 #include "core/median.h"
-#include "core/layernorm_workload.h"
-#include "core/pool_workload.h"
-#include "core/softmax_workload.h"
 #include "core/winograd_weights.h"
 #include "tuner/measure/cache_eviction.h"
 #include "tuner/measure/workload_reference.h"
@@ -31,24 +29,12 @@ std::vector<Tensor> random_inputs(const Workload& workload, std::mt19937_64& rng
   for (const TensorType& t : workload.inputs) inputs.push_back(random_input(t, rng));
   // Transformed Winograd weights are G g G^T of some 3x3 filter g, which random values
   // are not: they come from random filters.
-  if (workload.op == "conv2d" && conv2d_attrs(workload).winograd_tile != 0) {
+  if (family_of(workload).id == FamilyId::conv2d && conv2d_attrs(workload).winograd_tile != 0) {
     const Tensor filters = random_input(conv2d_oihw_weights(workload), rng);
     pack_winograd_weights(filters.data_as<float>(), filters.shape(), conv2d_attrs(workload).winograd_tile,
                           inputs[1].data_as<float>());
   }
   return inputs;
-}
-
-int64_t reduction_length(const Workload& w) {
-  if (w.op == "conv2d") return conv2d_reduction_length(w);
-  if (w.op == "pool2d") return pool2d_window_size(w);
-  if (w.op == "softmax") return softmax_length(w);
-  if (w.op == "layernorm") return layernorm_row_length(w);
-  // A copy sums nothing and rounds nothing: no absolute tolerance.
-  if (w.op == "strided_copy") return 0;
-  if (w.op != "matmul") return 1;
-  const auto& sa = w.inputs[0].shape;
-  return matmul_attrs(w).trans_a ? sa[sa.size() - 2] : sa.back();
 }
 
 namespace {
@@ -95,7 +81,7 @@ MeasureResult measure_kernel(const HalideKernel& kernel, const Workload& workloa
     compute_reference(workload, input_ptrs, computed);
   }
   const Tensor& expected = expected_given ? *expected_given : computed;
-  const double atol = options.atol_per_k * static_cast<double>(reduction_length(workload));
+  const double atol = options.atol_per_k * static_cast<double>(family_of(workload).reduction_length(workload));
   const float* got = output.data_as<float>();
   const float* want = expected.data_as<float>();
   for (int64_t i = 0; i < output.elements(); ++i) {

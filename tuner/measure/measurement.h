@@ -28,10 +28,6 @@ struct MeasureOptions {
 Tensor random_input(const TensorType& type, std::mt19937_64& rng);
 // Random inputs of every operand of `workload`, each valid for it.
 std::vector<Tensor> random_inputs(const Workload& workload, std::mt19937_64& rng);
-// Terms summed per output element; the absolute tolerance grows with it (fp32 order).
-// 0 for a copy, whose values must come through unchanged.
-int64_t reduction_length(const Workload& w);
-
 // compute_reference()'s output on the random inputs of `seed`: what a kernel measured
 // with that seed must give.
 Tensor reference_output(const Workload& workload, uint64_t seed);

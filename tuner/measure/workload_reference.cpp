@@ -11,11 +11,12 @@
 #include "core/conv_workload.h"
 #include "core/elementwise_workload.h"
 #include "core/error.h"
-#include "runtime/reference/broadcast.h"
+#include "core/family.h"
 #include "core/layernorm_workload.h"
 #include "core/pool_workload.h"
 #include "core/softmax_workload.h"
 #include "core/strided_copy_workload.h"
+#include "runtime/reference/broadcast.h"
 
 namespace nee {
 
@@ -324,15 +325,16 @@ static void reference_strided_copy(const Workload& w, const std::vector<const Te
   }
 }
 
+// One reference per family, in NEE_FAMILIES' order: a family without one does not build.
+using Reference = void (*)(const Workload&, const std::vector<const Tensor*>&, Tensor&);
+constexpr Reference kReferences[] = {
+#define NEE_REFERENCE_ROW(name) reference_##name,
+    NEE_FAMILIES(NEE_REFERENCE_ROW)
+#undef NEE_REFERENCE_ROW
+};
+
 void compute_reference(const Workload& workload, const std::vector<const Tensor*>& inputs, Tensor& output) {
-  if (workload.op == "matmul") return reference_matmul(workload, inputs, output);
-  if (workload.op == "conv2d") return reference_conv2d(workload, inputs, output);
-  if (workload.op == "elementwise") return reference_elementwise(workload, inputs, output);
-  if (workload.op == "pool2d") return reference_pool2d(workload, inputs, output);
-  if (workload.op == "softmax") return reference_softmax(workload, inputs, output);
-  if (workload.op == "layernorm") return reference_layernorm(workload, inputs, output);
-  if (workload.op == "strided_copy") return reference_strided_copy(workload, inputs, output);
-  throw Error("no reference for operator family '" + workload.op + "'");
+  kReferences[static_cast<size_t>(family_of(workload).id)](workload, inputs, output);
 }
 
 }  // namespace nee

@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "core/family.h"
 #include "tuner/autoscheduler_config.h"
 
 namespace nee {
@@ -14,26 +15,10 @@ namespace {
 // An extent ratio beyond 4x (log2 2) makes two workloads dissimilar.
 constexpr double kMaxLog2Ratio = 2.0;
 
-// Per family, the attributes of the fused epilogue and the number of leading inputs
-// that the loop nest reads; the inputs after those feed the epilogue.
-struct FamilyShape {
-  std::set<std::string> epilogue_attrs;
-  size_t main_inputs;
-};
-
-std::optional<FamilyShape> family_shape(const std::string& op) {
-  if (op == "conv2d") return FamilyShape{{"bias", "residual", "activation", "clip_min", "clip_max"}, 2};
-  if (op == "matmul") return FamilyShape{{"alpha", "beta", "bias", "relu", "gelu"}, 2};
-  if (op == "layernorm") return FamilyShape{{"bias", "epsilon"}, 1};
-  return std::nullopt;
-}
-
-// The attributes without those of the epilogue.
-nlohmann::json loop_nest_attrs(const Workload& w, const std::optional<FamilyShape>& family) {
+// The attributes without those of the family's fused epilogue.
+nlohmann::json loop_nest_attrs(const Workload& w, const Family& family) {
   nlohmann::json attrs = w.attrs;
-  if (family) {
-    for (const std::string& name : family->epilogue_attrs) attrs.erase(name);
-  }
+  for (const std::string& name : family.epilogue_attrs) attrs.erase(name);
   return attrs;
 }
 
@@ -47,11 +32,12 @@ struct Source {
 
 std::optional<double> shape_distance(const Workload& a, const Workload& b) {
   if (a.op != b.op) return std::nullopt;
-  const std::optional<FamilyShape> family = family_shape(a.op);
+  const Family& family = family_of(a);
   if (loop_nest_attrs(a, family) != loop_nest_attrs(b, family)) return std::nullopt;
-  const size_t main_inputs = family ? family->main_inputs : a.inputs.size();
+  const bool whole = family.loop_nest_inputs == 0;  // every input feeds the loop nest
+  const size_t main_inputs = whole ? a.inputs.size() : family.loop_nest_inputs;
   if (a.inputs.size() < main_inputs || b.inputs.size() < main_inputs) return std::nullopt;
-  if (!family && a.inputs.size() != b.inputs.size()) return std::nullopt;
+  if (whole && a.inputs.size() != b.inputs.size()) return std::nullopt;
   if (a.output.dtype != b.output.dtype || a.output.shape.size() != b.output.shape.size()) return std::nullopt;
   double sum = 0;
   int dims = 0;

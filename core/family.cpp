@@ -1,0 +1,46 @@
+#include "core/family.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/error.h"
+
+namespace nee {
+
+const std::vector<Family>& families() {
+  static const std::vector<Family> all = [] {
+    std::vector<Family> rows = {
+#define NEE_FAMILY_ROW(name) name##_family(),
+        NEE_FAMILIES(NEE_FAMILY_ROW)
+#undef NEE_FAMILY_ROW
+    };
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (static_cast<size_t>(rows[i].id) != i) {
+        throw Error(fmt::format("family row {} ('{}') is out of the list's order", i, rows[i].name));
+      }
+    }
+    return rows;
+  }();
+  return all;
+}
+
+const Family& family_named(const std::string& name) {
+  for (const Family& f : families()) {
+    if (f.name == name) return f;
+  }
+  std::vector<std::string> names;
+  for (const Family& f : families()) names.push_back(f.name);
+  throw Error(fmt::format("unknown operator family '{}' (known: {})", name, fmt::join(names, ", ")));
+}
+
+const Family& family_of(const Workload& w) { return family_named(w.op); }
+
+std::vector<std::string> families_tuned_alone() {
+  std::vector<std::string> names;
+  for (const Family& f : families()) {
+    if (f.from_shape) names.push_back(f.name);
+  }
+  return names;
+}
+
+}  // namespace nee
