@@ -56,7 +56,7 @@ void fill_nan(Tensor& t) { std::fill(t.data_as<float>(), t.data_as<float>() + t.
 
 WorkloadComparison compare_engines(const std::string& label, const Workload& workload,
                                    const std::vector<Engine*>& engines, const CompareOptions& options) {
-  if (workload.op != "matmul" && workload.op != "conv2d") {
+  if (family_of(workload).id != FamilyId::matmul && family_of(workload).id != FamilyId::conv2d) {
     throw Error("the bench compares matmul and conv2d workloads, not " + workload.op);
   }
   WorkloadComparison result{label, workload, {}, {}, 0};

@@ -28,7 +28,7 @@
 #include "bench/report_file.h"
 #include "bench/suites.h"
 #include "core/error.h"
-#include "tuner/kernel_compiler.h"
+#include "tuner/compile/kernel_compiler.h"
 
 int main(int argc, char** argv) {
   // OpenBLAS reads OPENBLAS_CORETYPE when it loads, so forcing its kernels takes a restart.

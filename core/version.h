@@ -5,7 +5,7 @@ namespace nee {
 // NEE_VERSION comes from the CMake project version.
 inline constexpr const char* kVersion = NEE_VERSION;
 
-// The major version of the Halide NEE compiles kernels with (tuner/kernel_compiler.cpp
+// The major version of the Halide NEE compiles kernels with (tuner/compile/kernel_compiler.cpp
 // checks it against Halide.h), and of the one before it, which records and manifests
 // written before the version was recorded came from.
 inline constexpr int kHalideMajor = 21;

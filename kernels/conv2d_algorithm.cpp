@@ -4,6 +4,7 @@
 
 #include "core/conv_weight_layout.h"
 #include "core/error.h"
+#include "core/family.h"
 #include "core/winograd_weights.h"
 #include "kernels/activation_exprs.h"
 #include "kernels/dense_input.h"
@@ -97,7 +98,7 @@ std::vector<Argument> Conv2dPipeline::arguments() const {
 }
 
 Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
-  if (w.op != "conv2d") throw Error("define_conv2d got a '" + w.op + "' workload");
+  if (family_of(w).id != FamilyId::conv2d) throw Error("define_conv2d got a '" + w.op + "' workload");
   const Conv2dAttrs attrs = conv2d_attrs(w);
   const std::vector<int64_t> xs = conv2d_nchw_input(w).shape;
   const std::vector<int64_t> ys = conv2d_nchw_output(w).shape;

@@ -1,6 +1,7 @@
 #include "kernels/elementwise_algorithm.h"
 
 #include "core/error.h"
+#include "core/family.h"
 #include "kernels/activation_exprs.h"
 #include "kernels/dense_input.h"
 
@@ -55,7 +56,7 @@ std::vector<Argument> ElementwisePipeline::arguments() const {
 }
 
 ElementwisePipeline define_elementwise(const Workload& w) {
-  if (w.op != "elementwise") throw Error("define_elementwise got a '" + w.op + "' workload");
+  if (family_of(w).id != FamilyId::elementwise) throw Error("define_elementwise got a '" + w.op + "' workload");
   const ElementwiseProgram program = elementwise_program(w);
   const auto& so = w.output.shape;
   const int rank = static_cast<int>(so.size());

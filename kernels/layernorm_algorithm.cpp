@@ -1,6 +1,7 @@
 #include "kernels/layernorm_algorithm.h"
 
 #include "core/error.h"
+#include "core/family.h"
 #include "kernels/dense_input.h"
 
 namespace nee {
@@ -14,7 +15,7 @@ std::vector<Argument> LayernormPipeline::arguments() const {
 }
 
 LayernormPipeline define_layernorm(const Workload& w) {
-  if (w.op != "layernorm") throw Error("define_layernorm got a '" + w.op + "' workload");
+  if (family_of(w).id != FamilyId::layernorm) throw Error("define_layernorm got a '" + w.op + "' workload");
   const auto& shape = w.inputs[0].shape;
   const int rank = static_cast<int>(shape.size());
   LayernormPipeline p;

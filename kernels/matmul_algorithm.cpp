@@ -1,6 +1,7 @@
 #include "kernels/matmul_algorithm.h"
 
 #include "core/error.h"
+#include "core/family.h"
 #include "kernels/activation_exprs.h"
 #include "kernels/dense_input.h"
 
@@ -28,7 +29,7 @@ std::vector<Argument> MatmulPipeline::arguments() const {
 }
 
 MatmulPipeline define_matmul(const Workload& w, bool clamp_reads) {
-  if (w.op != "matmul") throw Error("define_matmul got a '" + w.op + "' workload");
+  if (family_of(w).id != FamilyId::matmul) throw Error("define_matmul got a '" + w.op + "' workload");
   const MatmulAttrs attrs = matmul_attrs(w);
   const auto& sa = w.inputs[0].shape;
   const auto& sb = w.inputs[1].shape;

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/family.h"
 #include "kernels/dense_input.h"
 
 namespace nee {
@@ -23,7 +24,7 @@ Expr taps_between(Expr base, int kernel, int dilation, int lo, int hi) {
 }  // namespace
 
 Pool2dPipeline define_pool2d(const Workload& w) {
-  if (w.op != "pool2d") throw Error("define_pool2d got a '" + w.op + "' workload");
+  if (family_of(w).id != FamilyId::pool2d) throw Error("define_pool2d got a '" + w.op + "' workload");
   const Pool2dAttrs a = pool2d_attrs(w);
   const auto& xs = w.inputs[0].shape;
   Pool2dPipeline p;

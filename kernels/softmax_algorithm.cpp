@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/family.h"
 #include "kernels/dense_input.h"
 
 namespace nee {
@@ -10,7 +11,7 @@ namespace nee {
 using namespace Halide;
 
 SoftmaxPipeline define_softmax(const Workload& w) {
-  if (w.op != "softmax") throw Error("define_softmax got a '" + w.op + "' workload");
+  if (family_of(w).id != FamilyId::softmax) throw Error("define_softmax got a '" + w.op + "' workload");
   const auto& shape = w.inputs[0].shape;
   const int rank = static_cast<int>(shape.size());
   SoftmaxPipeline p;

@@ -1,6 +1,7 @@
 #include "kernels/strided_copy_algorithm.h"
 
 #include "core/error.h"
+#include "core/family.h"
 #include "kernels/dense_input.h"
 
 namespace nee {
@@ -8,7 +9,7 @@ namespace nee {
 using namespace Halide;
 
 StridedCopyPipeline define_strided_copy(const Workload& w) {
-  if (w.op != "strided_copy") throw Error("define_strided_copy got a '" + w.op + "' workload");
+  if (family_of(w).id != FamilyId::strided_copy) throw Error("define_strided_copy got a '" + w.op + "' workload");
   const StridedCopyAttrs a = strided_copy_attrs(w);
   const int rank = static_cast<int>(w.output.shape.size());
   StridedCopyPipeline p;

@@ -1,9 +1,10 @@
 #include "bench/engines/autoscheduler_engine.h"
 
 #include "core/error.h"
-#include "tuner/autoscheduler_config.h"
-#include "tuner/forked_jobs.h"
-#include "tuner/kernel_compiler.h"
+#include "core/family.h"
+#include "tuner/compile/autoscheduler_config.h"
+#include "tuner/compile/forked_jobs.h"
+#include "tuner/compile/kernel_compiler.h"
 
 namespace nee::bench {
 
@@ -20,7 +21,7 @@ void AutoschedulerEngine::prepare(const Workload& workload) {
   // The tuner stores conv2d baselines too, but Adams2019's search over ResNet-50's larger
   // convolutions takes minutes each (it stretched a 12-minute model tune to 16m47s here),
   // too long for a bench suite of 23 layers.
-  if (workload.op != "matmul") {
+  if (family_of(workload).id != FamilyId::matmul) {
     throw Error(name() + ": the bench builds autoscheduler baselines for matmul only, not " + workload.op);
   }
   const std::string dir = workspace_->new_folder(name());

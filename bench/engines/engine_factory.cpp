@@ -6,6 +6,7 @@
 #include "bench/engines/onednn_engine.h"
 #include "bench/engines/openblas_engine.h"
 #include "core/error.h"
+#include "core/family.h"
 
 namespace nee::bench {
 
@@ -14,7 +15,7 @@ std::vector<std::string> engine_names() {
 }
 
 std::vector<std::string> default_engine_names(const std::string& op) {
-  if (op == "conv2d") return {"nee-tuned", "nee-default", "onednn"};
+  if (family_named(op).id == FamilyId::conv2d) return {"nee-tuned", "nee-default", "onednn"};
   return {"nee-tuned", "nee-default", "adams2019", "openblas", "onednn"};
 }
 

@@ -5,7 +5,7 @@
 #include <system_error>
 
 #include "core/error.h"
-#include "tuner/kernel_compiler.h"
+#include "tuner/compile/kernel_compiler.h"
 
 namespace nee::bench {
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "core/target.h"
-#include "tuner/builder.h"
+#include "tuner/compile/builder.h"
 
 namespace nee::bench {
 

@@ -4,12 +4,13 @@
 
 #include "core/activation_layout.h"
 #include "core/conv_weight_layout.h"
+#include "core/family.h"
 #include "core/winograd_weights.h"
 #include "core/conv_workload.h"
 #include "core/error.h"
 #include "schedules/schedule_space.h"
-#include "tuner/kernel_compiler.h"
-#include "tuner/usable_record.h"
+#include "tuner/compile/kernel_compiler.h"
+#include "tuner/compile/usable_record.h"
 
 namespace nee::bench {
 
@@ -27,7 +28,7 @@ std::string NeeEngine::name() const {
 
 std::string tune_command_for(const Workload& workload) {
   std::string shape;
-  if (workload.op == "conv2d") {
+  if (family_of(workload).id == FamilyId::conv2d) {
     const std::vector<int64_t>& x = workload.inputs[0].shape;
     const std::vector<int64_t>& w = workload.inputs[1].shape;
     const Conv2dAttrs a = conv2d_attrs(workload);
@@ -53,7 +54,7 @@ void NeeEngine::prepare(const Workload& workload) {
   blocked_output_.reset();
   const Target& target = target_;
   const bool cpu = target.kind() == TargetKind::cpu;
-  kernel_workload_ = workload.op == "conv2d" ? conv2d_runtime_layout(workload, cpu, cpu)
+  kernel_workload_ = family_of(workload).id == FamilyId::conv2d ? conv2d_runtime_layout(workload, cpu, cpu)
                                              : workload;
   ScheduleConfig config;
   if (schedule_ == NeeSchedule::tuned && db_) tuned_record_ = record_to_build(*db_, kernel_workload_, target);
@@ -86,7 +87,7 @@ void NeeEngine::bind_inputs(const std::vector<const Tensor*>& inputs) {
   blocked_output_.reset();
   // Conv weights are packed on every target: a GPU conv's weights are channel-blocked
   // too (conv2d_runtime_layout), only its activations stay NCHW.
-  if (kernel_workload_.op == "conv2d") pack_conv_operands(inputs);
+  if (family_of(kernel_workload_).id == FamilyId::conv2d) pack_conv_operands(inputs);
   if (target_.kind() != TargetKind::cpu) bind_device_inputs(kernel_inputs_);
 }
 

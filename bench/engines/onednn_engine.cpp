@@ -9,6 +9,7 @@
 
 #include "core/conv_workload.h"
 #include "core/error.h"
+#include "core/family.h"
 
 namespace nee::bench {
 
@@ -62,7 +63,7 @@ void OneDnnEngine::prepare(const Workload& workload) {
   // Debian's oneDNN runs on OpenMP (libgomp); its thread count is this thread's OpenMP setting.
   omp_set_num_threads(threads_);
   auto s = std::make_unique<State>();
-  if (workload.op == "matmul") {
+  if (family_of(workload).id == FamilyId::matmul) {
     const MatmulAttrs attrs = matmul_attrs(workload);
     if (workload.inputs.size() != 2 || workload.inputs[0].shape.size() != 2 || workload.inputs[1].shape.size() != 2 ||
         attrs.trans_a || attrs.trans_b || attrs.relu || attrs.alpha != 1.0) {
@@ -74,7 +75,7 @@ void OneDnnEngine::prepare(const Workload& workload) {
     const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(s->src_plain, s->weights_plain, s->dst_plain), s->engine);
     s->primitive = dnnl::matmul(pd);
     provenance_ = "dnnl::matmul, row-major operands";
-  } else if (workload.op == "conv2d") {
+  } else if (family_of(workload).id == FamilyId::conv2d) {
     if (conv2d_has_residual(workload)) throw Error("onednn: a conv2d with a residual input is not wired up");
     const Conv2dAttrs a = conv2d_attrs(workload);
     s->conv = true;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "core/error.h"
+#include "core/family.h"
 
 namespace nee::bench {
 
@@ -24,7 +25,7 @@ std::string openblas_core_override() {
 }
 
 void OpenBlasEngine::prepare(const Workload& workload) {
-  if (workload.op != "matmul") throw Error("openblas: only matmul workloads, not " + workload.op);
+  if (family_of(workload).id != FamilyId::matmul) throw Error("openblas: only matmul workloads, not " + workload.op);
   const MatmulAttrs attrs = matmul_attrs(workload);
   if (workload.inputs.size() != 2 || workload.inputs[0].shape.size() != 2 || workload.inputs[1].shape.size() != 2 ||
       attrs.trans_a || attrs.trans_b || attrs.relu || attrs.alpha != 1.0) {

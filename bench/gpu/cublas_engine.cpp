@@ -1,6 +1,7 @@
 #include "bench/gpu/cublas_engine.h"
 
 #include "core/error.h"
+#include "core/family.h"
 
 namespace nee::bench {
 
@@ -25,7 +26,7 @@ CublasEngine::CublasEngine() {
 CublasEngine::~CublasEngine() { cublasDestroy(handle_); }
 
 void CublasEngine::prepare(const Workload& workload) {
-  if (workload.op != "matmul") throw Error("cublas: only matmul workloads, not " + workload.op);
+  if (family_of(workload).id != FamilyId::matmul) throw Error("cublas: only matmul workloads, not " + workload.op);
   const MatmulAttrs attrs = matmul_attrs(workload);
   if (workload.inputs.size() != 2 || workload.inputs[0].shape.size() != 2 || workload.inputs[1].shape.size() != 2 ||
       attrs.trans_a || attrs.trans_b || attrs.relu || attrs.alpha != 1.0) {

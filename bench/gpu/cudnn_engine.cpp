@@ -4,6 +4,7 @@
 
 #include "core/conv_workload.h"
 #include "core/error.h"
+#include "core/family.h"
 
 namespace nee::bench {
 
@@ -34,7 +35,7 @@ CudnnEngine::~CudnnEngine() {
 }
 
 void CudnnEngine::prepare(const Workload& workload) {
-  if (workload.op != "conv2d") throw Error("cudnn: only conv2d workloads, not " + workload.op);
+  if (family_of(workload).id != FamilyId::conv2d) throw Error("cudnn: only conv2d workloads, not " + workload.op);
   const Conv2dAttrs a = conv2d_attrs(workload);
   if (conv2d_has_bias(workload) || conv2d_has_residual(workload) || a.activation != ConvActivation::none) {
     throw Error("cudnn: only a plain conv2d (no bias, residual or activation) is wired up");

@@ -17,8 +17,9 @@
 #include "bench/report_file.h"
 #include "bench/suites.h"
 #include "core/error.h"
+#include "core/family.h"
 #include "core/target.h"
-#include "tuner/kernel_compiler.h"
+#include "tuner/compile/kernel_compiler.h"
 
 namespace nee::bench {
 
@@ -110,9 +111,9 @@ int gpu_main(int argc, char** argv) {
     for (const std::string& shape : shapes) {
       const Workload w = workload_from_shape(shape);
       try {
-        std::unique_ptr<Engine>& vendor = w.op == "matmul" ? cublas : cudnn;
+        std::unique_ptr<Engine>& vendor = family_of(w).id == FamilyId::matmul ? cublas : cudnn;
         if (!vendor) {
-          if (w.op == "matmul") {
+          if (family_of(w).id == FamilyId::matmul) {
             vendor = std::make_unique<CublasEngine>();
           } else {
             vendor = std::make_unique<CudnnEngine>();

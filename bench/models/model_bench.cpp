@@ -19,7 +19,7 @@
 #include "core/subprocess.h"
 #include "importer/import_onnx.h"
 #include "runtime/bundle/kernel_bundle.h"
-#include "runtime/cli/output_comparison.h"
+#include "runtime/output_comparison.h"
 #include "runtime/profiling/flop_account.h"
 #include "runtime/session.h"
 #include "runtime/tensor_io.h"

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <map>
 
-#include "runtime/cli/run_statistics.h"
+#include "runtime/profiling/run_statistics.h"
 
 namespace nee {
 

@@ -24,8 +24,8 @@
 #include "runtime/profiling/flop_account.h"
 #include "runtime/session.h"
 #include "runtime/tensor_io.h"
-#include "tuner/bundle_builder.h"
-#include "tuner/kernel_compiler.h"
+#include "tuner/compile/bundle_builder.h"
+#include "tuner/compile/kernel_compiler.h"
 
 namespace nee {
 namespace {

@@ -10,8 +10,8 @@
 #include "runtime/bundle/shared_library.h"
 #include "runtime/tensor_io.h"
 #include "schedules/schedule_space.h"
-#include "tuner/builder.h"
-#include "tuner/local_runner.h"
+#include "tuner/compile/builder.h"
+#include "tuner/runners/local_runner.h"
 #include "tuner/measure/workload_reference.h"
 
 namespace nee::test {

@@ -17,8 +17,8 @@
 #include "schedules/conv2d_blocked_cpu_space.h"
 #include "schedules/schedule_space.h"
 #include "tests/kernels/compiled_kernels.h"
-#include "tuner/builder.h"
-#include "tuner/kernel_compiler.h"
+#include "tuner/compile/builder.h"
+#include "tuner/compile/kernel_compiler.h"
 
 namespace nee {
 namespace {

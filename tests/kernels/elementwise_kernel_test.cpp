@@ -13,7 +13,7 @@
 #include "core/elementwise_workload.h"
 #include "core/error.h"
 #include "tests/kernels/compiled_kernels.h"
-#include "tuner/kernel_compiler.h"
+#include "tuner/compile/kernel_compiler.h"
 
 namespace nee {
 namespace {

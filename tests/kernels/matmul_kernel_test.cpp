@@ -16,8 +16,8 @@
 #include "schedules/schedule_space.h"
 #include "tests/kernels/compiled_kernels.h"
 #include "tests/tuner/temp_dir.h"
-#include "tuner/builder.h"
-#include "tuner/kernel_compiler.h"
+#include "tuner/compile/builder.h"
+#include "tuner/compile/kernel_compiler.h"
 #include "tuner/measure/workload_reference.h"
 
 namespace nee {

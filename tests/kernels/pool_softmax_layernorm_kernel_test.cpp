@@ -14,7 +14,7 @@
 #include "core/softmax_workload.h"
 #include "schedules/schedule_space.h"
 #include "tests/kernels/compiled_kernels.h"
-#include "tuner/kernel_compiler.h"
+#include "tuner/compile/kernel_compiler.h"
 
 namespace nee {
 namespace {

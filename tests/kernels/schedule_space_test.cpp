@@ -15,7 +15,7 @@
 #include "core/softmax_workload.h"
 #include "core/strided_copy_workload.h"
 #include "schedules/schedule_space.h"
-#include "tuner/kernel_compiler.h"
+#include "tuner/compile/kernel_compiler.h"
 
 namespace nee {
 namespace {

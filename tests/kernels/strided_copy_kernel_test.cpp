@@ -15,8 +15,8 @@
 #include "core/workload_speed.h"
 #include "schedules/schedule_space.h"
 #include "tests/kernels/compiled_kernels.h"
-#include "tuner/builder.h"
-#include "tuner/kernel_compiler.h"
+#include "tuner/compile/builder.h"
+#include "tuner/compile/kernel_compiler.h"
 #include "tuner/measure/workload_reference.h"
 
 namespace nee {

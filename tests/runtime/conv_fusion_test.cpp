@@ -17,8 +17,8 @@
 #include "runtime/passes/passes.h"
 #include "runtime/session.h"
 #include "runtime/tensor_io.h"
-#include "tuner/bundle_builder.h"
-#include "tuner/kernel_compiler.h"
+#include "tuner/compile/bundle_builder.h"
+#include "tuner/compile/kernel_compiler.h"
 
 namespace nee {
 namespace {

@@ -11,9 +11,9 @@
 
 #include "synthetic_timing.h"
 #include "temp_dir.h"
-#include "tuner/runner.h"
-#include "tuner/tuning_loop.h"
-#include "tuner/workload_tuner.h"
+#include "tuner/runners/runner.h"
+#include "tuner/scheduling/tuning_loop.h"
+#include "tuner/scheduling/workload_tuner.h"
 
 namespace nee {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "core/error.h"
 #include "temp_dir.h"
-#include "tuner/forked_jobs.h"
+#include "tuner/compile/forked_jobs.h"
 #include "core/subprocess.h"
 
 namespace nee {

@@ -13,10 +13,10 @@
 #include "core/conv_workload.h"
 #include "schedules/schedule_space.h"
 #include "temp_dir.h"
-#include "tuner/autoscheduler_config.h"
-#include "tuner/kernel_compiler.h"
-#include "tuner/model_tuning.h"
-#include "tuner/tuning_loop.h"
+#include "tuner/compile/autoscheduler_config.h"
+#include "tuner/compile/kernel_compiler.h"
+#include "tuner/scheduling/model_tuning.h"
+#include "tuner/scheduling/tuning_loop.h"
 
 namespace nee {
 namespace {

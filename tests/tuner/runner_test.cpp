@@ -9,9 +9,9 @@
 #include "core/error.h"
 #include "schedules/schedule_space.h"
 #include "temp_dir.h"
-#include "tuner/builder.h"
-#include "tuner/kernel_compiler.h"
-#include "tuner/local_runner.h"
+#include "tuner/compile/builder.h"
+#include "tuner/compile/kernel_compiler.h"
+#include "tuner/runners/local_runner.h"
 #include "tuning-db/tuning_database.h"
 
 namespace nee {

@@ -8,9 +8,9 @@
 #include "core/error.h"
 #include "loopback_sshd.h"
 #include "temp_dir.h"
-#include "tuner/kernel_compiler.h"
-#include "tuner/ssh_runner.h"
-#include "tuner/tuning_loop.h"
+#include "tuner/compile/kernel_compiler.h"
+#include "tuner/runners/ssh_runner.h"
+#include "tuner/scheduling/tuning_loop.h"
 
 namespace nee {
 namespace {

@@ -10,7 +10,7 @@
 #include "schedules/schedule_space.h"
 #include "tests/tuner/synthetic_timing.h"
 #include "tuner/search/evolutionary_search.h"
-#include "tuner/task_scheduler.h"
+#include "tuner/scheduling/task_scheduler.h"
 
 namespace nee {
 namespace {

@@ -9,7 +9,7 @@
 #include "core/conv_workload.h"
 #include "temp_dir.h"
 #include "tests/tuner/synthetic_timing.h"
-#include "tuner/autoscheduler_config.h"
+#include "tuner/compile/autoscheduler_config.h"
 #include "tuner/search/transfer_seeds.h"
 
 namespace nee {

@@ -7,8 +7,8 @@
 
 #include "schedules/schedule_space.h"
 #include "temp_dir.h"
-#include "tuner/kernel_compiler.h"
-#include "tuner/tuning_loop.h"
+#include "tuner/compile/kernel_compiler.h"
+#include "tuner/scheduling/tuning_loop.h"
 
 namespace nee {
 namespace {

@@ -2,7 +2,7 @@
 // default -> tuned weighted by counts.
 #include <gtest/gtest.h>
 
-#include "tuner/autoscheduler_config.h"
+#include "tuner/compile/autoscheduler_config.h"
 #include "tuner/report/tuning_summary.h"
 
 namespace nee {

@@ -9,9 +9,9 @@
 #include "core/workload.h"
 #include "schedules/schedule_space.h"
 #include "temp_dir.h"
-#include "tuner/autoscheduler_config.h"
-#include "tuner/kernel_compiler.h"
-#include "tuner/usable_record.h"
+#include "tuner/compile/autoscheduler_config.h"
+#include "tuner/compile/kernel_compiler.h"
+#include "tuner/compile/usable_record.h"
 
 namespace nee {
 namespace {

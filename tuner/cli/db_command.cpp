@@ -8,7 +8,7 @@
 
 #include "core/error.h"
 #include "core/workload_speed.h"
-#include "tuner/batch_folder.h"
+#include "tuner/runners/batch_folder.h"
 
 namespace nee {
 

@@ -2,7 +2,7 @@
 #include <string>
 #include <vector>
 
-#include "tuner/tuning_loop.h"
+#include "tuner/scheduling/tuning_loop.h"
 
 namespace nee {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/family.h"
-#include "tuner/autoscheduler_config.h"
+#include "tuner/compile/autoscheduler_config.h"
 
 namespace nee {
 

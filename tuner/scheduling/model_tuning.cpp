@@ -1,4 +1,4 @@
-#include "tuner/model_tuning.h"
+#include "tuner/scheduling/model_tuning.h"
 
 #include <fmt/format.h>
 
@@ -8,12 +8,12 @@
 #include <memory>
 
 #include "core/error.h"
-#include "tuner/interrupt.h"
-#include "tuner/progress_bar.h"
+#include "tuner/scheduling/interrupt.h"
+#include "tuner/scheduling/progress_bar.h"
 #include "tuner/report/convergence_csv.h"
 #include "tuner/report/convergence_svg.h"
 #include "tuner/report/tuning_summary.h"
-#include "tuner/workload_tuner.h"
+#include "tuner/scheduling/workload_tuner.h"
 
 namespace nee {
 

@@ -1,4 +1,4 @@
-#include "tuner/task_scheduler.h"
+#include "tuner/scheduling/task_scheduler.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "tuner/workload_tuner.h"
+#include "tuner/scheduling/workload_tuner.h"
 
 #include <fmt/format.h>
 
@@ -6,12 +6,12 @@
 #include <filesystem>
 
 #include "core/median.h"
-#include "tuner/autoscheduler_config.h"
-#include "tuner/autoscheduler_input.h"
-#include "tuner/kernel_compiler.h"
-#include "tuner/local_runner.h"
+#include "tuner/compile/autoscheduler_config.h"
+#include "tuner/compile/autoscheduler_input.h"
+#include "tuner/compile/kernel_compiler.h"
+#include "tuner/runners/local_runner.h"
 #include "tuner/report/convergence_csv.h"
-#include "tuner/usable_record.h"
+#include "tuner/compile/usable_record.h"
 
 namespace nee {
 

@@ -1,4 +1,4 @@
-#include "tuner/bundle_builder.h"
+#include "tuner/compile/bundle_builder.h"
 
 #include <fmt/format.h>
 
@@ -13,9 +13,9 @@
 #include "core/subprocess.h"
 #include "core/version.h"
 #include "schedules/schedule_space.h"
-#include "tuner/forked_jobs.h"
-#include "tuner/kernel_compiler.h"
-#include "tuner/usable_record.h"
+#include "tuner/compile/forked_jobs.h"
+#include "tuner/compile/kernel_compiler.h"
+#include "tuner/compile/usable_record.h"
 
 namespace nee {
 

@@ -1,4 +1,4 @@
-#include "tuner/autoscheduler_input.h"
+#include "tuner/compile/autoscheduler_input.h"
 
 #include <map>
 

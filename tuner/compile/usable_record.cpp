@@ -1,6 +1,6 @@
-#include "tuner/usable_record.h"
+#include "tuner/compile/usable_record.h"
 
-#include "tuner/autoscheduler_config.h"
+#include "tuner/compile/autoscheduler_config.h"
 
 namespace nee {
 

@@ -1,8 +1,8 @@
-#include "tuner/runner.h"
+#include "tuner/runners/runner.h"
 
 #include "core/error.h"
-#include "tuner/local_runner.h"
-#include "tuner/ssh_runner.h"
+#include "tuner/runners/local_runner.h"
+#include "tuner/runners/ssh_runner.h"
 
 namespace nee {
 

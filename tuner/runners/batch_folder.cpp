@@ -1,4 +1,4 @@
-#include "tuner/batch_folder.h"
+#include "tuner/runners/batch_folder.h"
 
 #include <filesystem>
 #include <fstream>
@@ -9,7 +9,7 @@
 #include "core/isa_level.h"
 #include "core/subprocess.h"
 #include "core/version.h"
-#include "tuner/kernel_compiler.h"
+#include "tuner/compile/kernel_compiler.h"
 
 namespace nee {
 

@@ -1,7 +1,7 @@
 #pragma once
 #include <string>
 
-#include "tuner/runner.h"
+#include "tuner/runners/runner.h"
 
 namespace nee {
 

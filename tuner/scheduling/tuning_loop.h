@@ -7,7 +7,7 @@
 
 #include "core/records.h"
 #include "tuner/report/convergence_svg.h"
-#include "tuner/runner.h"
+#include "tuner/runners/runner.h"
 #include "tuning-db/tuning_database.h"
 
 namespace nee {

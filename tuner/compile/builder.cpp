@@ -1,10 +1,10 @@
-#include "tuner/builder.h"
+#include "tuner/compile/builder.h"
 
 #include <filesystem>
 
 #include "core/error.h"
-#include "tuner/forked_jobs.h"
-#include "tuner/kernel_compiler.h"
+#include "tuner/compile/forked_jobs.h"
+#include "tuner/compile/kernel_compiler.h"
 
 namespace nee {
 

@@ -1,8 +1,8 @@
 #pragma once
 #include <vector>
 
-#include "tuner/task_scheduler.h"
-#include "tuner/tuning_loop.h"
+#include "tuner/scheduling/task_scheduler.h"
+#include "tuner/scheduling/tuning_loop.h"
 
 namespace nee {
 

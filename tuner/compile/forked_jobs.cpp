@@ -1,4 +1,4 @@
-#include "tuner/forked_jobs.h"
+#include "tuner/compile/forked_jobs.h"
 
 #include <fcntl.h>
 #include <signal.h>

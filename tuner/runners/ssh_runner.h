@@ -2,7 +2,7 @@
 #include <map>
 #include <string>
 
-#include "tuner/runner.h"
+#include "tuner/runners/runner.h"
 
 namespace nee {
 

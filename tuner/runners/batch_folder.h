@@ -6,7 +6,7 @@
 
 #include "core/records.h"
 #include "tuner/measure/batch_manifest.h"
-#include "tuner/runner.h"
+#include "tuner/runners/runner.h"
 #include "tuning-db/tuning_database.h"
 
 namespace nee {

@@ -1,4 +1,4 @@
-#include "tuner/interrupt.h"
+#include "tuner/scheduling/interrupt.h"
 
 #include <csignal>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "tuner/progress_bar.h"
+#include "tuner/scheduling/progress_bar.h"
 
 #include <fmt/format.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "tuner/autoscheduler_config.h"
+#include "tuner/compile/autoscheduler_config.h"
 
 #include <algorithm>
 #include <cctype>

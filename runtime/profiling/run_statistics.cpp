@@ -1,4 +1,4 @@
-#include "runtime/cli/run_statistics.h"
+#include "runtime/profiling/run_statistics.h"
 
 #include <fmt/format.h>
 

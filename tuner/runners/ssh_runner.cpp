@@ -1,11 +1,11 @@
-#include "tuner/ssh_runner.h"
+#include "tuner/runners/ssh_runner.h"
 
 #include <filesystem>
 #include <regex>
 
 #include "core/error.h"
 #include "core/subprocess.h"
-#include "tuner/batch_folder.h"
+#include "tuner/runners/batch_folder.h"
 
 namespace nee {
 

@@ -1,4 +1,4 @@
-#include "tuner/local_runner.h"
+#include "tuner/runners/local_runner.h"
 
 #include <filesystem>
 #include <fstream>

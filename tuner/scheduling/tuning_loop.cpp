@@ -1,13 +1,13 @@
-#include "tuner/tuning_loop.h"
+#include "tuner/scheduling/tuning_loop.h"
 
 #include <fmt/format.h>
 
 #include <chrono>
 
 #include "core/workload_speed.h"
-#include "tuner/interrupt.h"
-#include "tuner/progress_bar.h"
-#include "tuner/workload_tuner.h"
+#include "tuner/scheduling/interrupt.h"
+#include "tuner/scheduling/progress_bar.h"
+#include "tuner/scheduling/workload_tuner.h"
 
 namespace nee {
 

@@ -1,4 +1,4 @@
-#include "tuner/kernel_compiler.h"
+#include "tuner/compile/kernel_compiler.h"
 
 #include <algorithm>
 #include <optional>
@@ -13,8 +13,8 @@
 #include "core/version.h"
 #include "schedules/schedule_space.h"
 #include "schedules/static_output.h"
-#include "tuner/autoscheduler_config.h"
-#include "tuner/autoscheduler_input.h"
+#include "tuner/compile/autoscheduler_config.h"
+#include "tuner/compile/autoscheduler_input.h"
 
 namespace nee {
 

@@ -20,13 +20,13 @@ Target host_target(TargetKind kind, int cuda_capability = 0);
 
 // Compiles one scheduled kernel into an object file exporting `<symbol>_argv` and
 // `<symbol>_metadata`, without the Halide runtime (that is linked once per library).
-// A baseline's schedule (tuner/autoscheduler_config.h) is compiled by its autoscheduler.
+// A baseline's schedule (tuner/compile/autoscheduler_config.h) is compiled by its autoscheduler.
 void compile_kernel_object(const Workload& workload, const Target& target, const ScheduleConfig& config,
                            const std::string& symbol, const std::string& object_path);
 
 // Same, scheduled by one of Halide's autoschedulers (Adams2019, Mullapudi2016) instead
 // of a NEE schedule space: the baseline a tuned result must beat. Every family with an
-// entry in tuner/autoscheduler_input.cpp has one.
+// entry in tuner/compile/autoscheduler_input.cpp has one.
 void compile_autoscheduled_object(const Workload& workload, const Target& target,
                                   const std::string& autoscheduler, const std::string& symbol,
                                   const std::string& object_path);

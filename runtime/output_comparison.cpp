@@ -1,4 +1,4 @@
-#include "runtime/cli/output_comparison.h"
+#include "runtime/output_comparison.h"
 
 #include <cmath>
 #include <cstring>

@@ -8,11 +8,11 @@
 #include <set>
 
 #include "schedules/schedule_space.h"
-#include "tuner/builder.h"
-#include "tuner/runner.h"
+#include "tuner/compile/builder.h"
+#include "tuner/runners/runner.h"
 #include "tuner/search/search_strategy.h"
 #include "tuner/search/transfer_seeds.h"
-#include "tuner/tuning_loop.h"
+#include "tuner/scheduling/tuning_loop.h"
 
 namespace nee {
 
