@@ -4,10 +4,10 @@
 
 #include "core/activation_layout.h"
 #include "core/conv_weight_layout.h"
-#include "core/family.h"
-#include "core/winograd_weights.h"
 #include "core/conv_workload.h"
 #include "core/error.h"
+#include "core/family.h"
+#include "core/winograd_weights.h"
 #include "schedules/schedule_space.h"
 #include "tuner/compile/kernel_compiler.h"
 #include "tuner/compile/usable_record.h"

@@ -9,8 +9,8 @@
 
 #include "core/error.h"
 #include "importer/import_onnx.h"
-#include "runtime/output_comparison.h"
 #include "runtime/onnx_tensor.h"
+#include "runtime/output_comparison.h"
 #include "runtime/session.h"
 #include "runtime/tensor_io.h"
 

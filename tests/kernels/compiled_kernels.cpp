@@ -11,8 +11,8 @@
 #include "runtime/tensor_io.h"
 #include "schedules/schedule_space.h"
 #include "tuner/compile/builder.h"
-#include "tuner/runners/local_runner.h"
 #include "tuner/measure/workload_reference.h"
+#include "tuner/runners/local_runner.h"
 
 namespace nee::test {
 

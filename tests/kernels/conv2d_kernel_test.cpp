@@ -9,10 +9,10 @@
 #include <map>
 #include <random>
 
-#include "core/conv_workload.h"
-#include "core/error.h"
 #include "core/activation_layout.h"
 #include "core/conv_weight_layout.h"
+#include "core/conv_workload.h"
+#include "core/error.h"
 #include "core/winograd_weights.h"
 #include "schedules/conv2d_blocked_cpu_space.h"
 #include "schedules/schedule_space.h"

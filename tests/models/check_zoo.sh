@@ -15,14 +15,15 @@ zoo=$build/zoo-small
 /usr/bin/python3 "$src/tests/models/make_zoo.py" "$zoo" --small 2>&1 | grep -v -i warning || true
 declare -A bundled=([resnet18]="MaxPool GlobalAveragePool" [resnet50]="MaxPool GlobalAveragePool"
                     [mobilenet_v2]="GlobalAveragePool" [bert_encoder]="Softmax NeeLayerNorm")
-status=0
+failed=()
+# fail STEP: notes a failed step; all of them are listed last, where a cut log still shows them.
+fail() { echo "FAILED: $1"; failed+=("$1"); }
 # require_bundled MODEL LABEL PLACEMENT: each of MODEL's ops listed above ran in the bundle.
 require_bundled() {
   echo "$3" | tail -2
   for op in ${bundled[$1]}; do
     if ! echo "$3" | grep -Eq "[[:space:]]$op[[:space:]]+bundle[[:space:]]"; then
-      echo "$2: no $op node ran in the bundle"
-      status=1
+      fail "$2: no $op node ran in the bundle"
     fi
   done
 }
@@ -31,24 +32,23 @@ require_level() {
   local others
   others=$(echo "$3" | awk -v level="_$2" '$3 == "bundle" && substr($4, length($4) - length(level) + 1) != level')
   if [[ -n $others ]]; then
-    echo "$1: bundle nodes ran kernels of another level than $2:"
+    fail "$1: bundle nodes ran kernels of another level than $2"
     echo "$others" | head -3
-    status=1
   fi
 }
 for model in resnet18 resnet50 mobilenet_v2 bert_encoder; do
   dir=$zoo/${model}_small
   echo "== $model (reference kernels)"
   "$build/runtime/cli/nee-run" "$dir/model.onnx" --inputs "$dir/test_data_set_0" --expect "$dir/test_data_set_0" \
-    --peak-rtol 1e-4 || status=1
+    --peak-rtol 1e-4 || fail "$model on the reference kernels"
   echo "== $model (bundle of default schedules, every ISA level this machine runs)"
-  NEE_DB=$zoo/empty.db "$build/tuner/nee-tune" "$dir/model.onnx" --trials 0 --bundle "$zoo/${model}_bundle" || status=1
+  NEE_DB=$zoo/empty.db "$build/tuner/nee-tune" "$dir/model.onnx" --trials 0 --bundle "$zoo/${model}_bundle" || fail "$model: bundle build"
   levels=$(/usr/bin/python3 -c 'import json, sys; print(" ".join(v["isa"] for v in json.load(open(sys.argv[1]))["variants"]))' \
-    "$zoo/${model}_bundle/manifest.json") || status=1
+    "$zoo/${model}_bundle/manifest.json") || fail "$model: manifest levels"
   for level in $levels; do
     echo "-- $model at $level"
     placement=$(NEE_MAX_ISA=$level "$build/runtime/cli/nee-run" "$dir/model.onnx" --bundle "$zoo/${model}_bundle" \
-      --inputs "$dir/test_data_set_0" --expect "$dir/test_data_set_0" --peak-rtol 1e-4 --placement) || status=1
+      --inputs "$dir/test_data_set_0" --expect "$dir/test_data_set_0" --peak-rtol 1e-4 --placement) || fail "$model at $level"
     require_bundled "$model" "$model at $level" "$placement"
     require_level "$model" "$level" "$placement"
   done
@@ -56,9 +56,9 @@ done
 echo "== bert_encoder at batch 8 (bundle of default schedules)"
 dir=$zoo/bert_encoder_small
 NEE_DB=$zoo/empty.db "$build/tuner/nee-tune" "$dir/model.onnx" --trials 0 --input-shape input=8x16 \
-  --bundle "$zoo/bert_encoder_batch8_bundle" || status=1
+  --bundle "$zoo/bert_encoder_batch8_bundle" || fail "bert_encoder: batch-8 bundle build"
 placement=$("$build/runtime/cli/nee-run" "$dir/model.onnx" --input-shape input=8x16 \
-  --bundle "$zoo/bert_encoder_batch8_bundle" --check-reference --peak-rtol 1e-4 --placement) || status=1
+  --bundle "$zoo/bert_encoder_batch8_bundle" --check-reference --peak-rtol 1e-4 --placement) || fail "bert_encoder at batch 8"
 require_bundled bert_encoder "bert_encoder at batch 8" "$placement"
 # GPU bundles: every model's CUDA bundle builds (no GPU here to run it), and the encoder
 # and ResNet-18 run from OpenCL bundles on PoCL, matched against PyTorch like the CPU
@@ -67,19 +67,21 @@ require_bundled bert_encoder "bert_encoder at batch 8" "$placement"
 for model in resnet18 resnet50 mobilenet_v2 bert_encoder; do
   echo "== $model (CUDA bundle of default schedules, built only)"
   NEE_DB=$zoo/empty.db "$build/tuner/nee-tune" "$zoo/${model}_small/model.onnx" --target cuda --trials 0 \
-    --bundle "$zoo/${model}_cuda_bundle" | tail -1 || status=1
+    --bundle "$zoo/${model}_cuda_bundle" | tail -1 || fail "$model: CUDA bundle build"
 done
 for model in bert_encoder resnet18; do
   dir=$zoo/${model}_small
   echo "== $model (OpenCL bundle of default schedules, on PoCL)"
   NEE_DB=$zoo/empty.db "$build/tuner/nee-tune" "$dir/model.onnx" --target opencl --trials 0 \
-    --bundle "$zoo/${model}_opencl_bundle" | tail -1 || status=1
+    --bundle "$zoo/${model}_opencl_bundle" | tail -1 || fail "$model: OpenCL bundle build"
   placement=$("$build/runtime/cli/nee-run" "$dir/model.onnx" --bundle "$zoo/${model}_opencl_bundle" --target opencl \
-    --inputs "$dir/test_data_set_0" --expect "$dir/test_data_set_0" --peak-rtol 1e-4 --placement) || status=1
+    --inputs "$dir/test_data_set_0" --expect "$dir/test_data_set_0" --peak-rtol 1e-4 --placement) || fail "$model on OpenCL"
   require_bundled "$model" "$model on OpenCL" "$placement"
   if ! echo "$placement" | grep -q "nodes that forced a host round trip: none"; then
-    echo "$model on OpenCL: a node forced a host round trip"
-    status=1
+    fail "$model on OpenCL: a node forced a host round trip"
   fi
 done
-exit $status
+if ((${#failed[@]})); then
+  printf 'failed step: %s\n' "${failed[@]}"
+  exit 1
+fi

@@ -17,13 +17,13 @@
 #include "core/subprocess.h"
 #include "schedules/schedule_space.h"
 #include "temp_dir.h"
-#include "tuner/runners/batch_folder.h"
-#include "tuner/compile/builder.h"
 #include "tuner/cli/db_command.h"
 #include "tuner/cli/pack_command.h"
+#include "tuner/compile/builder.h"
 #include "tuner/compile/kernel_compiler.h"
 #include "tuner/measure/measurement.h"
 #include "tuner/measure/reference_file.h"
+#include "tuner/runners/batch_folder.h"
 #include "tuner/search/search_strategy.h"
 
 namespace nee {

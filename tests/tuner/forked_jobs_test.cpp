@@ -8,9 +8,9 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/subprocess.h"
 #include "temp_dir.h"
 #include "tuner/compile/forked_jobs.h"
-#include "core/subprocess.h"
 
 namespace nee {
 namespace {

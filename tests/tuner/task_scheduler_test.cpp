@@ -9,8 +9,8 @@
 #include "core/error.h"
 #include "schedules/schedule_space.h"
 #include "tests/tuner/synthetic_timing.h"
-#include "tuner/search/evolutionary_search.h"
 #include "tuner/scheduling/task_scheduler.h"
+#include "tuner/search/evolutionary_search.h"
 
 namespace nee {
 namespace {

@@ -10,8 +10,8 @@
 
 #include "core/error.h"
 #include "schedules/schedule_space.h"
-#include "tuner/runners/batch_folder.h"
 #include "tuner/compile/builder.h"
+#include "tuner/runners/batch_folder.h"
 #include "tuner/search/search_strategy.h"
 
 namespace nee {

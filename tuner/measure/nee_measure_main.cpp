@@ -13,8 +13,8 @@
 #include "core/error.h"
 #include "runtime/bundle/halide_kernel.h"
 #include "tuner/measure/batch_measurement.h"
-#include "tuner/measure/reference_file.h"
 #include "tuner/measure/measurement.h"
+#include "tuner/measure/reference_file.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"nee-measure: verify and time one compiled NEE kernel, or every kernel of a batch folder"};

@@ -8,11 +8,11 @@
 #include <memory>
 
 #include "core/error.h"
-#include "tuner/scheduling/interrupt.h"
-#include "tuner/scheduling/progress_bar.h"
 #include "tuner/report/convergence_csv.h"
 #include "tuner/report/convergence_svg.h"
 #include "tuner/report/tuning_summary.h"
+#include "tuner/scheduling/interrupt.h"
+#include "tuner/scheduling/progress_bar.h"
 #include "tuner/scheduling/workload_tuner.h"
 
 namespace nee {

@@ -9,9 +9,9 @@
 #include "tuner/compile/autoscheduler_config.h"
 #include "tuner/compile/autoscheduler_input.h"
 #include "tuner/compile/kernel_compiler.h"
-#include "tuner/runners/local_runner.h"
-#include "tuner/report/convergence_csv.h"
 #include "tuner/compile/usable_record.h"
+#include "tuner/report/convergence_csv.h"
+#include "tuner/runners/local_runner.h"
 
 namespace nee {
 

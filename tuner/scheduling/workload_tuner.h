@@ -10,9 +10,9 @@
 #include "schedules/schedule_space.h"
 #include "tuner/compile/builder.h"
 #include "tuner/runners/runner.h"
+#include "tuner/scheduling/tuning_loop.h"
 #include "tuner/search/search_strategy.h"
 #include "tuner/search/transfer_seeds.h"
-#include "tuner/scheduling/tuning_loop.h"
 
 namespace nee {
 
