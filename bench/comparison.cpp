@@ -10,8 +10,8 @@
 
 #include "core/error.h"
 #include "core/family.h"
+#include "runtime/reference/family_reference.h"
 #include "tuner/measure/measurement.h"
-#include "tuner/measure/workload_reference.h"
 
 namespace nee::bench {
 

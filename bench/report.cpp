@@ -4,6 +4,7 @@
 
 #include "bench/roofline_figures.h"
 #include "bench/suites.h"
+#include "core/matmul_workload.h"
 #include "core/version.h"
 
 namespace nee::bench {

@@ -1,7 +1,8 @@
 #include "bench/suites.h"
 
-#include "core/conv_workload.h"
+#include "core/conv2d_workload.h"
 #include "core/error.h"
+#include "core/matmul_workload.h"
 
 namespace nee::bench {
 

@@ -2,10 +2,30 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+#include <sstream>
+
 #include "core/error.h"
 #include "core/family.h"
+#include "core/integer_text.h"
 
 namespace nee {
+
+namespace {
+
+// An elementwise workload's program, parsed once; its canonical text is the key's.
+struct StoredElementwiseAttrs final : WorkloadAttrs {
+  explicit StoredElementwiseAttrs(ElementwiseProgram program) : program(std::move(program)) {}
+  ElementwiseProgram program;
+
+  nlohmann::json to_json() const override { return {{"program", program.to_string()}}; }
+};
+
+std::shared_ptr<const WorkloadAttrs> elementwise_attrs_from_json(const nlohmann::json& j) {
+  return std::make_shared<StoredElementwiseAttrs>(ElementwiseProgram::parse(j.at("program").get<std::string>()));
+}
+
+}  // namespace
 
 Workload make_elementwise_workload(const std::vector<TensorType>& inputs, const TensorType& output,
                                    const ElementwiseProgram& program) {
@@ -28,23 +48,44 @@ Workload make_elementwise_workload(const std::vector<TensorType>& inputs, const 
   }
   Workload w;
   w.op = "elementwise";
-  w.attrs = {{"program", program.to_string()}};
+  w.attrs = std::make_shared<StoredElementwiseAttrs>(program);
   w.inputs = inputs;
   w.output = output;
   return w;
 }
 
-ElementwiseProgram elementwise_program(const Workload& w) {
-  return ElementwiseProgram::parse(w.attrs.at("program").get<std::string>());
-}
+ElementwiseProgram elementwise_program(const Workload& w) { return w.attrs_as<StoredElementwiseAttrs>().program; }
 
 double elementwise_flops(const Workload& w) {
   return static_cast<double>(elementwise_program(w).code.size()) * static_cast<double>(w.output.elements());
 }
 
+Workload elementwise_workload_from_shape(const std::string& text) {
+  const size_t colon = text.find(':');
+  if (colon == std::string::npos) {
+    throw Error(fmt::format("bad elementwise shape '{}': expected the inputs' shapes, ':' and the program", text));
+  }
+  std::vector<TensorType> inputs;
+  std::vector<int64_t> output;
+  std::stringstream shapes(text.substr(0, colon));
+  std::string shape;
+  while (std::getline(shapes, shape, '+')) {
+    const std::optional<std::vector<int64_t>> dims = parse_integer_list(shape);
+    if (!dims || dims->empty()) {
+      throw Error(fmt::format("bad elementwise shape '{}': '{}' is not a shape of integers joined by x", text, shape));
+    }
+    inputs.push_back({DType::f32, *dims});
+    output = broadcast_shapes(output, *dims);
+  }
+  return make_elementwise_workload(inputs, {DType::f32, output}, ElementwiseProgram::parse(text.substr(colon + 1)));
+}
+
 Family elementwise_family() {
   return {FamilyId::elementwise, "elementwise", elementwise_flops, [](const Workload&) { return int64_t{1}; },
-          SpeedUnit::gflops, nullptr, "", {}, 0};
+          SpeedUnit::gflops, elementwise_workload_from_shape,
+          "DxDx...xD[+DxDx...xD...]:PROGRAM (the inputs' shapes, broadcast to the output's, then the program over "
+          "x0, x1, ... with results t0, t1, ...; e.g. the bias and Relu 128x3072+3072:add(x0,x1); relu(t0))",
+          {}, 0, elementwise_attrs_from_json};
 }
 
 }  // namespace nee

@@ -1,4 +1,5 @@
 #pragma once
+#include <string>
 #include <vector>
 
 #include "core/elementwise_program.h"
@@ -16,6 +17,9 @@ namespace nee {
 Workload make_elementwise_workload(const std::vector<TensorType>& inputs, const TensorType& output,
                                    const ElementwiseProgram& program);
 ElementwiseProgram elementwise_program(const Workload& w);
+// "DxD...[+DxD...]:PROGRAM" (the inputs' shapes, then the program's text) as
+// `nee-tune --op elementwise --shape` reads it.
+Workload elementwise_workload_from_shape(const std::string& text);
 // Instructions x output elements.
 double elementwise_flops(const Workload& w);
 

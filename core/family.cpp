@@ -18,6 +18,9 @@ const std::vector<Family>& families() {
       if (static_cast<size_t>(rows[i].id) != i) {
         throw Error(fmt::format("family row {} ('{}') is out of the list's order", i, rows[i].name));
       }
+      if (!rows[i].flops || !rows[i].reduction_length || !rows[i].from_shape || !rows[i].attrs_from_json) {
+        throw Error(fmt::format("family row '{}' lacks one of its functions", rows[i].name));
+      }
     }
     return rows;
   }();
@@ -28,18 +31,14 @@ const Family& family_named(const std::string& name) {
   for (const Family& f : families()) {
     if (f.name == name) return f;
   }
-  std::vector<std::string> names;
-  for (const Family& f : families()) names.push_back(f.name);
-  throw Error(fmt::format("unknown operator family '{}' (known: {})", name, fmt::join(names, ", ")));
+  throw Error(fmt::format("unknown operator family '{}' (known: {})", name, fmt::join(family_names(), ", ")));
 }
 
 const Family& family_of(const Workload& w) { return family_named(w.op); }
 
-std::vector<std::string> families_tuned_alone() {
+std::vector<std::string> family_names() {
   std::vector<std::string> names;
-  for (const Family& f : families()) {
-    if (f.from_shape) names.push_back(f.name);
-  }
+  for (const Family& f : families()) names.push_back(f.name);
   return names;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,10 +11,11 @@ namespace nee {
 
 // The operator families: the kinds of kernel NEE writes once in Halide, tunes, bundles and
 // runs, each named by a Workload's `op`. This list is the one every per-family table is
-// built from (core's rows below, the schedule spaces in schedules/schedule_space_table.h,
-// the verification references in tuner/measure/workload_reference.cpp): a family missing
-// from a table is a compile or link error there, never a silent default. Adding a family
-// is one entry here and one row per table (docs/ARCHITECTURE.md).
+// built from (core's rows below, the schedule spaces in schedules/family_spaces.cpp, the
+// references in runtime/reference/family_reference.h) and the build reads to find each
+// family's sources (cmake/families.cmake): a family missing from a table is a compile,
+// link or CMake error, never a silent default. Adding a family is one entry here and one
+// row per table (docs/ARCHITECTURE.md).
 #define NEE_FAMILIES(X) X(matmul) X(conv2d) X(elementwise) X(pool2d) X(softmax) X(layernorm) X(strided_copy)
 
 enum class FamilyId {
@@ -42,8 +44,8 @@ struct Family {
   // correct kernel may show against the reference; 0 where nothing is rounded (a copy).
   int64_t (*reduction_length)(const Workload&);
   SpeedUnit speed_unit;
-  // `nee-tune --op NAME --shape TEXT`: the workload TEXT names, and the help for TEXT;
-  // null where the family is tuned only as it occurs in models.
+  // `nee-tune --op NAME --shape TEXT`: the workload TEXT names (nee::Error naming what is
+  // malformed), and the help for TEXT.
   Workload (*from_shape)(const std::string&);
   std::string shape_help;
   // For seeding a search from similar workloads: the attributes of the fused epilogue,
@@ -51,6 +53,9 @@ struct Family {
   // reads (the rest feed the epilogue); 0: every input, and no epilogue.
   std::vector<std::string> epilogue_attrs;
   size_t loop_nest_inputs;
+  // The typed attributes of a workload from their canonical JSON (database rows,
+  // manifests); nee::Error naming what is missing or mistyped.
+  std::shared_ptr<const WorkloadAttrs> (*attrs_from_json)(const nlohmann::json&);
 };
 
 // One function per family gives its row, defined in the family's own file.
@@ -65,7 +70,7 @@ const Family& family_named(const std::string& name);
 // The family of a workload; nee::Error for an op NEE has no family for (a record or a
 // manifest written by a later NEE, say).
 const Family& family_of(const Workload& w);
-// The names of the families `nee-tune --op` tunes on their own.
-std::vector<std::string> families_tuned_alone();
+// Every family's name, in the list's order.
+std::vector<std::string> family_names();
 
 }  // namespace nee

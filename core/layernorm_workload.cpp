@@ -4,8 +4,31 @@
 
 #include "core/error.h"
 #include "core/family.h"
+#include "core/shape_text.h"
 
 namespace nee {
+
+namespace {
+
+// A layernorm workload's first normalized dim (non-negative), epsilon, and whether it
+// has a bias.
+struct StoredLayernormAttrs final : WorkloadAttrs {
+  int64_t axis = 0;
+  double epsilon = 0;
+  bool bias = false;
+
+  nlohmann::json to_json() const override { return {{"axis", axis}, {"epsilon", epsilon}, {"bias", bias ? 1 : 0}}; }
+};
+
+std::shared_ptr<const WorkloadAttrs> layernorm_attrs_from_json(const nlohmann::json& j) {
+  auto stored = std::make_shared<StoredLayernormAttrs>();
+  stored->axis = j.at("axis").get<int64_t>();
+  stored->epsilon = j.at("epsilon").get<double>();
+  stored->bias = j.at("bias").get<int>() != 0;
+  return stored;
+}
+
+}  // namespace
 
 Workload make_layernorm_workload(const TensorType& x, const TensorType& scale, const TensorType* bias,
                                  int64_t axis, double epsilon) {
@@ -40,22 +63,38 @@ Workload make_layernorm_workload(const TensorType& x, const TensorType& scale, c
   }
   Workload w;
   w.op = "layernorm";
-  w.attrs = {{"axis", axis}, {"epsilon", epsilon}, {"bias", bias ? 1 : 0}};
+  auto stored = std::make_shared<StoredLayernormAttrs>();
+  stored->axis = axis;
+  stored->epsilon = epsilon;
+  stored->bias = bias != nullptr;
+  w.attrs = stored;
   w.inputs = {x, scale};
   if (bias) w.inputs.push_back(*bias);
   w.output = x;
   return w;
 }
 
-int64_t layernorm_axis(const Workload& w) { return w.attrs.at("axis").get<int64_t>(); }
-double layernorm_epsilon(const Workload& w) { return w.attrs.at("epsilon").get<double>(); }
-bool layernorm_has_bias(const Workload& w) { return w.attrs.at("bias").get<int>() != 0; }
+int64_t layernorm_axis(const Workload& w) { return w.attrs_as<StoredLayernormAttrs>().axis; }
+double layernorm_epsilon(const Workload& w) { return w.attrs_as<StoredLayernormAttrs>().epsilon; }
+bool layernorm_has_bias(const Workload& w) { return w.attrs_as<StoredLayernormAttrs>().bias; }
 
 int64_t layernorm_row_length(const Workload& w) {
   const auto& shape = w.inputs[0].shape;
   int64_t n = 1;
   for (size_t d = static_cast<size_t>(layernorm_axis(w)); d < shape.size(); ++d) n *= shape[d];
   return n;
+}
+
+Workload layernorm_workload_from_shape(const std::string& text) {
+  const ShapeText parsed("layernorm", text, {"axis", "epsilon", "bias"});
+  const TensorType x{DType::f32, parsed.shape()};
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  const int64_t axis = parsed.integer("axis", -1);
+  if (axis < -rank || axis >= rank) parsed.refuse(fmt::format("axis {} is out of range for rank {}", axis, rank));
+  // Scale and bias are per element of the normalized row, as exporters write them.
+  const TensorType row{DType::f32, {x.shape.begin() + (axis < 0 ? axis + rank : axis), x.shape.end()}};
+  const bool bias = parsed.choice("bias", "1", {"0", "1"}) == "1";
+  return make_layernorm_workload(x, row, bias ? &row : nullptr, axis, parsed.number("epsilon", 1e-5));
 }
 
 Family layernorm_family() {
@@ -66,10 +105,12 @@ Family layernorm_family() {
           [](const Workload& w) { return 7.0 * static_cast<double>(w.output.elements()); },
           layernorm_row_length,
           SpeedUnit::gflops,
-          nullptr,
-          "",
+          layernorm_workload_from_shape,
+          "DxDx...xD[,axis=A][,epsilon=E][,bias=0|1] (the input shape; rows are the dims from axis on, default -1; "
+          "epsilon default 1e-5; a per-row-element scale, and a bias unless bias=0; e.g. 128x768)",
           {"bias", "epsilon"},
-          1};
+          1,
+          layernorm_attrs_from_json};
 }
 
 }  // namespace nee

@@ -16,6 +16,8 @@ Workload make_layernorm_workload(const TensorType& x, const TensorType& scale, c
 int64_t layernorm_axis(const Workload& w);
 double layernorm_epsilon(const Workload& w);
 bool layernorm_has_bias(const Workload& w);
+// "DxDx...xD[,axis=A][,epsilon=E][,bias=0|1]" as `nee-tune --op layernorm --shape` reads it.
+Workload layernorm_workload_from_shape(const std::string& text);
 // Elements of one normalized row: the terms of its mean and variance.
 int64_t layernorm_row_length(const Workload& w);
 

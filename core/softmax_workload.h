@@ -11,6 +11,8 @@ namespace nee {
 // problem.
 Workload make_softmax_workload(const TensorType& x, int64_t axis);
 int64_t softmax_axis(const Workload& w);
+// "DxDx...xD[,axis=A]" (default -1) as `nee-tune --op softmax --shape` reads it.
+Workload softmax_workload_from_shape(const std::string& text);
 // The axis extent: the terms of each output's denominator.
 int64_t softmax_length(const Workload& w);
 

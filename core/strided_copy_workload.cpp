@@ -4,15 +4,34 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <map>
 #include <numeric>
-#include <sstream>
 
 #include "core/error.h"
 #include "core/family.h"
-#include "core/integer_text.h"
+#include "core/shape_text.h"
 
 namespace nee {
+
+namespace {
+
+// A strided copy's attributes as made (step 1 where a dim reads one index).
+struct StoredStridedCopyAttrs final : WorkloadAttrs {
+  StridedCopyAttrs attrs;
+
+  nlohmann::json to_json() const override {
+    return {{"perm", attrs.perm}, {"starts", attrs.starts}, {"steps", attrs.steps}};
+  }
+};
+
+std::shared_ptr<const WorkloadAttrs> strided_copy_attrs_from_json(const nlohmann::json& j) {
+  auto stored = std::make_shared<StoredStridedCopyAttrs>();
+  stored->attrs.perm = j.at("perm").get<std::vector<int64_t>>();
+  stored->attrs.starts = j.at("starts").get<std::vector<int64_t>>();
+  stored->attrs.steps = j.at("steps").get<std::vector<int64_t>>();
+  return stored;
+}
+
+}  // namespace
 
 Workload make_strided_copy_workload(const TensorType& input, const StridedCopyAttrs& attrs,
                                     const std::vector<int64_t>& output_shape) {
@@ -56,19 +75,15 @@ Workload make_strided_copy_workload(const TensorType& input, const StridedCopyAt
   }
   Workload w;
   w.op = "strided_copy";
-  w.attrs = {{"perm", attrs.perm}, {"starts", attrs.starts}, {"steps", steps}};
+  auto stored = std::make_shared<StoredStridedCopyAttrs>();
+  stored->attrs = {attrs.perm, attrs.starts, steps};
+  w.attrs = stored;
   w.inputs = {input};
   w.output = TensorType{DType::f32, output_shape};
   return w;
 }
 
-StridedCopyAttrs strided_copy_attrs(const Workload& w) {
-  StridedCopyAttrs a;
-  a.perm = w.attrs.at("perm").get<std::vector<int64_t>>();
-  a.starts = w.attrs.at("starts").get<std::vector<int64_t>>();
-  a.steps = w.attrs.at("steps").get<std::vector<int64_t>>();
-  return a;
-}
+StridedCopyAttrs strided_copy_attrs(const Workload& w) { return w.attrs_as<StoredStridedCopyAttrs>().attrs; }
 
 int64_t strided_copy_inner_source(const Workload& w) {
   const std::vector<int64_t> perm = strided_copy_attrs(w).perm;
@@ -76,54 +91,17 @@ int64_t strided_copy_inner_source(const Workload& w) {
   return std::find(perm.begin(), perm.end(), inner) - perm.begin();
 }
 
-namespace {
-
-// "AxBxC" -> {A, B, C}; `what` names the list in errors.
-std::vector<int64_t> parse_x_list(const std::string& text, const std::string& what, const std::string& whole) {
-  const std::optional<std::vector<int64_t>> values = parse_integer_list(text);
-  if (!values) {
-    throw Error(fmt::format("bad strided_copy shape '{}': {} '{}' is not a list of integers joined by x", whole,
-                            what, text));
-  }
-  if (values->empty()) throw Error(fmt::format("bad strided_copy shape '{}': {} is empty", whole, what));
-  return *values;
-}
-
-}  // namespace
-
 Workload strided_copy_workload_from_shape(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream ss(text);
-  std::string part;
-  while (std::getline(ss, part, ',')) parts.push_back(part);
-  if (parts.empty()) throw Error("bad strided_copy shape '': expected DxDx...xD[,perm=...][,starts=...]...");
-  const TensorType input{DType::f32, parse_x_list(parts[0], "the input shape", text)};
+  const ShapeText parsed("strided_copy", text, {"perm", "starts", "steps", "ends"});
+  const TensorType input{DType::f32, parsed.shape()};
   const size_t rank = input.shape.size();
-  std::map<std::string, std::vector<int64_t>> lists;
-  for (size_t i = 1; i < parts.size(); ++i) {
-    const size_t eq = parts[i].find('=');
-    const std::string name = parts[i].substr(0, eq);
-    if (eq == std::string::npos || (name != "perm" && name != "starts" && name != "steps" && name != "ends")) {
-      throw Error(fmt::format("bad strided_copy shape '{}': '{}' is not perm=, starts=, steps= or ends=", text,
-                              parts[i]));
-    }
-    if (lists.count(name)) throw Error(fmt::format("bad strided_copy shape '{}': {} is given twice", text, name));
-    lists[name] = parse_x_list(parts[i].substr(eq + 1), name, text);
-    if (lists[name].size() != rank) {
-      throw Error(fmt::format("bad strided_copy shape '{}': {} has {} values for an input of rank {}", text, name,
-                              lists[name].size(), rank));
-    }
-  }
+  std::vector<int64_t> identity(rank);
+  std::iota(identity.begin(), identity.end(), 0);
   StridedCopyAttrs attrs;
-  attrs.perm.resize(rank);
-  std::iota(attrs.perm.begin(), attrs.perm.end(), 0);
-  attrs.starts.assign(rank, 0);
-  attrs.steps.assign(rank, 1);
-  std::vector<int64_t> ends = input.shape;
-  if (lists.count("perm")) attrs.perm = lists["perm"];
-  if (lists.count("starts")) attrs.starts = lists["starts"];
-  if (lists.count("steps")) attrs.steps = lists["steps"];
-  if (lists.count("ends")) ends = lists["ends"];
+  attrs.perm = parsed.integers("perm", identity, rank);
+  attrs.starts = parsed.integers("starts", std::vector<int64_t>(rank, 0), rank);
+  attrs.steps = parsed.integers("steps", std::vector<int64_t>(rank, 1), rank);
+  const std::vector<int64_t> ends = parsed.integers("ends", input.shape, rank);
   // Out-of-range perm entries are left to make_strided_copy_workload's check.
   std::vector<int64_t> output_shape;
   for (int64_t j : attrs.perm) {
@@ -147,7 +125,8 @@ Family strided_copy_family() {
           "others per input dim, ends exclusive; e.g. the transpose 128x4x64,perm=1x2x0 or the slice "
           "128x2304,starts=0x768,ends=128x1536)",
           {},
-          0};
+          0,
+          strided_copy_attrs_from_json};
 }
 
 }  // namespace nee

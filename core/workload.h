@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,48 +21,50 @@ struct TensorType {
   }
 };
 
+// A family's attributes, typed and checked once, when the workload is made (each
+// family's own struct, in its core/<family>_workload.cpp, read through that family's
+// accessors). They are text only at the edges: the key, database rows, manifests.
+class WorkloadAttrs {
+ public:
+  virtual ~WorkloadAttrs() = default;
+  // The canonical form (nlohmann::json sorts an object's keys, so equal attributes give
+  // equal text); each family keeps the form its keys have always had, so databases and
+  // bundles written before still find their workloads.
+  virtual nlohmann::json to_json() const = 0;
+};
+
 // One kernel instance to tune and run: an operator family, its attributes and static
 // shapes. Two graph nodes that compute the same thing map to the same Workload, and so
 // to the same key, in the tuner and in the runtime alike.
 struct Workload {
-  std::string op;        // operator family, e.g. "matmul"
-  nlohmann::json attrs;  // family attributes; keys are sorted, so the key is canonical
+  std::string op;  // operator family, e.g. "matmul"
+  std::shared_ptr<const WorkloadAttrs> attrs;
   std::vector<TensorType> inputs;
   TensorType output;
 
   std::string key() const;   // canonical text, e.g. matmul(f32[4,8],f32[8,2])->f32[4,2]{...}
   std::string hash() const;  // first 16 hex digits of sha256(key)
   double flops() const;
+  nlohmann::json attrs_json() const;  // null for a workload without attributes
+
+  // The attributes as the family's own type; nee::Error when they are another's.
+  template <typename T>
+  const T& attrs_as() const {
+    const T* typed = dynamic_cast<const T*>(attrs.get());
+    if (!typed) refuse_attrs();
+    return *typed;
+  }
 
   nlohmann::json to_json() const;
+  // Refuses (nee::Error) an unknown family and attributes the family does not read back
+  // exactly: a key a later NEE added, a value of the wrong type.
   static Workload from_json(const nlohmann::json& j);
-};
 
-// The matmul family covers ONNX MatMul (batched, broadcasting) and Gemm, with an
-// optional fused epilogue: a bias added after the product, then a Relu or an Erf-based
-// GELU (x * 0.5 * (1 + erf(x / sqrt(2)))).
-// out = act(alpha * op(A) x op(B) + beta * C)
-struct MatmulAttrs {
-  bool trans_a = false;
-  bool trans_b = false;
-  double alpha = 1.0;
-  double beta = 1.0;
-  bool relu = false;
-  bool gelu = false;  // the key holds "gelu" only when set, so older keys are unchanged
+ private:
+  [[noreturn]] void refuse_attrs() const;
 };
-
-// Validates shapes and computes the output shape (ONNX broadcasting of batch dims and of
-// C). Throws nee::Error naming the mismatch. A and B have rank >= 2; trans_a/trans_b
-// are allowed only at rank 2 (Gemm).
-Workload make_matmul_workload(const TensorType& a, const TensorType& b, const TensorType* c,
-                              const MatmulAttrs& attrs);
-MatmulAttrs matmul_attrs(const Workload& w);
-bool matmul_has_bias(const Workload& w);
 
 // ONNX multidirectional broadcasting; throws nee::Error on mismatch.
 std::vector<int64_t> broadcast_shapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
-
-// Parses "MxKxN" or "BxMxKxN" as used on the command line into a plain MatMul workload.
-Workload matmul_workload_from_shape(const std::string& shape);
 
 }  // namespace nee

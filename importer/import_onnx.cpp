@@ -6,8 +6,8 @@
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
-#include <map>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>

@@ -3,7 +3,7 @@
 
 #include <Halide.h>
 
-#include "core/conv_workload.h"
+#include "core/conv2d_workload.h"
 
 namespace nee {
 

@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/family.h"
+#include "core/matmul_workload.h"
 #include "kernels/activation_exprs.h"
 #include "kernels/dense_input.h"
 

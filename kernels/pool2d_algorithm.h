@@ -3,7 +3,7 @@
 
 #include <Halide.h>
 
-#include "core/pool_workload.h"
+#include "core/pool2d_workload.h"
 
 namespace nee {
 

@@ -4,15 +4,29 @@
 #include <numeric>
 
 #include "core/activation_layout.h"
-#include "core/conv_workload.h"
+#include "core/conv2d_workload.h"
 #include "core/elementwise_workload.h"
 #include "core/error.h"
 #include "core/layernorm_workload.h"
-#include "core/pool_workload.h"
+#include "core/matmul_workload.h"
+#include "core/pool2d_workload.h"
 #include "core/softmax_workload.h"
 #include "core/strided_copy_workload.h"
 
 namespace nee {
+
+Conv2dAttrs nee_conv_attrs(const Node& node) {
+  Conv2dAttrs attrs;
+  attrs.group = node.attrs.get_int("group", 1);
+  attrs.activation = conv_activation_from_string(node.attrs.get_string("activation"));
+  attrs.clip_min = node.attrs.get_float("clip_min");
+  attrs.clip_max = node.attrs.get_float("clip_max");
+  attrs.weight_block = node.attrs.get_int("weight_block", 0);
+  attrs.input_block = node.attrs.get_int("input_block", 0);
+  attrs.output_block = node.attrs.get_int("output_block", 0);
+  attrs.winograd_tile = node.attrs.get_int("winograd_tile", 0);
+  return attrs;
+}
 
 // NeeConv's inputs are X, W, [B], [R] with no omitted names; pads are ONNX's
 // [top, left, bottom, right].
@@ -26,18 +40,10 @@ static std::optional<Workload> conv2d_workload_of(const Graph& graph, const Node
   const std::vector<int64_t> pads = node.attrs.get_ints("pads");
   const std::vector<int64_t> dilations = node.attrs.get_ints("dilations");
   if (strides.size() != 2 || pads.size() != 4 || dilations.size() != 2) return std::nullopt;
-  Conv2dAttrs attrs;
+  Conv2dAttrs attrs = nee_conv_attrs(node);
   attrs.strides = {strides[0], strides[1]};
   attrs.pads = {pads[0], pads[1], pads[2], pads[3]};
   attrs.dilations = {dilations[0], dilations[1]};
-  attrs.group = node.attrs.get_int("group", 1);
-  attrs.activation = conv_activation_from_string(node.attrs.get_string("activation"));
-  attrs.clip_min = node.attrs.get_float("clip_min");
-  attrs.clip_max = node.attrs.get_float("clip_max");
-  attrs.weight_block = node.attrs.get_int("weight_block", 0);
-  attrs.input_block = node.attrs.get_int("input_block", 0);
-  attrs.output_block = node.attrs.get_int("output_block", 0);
-  attrs.winograd_tile = node.attrs.get_int("winograd_tile", 0);
   // The workload takes every operand in ONNX's layout and blocks them itself.
   try {
     std::vector<int64_t> y = graph.type_of(node.outputs[0]).shape;

@@ -2,6 +2,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/conv2d_workload.h"
 #include "core/workload.h"
 #include "runtime/graph.h"
 
@@ -16,6 +17,11 @@ namespace nee {
 // NeeLayerNorm with scale and bias over the normalized dims; f32 Transpose, and f32
 // Slice with positive steps (strided_copy; the kernel's one operand is the data input).
 std::optional<Workload> workload_of(const Graph& graph, const Node& node);
+
+// What NeeConv adds to Conv's window attributes (group, activation and its clip bounds,
+// the weight and activation layouts), as the conv2d family holds them; the window's
+// strides, pads and dilations are left at their defaults.
+Conv2dAttrs nee_conv_attrs(const Node& node);
 
 // The distinct workloads of a graph (after optimize_graph), in node order.
 std::vector<Workload> extract_workloads(const Graph& graph);

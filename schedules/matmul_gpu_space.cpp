@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/matmul_workload.h"
 #include "schedules/gpu_block.h"
 #include "schedules/static_output.h"
 

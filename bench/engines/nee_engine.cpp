@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "core/activation_layout.h"
+#include "core/conv2d_workload.h"
 #include "core/conv_weight_layout.h"
-#include "core/conv_workload.h"
 #include "core/error.h"
 #include "core/family.h"
 #include "core/winograd_weights.h"

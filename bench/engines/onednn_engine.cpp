@@ -7,9 +7,10 @@
 
 #include <fmt/format.h>
 
-#include "core/conv_workload.h"
+#include "core/conv2d_workload.h"
 #include "core/error.h"
 #include "core/family.h"
+#include "core/matmul_workload.h"
 
 namespace nee::bench {
 

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/family.h"
+#include "core/matmul_workload.h"
 
 namespace nee::bench {
 

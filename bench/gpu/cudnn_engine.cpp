@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/conv_workload.h"
+#include "core/conv2d_workload.h"
 #include "core/error.h"
 #include "core/family.h"
 

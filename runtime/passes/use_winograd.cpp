@@ -1,5 +1,5 @@
+#include "core/conv2d_workload.h"
 #include "core/conv_weight_layout.h"
-#include "core/conv_workload.h"
 #include "core/winograd_weights.h"
 #include "runtime/node_workload.h"
 #include "runtime/passes/constant_operands.h"

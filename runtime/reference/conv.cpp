@@ -78,17 +78,21 @@ void conv_f32(const ConvShape& s, const float* x, const float* weights, const fl
 }  // namespace
 
 ReferenceFn make_reference_conv(const Graph& graph, const Node& node) {
-  return make_reference_conv_of(node, graph.type_of(node.inputs[0]), graph.type_of(node.outputs[0]));
+  const TensorType& x = graph.type_of(node.inputs[0]);
+  const TensorType& y = graph.type_of(node.outputs[0]);
+  if (x.dtype != DType::f32) return nullptr;
+  return conv_kernel(window_3d(node.attrs, x.shape, y.shape), x.shape[0], x.shape[1], y.shape[1],
+                     node.attrs.get_int("group"));
 }
 
-ReferenceFn make_reference_conv_of(const Node& node, const TensorType& x, const TensorType& y) {
-  if (x.dtype != DType::f32) return nullptr;
+ReferenceFn conv_kernel(const Window3d& window, int64_t batch, int64_t channels, int64_t out_channels,
+                        int64_t group) {
   ConvShape s;
-  s.window = window_3d(node.attrs, x.shape, y.shape);
-  s.batch = x.shape[0];
-  s.channels = x.shape[1];
-  s.out_channels = y.shape[1];
-  s.group = node.attrs.get_int("group");
+  s.window = window;
+  s.batch = batch;
+  s.channels = channels;
+  s.out_channels = out_channels;
+  s.group = group;
   const Window3d& w = s.window;
   s.pointwise = w.kernel_size() == 1 && w.input == w.output &&
                 std::all_of(w.pads_begin.begin(), w.pads_begin.end(), [](int64_t p) { return p == 0; });

@@ -3,81 +3,113 @@
 
 #include "core/activation_layout.h"
 #include "core/activations.h"
-#include "core/conv_workload.h"
-
+#include "core/conv2d_workload.h"
+#include "runtime/node_workload.h"
+#include "runtime/reference/family_reference.h"
 #include "runtime/reference/reference_ops.h"
+#include "runtime/reference/spatial_geometry.h"
 
 namespace nee {
 
-// NeeConv: the Conv reference kernel (the node keeps Conv's attributes), then the fused
-// epilogue, in ONNX's layouts. Channel-blocked weights (weight_block, constants only) are
-// unpacked when the kernel is made; channel-blocked activations (input_block,
-// output_block) are unpacked before and packed after each call. Inputs X, W, then B when
-// attribute bias = 1, then the residual when residual = 1.
-ReferenceFn make_reference_nee_conv(const Graph& graph, const Node& node) {
-  const bool blocked_input = node.attrs.get_int("input_block", 0) != 0;
-  const bool blocked_output = node.attrs.get_int("output_block", 0) != 0;
-  TensorType x = graph.type_of(node.inputs[0]), y = graph.type_of(node.outputs[0]);
-  if (blocked_input) x.shape = unblocked_activation_shape(x.shape);
-  if (blocked_output) y.shape = unblocked_activation_shape(y.shape);
-  ReferenceFn conv = make_reference_conv_of(node, x, y);
-  if (!conv) return nullptr;
-  const bool has_bias = node.attrs.get_int("bias") != 0;
-  const bool has_residual = node.attrs.get_int("residual") != 0;
-  const std::string activation = node.attrs.get_string("activation");
-  const float lo = node.attrs.get_float("clip_min"), hi = node.attrs.get_float("clip_max");
-  Conv2dAttrs layout;
-  layout.weight_block = node.attrs.get_int("weight_block", 0);
-  layout.winograd_tile = node.attrs.get_int("winograd_tile", 0);
-  // pack_conv_weights and use_winograd relay constant weights only, so W is brought back
-  // to OIHW once here.
-  std::shared_ptr<Tensor> unblocked;
-  if (layout.weight_block != 0) {
-    const Tensor* w = graph.constant(node.inputs[1]);
-    if (!w) return nullptr;
-    const std::vector<int64_t> oihw = conv2d_oihw_weight_shape(w->shape(), y.shape[1], layout);
-    unblocked = std::make_shared<Tensor>(DType::f32, oihw);
-    unpack_conv2d_weights(w->data_as<float>(), oihw, layout, unblocked->data_as<float>());
-  }
+namespace {
+
+// A fused convolution's arithmetic in ONNX's layouts: `conv` (Conv's kernel) over NCHW X
+// and OIHW W, then bias, residual and activation. Channel-blocked activations
+// (attrs.input_block, output_block) are unpacked before and packed after each call.
+// Blocked or Winograd-transformed weights come unpacked in `oihw_weights` when they are
+// a constant, and are unpacked from in[1] at each call otherwise. Inputs X, W, then B
+// where `has_bias`, then the residual where `has_residual`.
+ReferenceFn fused_conv_kernel(ReferenceFn conv, const Conv2dAttrs& attrs, bool has_bias, bool has_residual,
+                              const TensorType& x_nchw, const TensorType& y_nchw,
+                              std::shared_ptr<const Tensor> oihw_weights, std::vector<int64_t> oihw_shape) {
   return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
-    const Tensor* w = unblocked ? unblocked.get() : in[1];
+    const Tensor* w = oihw_weights ? oihw_weights.get() : in[1];
+    Tensor unpacked_weights;
+    if (!oihw_weights && attrs.weight_block != 0) {
+      unpacked_weights = Tensor(DType::f32, oihw_shape);
+      unpack_conv2d_weights(in[1]->data_as<float>(), oihw_shape, attrs, unpacked_weights.data_as<float>());
+      w = &unpacked_weights;
+    }
     const Tensor* input = in[0];
     Tensor nchw_input, nchw_output;
-    if (blocked_input) {
-      nchw_input = Tensor(x);
-      unpack_blocked_activations(in[0]->data_as<float>(), x.shape, nchw_input.data_as<float>());
+    if (attrs.input_block != 0) {
+      nchw_input = Tensor(x_nchw);
+      unpack_blocked_activations(in[0]->data_as<float>(), x_nchw.shape, nchw_input.data_as<float>());
       input = &nchw_input;
     }
     Tensor* result = out[0];
-    if (blocked_output) {
-      nchw_output = Tensor(y);
+    if (attrs.output_block != 0) {
+      nchw_output = Tensor(y_nchw);
       result = &nchw_output;
     }
     conv({input, w, has_bias ? in[2] : nullptr}, {result});
     float* v = result->data_as<float>();
     const int64_t count = result->elements();
     if (has_residual) {
-      const Tensor* r = in[has_bias ? 3 : 2];
       std::vector<float> nchw_residual;
-      const float* rv = r->data_as<float>();
-      if (blocked_output) {
+      const float* rv = in[has_bias ? 3 : 2]->data_as<float>();
+      if (attrs.output_block != 0) {
         nchw_residual.resize(static_cast<size_t>(count));
-        unpack_blocked_activations(rv, y.shape, nchw_residual.data());
+        unpack_blocked_activations(rv, y_nchw.shape, nchw_residual.data());
         rv = nchw_residual.data();
       }
       for (int64_t i = 0; i < count; ++i) v[i] += rv[i];
     }
-    if (activation == "relu") {
-      for (int64_t i = 0; i < count; ++i) v[i] = std::max(v[i], 0.0f);
-    } else if (activation == "clip") {
-      for (int64_t i = 0; i < count; ++i) v[i] = std::min(std::max(v[i], lo), hi);
-    } else if (activation == "silu") {
-      for (int64_t i = 0; i < count; ++i) v[i] = silu(v[i]);
-    } else if (activation == "gelu") {
-      for (int64_t i = 0; i < count; ++i) v[i] = gelu(v[i]);
+    const float lo = static_cast<float>(attrs.clip_min), hi = static_cast<float>(attrs.clip_max);
+    switch (attrs.activation) {
+      case ConvActivation::none: break;
+      case ConvActivation::relu:
+        for (int64_t i = 0; i < count; ++i) v[i] = std::max(v[i], 0.0f);
+        break;
+      case ConvActivation::clip:
+        for (int64_t i = 0; i < count; ++i) v[i] = std::min(std::max(v[i], lo), hi);
+        break;
+      case ConvActivation::silu:
+        for (int64_t i = 0; i < count; ++i) v[i] = silu(v[i]);
+        break;
+      case ConvActivation::gelu:
+        for (int64_t i = 0; i < count; ++i) v[i] = gelu(v[i]);
+        break;
     }
-    if (blocked_output) pack_blocked_activations(v, y.shape, out[0]->data_as<float>());
+    if (attrs.output_block != 0) pack_blocked_activations(v, y_nchw.shape, out[0]->data_as<float>());
   };
+}
+
+}  // namespace
+
+// NeeConv keeps Conv's attributes and adds the epilogue's and the layouts'. Blocked or
+// transformed weights are constants (pack_conv_weights and use_winograd relay constants
+// only), so they are brought back to OIHW once here.
+ReferenceFn make_reference_nee_conv(const Graph& graph, const Node& node) {
+  const Conv2dAttrs attrs = nee_conv_attrs(node);
+  TensorType x = graph.type_of(node.inputs[0]), y = graph.type_of(node.outputs[0]);
+  if (x.dtype != DType::f32) return nullptr;
+  if (attrs.input_block != 0) x.shape = unblocked_activation_shape(x.shape);
+  if (attrs.output_block != 0) y.shape = unblocked_activation_shape(y.shape);
+  std::shared_ptr<Tensor> oihw;
+  std::vector<int64_t> oihw_shape = graph.type_of(node.inputs[1]).shape;
+  if (attrs.weight_block != 0) {
+    const Tensor* w = graph.constant(node.inputs[1]);
+    if (!w) return nullptr;
+    oihw_shape = conv2d_oihw_weight_shape(w->shape(), y.shape[1], attrs);
+    oihw = std::make_shared<Tensor>(DType::f32, oihw_shape);
+    unpack_conv2d_weights(w->data_as<float>(), oihw_shape, attrs, oihw->data_as<float>());
+  }
+  ReferenceFn conv = conv_kernel(window_3d(node.attrs, x.shape, y.shape), x.shape[0], x.shape[1], y.shape[1],
+                                 attrs.group);
+  return fused_conv_kernel(std::move(conv), attrs, node.attrs.get_int("bias") != 0,
+                           node.attrs.get_int("residual") != 0, x, y, std::move(oihw), std::move(oihw_shape));
+}
+
+ReferenceFn make_conv2d_reference(const Workload& w) {
+  const Conv2dAttrs attrs = conv2d_attrs(w);
+  const TensorType x = conv2d_nchw_input(w), y = conv2d_nchw_output(w);
+  const TensorType weights = conv2d_oihw_weights(w);
+  const std::array<int64_t, 2> kernel{weights.shape[2], weights.shape[3]};
+  ReferenceFn conv = conv_kernel(window_2d(kernel, attrs.strides, attrs.dilations, attrs.pads, x.shape, y.shape),
+                                 x.shape[0], x.shape[1], y.shape[1], attrs.group);
+  return fused_conv_kernel(std::move(conv), attrs, conv2d_has_bias(w), conv2d_has_residual(w), x, y, nullptr,
+                           weights.shape);
 }
 
 }  // namespace nee

@@ -1,21 +1,16 @@
 #include <cmath>
 
+#include "core/layernorm_workload.h"
 #include "runtime/reference/broadcast.h"
+#include "runtime/reference/family_reference.h"
 #include "runtime/reference/reference_ops.h"
 
 namespace nee {
 
-// LayerNormalization over the dims from `axis` on (the importer stores axis and epsilon
-// explicitly): mean and variance per slice in f32, then Y = (X - mean) * InvStdDev,
-// times Scale and plus B, both broadcast to X. Mean and InvStdDev are written when asked.
-ReferenceFn make_reference_layer_normalization(const Graph& graph, const Node& node) {
-  const TensorType& type = graph.type_of(node.inputs[0]);
-  if (type.dtype != DType::f32) return nullptr;
-  const size_t axis = static_cast<size_t>(node.attrs.get_int("axis"));
-  const float epsilon = node.attrs.get_float("epsilon");
-  int64_t outer = 1, n = 1;
-  for (size_t d = 0; d < axis; ++d) outer *= type.shape[d];
-  for (size_t d = axis; d < type.shape.size(); ++d) n *= type.shape[d];
+// Layer normalization of `outer` rows of `n` elements: mean and variance per row in f32,
+// then Y = (X - mean) * InvStdDev, times Scale and plus B (in[2], optional), both
+// broadcast to X. Mean and InvStdDev are written when asked.
+static ReferenceFn layer_norm_kernel(int64_t outer, int64_t n, float epsilon) {
   return [outer, n, epsilon](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
     const float* x = in[0]->data_as<float>();
     float* y = out[0]->data_as<float>();
@@ -42,6 +37,23 @@ ReferenceFn make_reference_layer_normalization(const Graph& graph, const Node& n
       for_each_broadcast(shape, shape, in[2]->shape(), [&](int64_t i, int64_t, int64_t ib) { y[i] += bias[ib]; });
     }
   };
+}
+
+// LayerNormalization (and NeeLayerNorm, which keeps its inputs and attributes with Y
+// only) over the dims from `axis` on; the importer stores axis and epsilon explicitly.
+ReferenceFn make_reference_layer_normalization(const Graph& graph, const Node& node) {
+  const TensorType& type = graph.type_of(node.inputs[0]);
+  if (type.dtype != DType::f32) return nullptr;
+  const size_t axis = static_cast<size_t>(node.attrs.get_int("axis"));
+  int64_t outer = 1, n = 1;
+  for (size_t d = 0; d < axis; ++d) outer *= type.shape[d];
+  for (size_t d = axis; d < type.shape.size(); ++d) n *= type.shape[d];
+  return layer_norm_kernel(outer, n, node.attrs.get_float("epsilon"));
+}
+
+ReferenceFn make_layernorm_reference(const Workload& w) {
+  const int64_t n = layernorm_row_length(w);
+  return layer_norm_kernel(w.inputs[0].elements() / n, n, static_cast<float>(layernorm_epsilon(w)));
 }
 
 }  // namespace nee

@@ -1,6 +1,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/pool2d_workload.h"
+#include "runtime/reference/family_reference.h"
 #include "runtime/reference/reference_ops.h"
 #include "runtime/reference/spatial_geometry.h"
 
@@ -69,30 +71,9 @@ ReferenceFn max_pool_kernel(const Window3d& w, int64_t planes, bool column_major
   };
 }
 
-}  // namespace
-
-// Padding never wins a maximum: only taps inside X are compared. Indices, when
-// requested, count over N x C x spatial; storage_order 1 orders the spatial dims
-// column-major (the first spatial dim varies fastest), as ONNX Runtime does.
-ReferenceFn make_reference_max_pool(const Graph& graph, const Node& node) {
-  const TensorType& x = graph.type_of(node.inputs[0]);
-  const Window3d w = window_3d(node.attrs, x.shape, graph.type_of(node.outputs[0]).shape);
-  const int64_t planes = x.shape[0] * x.shape[1];
-  const bool column_major = node.attrs.get_int("storage_order") == 1;
-  switch (x.dtype) {
-    case DType::f32: return max_pool_kernel<float>(w, planes, column_major);
-    case DType::i8: return max_pool_kernel<int8_t>(w, planes, column_major);
-    case DType::u8: return max_pool_kernel<uint8_t>(w, planes, column_major);
-    default: return nullptr;
-  }
-}
-
-ReferenceFn make_reference_average_pool(const Graph& graph, const Node& node) {
-  const TensorType& x = graph.type_of(node.inputs[0]);
-  if (x.dtype != DType::f32) return nullptr;
-  const Window3d w = window_3d(node.attrs, x.shape, graph.type_of(node.outputs[0]).shape);
-  const int64_t planes = x.shape[0] * x.shape[1];
-  const bool count_include_pad = node.attrs.get_int("count_include_pad") != 0;
+// The sum of the taps inside X over the count of those taps, or with count_include_pad
+// over the count of those inside the padded input.
+ReferenceFn average_pool_kernel(const Window3d& w, int64_t planes, bool count_include_pad) {
   return [w, planes, count_include_pad](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
     const float* x = in[0]->data_as<float>();
     float* y = out[0]->data_as<float>();
@@ -117,6 +98,31 @@ ReferenceFn make_reference_average_pool(const Graph& graph, const Node& node) {
       }
     }
   };
+}
+
+}  // namespace
+
+// Padding never wins a maximum: only taps inside X are compared. Indices, when
+// requested, count over N x C x spatial; storage_order 1 orders the spatial dims
+// column-major (the first spatial dim varies fastest), as ONNX Runtime does.
+ReferenceFn make_reference_max_pool(const Graph& graph, const Node& node) {
+  const TensorType& x = graph.type_of(node.inputs[0]);
+  const Window3d w = window_3d(node.attrs, x.shape, graph.type_of(node.outputs[0]).shape);
+  const int64_t planes = x.shape[0] * x.shape[1];
+  const bool column_major = node.attrs.get_int("storage_order") == 1;
+  switch (x.dtype) {
+    case DType::f32: return max_pool_kernel<float>(w, planes, column_major);
+    case DType::i8: return max_pool_kernel<int8_t>(w, planes, column_major);
+    case DType::u8: return max_pool_kernel<uint8_t>(w, planes, column_major);
+    default: return nullptr;
+  }
+}
+
+ReferenceFn make_reference_average_pool(const Graph& graph, const Node& node) {
+  const TensorType& x = graph.type_of(node.inputs[0]);
+  if (x.dtype != DType::f32) return nullptr;
+  return average_pool_kernel(window_3d(node.attrs, x.shape, graph.type_of(node.outputs[0]).shape),
+                             x.shape[0] * x.shape[1], node.attrs.get_int("count_include_pad") != 0);
 }
 
 ReferenceFn make_reference_global_average_pool(const Graph& graph, const Node& node) {
@@ -145,6 +151,15 @@ ReferenceFn make_reference_global_max_pool(const Graph& graph, const Node& node)
     float* y = out[0]->data_as<float>();
     for (int64_t p = 0; p < planes; ++p) y[p] = *std::max_element(x + p * size, x + (p + 1) * size);
   };
+}
+
+// Global pools are pool2d workloads with the whole plane as the window.
+ReferenceFn make_pool2d_reference(const Workload& w) {
+  const Pool2dAttrs a = pool2d_attrs(w);
+  const Window3d window = window_2d(a.kernel, a.strides, a.dilations, a.pads, w.inputs[0].shape, w.output.shape);
+  const int64_t planes = w.inputs[0].shape[0] * w.inputs[0].shape[1];
+  if (a.kind == PoolKind::max) return max_pool_kernel<float>(window, planes, false);
+  return average_pool_kernel(window, planes, a.count_include_pad);
 }
 
 }  // namespace nee

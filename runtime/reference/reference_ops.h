@@ -63,9 +63,11 @@ ReferenceFn make_reference_constant_of_shape(const Graph&, const Node&);
 ReferenceFn make_reference_range(const Graph&, const Node&);
 ReferenceFn make_reference_resize(const Graph&, const Node&);   // resize.cpp
 ReferenceFn make_reference_conv(const Graph&, const Node&);     // conv.cpp
-// Conv with the node's attributes over X and Y of these NCHW types (NeeConv's blocked
-// activations are unpacked around it).
-ReferenceFn make_reference_conv_of(const Node& node, const TensorType& x, const TensorType& y);
+// Conv's arithmetic over f32 N x C x spatial X, W and an optional bias (in[2]), shared
+// by Conv, NeeConv and the conv2d family's reference.
+struct Window3d;
+ReferenceFn conv_kernel(const Window3d& window, int64_t batch, int64_t channels, int64_t out_channels,
+                        int64_t group);
 ReferenceFn make_reference_nee_conv(const Graph&, const Node&);  // nee_conv.cpp
 ReferenceFn make_reference_nee_layout(const Graph&, const Node&);   // activation_layout.cpp
 ReferenceFn make_reference_nee_elementwise(const Graph&, const Node&);  // nee_elementwise.cpp

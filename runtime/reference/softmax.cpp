@@ -1,6 +1,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/softmax_workload.h"
+#include "runtime/reference/family_reference.h"
 #include "runtime/reference/reference_ops.h"
 
 namespace nee {
@@ -8,17 +10,8 @@ namespace nee {
 namespace {
 
 // Normalizes each of `outer` x `inner` slices of `n` elements (stride `inner`), shifted
-// by the slice maximum for stability. The importer stores a non-negative axis; with
-// coerce_2d=1 (opset < 13) a slice is every dim from axis on, otherwise the axis alone.
-ReferenceFn make_softmax_kernel(const Graph& graph, const Node& node, bool log) {
-  const TensorType& type = graph.type_of(node.inputs[0]);
-  if (type.dtype != DType::f32) return nullptr;
-  const size_t axis = static_cast<size_t>(node.attrs.get_int("axis"));
-  const size_t slice_end = node.attrs.get_int("coerce_2d", 0) != 0 ? type.shape.size() : axis + 1;
-  int64_t outer = 1, n = 1, inner = 1;
-  for (size_t d = 0; d < axis; ++d) outer *= type.shape[d];
-  for (size_t d = axis; d < slice_end; ++d) n *= type.shape[d];
-  for (size_t d = slice_end; d < type.shape.size(); ++d) inner *= type.shape[d];
+// by the slice maximum for stability.
+ReferenceFn softmax_kernel(int64_t outer, int64_t n, int64_t inner, bool log) {
   return [outer, inner, n, log](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
     const float* x = in[0]->data_as<float>();
     float* y = out[0]->data_as<float>();
@@ -40,14 +33,37 @@ ReferenceFn make_softmax_kernel(const Graph& graph, const Node& node, bool log) 
   };
 }
 
+// The importer stores a non-negative axis; with coerce_2d=1 (opset < 13) a slice is
+// every dim from axis on, otherwise the axis alone.
+ReferenceFn make_softmax_node_kernel(const Graph& graph, const Node& node, bool log) {
+  const TensorType& type = graph.type_of(node.inputs[0]);
+  if (type.dtype != DType::f32) return nullptr;
+  const size_t axis = static_cast<size_t>(node.attrs.get_int("axis"));
+  const size_t slice_end = node.attrs.get_int("coerce_2d", 0) != 0 ? type.shape.size() : axis + 1;
+  int64_t outer = 1, n = 1, inner = 1;
+  for (size_t d = 0; d < axis; ++d) outer *= type.shape[d];
+  for (size_t d = axis; d < slice_end; ++d) n *= type.shape[d];
+  for (size_t d = slice_end; d < type.shape.size(); ++d) inner *= type.shape[d];
+  return softmax_kernel(outer, n, inner, log);
+}
+
 }  // namespace
 
 ReferenceFn make_reference_softmax(const Graph& graph, const Node& node) {
-  return make_softmax_kernel(graph, node, false);
+  return make_softmax_node_kernel(graph, node, false);
 }
 
 ReferenceFn make_reference_log_softmax(const Graph& graph, const Node& node) {
-  return make_softmax_kernel(graph, node, true);
+  return make_softmax_node_kernel(graph, node, true);
+}
+
+ReferenceFn make_softmax_reference(const Workload& w) {
+  const std::vector<int64_t>& shape = w.inputs[0].shape;
+  const size_t axis = static_cast<size_t>(softmax_axis(w));
+  int64_t outer = 1, inner = 1;
+  for (size_t d = 0; d < axis; ++d) outer *= shape[d];
+  for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+  return softmax_kernel(outer, shape[axis], inner, false);
 }
 
 }  // namespace nee

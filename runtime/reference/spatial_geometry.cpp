@@ -119,6 +119,22 @@ Window3d window_3d(const Attributes& normalized, const std::vector<int64_t>& inp
   return w;
 }
 
+Window3d window_2d(const std::array<int64_t, 2>& kernel, const std::array<int64_t, 2>& strides,
+                   const std::array<int64_t, 2>& dilations, const std::array<int64_t, 4>& pads,
+                   const std::vector<int64_t>& input_nchw, const std::vector<int64_t>& output_nchw) {
+  Window3d w;
+  for (size_t d = 0; d < 2; ++d) {
+    w.input[1 + d] = input_nchw[2 + d];
+    w.output[1 + d] = output_nchw[2 + d];
+    w.kernel[1 + d] = kernel[d];
+    w.strides[1 + d] = strides[d];
+    w.dilations[1 + d] = dilations[d];
+    w.pads_begin[1 + d] = pads[d];
+    w.pads_end[1 + d] = pads[2 + d];
+  }
+  return w;
+}
+
 IndexRange in_bounds_range(int64_t count, int64_t stride, int64_t offset, int64_t bound) {
   // i * stride + offset >= 0  <=>  i >= ceil(-offset / stride)
   const int64_t first = offset >= 0 ? 0 : (-offset + stride - 1) / stride;

@@ -68,6 +68,12 @@ struct Window3d {
 Window3d window_3d(const Attributes& normalized, const std::vector<int64_t>& input_shape,
                    const std::vector<int64_t>& output_shape);
 
+// The window of a 2-D family workload (conv2d, pool2d): kernel, strides and dilations in
+// H, W order and pads as [top, left, bottom, right], over NCHW input and output shapes.
+Window3d window_2d(const std::array<int64_t, 2>& kernel, const std::array<int64_t, 2>& strides,
+                   const std::array<int64_t, 2>& dilations, const std::array<int64_t, 4>& pads,
+                   const std::vector<int64_t>& input_nchw, const std::vector<int64_t>& output_nchw);
+
 // The indices i in [0, count) with 0 <= i * stride + offset < bound form [first, last):
 // the positions where a strided window tap lands inside a tensor, with no per-element test.
 struct IndexRange {

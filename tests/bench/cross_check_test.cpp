@@ -4,6 +4,7 @@
 #include "bench/comparison.h"
 #include "bench/engines/openblas_engine.h"
 #include "core/error.h"
+#include "core/matmul_workload.h"
 
 namespace nee::bench {
 namespace {

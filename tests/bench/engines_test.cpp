@@ -6,11 +6,12 @@
 #include "bench/engines/engine_factory.h"
 #include "bench/engines/kernel_workspace.h"
 #include "bench/engines/nee_engine.h"
-#include "core/conv_workload.h"
+#include "core/conv2d_workload.h"
 #include "core/error.h"
+#include "core/matmul_workload.h"
+#include "runtime/reference/family_reference.h"
 #include "runtime/tensor.h"
 #include "runtime/tensor_io.h"
-#include "tuner/measure/workload_reference.h"
 
 namespace nee::bench {
 namespace {

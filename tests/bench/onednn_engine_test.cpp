@@ -9,8 +9,8 @@
 #include "bench/engines/onednn_engine.h"
 #include "bench/suites.h"
 #include "core/error.h"
+#include "runtime/reference/family_reference.h"
 #include "tuner/measure/measurement.h"
-#include "tuner/measure/workload_reference.h"
 
 namespace nee::bench {
 namespace {

@@ -7,6 +7,7 @@
 #include "bench/plots/roofline_svg.h"
 #include "bench/roofline_figures.h"
 #include "core/error.h"
+#include "core/matmul_workload.h"
 
 namespace nee::bench {
 namespace {

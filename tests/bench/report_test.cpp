@@ -5,6 +5,7 @@
 #include "bench/kernel_markdown.h"
 #include "bench/kernel_plots.h"
 #include "bench/report.h"
+#include "core/matmul_workload.h"
 #include "core/workload.h"
 
 namespace nee::bench {

@@ -16,7 +16,7 @@ TEST(Family, RowsFollowTheListAndNameTheirOps) {
     EXPECT_EQ(static_cast<size_t>(f.id), i) << f.name;
     EXPECT_EQ(&family_named(f.name), &f);
     EXPECT_TRUE(f.flops && f.reduction_length) << f.name;
-    EXPECT_EQ(f.from_shape == nullptr, f.shape_help.empty()) << f.name << ": a shape parser comes with its help";
+    EXPECT_TRUE(f.from_shape && !f.shape_help.empty()) << f.name << ": every family has a shape parser and its help";
     EXPECT_LE(f.loop_nest_inputs, 2u) << f.name;
   }
 }
@@ -34,10 +34,11 @@ TEST(Family, UnknownFamiliesAreRefusedWithTheKnownOnes) {
   }
 }
 
-// Each family --op tunes: an example shape text gives a workload of that family whose
-// figures are those of the shape (FLOPs, reduction length, speed unit).
+// Every family's shape text gives a workload of that family whose figures are those of
+// the shape (FLOPs, reduction length, speed unit).
 TEST(Family, ShapeTextsGiveWorkloadsOfTheirFamily) {
-  EXPECT_EQ(families_tuned_alone(), (std::vector<std::string>{"matmul", "conv2d", "strided_copy"}));
+  EXPECT_EQ(family_names(), (std::vector<std::string>{"matmul", "conv2d", "elementwise", "pool2d", "softmax",
+                                                      "layernorm", "strided_copy"}));
 
   const Workload mm = family_named("matmul").from_shape("64x32x16");
   EXPECT_EQ(mm.op, "matmul");
@@ -55,6 +56,52 @@ TEST(Family, ShapeTextsGiveWorkloadsOfTheirFamily) {
   EXPECT_EQ(copy.flops(), 0.0);
   EXPECT_EQ(family_of(copy).reduction_length(copy), 0);
   EXPECT_EQ(family_of(copy).speed_unit, SpeedUnit::gbytes);
+
+  const Workload bias_relu = family_named("elementwise").from_shape("8x16+16:add(x0,x1); relu(t0)");
+  EXPECT_EQ(bias_relu.op, "elementwise");
+  EXPECT_EQ(bias_relu.output.shape, (std::vector<int64_t>{8, 16}));
+  EXPECT_EQ(bias_relu.inputs[1].shape, (std::vector<int64_t>{16}));
+  EXPECT_DOUBLE_EQ(bias_relu.flops(), 2.0 * 8 * 16);
+
+  const Workload pool = family_named("pool2d").from_shape("1x4x9x9,kernel=3x3,strides=2x2,pads=1x1x1x1");
+  EXPECT_EQ(pool.output.shape, (std::vector<int64_t>{1, 4, 5, 5}));
+  EXPECT_EQ(family_of(pool).reduction_length(pool), 9);
+  const Workload global = family_named("pool2d").from_shape("2x8x7x7,kernel=global,kind=average");
+  EXPECT_EQ(global.output.shape, (std::vector<int64_t>{2, 8, 1, 1}));
+  EXPECT_EQ(family_of(global).reduction_length(global), 49);
+
+  const Workload softmax = family_named("softmax").from_shape("4x3x10");
+  EXPECT_EQ(family_of(softmax).reduction_length(softmax), 10);
+  EXPECT_EQ(family_of(softmax).reduction_length(family_named("softmax").from_shape("4x3x10,axis=1")), 3);
+
+  const Workload norm = family_named("layernorm").from_shape("6x32,bias=0");
+  EXPECT_EQ(norm.inputs.size(), 2u);
+  EXPECT_EQ(norm.inputs[1].shape, (std::vector<int64_t>{32}));
+  EXPECT_EQ(family_of(norm).reduction_length(norm), 32);
+  EXPECT_EQ(family_named("layernorm").from_shape("2x6x32,axis=1").inputs.size(), 3u);
+}
+
+// Malformed shape texts are refused with the text and the part at fault named.
+TEST(Family, MalformedShapeTextsNameTheirFault) {
+  const auto error_of = [](const char* family, const char* text) -> std::string {
+    try {
+      family_named(family).from_shape(text);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(error_of("softmax", "4x3,axis=3"), "softmax axis 3 is out of range for f32[4,3]");
+  EXPECT_EQ(error_of("softmax", "4x3,axes=1"), "bad softmax shape '4x3,axes=1': 'axes=1' is not one of axis=");
+  EXPECT_EQ(error_of("layernorm", "4x3,bias=2"), "bad layernorm shape '4x3,bias=2': bias '2' is not one of 0, 1");
+  EXPECT_EQ(error_of("pool2d", "1x4x9x9"), "bad pool2d shape '1x4x9x9': kernel=KHxKW or kernel=global is missing");
+  EXPECT_EQ(error_of("pool2d", "1x4x9x9,kernel=3"), "bad pool2d shape '1x4x9x9,kernel=3': kernel has 1 values, not 2");
+  EXPECT_EQ(error_of("pool2d", "4x9x9,kernel=3x3"), "bad pool2d shape '4x9x9,kernel=3x3': the input is NxCxHxW");
+  EXPECT_EQ(error_of("elementwise", "8x16+16"),
+            "bad elementwise shape '8x16+16': expected the inputs' shapes, ':' and the program");
+  EXPECT_EQ(error_of("elementwise", "8x16+4:add(x0,x1)"), "shapes [8,16] and [4] do not broadcast");
+  EXPECT_EQ(error_of("strided_copy", "4xq"),
+            "bad strided_copy shape '4xq': it does not start with a shape of integers joined by x (e.g. 8x128)");
 }
 
 }  // namespace

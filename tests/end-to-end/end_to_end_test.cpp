@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/isa_level.h"
+#include "core/subprocess.h"
 #include "onnx_model_builder.h"
 #include "runtime/tensor_io.h"
-#include "core/subprocess.h"
 
 namespace nee {
 namespace {

@@ -8,10 +8,10 @@
 #include "core/family.h"
 #include "runtime/bundle/halide_kernel.h"
 #include "runtime/bundle/shared_library.h"
+#include "runtime/reference/family_reference.h"
 #include "runtime/tensor_io.h"
 #include "schedules/schedule_space.h"
 #include "tuner/compile/builder.h"
-#include "tuner/measure/workload_reference.h"
 #include "tuner/runners/local_runner.h"
 
 namespace nee::test {

@@ -10,8 +10,8 @@
 #include <random>
 
 #include "core/activation_layout.h"
+#include "core/conv2d_workload.h"
 #include "core/conv_weight_layout.h"
-#include "core/conv_workload.h"
 #include "core/error.h"
 #include "core/winograd_weights.h"
 #include "schedules/conv2d_blocked_cpu_space.h"

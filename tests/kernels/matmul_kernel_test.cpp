@@ -10,15 +10,16 @@
 #include <random>
 
 #include "core/error.h"
+#include "core/matmul_workload.h"
 #include "runtime/bundle/halide_kernel.h"
 #include "runtime/bundle/shared_library.h"
+#include "runtime/reference/family_reference.h"
 #include "runtime/tensor_io.h"
 #include "schedules/schedule_space.h"
 #include "tests/kernels/compiled_kernels.h"
 #include "tests/tuner/temp_dir.h"
 #include "tuner/compile/builder.h"
 #include "tuner/compile/kernel_compiler.h"
-#include "tuner/measure/workload_reference.h"
 
 namespace nee {
 namespace {

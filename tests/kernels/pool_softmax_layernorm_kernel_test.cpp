@@ -10,7 +10,7 @@
 
 #include "core/error.h"
 #include "core/layernorm_workload.h"
-#include "core/pool_workload.h"
+#include "core/pool2d_workload.h"
 #include "core/softmax_workload.h"
 #include "schedules/schedule_space.h"
 #include "tests/kernels/compiled_kernels.h"

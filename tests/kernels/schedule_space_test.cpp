@@ -7,11 +7,12 @@
 #include <random>
 #include <set>
 
-#include "core/conv_workload.h"
+#include "core/conv2d_workload.h"
 #include "core/error.h"
 #include "core/isa_level.h"
 #include "core/layernorm_workload.h"
-#include "core/pool_workload.h"
+#include "core/matmul_workload.h"
+#include "core/pool2d_workload.h"
 #include "core/softmax_workload.h"
 #include "core/strided_copy_workload.h"
 #include "schedules/schedule_space.h"

@@ -11,13 +11,14 @@
 #include <random>
 
 #include "core/error.h"
+#include "core/matmul_workload.h"
 #include "core/strided_copy_workload.h"
 #include "core/workload_speed.h"
+#include "runtime/reference/family_reference.h"
 #include "schedules/schedule_space.h"
 #include "tests/kernels/compiled_kernels.h"
 #include "tuner/compile/builder.h"
 #include "tuner/compile/kernel_compiler.h"
-#include "tuner/measure/workload_reference.h"
 
 namespace nee {
 namespace {

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 
+#include "core/conv2d_workload.h"
 #include "importer/import_onnx.h"
 #include "onnx_model_builder.h"
 #include "runtime/bundle/kernel_bundle.h"
@@ -149,7 +150,7 @@ TEST(ConvFusion, SiluBecomesTheActivation) {
   EXPECT_EQ(g.nodes()[0].attrs.get_string("activation"), "silu");
   const std::optional<Workload> w = workload_of(g, g.nodes()[0]);
   ASSERT_TRUE(w);
-  EXPECT_EQ(w->attrs.at("activation"), "silu");
+  EXPECT_EQ(conv2d_attrs(*w).activation, ConvActivation::silu);
   expect_fused_matches_unfused(bytes, {1, 3, 6, 7});
 }
 
@@ -224,7 +225,7 @@ TEST(ConvFusion, GroupOneConstantWeightsAreChannelBlockedOnce) {
   const std::optional<Workload> w = workload_of(g, *convs.at("a"));
   ASSERT_TRUE(w);
   EXPECT_EQ(w->inputs[1].shape, (std::vector<int64_t>{2, 4, 3, 3, 16}));
-  EXPECT_EQ(w->attrs.at("weight_block"), 16);
+  EXPECT_EQ(conv2d_attrs(*w).weight_block, 16);
   EXPECT_DOUBLE_EQ(w->flops(), 2.0 * 20 * 36 * 4 * 9);
 
   Session fused(import_onnx_bytes(bytes), {});
@@ -405,8 +406,8 @@ TEST(BlockActivations, BlocksValuesThatConvsPassToConvs) {
   EXPECT_EQ(g.type_of(by_name.at("c2")->outputs[0]).shape, (std::vector<int64_t>{1, 2, 10, 10, 16}));
   const std::optional<Workload> w = workload_of(g, *by_name.at("c3"));
   ASSERT_TRUE(w);
-  EXPECT_EQ(w->attrs.at("input_block"), 16);
-  EXPECT_EQ(w->attrs.at("output_block"), 16);
+  EXPECT_EQ(conv2d_attrs(*w).input_block, 16);
+  EXPECT_EQ(conv2d_attrs(*w).output_block, 16);
   EXPECT_DOUBLE_EQ(w->flops(), 2.0 * 32 * 100 * 32);
 
   // With Winograd on, c2 (3x3, stride 1, blocked on both sides) on 14x14 takes F(2x2, 3x3)

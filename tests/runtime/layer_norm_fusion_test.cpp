@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/layernorm_workload.h"
-#include "core/pool_workload.h"
+#include "core/pool2d_workload.h"
 #include "core/softmax_workload.h"
 #include "graph_builder.h"
 #include "runtime/node_workload.h"

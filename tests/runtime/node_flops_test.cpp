@@ -1,7 +1,7 @@
 // FLOPs of one execution of each kind of node, on hand-built graphs with exact counts.
 #include <gtest/gtest.h>
 
-#include "core/conv_workload.h"
+#include "core/conv2d_workload.h"
 #include "graph_builder.h"
 #include "runtime/node_flops.h"
 #include "runtime/node_workload.h"

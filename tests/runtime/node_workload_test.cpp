@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "core/matmul_workload.h"
 #include "core/strided_copy_workload.h"
 #include "graph_builder.h"
 #include "importer/import_onnx.h"

@@ -14,6 +14,7 @@
 
 #include "core/cuda_device.h"
 #include "core/error.h"
+#include "core/matmul_workload.h"
 #include "core/subprocess.h"
 #include "schedules/schedule_space.h"
 #include "temp_dir.h"

@@ -9,6 +9,7 @@
 #include <map>
 #include <thread>
 
+#include "core/matmul_workload.h"
 #include "synthetic_timing.h"
 #include "temp_dir.h"
 #include "tuner/runners/runner.h"

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <random>
 
+#include "core/matmul_workload.h"
 #include "schedules/schedule_space.h"
 #include "tests/tuner/synthetic_timing.h"
 #include "tuner/cost_model/cost_model.h"

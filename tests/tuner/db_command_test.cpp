@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "core/matmul_workload.h"
 #include "temp_dir.h"
 #include "tests/tuner/synthetic_timing.h"
 #include "tuner/cli/db_command.h"

@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "core/matmul_workload.h"
 #include "schedules/schedule_space.h"
 #include "tests/tuner/synthetic_timing.h"
 #include "tuner/search/evolutionary_search.h"

@@ -6,6 +6,7 @@
 #include <random>
 #include <set>
 
+#include "core/matmul_workload.h"
 #include "schedules/schedule_space.h"
 #include "tests/tuner/synthetic_timing.h"
 #include "tuner/search/model_guided_search.h"

@@ -10,7 +10,8 @@
 #include <map>
 #include <set>
 
-#include "core/conv_workload.h"
+#include "core/conv2d_workload.h"
+#include "core/matmul_workload.h"
 #include "schedules/schedule_space.h"
 #include "temp_dir.h"
 #include "tuner/compile/autoscheduler_config.h"

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "core/matmul_workload.h"
 #include "schedules/schedule_space.h"
 #include "temp_dir.h"
 #include "tuner/compile/builder.h"

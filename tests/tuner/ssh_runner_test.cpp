@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/matmul_workload.h"
 #include "loopback_sshd.h"
 #include "temp_dir.h"
 #include "tuner/compile/kernel_compiler.h"

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/matmul_workload.h"
 #include "schedules/schedule_space.h"
 #include "tests/tuner/synthetic_timing.h"
 #include "tuner/scheduling/task_scheduler.h"

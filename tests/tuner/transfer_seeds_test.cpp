@@ -6,7 +6,8 @@
 #include <random>
 #include <set>
 
-#include "core/conv_workload.h"
+#include "core/conv2d_workload.h"
+#include "core/matmul_workload.h"
 #include "temp_dir.h"
 #include "tests/tuner/synthetic_timing.h"
 #include "tuner/compile/autoscheduler_config.h"

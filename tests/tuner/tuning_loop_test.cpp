@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/matmul_workload.h"
 #include "schedules/schedule_space.h"
 #include "temp_dir.h"
 #include "tuner/compile/kernel_compiler.h"

@@ -2,6 +2,7 @@
 // default -> tuned weighted by counts.
 #include <gtest/gtest.h>
 
+#include "core/matmul_workload.h"
 #include "tuner/compile/autoscheduler_config.h"
 #include "tuner/report/tuning_summary.h"
 

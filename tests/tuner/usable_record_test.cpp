@@ -6,6 +6,7 @@
 
 #include <map>
 
+#include "core/matmul_workload.h"
 #include "core/workload.h"
 #include "schedules/schedule_space.h"
 #include "temp_dir.h"

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "core/matmul_workload.h"
 #include "tests/tuning-db/test_support.h"
 #include "tuning-db/schema.h"
 #include "tuning-db/sqlite.h"

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/matmul_workload.h"
 #include "tests/tuning-db/test_support.h"
 #include "tuning-db/sqlite.h"
 #include "tuning-db/tuning_database.h"

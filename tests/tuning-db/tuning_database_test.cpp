@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "core/matmul_workload.h"
 #include "core/version.h"
 #include "tests/tuning-db/test_support.h"
 

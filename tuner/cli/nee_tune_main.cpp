@@ -10,7 +10,7 @@
 #include <regex>
 #include <unistd.h>
 
-#include "core/conv_workload.h"
+#include "core/conv2d_workload.h"
 #include "core/cuda_device.h"
 #include "core/error.h"
 #include "core/family.h"
@@ -87,12 +87,9 @@ int main(int argc, char** argv) {
                  "tunes and bundles the workloads of batch 8); repeatable; a symbolic batch dim not given is 1")
       ->allow_extra_args(false);  // one value per --input-shape, so a model path after it stays the model
   std::vector<std::string> shape_help;
-  for (const nee::Family& f : nee::families()) {
-    if (f.from_shape) shape_help.push_back(f.name + " " + f.shape_help);
-  }
+  for (const nee::Family& f : nee::families()) shape_help.push_back(f.name + " " + f.shape_help);
   app.add_option("--op", op,
-                 fmt::format("tune one operator family instead of a model ({})",
-                             fmt::join(nee::families_tuned_alone(), ", ")));
+                 fmt::format("tune one operator family instead of a model ({})", fmt::join(nee::family_names(), ", ")));
   app.add_option("--shape", shape, fmt::format("with --op: {}", fmt::join(shape_help, "; ")));
   app.add_option("--target", target_kind,
                  "cpu (this machine's CPU), opencl (through PoCL on this machine), cuda, or a CPU ISA level by name "
@@ -208,10 +205,6 @@ int main(int argc, char** argv) {
     if (model.empty() == op.empty()) throw nee::Error("give either a model file or --op with --shape");
     if (!runner_url.empty() && pack_app->parsed()) throw nee::Error("pack builds a folder to measure elsewhere; --runner does not apply");
     const nee::Family* family = op.empty() ? nullptr : &nee::family_named(op);
-    if (family && !family->from_shape) {
-      throw nee::Error(fmt::format("operator family '{}' is tuned as it occurs in models only (--op tunes {})", op,
-                                   fmt::join(nee::families_tuned_alone(), ", ")));
-    }
     if (!op.empty() && shape.empty()) throw nee::Error("--op needs --shape");
     if (!bundle_dir.empty() && model.empty()) throw nee::Error("--bundle needs a model");
     if (!input_shape_texts.empty() && model.empty()) throw nee::Error("--input-shape needs a model");

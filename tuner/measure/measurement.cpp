@@ -7,12 +7,12 @@
 
 #include <fmt/format.h>
 
-#include "core/conv_workload.h"
+#include "core/conv2d_workload.h"
 #include "core/family.h"
 #include "core/median.h"
 #include "core/winograd_weights.h"
+#include "runtime/reference/family_reference.h"
 #include "tuner/measure/cache_eviction.h"
-#include "tuner/measure/workload_reference.h"
 
 namespace nee {
 

@@ -17,7 +17,7 @@ constexpr double kMaxLog2Ratio = 2.0;
 
 // The attributes without those of the family's fused epilogue.
 nlohmann::json loop_nest_attrs(const Workload& w, const Family& family) {
-  nlohmann::json attrs = w.attrs;
+  nlohmann::json attrs = w.attrs_json();
   for (const std::string& name : family.epilogue_attrs) attrs.erase(name);
   return attrs;
 }

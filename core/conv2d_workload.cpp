@@ -1,4 +1,4 @@
-#include "core/conv_workload.h"
+#include "core/conv2d_workload.h"
 
 #include <fmt/format.h>
 
@@ -32,6 +32,54 @@ ConvActivation conv_activation_from_string(const std::string& name) {
   }
   throw Error("unknown conv2d activation '" + name + "'");
 }
+
+namespace {
+
+// A conv2d workload's attributes as made (clip bounds 0 unless it clips) and which of
+// the optional inputs it has. The layout attributes are in the key only when set, as
+// they were added after keys had been stored.
+struct StoredConv2dAttrs final : WorkloadAttrs {
+  Conv2dAttrs attrs;
+  bool bias = false, residual = false;
+
+  nlohmann::json to_json() const override {
+    nlohmann::json j = {{"strides", attrs.strides},
+                        {"pads", attrs.pads},
+                        {"dilations", attrs.dilations},
+                        {"group", attrs.group},
+                        {"bias", bias ? 1 : 0},
+                        {"residual", residual ? 1 : 0},
+                        {"activation", to_string(attrs.activation)},
+                        {"clip_min", attrs.clip_min},
+                        {"clip_max", attrs.clip_max}};
+    if (attrs.weight_block != 0) j["weight_block"] = attrs.weight_block;
+    if (attrs.winograd_tile != 0) j["winograd_tile"] = attrs.winograd_tile;
+    if (attrs.input_block != 0) j["input_block"] = attrs.input_block;
+    if (attrs.output_block != 0) j["output_block"] = attrs.output_block;
+    return j;
+  }
+};
+
+std::shared_ptr<const WorkloadAttrs> conv2d_attrs_from_json(const nlohmann::json& j) {
+  auto stored = std::make_shared<StoredConv2dAttrs>();
+  Conv2dAttrs& a = stored->attrs;
+  a.strides = j.at("strides").get<std::array<int64_t, 2>>();
+  a.pads = j.at("pads").get<std::array<int64_t, 4>>();
+  a.dilations = j.at("dilations").get<std::array<int64_t, 2>>();
+  a.group = j.at("group").get<int64_t>();
+  a.activation = conv_activation_from_string(j.at("activation").get<std::string>());
+  a.clip_min = j.at("clip_min").get<double>();
+  a.clip_max = j.at("clip_max").get<double>();
+  a.weight_block = j.value("weight_block", int64_t{0});
+  a.input_block = j.value("input_block", int64_t{0});
+  a.output_block = j.value("output_block", int64_t{0});
+  a.winograd_tile = j.value("winograd_tile", int64_t{0});
+  stored->bias = j.at("bias").get<int>() != 0;
+  stored->residual = j.at("residual").get<int>() != 0;
+  return stored;
+}
+
+}  // namespace
 
 Workload make_conv2d_workload(const TensorType& x, const TensorType& w, const TensorType* bias,
                               const TensorType* residual, const Conv2dAttrs& attrs) {
@@ -115,59 +163,30 @@ Workload make_conv2d_workload(const TensorType& x, const TensorType& w, const Te
   }
   Workload wl;
   wl.op = "conv2d";
-  const bool clip = attrs.activation == ConvActivation::clip;
-  // nlohmann::json objects keep their keys sorted, so key() is canonical.
-  wl.attrs = {{"strides", attrs.strides},
-              {"pads", attrs.pads},
-              {"dilations", attrs.dilations},
-              {"group", g},
-              {"bias", bias ? 1 : 0},
-              {"residual", residual ? 1 : 0},
-              {"activation", to_string(attrs.activation)},
-              {"clip_min", clip ? attrs.clip_min : 0.0},
-              {"clip_max", clip ? attrs.clip_max : 0.0}};
+  auto stored = std::make_shared<StoredConv2dAttrs>();
+  stored->attrs = attrs;
+  stored->attrs.group = g;
+  if (attrs.activation != ConvActivation::clip) stored->attrs.clip_min = stored->attrs.clip_max = 0.0;
+  stored->bias = bias != nullptr;
+  stored->residual = residual != nullptr;
+  wl.attrs = stored;
   wl.inputs = {x, w};
-  if (attrs.weight_block != 0) {
-    wl.attrs["weight_block"] = attrs.weight_block;
-    wl.inputs[1].shape = blocked_weight_shape(w.shape, attrs.weight_block);
-  }
-  if (attrs.winograd_tile != 0) {
-    wl.attrs["winograd_tile"] = attrs.winograd_tile;
-    wl.inputs[1].shape = winograd_weight_shape(w.shape, attrs.winograd_tile);
-  }
-  if (attrs.input_block != 0) {
-    wl.attrs["input_block"] = attrs.input_block;
-    wl.inputs[0].shape = blocked_activation_shape(x.shape);
-  }
+  if (attrs.weight_block != 0) wl.inputs[1].shape = blocked_weight_shape(w.shape, attrs.weight_block);
+  if (attrs.winograd_tile != 0) wl.inputs[1].shape = winograd_weight_shape(w.shape, attrs.winograd_tile);
+  if (attrs.input_block != 0) wl.inputs[0].shape = blocked_activation_shape(x.shape);
   if (bias) wl.inputs.push_back(*bias);
   if (residual) wl.inputs.push_back(*residual);
   wl.output = out;
   if (attrs.output_block != 0) {
-    wl.attrs["output_block"] = attrs.output_block;
     wl.output.shape = blocked_activation_shape(out.shape);
     if (residual) wl.inputs.back().shape = wl.output.shape;
   }
   return wl;
 }
 
-Conv2dAttrs conv2d_attrs(const Workload& w) {
-  Conv2dAttrs a;
-  a.strides = w.attrs.at("strides").get<std::array<int64_t, 2>>();
-  a.pads = w.attrs.at("pads").get<std::array<int64_t, 4>>();
-  a.dilations = w.attrs.at("dilations").get<std::array<int64_t, 2>>();
-  a.group = w.attrs.at("group").get<int64_t>();
-  a.activation = conv_activation_from_string(w.attrs.at("activation").get<std::string>());
-  a.clip_min = w.attrs.at("clip_min").get<double>();
-  a.clip_max = w.attrs.at("clip_max").get<double>();
-  a.weight_block = w.attrs.value("weight_block", int64_t{0});
-  a.input_block = w.attrs.value("input_block", int64_t{0});
-  a.output_block = w.attrs.value("output_block", int64_t{0});
-  a.winograd_tile = w.attrs.value("winograd_tile", int64_t{0});
-  return a;
-}
-
-bool conv2d_has_bias(const Workload& w) { return w.attrs.at("bias").get<int>() != 0; }
-bool conv2d_has_residual(const Workload& w) { return w.attrs.at("residual").get<int>() != 0; }
+Conv2dAttrs conv2d_attrs(const Workload& w) { return w.attrs_as<StoredConv2dAttrs>().attrs; }
+bool conv2d_has_bias(const Workload& w) { return w.attrs_as<StoredConv2dAttrs>().bias; }
+bool conv2d_has_residual(const Workload& w) { return w.attrs_as<StoredConv2dAttrs>().residual; }
 
 TensorType conv2d_nchw_output(const Workload& w) {
   if (conv2d_attrs(w).output_block == 0) return w.output;
@@ -355,7 +374,8 @@ Family conv2d_family() {
           "NxCxHxW,OxKHxKW[,sS][,pP][,dD][,gG] (input, weights, stride, symmetric pad, dilation, group; e.g. "
           "1x64x56x56,64x3x3,s1,p1)",
           {"bias", "residual", "activation", "clip_min", "clip_max"},
-          2};
+          2,
+          conv2d_attrs_from_json};
 }
 
 }  // namespace nee

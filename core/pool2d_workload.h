@@ -29,6 +29,8 @@ Workload make_pool2d_workload(const TensorType& x, const Pool2dAttrs& attrs, boo
 // The window is X's whole H x W plane; the output is [N,C,1,1].
 Workload make_global_pool2d_workload(const TensorType& x, PoolKind kind);
 Pool2dAttrs pool2d_attrs(const Workload& w);
+// "NxCxHxW,kernel=KHxKW|global[,kind=...]..." as `nee-tune --op pool2d --shape` reads it.
+Workload pool2d_workload_from_shape(const std::string& text);
 // KH * KW: the terms of each output's maximum or sum.
 int64_t pool2d_window_size(const Workload& w);
 

@@ -1,0 +1,145 @@
+#include "core/matmul_workload.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "core/error.h"
+#include "core/family.h"
+#include "core/integer_text.h"
+
+namespace nee {
+
+namespace {
+
+// A matmul workload's attributes as made (beta 0 without C) and whether it has C.
+struct StoredMatmulAttrs final : WorkloadAttrs {
+  MatmulAttrs attrs;
+  bool bias = false;
+
+  nlohmann::json to_json() const override {
+    nlohmann::json j = {{"trans_a", attrs.trans_a ? 1 : 0}, {"trans_b", attrs.trans_b ? 1 : 0},
+                        {"alpha", attrs.alpha},           {"beta", attrs.beta},
+                        {"relu", attrs.relu ? 1 : 0},     {"bias", bias ? 1 : 0}};
+    if (attrs.gelu) j["gelu"] = 1;
+    return j;
+  }
+};
+
+std::shared_ptr<const WorkloadAttrs> matmul_attrs_from_json(const nlohmann::json& j) {
+  auto stored = std::make_shared<StoredMatmulAttrs>();
+  MatmulAttrs& a = stored->attrs;
+  a.trans_a = j.at("trans_a").get<int>() != 0;
+  a.trans_b = j.at("trans_b").get<int>() != 0;
+  a.alpha = j.at("alpha").get<double>();
+  a.beta = j.at("beta").get<double>();
+  a.relu = j.at("relu").get<int>() != 0;
+  a.gelu = j.value("gelu", 0) != 0;
+  stored->bias = j.at("bias").get<int>() != 0;
+  return stored;
+}
+
+}  // namespace
+
+Workload make_matmul_workload(const TensorType& a, const TensorType& b, const TensorType* c,
+                              const MatmulAttrs& attrs) {
+  for (const TensorType* t : {&a, &b, c}) {
+    if (t && t->dtype != DType::f32) {
+      throw Error("matmul kernels take f32 tensors, got " + t->to_string());
+    }
+  }
+  if (a.shape.size() < 2 || b.shape.size() < 2) {
+    throw Error(fmt::format("matmul kernels need rank >= 2 operands, got {} and {}",
+                            a.to_string(), b.to_string()));
+  }
+  if ((attrs.trans_a || attrs.trans_b) && (a.shape.size() != 2 || b.shape.size() != 2)) {
+    throw Error("transposed operands are supported at rank 2 only (Gemm)");
+  }
+  const size_t ra = a.shape.size(), rb = b.shape.size();
+  const int64_t m = attrs.trans_a ? a.shape[ra - 1] : a.shape[ra - 2];
+  const int64_t ka = attrs.trans_a ? a.shape[ra - 2] : a.shape[ra - 1];
+  const int64_t kb = attrs.trans_b ? b.shape[rb - 1] : b.shape[rb - 2];
+  const int64_t n = attrs.trans_b ? b.shape[rb - 2] : b.shape[rb - 1];
+  if (ka != kb) {
+    throw Error(fmt::format("matmul inner dimensions differ: {} x {} (K {} vs {})", a.to_string(),
+                            b.to_string(), ka, kb));
+  }
+  for (const TensorType* t : {&a, &b, c}) {
+    if (!t) continue;
+    for (int64_t d : t->shape) {
+      if (d <= 0) throw Error("matmul operand " + t->to_string() + " has an empty dimension");
+    }
+  }
+  std::vector<int64_t> batch = broadcast_shapes(
+      std::vector<int64_t>(a.shape.begin(), a.shape.end() - 2),
+      std::vector<int64_t>(b.shape.begin(), b.shape.end() - 2));
+  std::vector<int64_t> out_shape = batch;
+  out_shape.push_back(m);
+  out_shape.push_back(n);
+  if (c) {
+    const std::vector<int64_t> with_c = broadcast_shapes(out_shape, c->shape);
+    if (with_c != out_shape) {
+      throw Error(fmt::format("bias {} does not broadcast to the product's shape [{}]",
+                              c->to_string(), fmt::join(out_shape, ",")));
+    }
+  }
+  if (attrs.relu && attrs.gelu) throw Error("a matmul epilogue applies Relu or GELU, not both");
+  Workload w;
+  w.op = "matmul";
+  auto stored = std::make_shared<StoredMatmulAttrs>();
+  stored->attrs = attrs;
+  if (!c) stored->attrs.beta = 0.0;
+  stored->bias = c != nullptr;
+  w.attrs = stored;
+  w.inputs = {a, b};
+  if (c) w.inputs.push_back(*c);
+  w.output = TensorType{DType::f32, out_shape};
+  return w;
+}
+
+MatmulAttrs matmul_attrs(const Workload& w) { return w.attrs_as<StoredMatmulAttrs>().attrs; }
+
+bool matmul_has_bias(const Workload& w) { return w.attrs_as<StoredMatmulAttrs>().bias; }
+
+Workload matmul_workload_from_shape(const std::string& shape) {
+  const std::optional<std::vector<int64_t>> parsed = parse_integer_list(shape);
+  if (!parsed || std::any_of(parsed->begin(), parsed->end(), [](int64_t v) { return v <= 0; })) {
+    throw Error("bad matmul shape '" + shape + "': expected MxKxN or BxMxKxN with positive sizes");
+  }
+  const std::vector<int64_t>& dims = *parsed;
+  if (dims.size() != 3 && dims.size() != 4) {
+    throw Error("bad matmul shape '" + shape + "': expected MxKxN or BxMxKxN");
+  }
+  std::vector<int64_t> batch(dims.begin(), dims.end() - 3);
+  const int64_t m = dims[dims.size() - 3], k = dims[dims.size() - 2], n = dims.back();
+  TensorType a{DType::f32, batch}, b{DType::f32, batch};
+  a.shape.insert(a.shape.end(), {m, k});
+  b.shape.insert(b.shape.end(), {k, n});
+  return make_matmul_workload(a, b, nullptr, MatmulAttrs{});
+}
+
+Family matmul_family() {
+  return {FamilyId::matmul,
+          "matmul",
+          [](const Workload& w) {
+            const MatmulAttrs a = matmul_attrs(w);
+            const auto& sa = w.inputs[0].shape;
+            const int64_t k = a.trans_a ? sa[sa.size() - 2] : sa.back();
+            return 2.0 * static_cast<double>(w.output.elements()) * static_cast<double>(k);
+          },
+          [](const Workload& w) {
+            const auto& sa = w.inputs[0].shape;
+            return matmul_attrs(w).trans_a ? sa[sa.size() - 2] : sa.back();
+          },
+          SpeedUnit::gflops,
+          matmul_workload_from_shape,
+          "MxKxN or BxMxKxN",
+          {"alpha", "beta", "bias", "relu", "gelu"},
+          2,
+          matmul_attrs_from_json};
+}
+
+}  // namespace nee

@@ -1,0 +1,32 @@
+#pragma once
+#include <string>
+
+#include "core/workload.h"
+
+namespace nee {
+
+// The matmul family covers ONNX MatMul (batched, broadcasting) and Gemm, with an
+// optional fused epilogue: a bias added after the product, then a Relu or an Erf-based
+// GELU (x * 0.5 * (1 + erf(x / sqrt(2)))).
+// out = act(alpha * op(A) x op(B) + beta * C)
+struct MatmulAttrs {
+  bool trans_a = false;
+  bool trans_b = false;
+  double alpha = 1.0;
+  double beta = 1.0;
+  bool relu = false;
+  bool gelu = false;  // the key holds "gelu" only when set, so older keys are unchanged
+};
+
+// Validates shapes and computes the output shape (ONNX broadcasting of batch dims and of
+// C). Throws nee::Error naming the mismatch. A and B have rank >= 2; trans_a/trans_b
+// are allowed only at rank 2 (Gemm).
+Workload make_matmul_workload(const TensorType& a, const TensorType& b, const TensorType* c,
+                              const MatmulAttrs& attrs);
+MatmulAttrs matmul_attrs(const Workload& w);
+bool matmul_has_bias(const Workload& w);
+
+// Parses "MxKxN" or "BxMxKxN" as used on the command line into a plain MatMul workload.
+Workload matmul_workload_from_shape(const std::string& shape);
+
+}  // namespace nee
