@@ -8,12 +8,17 @@ std::vector<TensorType> import_matmul(const ImportContext&, Node&);     // ops/m
 std::vector<TensorType> import_gemm(const ImportContext&, Node&);
 std::vector<TensorType> import_binary_arithmetic(const ImportContext&, Node&);  // ops/elementwise.cpp: Add Sub Mul Div
 std::vector<TensorType> import_pow(const ImportContext&, Node&);
-std::vector<TensorType> import_variadic_arithmetic(const ImportContext&, Node&);  // Min Max Sum
+std::vector<TensorType> import_variadic_arithmetic(const ImportContext&, Node&);  // Min Max Sum Mean
+std::vector<TensorType> import_mod(const ImportContext&, Node&);
+std::vector<TensorType> import_prelu(const ImportContext&, Node&);
+std::vector<TensorType> import_bit_shift(const ImportContext&, Node&);
 std::vector<TensorType> import_relu(const ImportContext&, Node&);       // ops/math_unary.cpp
 std::vector<TensorType> import_float_unary(const ImportContext&, Node&);  // Sigmoid Tanh Sqrt Exp Log Erf Reciprocal HardSwish
 std::vector<TensorType> import_neg(const ImportContext&, Node&);
-std::vector<TensorType> import_abs(const ImportContext&, Node&);
-std::vector<TensorType> import_parametric_activation(const ImportContext&, Node&);  // LeakyRelu HardSigmoid
+std::vector<TensorType> import_numeric_unary(const ImportContext&, Node&);  // Abs Sign
+std::vector<TensorType> import_shrink(const ImportContext&, Node&);
+std::vector<TensorType> import_float_test(const ImportContext&, Node&);  // IsInf IsNaN
+std::vector<TensorType> import_parametric_activation(const ImportContext&, Node&);  // LeakyRelu HardSigmoid Elu Selu Celu ThresholdedRelu
 std::vector<TensorType> import_clip(const ImportContext&, Node&);
 std::vector<TensorType> import_comparison(const ImportContext&, Node&);  // ops/logical.cpp: Equal Less Greater (OrEqual)
 std::vector<TensorType> import_logical_binary(const ImportContext&, Node&);  // And Or Xor
@@ -21,8 +26,9 @@ std::vector<TensorType> import_not(const ImportContext&, Node&);
 std::vector<TensorType> import_where(const ImportContext&, Node&);
 std::vector<TensorType> import_cast(const ImportContext&, Node&);       // ops/cast.cpp
 std::vector<TensorType> import_layer_normalization(const ImportContext&, Node&);  // ops/normalization.cpp
-std::vector<TensorType> import_reduce(const ImportContext&, Node&);     // ops/reduction.cpp: ReduceSum/Mean/Max/Min
-std::vector<TensorType> import_argmax(const ImportContext&, Node&);
+std::vector<TensorType> import_reduce(const ImportContext&, Node&);     // ops/reduction.cpp: ReduceSum/Mean/Max/Min/Prod/L1/L2/SumSquare/LogSum/LogSumExp
+std::vector<TensorType> import_arg_extreme(const ImportContext&, Node&);  // ArgMax ArgMin
+std::vector<TensorType> import_top_k(const ImportContext&, Node&);  // ops/top_k.cpp
 std::vector<TensorType> import_identity(const ImportContext&, Node&);   // ops/shape.cpp
 std::vector<TensorType> import_flatten(const ImportContext&, Node&);
 std::vector<TensorType> import_reshape(const ImportContext&, Node&);

@@ -44,14 +44,50 @@ std::vector<TensorType> import_pow(const ImportContext& ctx, Node& node) {
   return {TensorType{base.dtype, broadcast_shapes(base.shape, exponent.shape)}};
 }
 
-// Min, Max (any numeric dtype) and Sum (float only): one or more inputs, broadcast together.
+// Min, Max (any numeric dtype), Sum and Mean (float only): one or more inputs, broadcast together.
 std::vector<TensorType> import_variadic_arithmetic(const ImportContext& ctx, Node& node) {
   expect_arity(node, 1, std::max<size_t>(1, node.inputs.size()), 1);
   for (size_t i = 1; i < node.inputs.size(); ++i) {
     if (node.inputs[i].empty()) throw Error(fmt::format("input {} is omitted", i));
   }
-  if (node.op == "Sum") return {broadcast_inputs(ctx, node, {DType::f32})};
+  if (node.op == "Sum" || node.op == "Mean") return {broadcast_inputs(ctx, node, {DType::f32})};
   return {broadcast_inputs(ctx, node, kNumeric)};
+}
+
+// Mod: fmod 0 (the default) is integer modulus with the divisor's sign; floats need
+// fmod 1, as the spec says.
+std::vector<TensorType> import_mod(const ImportContext& ctx, Node& node) {
+  expect_arity(node, 2, 2, 1);
+  const TensorType out = broadcast_inputs(ctx, node, kNumeric);
+  const int64_t c_style = node.attrs.get_int("fmod", 0);
+  if (c_style != 0 && c_style != 1) throw Error(fmt::format("fmod is {}; it must be 0 or 1", c_style));
+  if (out.dtype == DType::f32 && c_style == 0) throw Error("Mod of floats needs fmod=1");
+  node.attrs.set("fmod", c_style);
+  return {out};
+}
+
+// PRelu: the slope broadcasts to X (unidirectionally), float only before opset 9.
+std::vector<TensorType> import_prelu(const ImportContext& ctx, Node& node) {
+  expect_arity(node, 2, 2, 1);
+  const auto allowed = ctx.opset < 9 ? std::initializer_list<DType>{DType::f32} : kNumeric;
+  const TensorType& x = input_type(ctx, node, 0, allowed);
+  const TensorType& slope = input_type(ctx, node, 1, allowed);
+  if (slope.dtype != x.dtype) throw Error(fmt::format("slope {} is not of X's dtype {}", slope.to_string(), x.to_string()));
+  if (broadcast_shapes(x.shape, slope.shape) != x.shape) {
+    throw Error(fmt::format("slope {} does not broadcast to X {}", slope.to_string(), x.to_string()));
+  }
+  return {x};
+}
+
+// BitShift: unsigned integers (uint8 of NEE's dtypes), direction LEFT or RIGHT.
+std::vector<TensorType> import_bit_shift(const ImportContext& ctx, Node& node) {
+  expect_arity(node, 2, 2, 1);
+  const TensorType out = broadcast_inputs(ctx, node, {DType::u8});
+  const std::string direction = node.attrs.get_string("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT") {
+    throw Error(fmt::format("direction is '{}'; it must be LEFT or RIGHT", direction));
+  }
+  return {out};
 }
 
 }  // namespace nee

@@ -14,7 +14,8 @@ std::vector<TensorType> import_relu(const ImportContext& ctx, Node& node) {
   return {input_type(ctx, node, 0, {DType::f32, DType::i64, DType::i32, DType::i8})};
 }
 
-// Sigmoid Tanh Sqrt Exp Log Erf Reciprocal HardSwish: float only, no attributes.
+// Sigmoid Tanh Sqrt Exp Log Erf Reciprocal HardSwish, the trigonometric and hyperbolic
+// functions, Ceil Floor Round, Softplus Softsign Mish: float only, no attributes.
 std::vector<TensorType> import_float_unary(const ImportContext& ctx, Node& node) {
   expect_arity(node, 1, 1, 1);
   return {input_type(ctx, node, 0, {DType::f32})};
@@ -25,23 +26,51 @@ std::vector<TensorType> import_neg(const ImportContext& ctx, Node& node) {
   return {input_type(ctx, node, 0, {DType::f32, DType::i64, DType::i32, DType::i8})};
 }
 
-std::vector<TensorType> import_abs(const ImportContext& ctx, Node& node) {
+// Abs, Sign: every numeric dtype.
+std::vector<TensorType> import_numeric_unary(const ImportContext& ctx, Node& node) {
   expect_arity(node, 1, 1, 1);
   return {input_type(ctx, node, 0, {DType::f32, DType::i64, DType::i32, DType::i8, DType::u8})};
 }
 
-// LeakyRelu (alpha 0.01) and HardSigmoid (alpha 0.2, beta 0.5): the defaults are stored
-// so the kernel reads plain attributes.
+// LeakyRelu (alpha 0.01), HardSigmoid (alpha 0.2, beta 0.5), Elu, Celu and
+// ThresholdedRelu (alpha 1), Selu (alpha and gamma, the spec's float values): the
+// defaults are stored so the kernel reads plain attributes.
 std::vector<TensorType> import_parametric_activation(const ImportContext& ctx, Node& node) {
   expect_arity(node, 1, 1, 1);
   const TensorType& in = input_type(ctx, node, 0, {DType::f32});
   if (node.op == "LeakyRelu") {
     node.attrs.set("alpha", node.attrs.get_float("alpha", 0.01f));
-  } else {
+  } else if (node.op == "HardSigmoid") {
     node.attrs.set("alpha", node.attrs.get_float("alpha", 0.2f));
     node.attrs.set("beta", node.attrs.get_float("beta", 0.5f));
+  } else if (node.op == "Selu") {
+    node.attrs.set("alpha", node.attrs.get_float("alpha", 1.67326319217681884765625f));
+    node.attrs.set("gamma", node.attrs.get_float("gamma", 1.05070102214813232421875f));
+  } else {
+    node.attrs.set("alpha", node.attrs.get_float("alpha", 1.0f));
   }
   return {in};
+}
+
+// Shrink: every numeric dtype; lambd 0.5 and bias 0 unless given.
+std::vector<TensorType> import_shrink(const ImportContext& ctx, Node& node) {
+  expect_arity(node, 1, 1, 1);
+  const TensorType& in = input_type(ctx, node, 0, {DType::f32, DType::i64, DType::i32, DType::i8, DType::u8});
+  node.attrs.set("lambd", node.attrs.get_float("lambd", 0.5f));
+  node.attrs.set("bias", node.attrs.get_float("bias", 0.0f));
+  return {in};
+}
+
+// IsInf (both signs unless detect_positive or detect_negative is 0) and IsNaN: f32 in,
+// bool out.
+std::vector<TensorType> import_float_test(const ImportContext& ctx, Node& node) {
+  expect_arity(node, 1, 1, 1);
+  const TensorType& in = input_type(ctx, node, 0, {DType::f32});
+  if (node.op == "IsInf") {
+    node.attrs.set("detect_positive", node.attrs.get_int("detect_positive", 1));
+    node.attrs.set("detect_negative", node.attrs.get_int("detect_negative", 1));
+  }
+  return {TensorType{DType::boolean, in.shape}};
 }
 
 // Clip: before opset 11 the bounds are float attributes (defaults: the float range),

@@ -37,7 +37,8 @@ std::vector<int64_t> requested_axes(const ImportContext& ctx, Node& node) {
 
 }  // namespace
 
-// ReduceSum, ReduceMean, ReduceMax, ReduceMin. Normalized to one form for every opset:
+// ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2,
+// ReduceSumSquare, ReduceLogSum, ReduceLogSumExp. Normalized to one form for every opset:
 // the single input, `axes` sorted and non-negative (empty axes without
 // noop_with_empty_axes become all dims; with it they stay empty and the op copies),
 // and `keepdims` (default 1).
@@ -70,12 +71,12 @@ std::vector<TensorType> import_reduce(const ImportContext& ctx, Node& node) {
   return {out};
 }
 
-// ArgMax: i64 indices along `axis` (default 0, stored non-negative), keepdims (default
-// 1) and select_last_index (default 0) stored explicitly.
-std::vector<TensorType> import_argmax(const ImportContext& ctx, Node& node) {
+// ArgMax, ArgMin: i64 indices along `axis` (default 0, stored non-negative), keepdims
+// (default 1) and select_last_index (default 0) stored explicitly.
+std::vector<TensorType> import_arg_extreme(const ImportContext& ctx, Node& node) {
   expect_arity(node, 1, 1, 1);
   const TensorType& in = input_type(ctx, node, 0, kNumeric);
-  if (in.shape.empty()) throw Error("ArgMax needs rank >= 1");
+  if (in.shape.empty()) throw Error(node.op + " needs rank >= 1");
   const int64_t axis = normalize_axis(node.attrs.get_int("axis", 0), in.shape.size(), "axis");
   const bool keepdims = node.attrs.get_int("keepdims", 1) != 0;
   node.attrs.set("axis", axis);

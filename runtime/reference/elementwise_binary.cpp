@@ -1,4 +1,5 @@
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <type_traits>
 
@@ -89,6 +90,24 @@ ReferenceFn make_variadic(const Graph& graph, const Node& node) {
   });
 }
 
+// Mod with fmod 0: the remainder takes the divisor's sign, as Python's % does (integers
+// only; the importer requires fmod 1 for floats). With fmod 1: C's fmod and %, the
+// remainder taking the dividend's sign.
+template <typename T>
+struct Remainder {
+  bool c_style;
+  T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::fmod(a, b);
+    } else {
+      if (b == 0) throw Error("integer modulus by zero in Mod");
+      T r = static_cast<T>(a % b);
+      if (!c_style && r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+      return r;
+    }
+  }
+};
+
 // Computed in double and converted to the base's dtype, so integer powers are exact
 // while they fit in 53 bits.
 struct Power {
@@ -120,6 +139,52 @@ ReferenceFn make_reference_pow(const Graph& graph, const Node& node) {
       }
     });
   });
+}
+
+ReferenceFn make_reference_mod(const Graph& graph, const Node& node) {
+  const bool c_style = node.attrs.get_int("fmod") != 0;
+  return visit_dtype(graph.type_of(node.inputs[0]).dtype, [c_style](auto tag) -> ReferenceFn {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>) {
+      return nullptr;
+    } else {
+      return binary_kernel<T, T>(Remainder<T>{c_style});
+    }
+  });
+}
+
+// PRelu: slope * x where x < 0, the slope broadcast to X.
+ReferenceFn make_reference_prelu(const Graph& graph, const Node& node) {
+  return visit_dtype(graph.type_of(node.inputs[0]).dtype, [](auto tag) -> ReferenceFn {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>) {
+      return nullptr;
+    } else {
+      return binary_kernel<T, T>([](T x, T slope) { return x < T{0} ? static_cast<T>(slope * x) : x; });
+    }
+  });
+}
+
+// BitShift on unsigned integers; a shift by the type's width or more gives 0.
+ReferenceFn make_reference_bit_shift(const Graph& graph, const Node& node) {
+  if (graph.type_of(node.inputs[0]).dtype != DType::u8) return nullptr;
+  const bool left = node.attrs.get_string("direction") == "LEFT";
+  return binary_kernel<uint8_t, uint8_t>([left](uint8_t x, uint8_t bits) -> uint8_t {
+    if (bits >= 8) return 0;
+    return static_cast<uint8_t>(left ? x << bits : x >> bits);
+  });
+}
+
+// Mean: the variadic sum over the input count.
+ReferenceFn make_reference_mean(const Graph& graph, const Node& node) {
+  if (graph.type_of(node.inputs[0]).dtype != DType::f32) return nullptr;
+  ReferenceFn sum = variadic_kernel<float>(std::plus<float>{});
+  return [sum](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    sum(in, out);
+    float* o = out[0]->data_as<float>();
+    const float count = static_cast<float>(in.size());
+    for (int64_t i = 0, n = out[0]->elements(); i < n; ++i) o[i] /= count;
+  };
 }
 
 }  // namespace nee

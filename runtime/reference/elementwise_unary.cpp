@@ -5,41 +5,9 @@
 
 #include "runtime/reference/math_dtype_dispatch.h"
 #include "runtime/reference/reference_ops.h"
+#include "runtime/reference/unary_kernel.h"
 
 namespace nee {
-
-namespace {
-
-template <typename T, typename Op>
-ReferenceFn unary_kernel(Op op) {
-  return [op](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
-    const T* x = in[0]->data_as<T>();
-    T* y = out[0]->data_as<T>();
-    for (int64_t i = 0, n = out[0]->elements(); i < n; ++i) y[i] = static_cast<T>(op(x[i]));
-  };
-}
-
-// A kernel for f32 inputs only; other dtypes stay unbound.
-template <typename Op>
-ReferenceFn float_unary(const Graph& graph, const Node& node, Op op) {
-  if (graph.type_of(node.inputs[0]).dtype != DType::f32) return nullptr;
-  return unary_kernel<float>(op);
-}
-
-// A kernel for every numeric dtype (not bool).
-template <typename MakeOp>
-ReferenceFn numeric_unary(const Graph& graph, const Node& node, MakeOp make_op) {
-  return visit_dtype(graph.type_of(node.inputs[0]).dtype, [&](auto tag) -> ReferenceFn {
-    using T = decltype(tag);
-    if constexpr (std::is_same_v<T, bool>) {
-      return nullptr;
-    } else {
-      return unary_kernel<T>(make_op(tag));
-    }
-  });
-}
-
-}  // namespace
 
 ReferenceFn make_reference_relu(const Graph& graph, const Node& node) {
   return numeric_unary(graph, node, [](auto tag) {
@@ -59,6 +27,25 @@ ReferenceFn make_reference_abs(const Graph& graph, const Node& node) {
   return numeric_unary(graph, node, [](auto tag) {
     using T = decltype(tag);
     return [](T x) { return x < T{0} ? static_cast<T>(-x) : x; };
+  });
+}
+
+ReferenceFn make_reference_sign(const Graph& graph, const Node& node) {
+  return numeric_unary(graph, node, [](auto tag) {
+    using T = decltype(tag);
+    return [](T x) { return static_cast<T>((T{0} < x) - (x < T{0})); };
+  });
+}
+
+// Shrink: x + bias below -lambd, x - bias above lambd, 0 between (the importer stores
+// both); computed in float and converted back, as the integer dtypes take it.
+ReferenceFn make_reference_shrink(const Graph& graph, const Node& node) {
+  const float lambd = node.attrs.get_float("lambd"), bias = node.attrs.get_float("bias");
+  return numeric_unary(graph, node, [lambd, bias](auto) {
+    return [lambd, bias](auto x) {
+      const float v = static_cast<float>(x);
+      return v < -lambd ? v + bias : v > lambd ? v - bias : 0.0f;
+    };
   });
 }
 

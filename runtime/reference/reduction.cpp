@@ -1,8 +1,10 @@
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <type_traits>
 
+#include "runtime/reference/axis_slices.h"
 #include "runtime/reference/broadcast.h"
 #include "runtime/reference/math_dtype_dispatch.h"
 #include "runtime/reference/reference_ops.h"
@@ -11,7 +13,7 @@ namespace nee {
 
 namespace {
 
-enum class Reduction { sum, mean, max, min };
+enum class Reduction { sum, mean, max, min, prod, l1, l2, sum_square, log_sum, log_sum_exp };
 
 // The input's shape with every reduced dim set to 1: read as broadcast to the input's
 // shape, it maps each input element to its output element.
@@ -21,7 +23,9 @@ std::vector<int64_t> kept_shape(const std::vector<int64_t>& shape, const std::ve
   return kept;
 }
 
-// Sums accumulate in double (f32) or int64 (integers); max and min in the element type.
+// Sums and products accumulate in double (f32) or int64 (integers); max and min in the
+// element type. L1, L2, SumSquare, LogSum and LogSumExp sum |x|, x^2, x^2, x, exp(x) and
+// finish with nothing, sqrt, nothing, log and log.
 template <typename T, Reduction R>
 ReferenceFn reduce_kernel(const std::vector<int64_t>& in_shape, const std::vector<int64_t>& kept) {
   using Acc = std::conditional_t<R == Reduction::max || R == Reduction::min, T,
@@ -31,7 +35,9 @@ ReferenceFn reduce_kernel(const std::vector<int64_t>& in_shape, const std::vecto
     T* y = out[0]->data_as<T>();
     const int64_t count = out[0]->elements();
     Acc start{0};
-    if constexpr (R == Reduction::max) {
+    if constexpr (R == Reduction::prod) {
+      start = Acc{1};
+    } else if constexpr (R == Reduction::max) {
       start = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
                                                    : std::numeric_limits<T>::lowest();
     } else if constexpr (R == Reduction::min) {
@@ -44,6 +50,15 @@ ReferenceFn reduce_kernel(const std::vector<int64_t>& in_shape, const std::vecto
         if (x[i] > acc[o] || std::isnan(static_cast<double>(x[i]))) acc[o] = x[i];
       } else if constexpr (R == Reduction::min) {
         if (x[i] < acc[o] || std::isnan(static_cast<double>(x[i]))) acc[o] = x[i];
+      } else if constexpr (R == Reduction::prod) {
+        acc[o] *= static_cast<Acc>(x[i]);
+      } else if constexpr (R == Reduction::l1) {
+        const Acc v = static_cast<Acc>(x[i]);
+        acc[o] += v < Acc{0} ? -v : v;
+      } else if constexpr (R == Reduction::l2 || R == Reduction::sum_square) {
+        acc[o] += static_cast<Acc>(x[i]) * static_cast<Acc>(x[i]);
+      } else if constexpr (R == Reduction::log_sum_exp) {
+        acc[o] += static_cast<Acc>(std::exp(static_cast<double>(x[i])));
       } else {
         acc[o] += static_cast<Acc>(x[i]);
       }
@@ -53,7 +68,13 @@ ReferenceFn reduce_kernel(const std::vector<int64_t>& in_shape, const std::vecto
     for (int64_t d : kept) out_elements *= d;
     const int64_t reduced = out_elements == 0 ? 0 : in_elements / out_elements;
     for (int64_t o = 0; o < count; ++o) {
-      y[o] = static_cast<T>(R == Reduction::mean && reduced > 0 ? acc[o] / static_cast<Acc>(reduced) : acc[o]);
+      if constexpr (R == Reduction::l2) {
+        y[o] = static_cast<T>(std::sqrt(static_cast<double>(acc[o])));
+      } else if constexpr (R == Reduction::log_sum || R == Reduction::log_sum_exp) {
+        y[o] = static_cast<T>(std::log(static_cast<double>(acc[o])));
+      } else {
+        y[o] = static_cast<T>(R == Reduction::mean && reduced > 0 ? acc[o] / static_cast<Acc>(reduced) : acc[o]);
+      }
     }
   };
 }
@@ -78,23 +99,37 @@ ReferenceFn make_reference_reduce_sum(const Graph& g, const Node& n) { return ma
 ReferenceFn make_reference_reduce_mean(const Graph& g, const Node& n) { return make_reduce<Reduction::mean>(g, n); }
 ReferenceFn make_reference_reduce_max(const Graph& g, const Node& n) { return make_reduce<Reduction::max>(g, n); }
 ReferenceFn make_reference_reduce_min(const Graph& g, const Node& n) { return make_reduce<Reduction::min>(g, n); }
+ReferenceFn make_reference_reduce_prod(const Graph& g, const Node& n) { return make_reduce<Reduction::prod>(g, n); }
+ReferenceFn make_reference_reduce_l1(const Graph& g, const Node& n) { return make_reduce<Reduction::l1>(g, n); }
+ReferenceFn make_reference_reduce_l2(const Graph& g, const Node& n) { return make_reduce<Reduction::l2>(g, n); }
+ReferenceFn make_reference_reduce_sum_square(const Graph& g, const Node& n) {
+  return make_reduce<Reduction::sum_square>(g, n);
+}
+ReferenceFn make_reference_reduce_log_sum(const Graph& g, const Node& n) {
+  return make_reduce<Reduction::log_sum>(g, n);
+}
+ReferenceFn make_reference_reduce_log_sum_exp(const Graph& g, const Node& n) {
+  return make_reduce<Reduction::log_sum_exp>(g, n);
+}
 
-// ArgMax along the stored non-negative axis: the first index of the maximum, or the
-// last with select_last_index=1.
-ReferenceFn make_reference_argmax(const Graph& graph, const Node& node) {
+namespace {
+
+// The index of the maximum (Better: std::greater) or minimum (std::less) along the stored
+// non-negative axis: the first such index, or the last with select_last_index=1.
+template <template <typename> class Better>
+ReferenceFn make_arg_extreme(const Graph& graph, const Node& node) {
   const TensorType& type = graph.type_of(node.inputs[0]);
   const size_t axis = static_cast<size_t>(node.attrs.get_int("axis"));
   const bool last = node.attrs.get_int("select_last_index") != 0;
-  int64_t outer = 1, inner = 1;
-  for (size_t d = 0; d < axis; ++d) outer *= type.shape[d];
-  for (size_t d = axis + 1; d < type.shape.size(); ++d) inner *= type.shape[d];
-  const int64_t n = type.shape[axis];
+  const AxisSlices slices = axis_slices(type.shape, axis);
+  const int64_t outer = slices.outer, n = slices.n, inner = slices.inner;
   return visit_dtype(type.dtype, [=](auto tag) -> ReferenceFn {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>) {
       return nullptr;
     } else {
       return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+        const Better<T> better;
         const T* x = in[0]->data_as<T>();
         int64_t* y = out[0]->data_as<int64_t>();
         for (int64_t o = 0; o < outer; ++o) {
@@ -102,7 +137,9 @@ ReferenceFn make_reference_argmax(const Graph& graph, const Node& node) {
             const T* slice = x + o * n * inner + i;
             int64_t best = 0;
             for (int64_t j = 1; j < n; ++j) {
-              if (slice[j * inner] > slice[best * inner] || (last && slice[j * inner] == slice[best * inner])) best = j;
+              if (better(slice[j * inner], slice[best * inner]) || (last && slice[j * inner] == slice[best * inner])) {
+                best = j;
+              }
             }
             y[o * inner + i] = best;
           }
@@ -111,5 +148,10 @@ ReferenceFn make_reference_argmax(const Graph& graph, const Node& node) {
     }
   });
 }
+
+}  // namespace
+
+ReferenceFn make_reference_argmax(const Graph& g, const Node& n) { return make_arg_extreme<std::greater>(g, n); }
+ReferenceFn make_reference_argmin(const Graph& g, const Node& n) { return make_arg_extreme<std::less>(g, n); }
 
 }  // namespace nee

@@ -26,6 +26,17 @@ ReferenceFn make_reference_leaky_relu(const Graph&, const Node&);
 ReferenceFn make_reference_hard_sigmoid(const Graph&, const Node&);
 ReferenceFn make_reference_hard_swish(const Graph&, const Node&);
 ReferenceFn make_reference_clip(const Graph&, const Node&);
+ReferenceFn make_reference_sign(const Graph&, const Node&);
+ReferenceFn make_reference_shrink(const Graph&, const Node&);
+// float_math.cpp: trigonometric, hyperbolic, rounding and smooth activations on f32
+// (one factory, the function chosen by the node's op), IsInf and IsNaN.
+ReferenceFn make_reference_float_math(const Graph&, const Node&);
+ReferenceFn make_reference_is_inf(const Graph&, const Node&);
+ReferenceFn make_reference_is_nan(const Graph&, const Node&);
+ReferenceFn make_reference_mod(const Graph&, const Node&);  // elementwise_binary.cpp
+ReferenceFn make_reference_prelu(const Graph&, const Node&);
+ReferenceFn make_reference_bit_shift(const Graph&, const Node&);
+ReferenceFn make_reference_mean(const Graph&, const Node&);
 ReferenceFn make_reference_equal(const Graph&, const Node&);    // logical.cpp
 ReferenceFn make_reference_less(const Graph&, const Node&);
 ReferenceFn make_reference_less_or_equal(const Graph&, const Node&);
@@ -43,7 +54,15 @@ ReferenceFn make_reference_reduce_sum(const Graph&, const Node&);  // reduction.
 ReferenceFn make_reference_reduce_mean(const Graph&, const Node&);
 ReferenceFn make_reference_reduce_max(const Graph&, const Node&);
 ReferenceFn make_reference_reduce_min(const Graph&, const Node&);
+ReferenceFn make_reference_reduce_prod(const Graph&, const Node&);
+ReferenceFn make_reference_reduce_l1(const Graph&, const Node&);
+ReferenceFn make_reference_reduce_l2(const Graph&, const Node&);
+ReferenceFn make_reference_reduce_sum_square(const Graph&, const Node&);
+ReferenceFn make_reference_reduce_log_sum(const Graph&, const Node&);
+ReferenceFn make_reference_reduce_log_sum_exp(const Graph&, const Node&);
 ReferenceFn make_reference_argmax(const Graph&, const Node&);
+ReferenceFn make_reference_argmin(const Graph&, const Node&);
+ReferenceFn make_reference_top_k(const Graph&, const Node&);  // top_k.cpp
 ReferenceFn make_reference_matmul(const Graph&, const Node&);   // matmul.cpp
 ReferenceFn make_reference_gemm(const Graph&, const Node&);
 ReferenceFn make_reference_nee_matmul(const Graph&, const Node&);
