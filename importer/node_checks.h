@@ -17,6 +17,10 @@ void expect_arity(const Node& node, size_t min_inputs, size_t max_inputs, size_t
 const TensorType& input_type(const ImportContext& ctx, const Node& node, size_t index,
                              std::initializer_list<DType> allowed);
 
+// Every dtype NEE holds, for operators that move or compare elements of any type.
+inline const std::initializer_list<DType> kAnyDType = {DType::f32, DType::i64, DType::i32,
+                                                       DType::boolean, DType::i8, DType::u8};
+
 // An axis in [-rank, rank) made non-negative.
 int64_t normalize_axis(int64_t axis, size_t rank, const std::string& attribute);
 

@@ -29,6 +29,7 @@ std::vector<TensorType> import_layer_normalization(const ImportContext&, Node&);
 std::vector<TensorType> import_reduce(const ImportContext&, Node&);     // ops/reduction.cpp: ReduceSum/Mean/Max/Min/Prod/L1/L2/SumSquare/LogSum/LogSumExp
 std::vector<TensorType> import_arg_extreme(const ImportContext&, Node&);  // ArgMax ArgMin
 std::vector<TensorType> import_top_k(const ImportContext&, Node&);  // ops/top_k.cpp
+std::vector<TensorType> import_loss(const ImportContext&, Node&);  // ops/loss.cpp: NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss
 std::vector<TensorType> import_identity(const ImportContext&, Node&);   // ops/shape.cpp
 std::vector<TensorType> import_flatten(const ImportContext&, Node&);
 std::vector<TensorType> import_reshape(const ImportContext&, Node&);
@@ -39,15 +40,20 @@ std::vector<TensorType> import_unsqueeze(const ImportContext&, Node&);
 std::vector<TensorType> import_dropout(const ImportContext&, Node&);
 std::vector<TensorType> import_slice(const ImportContext&, Node&);     // ops/data_movement.cpp
 std::vector<TensorType> import_gather(const ImportContext&, Node&);
+std::vector<TensorType> import_gather_elements(const ImportContext&, Node&);
 std::vector<TensorType> import_split(const ImportContext&, Node&);
 std::vector<TensorType> import_expand(const ImportContext&, Node&);
 std::vector<TensorType> import_tile(const ImportContext&, Node&);
 std::vector<TensorType> import_pad(const ImportContext&, Node&);
 std::vector<TensorType> import_shape(const ImportContext&, Node&);     // ops/shape_query.cpp
+std::vector<TensorType> import_size(const ImportContext&, Node&);
+std::vector<TensorType> import_trilu(const ImportContext&, Node&);      // ops/matrix_layout.cpp
+std::vector<TensorType> import_eye_like(const ImportContext&, Node&);
+std::vector<TensorType> import_depth_space(const ImportContext&, Node&);  // DepthToSpace SpaceToDepth
 std::vector<TensorType> import_constant_of_shape(const ImportContext&, Node&);
 std::vector<TensorType> import_range(const ImportContext&, Node&);
 std::vector<TensorType> import_resize(const ImportContext&, Node&);    // ops/resize.cpp
-std::vector<TensorType> import_softmax(const ImportContext&, Node&);    // ops/softmax.cpp: Softmax LogSoftmax
+std::vector<TensorType> import_softmax(const ImportContext&, Node&);    // ops/softmax.cpp: Softmax LogSoftmax Hardmax
 std::vector<TensorType> import_conv(const ImportContext&, Node&);       // ops/conv.cpp
 std::vector<TensorType> import_conv_transpose(const ImportContext&, Node&);
 std::vector<TensorType> import_max_pool(const ImportContext&, Node&);   // ops/pool.cpp

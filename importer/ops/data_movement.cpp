@@ -16,9 +16,6 @@ namespace nee {
 
 namespace {
 
-const std::initializer_list<DType> kAnyDType = {DType::f32, DType::i64, DType::i32,
-                                                DType::boolean, DType::i8, DType::u8};
-
 int64_t clamp(int64_t v, int64_t lo, int64_t hi) { return std::min(std::max(v, lo), hi); }
 
 }  // namespace
@@ -94,6 +91,26 @@ std::vector<TensorType> import_gather(const ImportContext& ctx, Node& node) {
   out.shape.insert(out.shape.end(), indices.shape.begin(), indices.shape.end());
   out.shape.insert(out.shape.end(), data.shape.begin() + axis + 1, data.shape.end());
   return {out};
+}
+
+// GatherElements: indices of data's rank (int32 or int64), each dim no larger than
+// data's except along `axis` (stored non-negative); the output has the indices' shape.
+std::vector<TensorType> import_gather_elements(const ImportContext& ctx, Node& node) {
+  expect_arity(node, 2, 2, 1);
+  const TensorType& data = input_type(ctx, node, 0, kAnyDType);
+  const TensorType& indices = input_type(ctx, node, 1, {DType::i64, DType::i32});
+  if (data.shape.empty()) throw Error("cannot gather elements from a scalar");
+  if (indices.shape.size() != data.shape.size()) {
+    throw Error(fmt::format("indices {} and data {} differ in rank", indices.to_string(), data.to_string()));
+  }
+  const int64_t axis = normalize_axis(node.attrs.get_int("axis", 0), data.shape.size(), "axis");
+  for (size_t d = 0; d < data.shape.size(); ++d) {
+    if (static_cast<int64_t>(d) != axis && indices.shape[d] > data.shape[d]) {
+      throw Error(fmt::format("indices {} exceed data {} along dim {}", indices.to_string(), data.to_string(), d));
+    }
+  }
+  node.attrs.set("axis", axis);
+  return {TensorType{data.dtype, indices.shape}};
 }
 
 // Part sizes come from the `split` attribute before opset 13 and the optional input 1

@@ -14,9 +14,6 @@ namespace nee {
 
 namespace {
 
-const std::initializer_list<DType> kAnyDType = {DType::f32, DType::i64, DType::i32,
-                                                DType::boolean, DType::i8, DType::u8};
-
 int64_t product(std::vector<int64_t>::const_iterator begin, std::vector<int64_t>::const_iterator end) {
   return std::accumulate(begin, end, int64_t{1}, std::multiplies<int64_t>());
 }

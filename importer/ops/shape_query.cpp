@@ -13,13 +13,6 @@
 
 namespace nee {
 
-namespace {
-
-const std::initializer_list<DType> kAnyDType = {DType::f32, DType::i64, DType::i32,
-                                                DType::boolean, DType::i8, DType::u8};
-
-}  // namespace
-
 // Opset 15's `start` and `end` select a range of dims (negative ones count from the
 // end, both are clamped to [0, rank]); stored non-negative.
 std::vector<TensorType> import_shape(const ImportContext& ctx, Node& node) {
@@ -32,6 +25,13 @@ std::vector<TensorType> import_shape(const ImportContext& ctx, Node& node) {
   node.attrs.set("start", start);
   node.attrs.set("end", std::max(start, end));
   return {TensorType{DType::i64, {std::max<int64_t>(end - start, 0)}}};
+}
+
+// Size: the input's element count, an int64 scalar.
+std::vector<TensorType> import_size(const ImportContext& ctx, Node& node) {
+  expect_arity(node, 1, 1, 1);
+  input_type(ctx, node, 0, kAnyDType);
+  return {TensorType{DType::i64, {}}};
 }
 
 // The output's dtype and fill come from the one-element `value` tensor (default: f32 0).

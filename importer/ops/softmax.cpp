@@ -6,7 +6,7 @@
 
 namespace nee {
 
-// Softmax and LogSoftmax. Opset 13 normalizes over one axis (default -1). Before 13 the
+// Softmax, LogSoftmax and Hardmax. Opset 13 normalizes over one axis (default -1). Before 13 the
 // input is coerced to 2-D at `axis` (default 1) and normalized over all dims from `axis`
 // on; that is stored as the attribute coerce_2d=1 where it differs from the single-axis
 // meaning (axis not the last dim). `axis` is stored non-negative.

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "runtime/reference/reference_ops.h"
+#include "runtime/reference/strided_copy.h"
 
 namespace nee {
 
@@ -44,6 +45,36 @@ ReferenceFn make_reference_gather(const Graph& graph, const Node& node) {
       gather<int64_t>(*in[0], *in[1], *out[0], outer, axis_dim, inner);
     } else {
       gather<int32_t>(*in[0], *in[1], *out[0], outer, axis_dim, inner);
+    }
+  };
+}
+
+// GatherElements: out[i] = data[i with its `axis` coordinate replaced by indices[i]];
+// negative indices count from the end, and one out of range is an error.
+ReferenceFn make_reference_gather_elements(const Graph& graph, const Node& node) {
+  const std::vector<int64_t> data_shape = graph.type_of(node.inputs[0]).shape;
+  const std::vector<int64_t> out_shape = graph.type_of(node.outputs[0]).shape;
+  const size_t axis = static_cast<size_t>(node.attrs.get_int("axis"));
+  const std::vector<int64_t> data_strides = dense_strides(data_shape);
+  const size_t size = dtype_size(graph.type_of(node.inputs[0]).dtype);
+  return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    const auto* src = static_cast<const uint8_t*>(in[0]->data());
+    auto* dst = static_cast<uint8_t*>(out[0]->data());
+    const bool wide = in[1]->dtype() == DType::i64;
+    const int64_t axis_dim = data_shape[axis];
+    for (int64_t e = 0, n = out[0]->elements(); e < n; ++e) {
+      int64_t k = wide ? in[1]->data_as<int64_t>()[e] : in[1]->data_as<int32_t>()[e];
+      if (k < -axis_dim || k >= axis_dim) {
+        throw Error(fmt::format("GatherElements index {} is out of range for an axis of {}", k, axis_dim));
+      }
+      if (k < 0) k += axis_dim;
+      int64_t rest = e, offset = 0;
+      for (size_t d = out_shape.size(); d-- > 0;) {
+        const int64_t coord = rest % out_shape[d];
+        rest /= out_shape[d];
+        offset += (d == axis ? k : coord) * data_strides[d];
+      }
+      std::memcpy(dst + e * size, src + offset * size, size);
     }
   };
 }

@@ -63,21 +63,29 @@ ReferenceFn make_reference_reduce_log_sum_exp(const Graph&, const Node&);
 ReferenceFn make_reference_argmax(const Graph&, const Node&);
 ReferenceFn make_reference_argmin(const Graph&, const Node&);
 ReferenceFn make_reference_top_k(const Graph&, const Node&);  // top_k.cpp
+ReferenceFn make_reference_negative_log_likelihood_loss(const Graph&, const Node&);  // loss.cpp
+ReferenceFn make_reference_softmax_cross_entropy_loss(const Graph&, const Node&);
 ReferenceFn make_reference_matmul(const Graph&, const Node&);   // matmul.cpp
 ReferenceFn make_reference_gemm(const Graph&, const Node&);
 ReferenceFn make_reference_nee_matmul(const Graph&, const Node&);
 ReferenceFn make_reference_view(const Graph&, const Node&);     // view.cpp: Reshape, Flatten, Identity
 ReferenceFn make_reference_softmax(const Graph&, const Node&);  // softmax.cpp
+ReferenceFn make_reference_hardmax(const Graph&, const Node&);
 ReferenceFn make_reference_transpose(const Graph&, const Node&);  // transpose.cpp
 ReferenceFn make_reference_concat(const Graph&, const Node&);   // concat.cpp
 ReferenceFn make_reference_dropout(const Graph&, const Node&);  // view.cpp (also Squeeze, Unsqueeze)
 ReferenceFn make_reference_slice(const Graph&, const Node&);    // slice.cpp
 ReferenceFn make_reference_gather(const Graph&, const Node&);   // gather.cpp
+ReferenceFn make_reference_gather_elements(const Graph&, const Node&);
 ReferenceFn make_reference_split(const Graph&, const Node&);    // split.cpp
 ReferenceFn make_reference_expand(const Graph&, const Node&);   // expand_tile.cpp
 ReferenceFn make_reference_tile(const Graph&, const Node&);
 ReferenceFn make_reference_pad(const Graph&, const Node&);      // pad.cpp
 ReferenceFn make_reference_shape(const Graph&, const Node&);    // shape_query.cpp
+ReferenceFn make_reference_size(const Graph&, const Node&);
+ReferenceFn make_reference_trilu(const Graph&, const Node&);     // matrix_layout.cpp
+ReferenceFn make_reference_eye_like(const Graph&, const Node&);
+ReferenceFn make_reference_depth_space(const Graph&, const Node&);  // DepthToSpace SpaceToDepth
 ReferenceFn make_reference_constant_of_shape(const Graph&, const Node&);
 ReferenceFn make_reference_range(const Graph&, const Node&);
 ReferenceFn make_reference_resize(const Graph&, const Node&);   // resize.cpp

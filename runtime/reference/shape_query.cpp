@@ -14,6 +14,13 @@ ReferenceFn make_reference_shape(const Graph& graph, const Node& node) {
   };
 }
 
+ReferenceFn make_reference_size(const Graph& graph, const Node& node) {
+  const int64_t elements = graph.type_of(node.inputs[0]).elements();
+  return [elements](const std::vector<const Tensor*>&, const std::vector<Tensor*>& out) {
+    *out[0]->data_as<int64_t>() = elements;
+  };
+}
+
 // Fills the output with the one-element `value` tensor.
 ReferenceFn make_reference_constant_of_shape(const Graph&, const Node& node) {
   const Tensor value = node.attrs.get_tensor("value");

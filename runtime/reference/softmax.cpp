@@ -33,9 +33,29 @@ ReferenceFn softmax_kernel(int64_t outer, int64_t n, int64_t inner, bool log) {
   };
 }
 
+// Hardmax: 1 at the first maximum of each slice, 0 elsewhere.
+ReferenceFn hardmax_kernel(int64_t outer, int64_t n, int64_t inner) {
+  return [outer, inner, n](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    const float* x = in[0]->data_as<float>();
+    float* y = out[0]->data_as<float>();
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t i = 0; i < inner; ++i) {
+        const int64_t base = o * n * inner + i;
+        int64_t best = 0;
+        for (int64_t j = 1; j < n; ++j) {
+          if (x[base + j * inner] > x[base + best * inner]) best = j;
+        }
+        for (int64_t j = 0; j < n; ++j) y[base + j * inner] = j == best ? 1.0f : 0.0f;
+      }
+    }
+  };
+}
+
+enum class Normalizer { softmax, log_softmax, hardmax };
+
 // The importer stores a non-negative axis; with coerce_2d=1 (opset < 13) a slice is
 // every dim from axis on, otherwise the axis alone.
-ReferenceFn make_softmax_node_kernel(const Graph& graph, const Node& node, bool log) {
+ReferenceFn make_softmax_node_kernel(const Graph& graph, const Node& node, Normalizer kind) {
   const TensorType& type = graph.type_of(node.inputs[0]);
   if (type.dtype != DType::f32) return nullptr;
   const size_t axis = static_cast<size_t>(node.attrs.get_int("axis"));
@@ -44,17 +64,22 @@ ReferenceFn make_softmax_node_kernel(const Graph& graph, const Node& node, bool 
   for (size_t d = 0; d < axis; ++d) outer *= type.shape[d];
   for (size_t d = axis; d < slice_end; ++d) n *= type.shape[d];
   for (size_t d = slice_end; d < type.shape.size(); ++d) inner *= type.shape[d];
-  return softmax_kernel(outer, n, inner, log);
+  if (kind == Normalizer::hardmax) return hardmax_kernel(outer, n, inner);
+  return softmax_kernel(outer, n, inner, kind == Normalizer::log_softmax);
 }
 
 }  // namespace
 
 ReferenceFn make_reference_softmax(const Graph& graph, const Node& node) {
-  return make_softmax_node_kernel(graph, node, false);
+  return make_softmax_node_kernel(graph, node, Normalizer::softmax);
 }
 
 ReferenceFn make_reference_log_softmax(const Graph& graph, const Node& node) {
-  return make_softmax_node_kernel(graph, node, true);
+  return make_softmax_node_kernel(graph, node, Normalizer::log_softmax);
+}
+
+ReferenceFn make_reference_hardmax(const Graph& graph, const Node& node) {
+  return make_softmax_node_kernel(graph, node, Normalizer::hardmax);
 }
 
 ReferenceFn make_softmax_reference(const Workload& w) {
