@@ -41,6 +41,11 @@ std::vector<TensorType> import_dropout(const ImportContext&, Node&);
 std::vector<TensorType> import_slice(const ImportContext&, Node&);     // ops/data_movement.cpp
 std::vector<TensorType> import_gather(const ImportContext&, Node&);
 std::vector<TensorType> import_gather_elements(const ImportContext&, Node&);
+std::vector<TensorType> import_scatter_elements(const ImportContext&, Node&);  // ops/indexing.cpp: ScatterElements Scatter
+std::vector<TensorType> import_scatter_nd(const ImportContext&, Node&);
+std::vector<TensorType> import_gather_nd(const ImportContext&, Node&);
+std::vector<TensorType> import_one_hot(const ImportContext&, Node&);
+std::vector<TensorType> import_compress(const ImportContext&, Node&);
 std::vector<TensorType> import_split(const ImportContext&, Node&);
 std::vector<TensorType> import_expand(const ImportContext&, Node&);
 std::vector<TensorType> import_tile(const ImportContext&, Node&);

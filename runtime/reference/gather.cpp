@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "runtime/reference/index_tensor.h"
 #include "runtime/reference/reference_ops.h"
 #include "runtime/reference/strided_copy.h"
 
@@ -60,10 +61,9 @@ ReferenceFn make_reference_gather_elements(const Graph& graph, const Node& node)
   return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
     const auto* src = static_cast<const uint8_t*>(in[0]->data());
     auto* dst = static_cast<uint8_t*>(out[0]->data());
-    const bool wide = in[1]->dtype() == DType::i64;
     const int64_t axis_dim = data_shape[axis];
     for (int64_t e = 0, n = out[0]->elements(); e < n; ++e) {
-      int64_t k = wide ? in[1]->data_as<int64_t>()[e] : in[1]->data_as<int32_t>()[e];
+      int64_t k = index_at(*in[1], e);
       if (k < -axis_dim || k >= axis_dim) {
         throw Error(fmt::format("GatherElements index {} is out of range for an axis of {}", k, axis_dim));
       }

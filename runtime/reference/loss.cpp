@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "core/error.h"
+#include "runtime/reference/index_tensor.h"
 #include "runtime/reference/reference_ops.h"
 
 namespace nee {
@@ -26,10 +27,6 @@ LossShape loss_shape(const Graph& graph, const Node& node) {
   return s;
 }
 
-int64_t target_at(const Tensor& target, int64_t i) {
-  return target.dtype() == DType::i64 ? target.data_as<int64_t>()[i] : target.data_as<int32_t>()[i];
-}
-
 // loss[n, d] = -log_probs[n, target[n, d], d] * weight[target[n, d]], 0 where the target
 // is ignore_index; mean divides the sum by the summed weights of the targets not
 // ignored, as the spec says. A target outside [0, C) that is not ignored is an error.
@@ -41,7 +38,7 @@ void negative_log_likelihood(const LossShape& s, const float* log_probs, const T
   for (int64_t n = 0; n < s.batch; ++n) {
     for (int64_t d = 0; d < s.spatial; ++d) {
       const int64_t i = n * s.spatial + d;
-      const int64_t t = target_at(target, i);
+      const int64_t t = index_at(target, i);
       float value = 0;
       if (!s.ignore_index || t != *s.ignore_index) {
         if (t < 0 || t >= s.classes) throw Error(fmt::format("target {} is outside the {} classes", t, s.classes));

@@ -77,6 +77,11 @@ ReferenceFn make_reference_dropout(const Graph&, const Node&);  // view.cpp (als
 ReferenceFn make_reference_slice(const Graph&, const Node&);    // slice.cpp
 ReferenceFn make_reference_gather(const Graph&, const Node&);   // gather.cpp
 ReferenceFn make_reference_gather_elements(const Graph&, const Node&);
+ReferenceFn make_reference_scatter_elements(const Graph&, const Node&);  // indexing.cpp: ScatterElements Scatter
+ReferenceFn make_reference_scatter_nd(const Graph&, const Node&);
+ReferenceFn make_reference_gather_nd(const Graph&, const Node&);
+ReferenceFn make_reference_one_hot(const Graph&, const Node&);
+ReferenceFn make_reference_compress(const Graph&, const Node&);
 ReferenceFn make_reference_split(const Graph&, const Node&);    // split.cpp
 ReferenceFn make_reference_expand(const Graph&, const Node&);   // expand_tile.cpp
 ReferenceFn make_reference_tile(const Graph&, const Node&);
