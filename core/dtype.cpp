@@ -12,12 +12,18 @@ std::string to_string(DType t) {
     case DType::boolean: return "bool";
     case DType::i8: return "i8";
     case DType::u8: return "u8";
+    case DType::f64: return "f64";
+    case DType::i16: return "i16";
+    case DType::u16: return "u16";
+    case DType::u32: return "u32";
+    case DType::u64: return "u64";
   }
   return "?";
 }
 
 DType dtype_from_string(const std::string& name) {
-  for (DType t : {DType::f32, DType::i64, DType::i32, DType::boolean, DType::i8, DType::u8}) {
+  for (DType t : {DType::f32, DType::i64, DType::i32, DType::boolean, DType::i8, DType::u8, DType::f64, DType::i16,
+                  DType::u16, DType::u32, DType::u64}) {
     if (to_string(t) == name) return t;
   }
   throw Error("unknown data type '" + name + "'");
@@ -31,6 +37,11 @@ size_t dtype_size(DType t) {
     case DType::boolean: return 1;
     case DType::i8: return 1;
     case DType::u8: return 1;
+    case DType::f64: return 8;
+    case DType::i16: return 2;
+    case DType::u16: return 2;
+    case DType::u32: return 4;
+    case DType::u64: return 8;
   }
   return 0;
 }

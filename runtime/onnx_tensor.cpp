@@ -17,13 +17,18 @@ DType dtype_from_onnx(int32_t elem_type, const std::string& what) {
     case onnx::TensorProto::BOOL: return DType::boolean;
     case onnx::TensorProto::INT8: return DType::i8;
     case onnx::TensorProto::UINT8: return DType::u8;
+    case onnx::TensorProto::DOUBLE: return DType::f64;
+    case onnx::TensorProto::INT16: return DType::i16;
+    case onnx::TensorProto::UINT16: return DType::u16;
+    case onnx::TensorProto::UINT32: return DType::u32;
+    case onnx::TensorProto::UINT64: return DType::u64;
     default: break;
   }
   const std::string name = onnx::TensorProto::DataType_IsValid(elem_type)
                                ? onnx::TensorProto::DataType_Name(elem_type)
                                : std::to_string(elem_type);
-  throw Error(fmt::format("{} has unsupported data type {} (NEE supports FLOAT, INT64, INT32, "
-                          "BOOL, INT8, UINT8)", what, name));
+  throw Error(fmt::format("{} has unsupported data type {} (NEE supports FLOAT, DOUBLE, INT64, "
+                          "INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8, BOOL)", what, name));
 }
 
 int32_t onnx_elem_type(DType dtype) {
@@ -34,6 +39,11 @@ int32_t onnx_elem_type(DType dtype) {
     case DType::boolean: return onnx::TensorProto::BOOL;
     case DType::i8: return onnx::TensorProto::INT8;
     case DType::u8: return onnx::TensorProto::UINT8;
+    case DType::f64: return onnx::TensorProto::DOUBLE;
+    case DType::i16: return onnx::TensorProto::INT16;
+    case DType::u16: return onnx::TensorProto::UINT16;
+    case DType::u32: return onnx::TensorProto::UINT32;
+    case DType::u64: return onnx::TensorProto::UINT64;
   }
   throw Error("no ONNX element type for " + to_string(dtype));
 }
@@ -48,11 +58,18 @@ void check_count(int64_t found, int64_t expected, const std::string& field, cons
   }
 }
 
-// ONNX keeps int32, bool, int8 and uint8 in int32_data, one element per entry.
+// ONNX keeps int32, int16, uint16, bool, int8 and uint8 in int32_data, and uint32 and
+// uint64 in uint64_data, one element per entry.
 template <typename T>
 void copy_from_int32_data(const onnx::TensorProto& proto, Tensor& t) {
   T* out = t.data_as<T>();
   for (int i = 0; i < proto.int32_data_size(); ++i) out[i] = static_cast<T>(proto.int32_data(i));
+}
+
+template <typename T>
+void copy_from_uint64_data(const onnx::TensorProto& proto, Tensor& t) {
+  T* out = t.data_as<T>();
+  for (int i = 0; i < proto.uint64_data_size(); ++i) out[i] = static_cast<T>(proto.uint64_data(i));
 }
 
 }  // namespace
@@ -95,6 +112,26 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& what
     case DType::i8:
       check_count(proto.int32_data_size(), elements, "int32_data", t, what);
       copy_from_int32_data<int8_t>(proto, t);
+      break;
+    case DType::i16:
+      check_count(proto.int32_data_size(), elements, "int32_data", t, what);
+      copy_from_int32_data<int16_t>(proto, t);
+      break;
+    case DType::u16:
+      check_count(proto.int32_data_size(), elements, "int32_data", t, what);
+      copy_from_int32_data<uint16_t>(proto, t);
+      break;
+    case DType::f64:
+      check_count(proto.double_data_size(), elements, "double_data", t, what);
+      std::copy(proto.double_data().begin(), proto.double_data().end(), t.data_as<double>());
+      break;
+    case DType::u32:
+      check_count(proto.uint64_data_size(), elements, "uint64_data", t, what);
+      copy_from_uint64_data<uint32_t>(proto, t);
+      break;
+    case DType::u64:
+      check_count(proto.uint64_data_size(), elements, "uint64_data", t, what);
+      copy_from_uint64_data<uint64_t>(proto, t);
       break;
   }
   return t;

@@ -35,6 +35,7 @@ Comparison compare_tensors(const Tensor& got, const Tensor& want, double rtol, d
   }
   switch (got.dtype()) {
     case DType::f32: compare_values(got.data_as<float>(), want.data_as<float>(), got.elements(), rtol, atol, c); break;
+    case DType::f64: compare_values(got.data_as<double>(), want.data_as<double>(), got.elements(), rtol, atol, c); break;
     case DType::i64: compare_values(got.data_as<int64_t>(), want.data_as<int64_t>(), got.elements(), 0, 0, c); break;
     case DType::i32: compare_values(got.data_as<int32_t>(), want.data_as<int32_t>(), got.elements(), 0, 0, c); break;
     default:

@@ -59,6 +59,11 @@ Tensor random_tensor(const TensorType& type, uint64_t seed) {
     case DType::i8: fill<int8_t>(t, rng, std::uniform_int_distribution<int>(-10, 10)); break;
     case DType::u8: fill<uint8_t>(t, rng, std::uniform_int_distribution<int>(0, 10)); break;
     case DType::boolean: fill<uint8_t>(t, rng, std::uniform_int_distribution<int>(0, 1)); break;
+    case DType::f64: fill<double>(t, rng, std::uniform_real_distribution<double>(-1.0, 1.0)); break;
+    case DType::i16: fill<int16_t>(t, rng, std::uniform_int_distribution<int>(-10, 10)); break;
+    case DType::u16: fill<uint16_t>(t, rng, std::uniform_int_distribution<int>(0, 10)); break;
+    case DType::u32: fill<uint32_t>(t, rng, std::uniform_int_distribution<uint32_t>(0, 10)); break;
+    case DType::u64: fill<uint64_t>(t, rng, std::uniform_int_distribution<uint64_t>(0, 10)); break;
   }
   return t;
 }

@@ -10,8 +10,6 @@ namespace nee {
 
 namespace {
 
-const std::initializer_list<DType> kNumeric = {DType::f32, DType::i64, DType::i32, DType::i8, DType::u8};
-
 // The multidirectional broadcast of all present inputs, which must share one dtype.
 TensorType broadcast_inputs(const ImportContext& ctx, const Node& node, std::initializer_list<DType> allowed) {
   const TensorType& first = input_type(ctx, node, 0, allowed);
@@ -31,7 +29,7 @@ TensorType broadcast_inputs(const ImportContext& ctx, const Node& node, std::ini
 // Add, Sub, Mul, Div with multidirectional broadcasting.
 std::vector<TensorType> import_binary_arithmetic(const ImportContext& ctx, Node& node) {
   expect_arity(node, 2, 2, 1);
-  return {broadcast_inputs(ctx, node, kNumeric)};
+  return {broadcast_inputs(ctx, node, kNumericDType)};
 }
 
 // Pow: the output has the base's dtype. Before opset 12 base and exponent share one
@@ -40,7 +38,7 @@ std::vector<TensorType> import_pow(const ImportContext& ctx, Node& node) {
   expect_arity(node, 2, 2, 1);
   if (ctx.opset < 12) return {broadcast_inputs(ctx, node, {DType::f32})};
   const TensorType& base = input_type(ctx, node, 0, {DType::f32, DType::i64, DType::i32});
-  const TensorType& exponent = input_type(ctx, node, 1, kNumeric);
+  const TensorType& exponent = input_type(ctx, node, 1, kNumericDType);
   return {TensorType{base.dtype, broadcast_shapes(base.shape, exponent.shape)}};
 }
 
@@ -51,14 +49,14 @@ std::vector<TensorType> import_variadic_arithmetic(const ImportContext& ctx, Nod
     if (node.inputs[i].empty()) throw Error(fmt::format("input {} is omitted", i));
   }
   if (node.op == "Sum" || node.op == "Mean") return {broadcast_inputs(ctx, node, {DType::f32})};
-  return {broadcast_inputs(ctx, node, kNumeric)};
+  return {broadcast_inputs(ctx, node, kNumericDType)};
 }
 
 // Mod: fmod 0 (the default) is integer modulus with the divisor's sign; floats need
 // fmod 1, as the spec says.
 std::vector<TensorType> import_mod(const ImportContext& ctx, Node& node) {
   expect_arity(node, 2, 2, 1);
-  const TensorType out = broadcast_inputs(ctx, node, kNumeric);
+  const TensorType out = broadcast_inputs(ctx, node, kNumericDType);
   const int64_t c_style = node.attrs.get_int("fmod", 0);
   if (c_style != 0 && c_style != 1) throw Error(fmt::format("fmod is {}; it must be 0 or 1", c_style));
   if (out.dtype == DType::f32 && c_style == 0) throw Error("Mod of floats needs fmod=1");
@@ -69,7 +67,7 @@ std::vector<TensorType> import_mod(const ImportContext& ctx, Node& node) {
 // PRelu: the slope broadcasts to X (unidirectionally), float only before opset 9.
 std::vector<TensorType> import_prelu(const ImportContext& ctx, Node& node) {
   expect_arity(node, 2, 2, 1);
-  const auto allowed = ctx.opset < 9 ? std::initializer_list<DType>{DType::f32} : kNumeric;
+  const auto allowed = ctx.opset < 9 ? std::initializer_list<DType>{DType::f32} : kNumericDType;
   const TensorType& x = input_type(ctx, node, 0, allowed);
   const TensorType& slope = input_type(ctx, node, 1, allowed);
   if (slope.dtype != x.dtype) throw Error(fmt::format("slope {} is not of X's dtype {}", slope.to_string(), x.to_string()));

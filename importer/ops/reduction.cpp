@@ -11,8 +11,6 @@ namespace nee {
 
 namespace {
 
-const std::initializer_list<DType> kNumeric = {DType::f32, DType::i64, DType::i32, DType::i8, DType::u8};
-
 // Axes come from the optional second input for ReduceSum from opset 13 and for the other
 // reductions from opset 18; before that from the `axes` attribute.
 bool axes_are_input(const std::string& op, int64_t opset) {
@@ -43,7 +41,7 @@ std::vector<int64_t> requested_axes(const ImportContext& ctx, Node& node) {
 // noop_with_empty_axes become all dims; with it they stay empty and the op copies),
 // and `keepdims` (default 1).
 std::vector<TensorType> import_reduce(const ImportContext& ctx, Node& node) {
-  const TensorType& in = input_type(ctx, node, 0, kNumeric);
+  const TensorType& in = input_type(ctx, node, 0, kNumericDType);
   std::vector<int64_t> axes = requested_axes(ctx, node);
   for (int64_t& axis : axes) axis = normalize_axis(axis, in.shape.size(), "axes entry");
   std::sort(axes.begin(), axes.end());
@@ -75,7 +73,7 @@ std::vector<TensorType> import_reduce(const ImportContext& ctx, Node& node) {
 // (default 1) and select_last_index (default 0) stored explicitly.
 std::vector<TensorType> import_arg_extreme(const ImportContext& ctx, Node& node) {
   expect_arity(node, 1, 1, 1);
-  const TensorType& in = input_type(ctx, node, 0, kNumeric);
+  const TensorType& in = input_type(ctx, node, 0, kNumericDType);
   if (in.shape.empty()) throw Error(node.op + " needs rank >= 1");
   const int64_t axis = normalize_axis(node.attrs.get_int("axis", 0), in.shape.size(), "axis");
   const bool keepdims = node.attrs.get_int("keepdims", 1) != 0;

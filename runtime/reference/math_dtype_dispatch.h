@@ -17,6 +17,11 @@ decltype(auto) visit_dtype(DType dtype, F&& f) {
     case DType::boolean: return f(bool{});
     case DType::i8: return f(int8_t{});
     case DType::u8: return f(uint8_t{});
+    case DType::f64: return f(double{});
+    case DType::i16: return f(int16_t{});
+    case DType::u16: return f(uint16_t{});
+    case DType::u32: return f(uint32_t{});
+    case DType::u64: return f(uint64_t{});
   }
   throw Error("unknown dtype");
 }

@@ -1,5 +1,7 @@
 #include <cstring>
+#include <type_traits>
 
+#include "runtime/reference/math_dtype_dispatch.h"
 #include "runtime/reference/reference_ops.h"
 
 namespace nee {
@@ -10,14 +12,14 @@ namespace {
 std::vector<uint8_t> scalar_bytes(float value, DType dtype) {
   std::vector<uint8_t> bytes(dtype_size(dtype));
   auto put = [&bytes](auto v) { std::memcpy(bytes.data(), &v, sizeof v); };
-  switch (dtype) {
-    case DType::f32: put(value); break;
-    case DType::i64: put(static_cast<int64_t>(value)); break;
-    case DType::i32: put(static_cast<int32_t>(value)); break;
-    case DType::boolean: put(static_cast<uint8_t>(value != 0)); break;
-    case DType::i8: put(static_cast<int8_t>(value)); break;
-    case DType::u8: put(static_cast<uint8_t>(value)); break;
-  }
+  visit_dtype(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>) {
+      put(static_cast<uint8_t>(value != 0));
+    } else {
+      put(static_cast<T>(value));
+    }
+  });
   return bytes;
 }
 

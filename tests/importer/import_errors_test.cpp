@@ -75,10 +75,10 @@ TEST(ImportErrors, UnsupportedOperatorNamesOpAndNode) {
 
 TEST(ImportErrors, UnsupportedInputDtype) {
   OnnxModelBuilder m;
-  m.input("x", onnx::TensorProto::DOUBLE, {"2"}).output("y");
+  m.input("x", onnx::TensorProto::COMPLEX64, {"2"}).output("y");
   m.node("Relu", {"x"}, {"y"});
   const std::string error = import_error(m.bytes());
-  EXPECT_THAT(error, HasSubstr("unsupported data type DOUBLE"));
+  EXPECT_THAT(error, HasSubstr("unsupported data type COMPLEX64"));
   EXPECT_THAT(error, HasSubstr("'x'"));
 }
 
