@@ -7,13 +7,14 @@
 
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
 
 #include "core/error.h"
 #include "importer/constant_folding.h"
+#include "importer/half_precision.h"
+#include "importer/legacy_opsets.h"
 #include "importer/onnx_attributes.h"
 #include "importer/op_importer.h"
 #include "runtime/onnx_tensor.h"
@@ -25,9 +26,8 @@ namespace {
 
 // Opset assumed when a model declares none for the default domain.
 constexpr int64_t kAssumedOpset = 13;
-// Default-domain opsets whose operator versions the import functions implement. Models
-// of opsets 1 to 6 are read too, node by node: see older_opset_problem().
-constexpr int64_t kImplementedOpset = 7, kMinOpset = 1, kMaxOpset = 17;
+// Default-domain opsets NEE reads; opsets 1 to 6 through importer/legacy_opsets.h.
+constexpr int64_t kMinOpset = 1, kMaxOpset = 17;
 // IR version 3 introduced opset_import; older models cannot say which operators they use.
 constexpr int64_t kMinIrVersion = 3;
 
@@ -48,19 +48,6 @@ int64_t default_domain_opset(const onnx::ModelProto& model) {
   }
   spdlog::warn("model declares no opset for the default ONNX domain; assuming {}", kAssumedOpset);
   return kAssumedOpset;
-}
-
-// In a model older than opset 7, an operator means what NEE implements only if its
-// definition at opset 7 already existed at the model's opset. Empty when it does.
-std::string older_opset_problem(const std::string& op, int64_t opset) {
-  if (opset >= kImplementedOpset) return "";
-  static const std::map<std::string, int64_t> since = {
-#include "importer/opset7_versions.inc"
-  };
-  auto it = since.find(op);
-  if (it != since.end() && it->second <= opset) return "";
-  return fmt::format("operator '{}' at opset {} is an older version than NEE supports (it implements the "
-                     "version in force at opset {})", op, opset, kImplementedOpset);
 }
 
 // The bytes of a tensor stored outside the model: `location` (relative to the model's
@@ -284,7 +271,7 @@ Graph import_model(const onnx::ModelProto& model, const InputShapes& input_shape
       throw Error(fmt::format("unsupported operator '{}' at node '{}' (supported: {})",
                               node_proto.op_type(), name, supported_ops()));
     }
-    const std::string too_old = older_opset_problem(node_proto.op_type(), ctx.opset);
+    const std::string too_old = legacy_version_problem(node_proto.op_type(), ctx.opset);
     if (!too_old.empty()) throw Error(fmt::format("node '{}': {}", name, too_old));
     Node node;
     node.op = node_proto.op_type();
@@ -316,7 +303,7 @@ Graph import_model(const onnx::ModelProto& model, const InputShapes& input_shape
 
   graph.sort_topologically();
   std::vector<bool> folded;
-  for (Node& node : graph.nodes()) {
+  const auto import_node = [&](Node& node) {
     std::vector<TensorType> types;
     try {
       types = op_importers().at(node.op)(ctx, node);
@@ -333,6 +320,31 @@ Graph import_model(const onnx::ModelProto& model, const InputShapes& input_shape
     } catch (const Error& e) {
       throw Error(fmt::format("node '{}' ({}): evaluating it at import: {}", node.name, node.op, e.what()));
     }
+  };
+  // Nodes an upgrade or the half-precision wrap adds go in at `at` and are imported in order.
+  const auto insert_and_import = [&](size_t& at, std::vector<Node>& added) {
+    for (Node& node : added) {
+      graph.nodes().insert(graph.nodes().begin() + static_cast<std::ptrdiff_t>(at), std::move(node));
+      import_node(graph.nodes()[at++]);
+    }
+  };
+  for (size_t i = 0; i < graph.nodes().size(); ++i) {
+    std::vector<Node> before;
+    try {
+      before = upgrade_legacy_node(ctx, graph, graph.nodes()[i]);
+    } catch (const Error& e) {
+      const Node& node = graph.nodes()[i];
+      throw Error(fmt::format("node '{}' ({} of opset {}): {}", node.name, node.op, ctx.opset, e.what()));
+    }
+    insert_and_import(i, before);
+    HalfPrecisionWrap wrap;
+    std::vector<Node> casts = cast_half_inputs(ctx, graph.nodes()[i], wrap);
+    insert_and_import(i, casts);
+    import_node(graph.nodes()[i]);
+    casts = cast_half_outputs(graph, graph.nodes()[i], wrap);
+    size_t after = i + 1;
+    insert_and_import(after, casts);
+    i = after - 1;
   }
   std::vector<Node> kept;
   for (size_t i = 0; i < folded.size(); ++i) {

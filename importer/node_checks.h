@@ -18,8 +18,9 @@ const TensorType& input_type(const ImportContext& ctx, const Node& node, size_t 
                              std::initializer_list<DType> allowed);
 
 // Every dtype NEE holds, for operators that move or compare elements of any type.
-inline const std::initializer_list<DType> kAnyDType = {DType::f32, DType::f64, DType::i64, DType::i32, DType::i16,
-                                                       DType::i8,  DType::u64, DType::u32, DType::u16, DType::u8,
+inline const std::initializer_list<DType> kAnyDType = {DType::f32, DType::f64, DType::f16, DType::bf16,
+                                                       DType::i64, DType::i32, DType::i16, DType::i8,
+                                                       DType::u64, DType::u32, DType::u16, DType::u8,
                                                        DType::boolean};
 // Every dtype that holds numbers (not bool).
 inline const std::initializer_list<DType> kNumericDType = {DType::f32, DType::f64, DType::i64, DType::i32, DType::i16,

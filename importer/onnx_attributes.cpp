@@ -20,6 +20,9 @@ Attributes attributes_from_onnx(const onnx::NodeProto& node, const std::string& 
       case onnx::AttributeProto::FLOATS:
         attrs.set(a.name(), std::vector<float>(a.floats().begin(), a.floats().end()));
         break;
+      case onnx::AttributeProto::STRINGS:
+        attrs.set(a.name(), std::vector<std::string>(a.strings().begin(), a.strings().end()));
+        break;
       case onnx::AttributeProto::TENSOR:
         attrs.set(a.name(), tensor_from_proto(a.t(), fmt::format("attribute '{}' of {}", a.name(), what)));
         break;

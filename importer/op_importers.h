@@ -6,6 +6,8 @@ namespace nee {
 // One import function per operator; each file in ops/ holds an operator family.
 std::vector<TensorType> import_matmul(const ImportContext&, Node&);     // ops/matmul.cpp
 std::vector<TensorType> import_gemm(const ImportContext&, Node&);
+std::vector<TensorType> import_einsum(const ImportContext&, Node&);  // ops/einsum.cpp
+std::vector<TensorType> import_recurrent(const ImportContext&, Node&);  // ops/recurrent.cpp: RNN GRU LSTM
 std::vector<TensorType> import_binary_arithmetic(const ImportContext&, Node&);  // ops/elementwise.cpp: Add Sub Mul Div
 std::vector<TensorType> import_pow(const ImportContext&, Node&);
 std::vector<TensorType> import_variadic_arithmetic(const ImportContext&, Node&);  // Min Max Sum Mean
@@ -25,9 +27,14 @@ std::vector<TensorType> import_logical_binary(const ImportContext&, Node&);  // 
 std::vector<TensorType> import_not(const ImportContext&, Node&);
 std::vector<TensorType> import_where(const ImportContext&, Node&);
 std::vector<TensorType> import_cast(const ImportContext&, Node&);       // ops/cast.cpp
+std::vector<TensorType> import_cast_like(const ImportContext&, Node&);
 std::vector<TensorType> import_layer_normalization(const ImportContext&, Node&);  // ops/normalization.cpp
+std::vector<TensorType> import_instance_normalization(const ImportContext&, Node&);
+std::vector<TensorType> import_lrn(const ImportContext&, Node&);
+std::vector<TensorType> import_mean_variance_normalization(const ImportContext&, Node&);
 std::vector<TensorType> import_reduce(const ImportContext&, Node&);     // ops/reduction.cpp: ReduceSum/Mean/Max/Min/Prod/L1/L2/SumSquare/LogSum/LogSumExp
 std::vector<TensorType> import_arg_extreme(const ImportContext&, Node&);  // ArgMax ArgMin
+std::vector<TensorType> import_cum_sum(const ImportContext&, Node&);
 std::vector<TensorType> import_top_k(const ImportContext&, Node&);  // ops/top_k.cpp
 std::vector<TensorType> import_loss(const ImportContext&, Node&);  // ops/loss.cpp: NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss
 std::vector<TensorType> import_identity(const ImportContext&, Node&);   // ops/shape.cpp

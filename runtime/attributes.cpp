@@ -53,6 +53,11 @@ const Tensor& Attributes::get_tensor(const std::string& name) const {
   return get<Tensor>(name, "tensor");
 }
 
+std::vector<std::string> Attributes::get_strings(const std::string& name,
+                                                 const std::vector<std::string>& fallback) const {
+  return has(name) ? get<std::vector<std::string>>(name, "strings") : fallback;
+}
+
 namespace {
 struct ValueFormatter {
   std::string operator()(int64_t v) const { return std::to_string(v); }
@@ -65,6 +70,9 @@ struct ValueFormatter {
     return fmt::format("[{}]", fmt::join(v, ","));
   }
   std::string operator()(const Tensor& v) const { return "tensor " + v.type().to_string(); }
+  std::string operator()(const std::vector<std::string>& v) const {
+    return fmt::format("[{}]", fmt::join(v, ","));
+  }
 };
 }  // namespace
 

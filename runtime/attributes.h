@@ -9,13 +9,13 @@
 
 namespace nee {
 
-// A node's attributes, typed as in ONNX (int, float, string, ints, floats, tensor).
+// A node's attributes, typed as in ONNX (int, float, string, ints, floats, tensor, strings).
 // Getters with a fallback return it when the attribute is absent; the others throw
 // nee::Error naming the attribute. A present attribute of another type is always an error.
 class Attributes {
  public:
   using Value = std::variant<int64_t, float, std::string, std::vector<int64_t>,
-                             std::vector<float>, Tensor>;
+                             std::vector<float>, Tensor, std::vector<std::string>>;
 
   bool has(const std::string& name) const { return values_.count(name) != 0; }
   void set(const std::string& name, Value value) { values_[name] = std::move(value); }
@@ -32,6 +32,7 @@ class Attributes {
   std::vector<int64_t> get_ints(const std::string& name, const std::vector<int64_t>& fallback) const;
   const std::vector<float>& get_floats(const std::string& name) const;
   const Tensor& get_tensor(const std::string& name) const;
+  std::vector<std::string> get_strings(const std::string& name, const std::vector<std::string>& fallback) const;
 
   std::string to_string() const;  // "alpha=1 trans_b=1", sorted by name
 

@@ -22,13 +22,15 @@ DType dtype_from_onnx(int32_t elem_type, const std::string& what) {
     case onnx::TensorProto::UINT16: return DType::u16;
     case onnx::TensorProto::UINT32: return DType::u32;
     case onnx::TensorProto::UINT64: return DType::u64;
+    case onnx::TensorProto::FLOAT16: return DType::f16;
+    case onnx::TensorProto::BFLOAT16: return DType::bf16;
     default: break;
   }
   const std::string name = onnx::TensorProto::DataType_IsValid(elem_type)
                                ? onnx::TensorProto::DataType_Name(elem_type)
                                : std::to_string(elem_type);
-  throw Error(fmt::format("{} has unsupported data type {} (NEE supports FLOAT, DOUBLE, INT64, "
-                          "INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8, BOOL)", what, name));
+  throw Error(fmt::format("{} has unsupported data type {} (NEE supports FLOAT, DOUBLE, FLOAT16, "
+                          "BFLOAT16, INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8, BOOL)", what, name));
 }
 
 int32_t onnx_elem_type(DType dtype) {
@@ -44,6 +46,8 @@ int32_t onnx_elem_type(DType dtype) {
     case DType::u16: return onnx::TensorProto::UINT16;
     case DType::u32: return onnx::TensorProto::UINT32;
     case DType::u64: return onnx::TensorProto::UINT64;
+    case DType::f16: return onnx::TensorProto::FLOAT16;
+    case DType::bf16: return onnx::TensorProto::BFLOAT16;
   }
   throw Error("no ONNX element type for " + to_string(dtype));
 }
@@ -58,7 +62,8 @@ void check_count(int64_t found, int64_t expected, const std::string& field, cons
   }
 }
 
-// ONNX keeps int32, int16, uint16, bool, int8 and uint8 in int32_data, and uint32 and
+// ONNX keeps int32, int16, uint16, float16 and bfloat16 (their bit patterns), bool, int8
+// and uint8 in int32_data, and uint32 and
 // uint64 in uint64_data, one element per entry.
 template <typename T>
 void copy_from_int32_data(const onnx::TensorProto& proto, Tensor& t) {
@@ -118,6 +123,8 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& what
       copy_from_int32_data<int16_t>(proto, t);
       break;
     case DType::u16:
+    case DType::f16:
+    case DType::bf16:
       check_count(proto.int32_data_size(), elements, "int32_data", t, what);
       copy_from_int32_data<uint16_t>(proto, t);
       break;

@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <vector>
+
+#include "core/half_float.h"
 
 namespace nee {
 
@@ -15,7 +18,7 @@ static void compare_values(const T* got, const T* want, int64_t n, double rtol, 
     if (std::isnan(g) != std::isnan(w)) {
       c.ok = false;
       c.problem = "NaN where the expected output has a number, or the reverse";
-    } else if (!std::isnan(w) && !(diff <= atol + rtol * std::fabs(w))) {
+    } else if (!std::isnan(w) && g != w && !(diff <= atol + rtol * std::fabs(w))) {  // g == w: equal infinities too
       c.ok = false;
     }
     if (!std::isnan(diff)) {
@@ -24,6 +27,17 @@ static void compare_values(const T* got, const T* want, int64_t n, double rtol, 
     }
   }
   c.peak_rel_error = peak > 0 ? c.max_abs_error / peak : c.max_abs_error;
+}
+
+// f16 and bf16 compare as the f32 values they hold.
+static void compare_half(const Tensor& got, const Tensor& want, float (*widen)(uint16_t), double rtol, double atol,
+                         Comparison& c) {
+  std::vector<float> g(static_cast<size_t>(got.elements())), w(g.size());
+  for (size_t i = 0; i < g.size(); ++i) {
+    g[i] = widen(got.data_as<uint16_t>()[i]);
+    w[i] = widen(want.data_as<uint16_t>()[i]);
+  }
+  compare_values(g.data(), w.data(), got.elements(), rtol, atol, c);
 }
 
 Comparison compare_tensors(const Tensor& got, const Tensor& want, double rtol, double atol) {
@@ -38,6 +52,8 @@ Comparison compare_tensors(const Tensor& got, const Tensor& want, double rtol, d
     case DType::f64: compare_values(got.data_as<double>(), want.data_as<double>(), got.elements(), rtol, atol, c); break;
     case DType::i64: compare_values(got.data_as<int64_t>(), want.data_as<int64_t>(), got.elements(), 0, 0, c); break;
     case DType::i32: compare_values(got.data_as<int32_t>(), want.data_as<int32_t>(), got.elements(), 0, 0, c); break;
+    case DType::f16: compare_half(got, want, f16_to_f32, rtol, atol, c); break;
+    case DType::bf16: compare_half(got, want, bf16_to_f32, rtol, atol, c); break;
     default:
       if (got.bytes() && std::memcmp(got.data(), want.data(), got.bytes()) != 0) c.ok = false;
   }

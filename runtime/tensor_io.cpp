@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/half_float.h"
 #include "runtime/onnx_tensor.h"
 #include "runtime/tensor_limits.h"
 
@@ -46,6 +47,18 @@ void fill(Tensor& t, std::mt19937_64& rng, Distribution dist) {
   if (all_zero && t.elements() > 0) p[0] = T(1);
 }
 
+// f16 and bf16 from uniform f32 values in [-1, 1), rounded by `round`.
+void fill_half(Tensor& t, std::mt19937_64& rng, uint16_t (*round)(float)) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  uint16_t* p = t.data_as<uint16_t>();
+  bool all_zero = true;
+  for (int64_t i = 0; i < t.elements(); ++i) {
+    p[i] = round(dist(rng));
+    all_zero = all_zero && (p[i] & 0x7fffu) == 0;
+  }
+  if (all_zero && t.elements() > 0) p[0] = round(1.0f);
+}
+
 }  // namespace
 
 Tensor random_tensor(const TensorType& type, uint64_t seed) {
@@ -64,6 +77,8 @@ Tensor random_tensor(const TensorType& type, uint64_t seed) {
     case DType::u16: fill<uint16_t>(t, rng, std::uniform_int_distribution<int>(0, 10)); break;
     case DType::u32: fill<uint32_t>(t, rng, std::uniform_int_distribution<uint32_t>(0, 10)); break;
     case DType::u64: fill<uint64_t>(t, rng, std::uniform_int_distribution<uint64_t>(0, 10)); break;
+    case DType::f16: fill_half(t, rng, f32_to_f16); break;
+    case DType::bf16: fill_half(t, rng, f32_to_bf16); break;
   }
   return t;
 }

@@ -67,9 +67,10 @@ std::vector<TensorType> import_mod(const ImportContext& ctx, Node& node) {
 // PRelu: the slope broadcasts to X (unidirectionally), float only before opset 9.
 std::vector<TensorType> import_prelu(const ImportContext& ctx, Node& node) {
   expect_arity(node, 2, 2, 1);
-  const auto allowed = ctx.opset < 9 ? std::initializer_list<DType>{DType::f32} : kNumericDType;
-  const TensorType& x = input_type(ctx, node, 0, allowed);
-  const TensorType& slope = input_type(ctx, node, 1, allowed);
+  // Not one initializer_list chosen by ?: — a braced list's array would die with the expression.
+  const TensorType& x = ctx.opset < 9 ? input_type(ctx, node, 0, {DType::f32}) : input_type(ctx, node, 0, kNumericDType);
+  const TensorType& slope =
+      ctx.opset < 9 ? input_type(ctx, node, 1, {DType::f32}) : input_type(ctx, node, 1, kNumericDType);
   if (slope.dtype != x.dtype) throw Error(fmt::format("slope {} is not of X's dtype {}", slope.to_string(), x.to_string()));
   if (broadcast_shapes(x.shape, slope.shape) != x.shape) {
     throw Error(fmt::format("slope {} does not broadcast to X {}", slope.to_string(), x.to_string()));
@@ -77,10 +78,10 @@ std::vector<TensorType> import_prelu(const ImportContext& ctx, Node& node) {
   return {x};
 }
 
-// BitShift: unsigned integers (uint8 of NEE's dtypes), direction LEFT or RIGHT.
+// BitShift: unsigned integers, direction LEFT or RIGHT.
 std::vector<TensorType> import_bit_shift(const ImportContext& ctx, Node& node) {
   expect_arity(node, 2, 2, 1);
-  const TensorType out = broadcast_inputs(ctx, node, {DType::u8});
+  const TensorType out = broadcast_inputs(ctx, node, {DType::u8, DType::u16, DType::u32, DType::u64});
   const std::string direction = node.attrs.get_string("direction", "");
   if (direction != "LEFT" && direction != "RIGHT") {
     throw Error(fmt::format("direction is '{}'; it must be LEFT or RIGHT", direction));

@@ -1,4 +1,7 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include "core/error.h"
 #include "importer/node_checks.h"
@@ -36,6 +39,54 @@ std::vector<TensorType> import_layer_normalization(const ImportContext& ctx, Nod
   std::vector<TensorType> outputs = {x, stats, stats};
   outputs.resize(node.outputs.size());
   return outputs;
+}
+
+
+// InstanceNormalization: X is N x C x D1 x ... (rank 3 or more), scale and B hold one
+// value per channel; epsilon (default 1e-5) is stored explicitly.
+std::vector<TensorType> import_instance_normalization(const ImportContext& ctx, Node& node) {
+  expect_arity(node, 3, 3, 1);
+  const TensorType& x = input_type(ctx, node, 0, {DType::f32});
+  if (x.shape.size() < 3) throw Error(fmt::format("input {} must be N x C x D1 x ...", x.to_string()));
+  for (size_t i = 1; i < 3; ++i) {
+    const TensorType& param = input_type(ctx, node, i, {DType::f32});
+    if (param.shape != std::vector<int64_t>{x.shape[1]}) {
+      throw Error(fmt::format("{} {} must hold one value per channel of {}", i == 1 ? "scale" : "B",
+                              param.to_string(), x.to_string()));
+    }
+  }
+  node.attrs.set("epsilon", node.attrs.get_float("epsilon", 1e-5f));
+  return {x};
+}
+
+// LRN across channels of X (N x C x D1 x ..., rank 3 or more): size is required and
+// positive; alpha, beta and bias are stored with their defaults 1e-4, 0.75 and 1.
+std::vector<TensorType> import_lrn(const ImportContext& ctx, Node& node) {
+  expect_arity(node, 1, 1, 1);
+  const TensorType& x = input_type(ctx, node, 0, {DType::f32});
+  if (x.shape.size() < 3) throw Error(fmt::format("X {} must be N x C x D1 x ...", x.to_string()));
+  if (node.attrs.get_int("size") < 1) throw Error(fmt::format("size is {}; it must be positive", node.attrs.get_int("size")));
+  node.attrs.set("alpha", node.attrs.get_float("alpha", 1e-4f));
+  node.attrs.set("beta", node.attrs.get_float("beta", 0.75f));
+  node.attrs.set("bias", node.attrs.get_float("bias", 1.0f));
+  return {x};
+}
+
+// MeanVarianceNormalization over `axes` (default 0, 2, 3; stored non-negative and
+// sorted, each once).
+std::vector<TensorType> import_mean_variance_normalization(const ImportContext& ctx, Node& node) {
+  expect_arity(node, 1, 1, 1);
+  const TensorType& x = input_type(ctx, node, 0, {DType::f32});
+  std::vector<int64_t> axes;
+  for (int64_t axis : node.attrs.get_ints("axes", {0, 2, 3})) {
+    axes.push_back(normalize_axis(axis, x.shape.size(), "axes"));
+  }
+  std::sort(axes.begin(), axes.end());
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) {
+    throw Error(fmt::format("axes [{}] name a dim twice", fmt::join(node.attrs.get_ints("axes"), ",")));
+  }
+  node.attrs.set("axes", axes);
+  return {x};
 }
 
 }  // namespace nee

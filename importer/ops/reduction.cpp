@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "importer/node_checks.h"
 #include "importer/op_importers.h"
+#include "importer/ops/constant_inputs.h"
 
 namespace nee {
 
@@ -87,6 +88,24 @@ std::vector<TensorType> import_arg_extreme(const ImportContext& ctx, Node& node)
     out.shape.erase(out.shape.begin() + axis);
   }
   return {out};
+}
+
+// CumSum (opset 11): running sums along the axis given as a constant scalar input,
+// stored non-negative as an attribute; exclusive and reverse default to 0.
+std::vector<TensorType> import_cum_sum(const ImportContext& ctx, Node& node) {
+  expect_arity(node, 2, 2, 1);
+  const TensorType& x = input_type(ctx, node, 0, {DType::f32, DType::f64, DType::i32, DType::i64, DType::u32,
+                                                  DType::u64});
+  if (x.shape.empty()) throw Error("CumSum needs rank >= 1");
+  input_type(ctx, node, 1, {DType::i32, DType::i64});
+  const std::vector<int64_t> axis = *constant_ints(ctx, node, 1, "axis");
+  if (axis.size() != 1 || ctx.graph.type_of(node.inputs[1]).shape.size() > 1) {
+    throw Error(fmt::format("axis [{}] must be one value", fmt::join(axis, ",")));
+  }
+  node.attrs.set("axis", normalize_axis(axis[0], x.shape.size(), "axis"));
+  node.attrs.set("exclusive", int64_t{node.attrs.get_int("exclusive", 0) != 0});
+  node.attrs.set("reverse", int64_t{node.attrs.get_int("reverse", 0) != 0});
+  return {x};
 }
 
 }  // namespace nee

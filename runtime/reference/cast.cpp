@@ -1,6 +1,7 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "runtime/reference/math_dtype_dispatch.h"
 #include "runtime/reference/reference_ops.h"
@@ -29,9 +30,41 @@ To convert(From x) {
 
 }  // namespace
 
+// Cast and CastLike: the output's dtype is the target. f16 and bf16 convert through f32
+// (f64 to f16 rounds once, directly), every other pair directly.
 ReferenceFn make_reference_cast(const Graph& graph, const Node& node) {
-  const DType to = graph.type_of(node.outputs[0]).dtype;
-  return visit_dtype(graph.type_of(node.inputs[0]).dtype, [to](auto from_tag) -> ReferenceFn {
+  const DType from = graph.type_of(node.inputs[0]).dtype, to = graph.type_of(node.outputs[0]).dtype;
+  const bool half_from = from == DType::f16 || from == DType::bf16, half_to = to == DType::f16 || to == DType::bf16;
+  if (half_from || half_to) {
+    return [from, to](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+      const int64_t n = out[0]->elements();
+      std::vector<float> wide(static_cast<size_t>(n));
+      if (from == DType::f16 || from == DType::bf16) {
+        const uint16_t* x = in[0]->data_as<uint16_t>();
+        for (int64_t i = 0; i < n; ++i) wide[i] = from == DType::f16 ? f16_to_f32(x[i]) : bf16_to_f32(x[i]);
+      } else if (from == DType::f64 && to == DType::f16) {
+        const double* x = in[0]->data_as<double>();
+        uint16_t* y = out[0]->data_as<uint16_t>();
+        for (int64_t i = 0; i < n; ++i) y[i] = f64_to_f16(x[i]);
+        return;
+      } else {
+        visit_dtype(from, [&](auto tag) {
+          const auto* x = in[0]->data_as<decltype(tag)>();
+          for (int64_t i = 0; i < n; ++i) wide[i] = convert<float>(x[i]);
+        });
+      }
+      if (to == DType::f16 || to == DType::bf16) {
+        uint16_t* y = out[0]->data_as<uint16_t>();
+        for (int64_t i = 0; i < n; ++i) y[i] = to == DType::f16 ? f32_to_f16(wide[i]) : f32_to_bf16(wide[i]);
+      } else {
+        visit_dtype(to, [&](auto tag) {
+          auto* y = out[0]->data_as<decltype(tag)>();
+          for (int64_t i = 0; i < n; ++i) y[i] = convert<decltype(tag)>(wide[i]);
+        });
+      }
+    };
+  }
+  return visit_dtype(from, [to](auto from_tag) -> ReferenceFn {
     using From = decltype(from_tag);
     return visit_dtype(to, [](auto to_tag) -> ReferenceFn {
       using To = decltype(to_tag);

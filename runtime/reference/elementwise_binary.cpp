@@ -167,11 +167,17 @@ ReferenceFn make_reference_prelu(const Graph& graph, const Node& node) {
 
 // BitShift on unsigned integers; a shift by the type's width or more gives 0.
 ReferenceFn make_reference_bit_shift(const Graph& graph, const Node& node) {
-  if (graph.type_of(node.inputs[0]).dtype != DType::u8) return nullptr;
   const bool left = node.attrs.get_string("direction") == "LEFT";
-  return binary_kernel<uint8_t, uint8_t>([left](uint8_t x, uint8_t bits) -> uint8_t {
-    if (bits >= 8) return 0;
-    return static_cast<uint8_t>(left ? x << bits : x >> bits);
+  return visit_dtype(graph.type_of(node.inputs[0]).dtype, [left](auto tag) -> ReferenceFn {
+    using T = decltype(tag);
+    if constexpr (std::is_unsigned_v<T> && !std::is_same_v<T, bool>) {
+      return binary_kernel<T, T>([left](T x, T bits) -> T {
+        if (bits >= sizeof(T) * 8) return 0;  // a shift by the width or more is C++ undefined behaviour
+        return static_cast<T>(left ? x << bits : x >> bits);
+      });
+    } else {
+      return nullptr;
+    }
   });
 }
 

@@ -36,13 +36,14 @@ ReferenceFn make_reference_eye_like(const Graph& graph, const Node& node) {
   const TensorType& type = graph.type_of(node.outputs[0]);
   const int64_t k = node.attrs.get_int("k");
   const int64_t cols = type.shape[1];
-  return visit_dtype(type.dtype, [=](auto tag) -> ReferenceFn {
-    using T = decltype(tag);
-    return [=](const std::vector<const Tensor*>&, const std::vector<Tensor*>& out) {
-      T* y = out[0]->data_as<T>();
-      for (int64_t e = 0, n = out[0]->elements(); e < n; ++e) y[e] = static_cast<T>(e % cols - e / cols == k);
-    };
-  });
+  const std::vector<uint8_t> one = element_bytes(1.0, type.dtype), zero = element_bytes(0.0, type.dtype);
+  return [=](const std::vector<const Tensor*>&, const std::vector<Tensor*>& out) {
+    auto* y = static_cast<uint8_t*>(out[0]->data());
+    for (int64_t e = 0, n = out[0]->elements(); e < n; ++e) {
+      const std::vector<uint8_t>& value = e % cols - e / cols == k ? one : zero;
+      std::memcpy(y + e * one.size(), value.data(), one.size());
+    }
+  };
 }
 
 // DepthToSpace and SpaceToDepth are a reshape to six dims, a transpose and a reshape

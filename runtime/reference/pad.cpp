@@ -1,5 +1,4 @@
 #include <cstring>
-#include <type_traits>
 
 #include "runtime/reference/math_dtype_dispatch.h"
 #include "runtime/reference/reference_ops.h"
@@ -7,21 +6,6 @@
 namespace nee {
 
 namespace {
-
-// Bytes of `value` converted to `dtype`.
-std::vector<uint8_t> scalar_bytes(float value, DType dtype) {
-  std::vector<uint8_t> bytes(dtype_size(dtype));
-  auto put = [&bytes](auto v) { std::memcpy(bytes.data(), &v, sizeof v); };
-  visit_dtype(dtype, [&](auto tag) {
-    using T = decltype(tag);
-    if constexpr (std::is_same_v<T, bool>) {
-      put(static_cast<uint8_t>(value != 0));
-    } else {
-      put(static_cast<T>(value));
-    }
-  });
-  return bytes;
-}
 
 // The input index that output index `o` of one dim reads, or -1 for the fill value.
 int64_t source_index(int64_t o, int64_t begin, int64_t dim, const std::string& mode) {
@@ -46,7 +30,7 @@ ReferenceFn make_reference_pad(const Graph& graph, const Node& node) {
   const std::vector<int64_t> pads = node.attrs.get_ints("pads");
   const std::string mode = node.attrs.get_string("mode");
   const size_t rank = out_shape.size();
-  const std::vector<uint8_t> attr_fill = scalar_bytes(node.attrs.get_float("value", 0.0f), in_type.dtype);
+  const std::vector<uint8_t> attr_fill = element_bytes(node.attrs.get_float("value", 0.0f), in_type.dtype);
   // Per dim and output index: the input index read, or -1 for the fill value.
   std::vector<std::vector<int64_t>> sources(rank);
   for (size_t d = 0; d < rank; ++d) {

@@ -83,13 +83,9 @@ template <Reduction R>
 ReferenceFn make_reduce(const Graph& graph, const Node& node) {
   const TensorType& type = graph.type_of(node.inputs[0]);
   const std::vector<int64_t> kept = kept_shape(type.shape, node.attrs.get_ints("axes"));
-  return visit_dtype(type.dtype, [&](auto tag) -> ReferenceFn {
+  return visit_numeric_dtype(type.dtype, [&](auto tag) -> ReferenceFn {
     using T = decltype(tag);
-    if constexpr (std::is_same_v<T, bool>) {
-      return nullptr;
-    } else {
-      return reduce_kernel<T, R>(type.shape, kept);
-    }
+    return reduce_kernel<T, R>(type.shape, kept);
   });
 }
 
@@ -123,29 +119,25 @@ ReferenceFn make_arg_extreme(const Graph& graph, const Node& node) {
   const bool last = node.attrs.get_int("select_last_index") != 0;
   const AxisSlices slices = axis_slices(type.shape, axis);
   const int64_t outer = slices.outer, n = slices.n, inner = slices.inner;
-  return visit_dtype(type.dtype, [=](auto tag) -> ReferenceFn {
+  return visit_numeric_dtype(type.dtype, [=](auto tag) -> ReferenceFn {
     using T = decltype(tag);
-    if constexpr (std::is_same_v<T, bool>) {
-      return nullptr;
-    } else {
-      return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
-        const Better<T> better;
-        const T* x = in[0]->data_as<T>();
-        int64_t* y = out[0]->data_as<int64_t>();
-        for (int64_t o = 0; o < outer; ++o) {
-          for (int64_t i = 0; i < inner; ++i) {
-            const T* slice = x + o * n * inner + i;
-            int64_t best = 0;
-            for (int64_t j = 1; j < n; ++j) {
-              if (better(slice[j * inner], slice[best * inner]) || (last && slice[j * inner] == slice[best * inner])) {
-                best = j;
-              }
+    return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+      const Better<T> better;
+      const T* x = in[0]->data_as<T>();
+      int64_t* y = out[0]->data_as<int64_t>();
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t i = 0; i < inner; ++i) {
+          const T* slice = x + o * n * inner + i;
+          int64_t best = 0;
+          for (int64_t j = 1; j < n; ++j) {
+            if (better(slice[j * inner], slice[best * inner]) || (last && slice[j * inner] == slice[best * inner])) {
+              best = j;
             }
-            y[o * inner + i] = best;
           }
+          y[o * inner + i] = best;
         }
-      };
-    }
+      }
+    };
   });
 }
 
@@ -153,5 +145,36 @@ ReferenceFn make_arg_extreme(const Graph& graph, const Node& node) {
 
 ReferenceFn make_reference_argmax(const Graph& g, const Node& n) { return make_arg_extreme<std::greater>(g, n); }
 ReferenceFn make_reference_argmin(const Graph& g, const Node& n) { return make_arg_extreme<std::less>(g, n); }
+
+// CumSum along the stored axis: y[j] = x[0] + ... + x[j] (x[j] left out when exclusive),
+// summed from the other end when reverse; in the element type, as the spec's T.
+ReferenceFn make_reference_cum_sum(const Graph& graph, const Node& node) {
+  const TensorType& type = graph.type_of(node.inputs[0]);
+  const AxisSlices s = axis_slices(type.shape, static_cast<size_t>(node.attrs.get_int("axis")));
+  const bool exclusive = node.attrs.get_int("exclusive") != 0, reverse = node.attrs.get_int("reverse") != 0;
+  return visit_numeric_dtype(type.dtype, [=](auto tag) -> ReferenceFn {
+    using T = decltype(tag);
+    return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+      const T* x = in[0]->data_as<T>();
+      T* y = out[0]->data_as<T>();
+      for (int64_t o = 0; o < s.outer; ++o) {
+        for (int64_t i = 0; i < s.inner; ++i) {
+          T sum{0};
+          for (int64_t step = 0; step < s.n; ++step) {
+            const int64_t j = reverse ? s.n - 1 - step : step;
+            const int64_t at = (o * s.n + j) * s.inner + i;
+            if (exclusive) {
+              y[at] = sum;
+              sum += x[at];
+            } else {
+              sum += x[at];
+              y[at] = sum;
+            }
+          }
+        }
+      }
+    };
+  });
+}
 
 }  // namespace nee

@@ -50,6 +50,9 @@ ReferenceFn make_reference_where(const Graph&, const Node&);
 ReferenceFn make_reference_cast(const Graph&, const Node&);     // cast.cpp
 ReferenceFn make_reference_log_softmax(const Graph&, const Node&);  // softmax.cpp
 ReferenceFn make_reference_layer_normalization(const Graph&, const Node&);  // normalization.cpp
+ReferenceFn make_reference_instance_normalization(const Graph&, const Node&);
+ReferenceFn make_reference_mean_variance_normalization(const Graph&, const Node&);
+ReferenceFn make_reference_lrn(const Graph&, const Node&);
 ReferenceFn make_reference_reduce_sum(const Graph&, const Node&);  // reduction.cpp
 ReferenceFn make_reference_reduce_mean(const Graph&, const Node&);
 ReferenceFn make_reference_reduce_max(const Graph&, const Node&);
@@ -62,6 +65,9 @@ ReferenceFn make_reference_reduce_log_sum(const Graph&, const Node&);
 ReferenceFn make_reference_reduce_log_sum_exp(const Graph&, const Node&);
 ReferenceFn make_reference_argmax(const Graph&, const Node&);
 ReferenceFn make_reference_argmin(const Graph&, const Node&);
+ReferenceFn make_reference_cum_sum(const Graph&, const Node&);
+ReferenceFn make_reference_einsum(const Graph&, const Node&);  // einsum.cpp
+ReferenceFn make_reference_recurrent(const Graph&, const Node&);  // recurrent.cpp: RNN GRU LSTM
 ReferenceFn make_reference_top_k(const Graph&, const Node&);  // top_k.cpp
 ReferenceFn make_reference_negative_log_likelihood_loss(const Graph&, const Node&);  // loss.cpp
 ReferenceFn make_reference_softmax_cross_entropy_loss(const Graph&, const Node&);

@@ -20,38 +20,34 @@ ReferenceFn make_reference_top_k(const Graph& graph, const Node& node) {
   const bool largest = node.attrs.get_int("largest") != 0;
   const AxisSlices slices = axis_slices(type.shape, axis);
   const int64_t outer = slices.outer, n = slices.n, inner = slices.inner;
-  return visit_dtype(type.dtype, [=](auto tag) -> ReferenceFn {
+  return visit_numeric_dtype(type.dtype, [=](auto tag) -> ReferenceFn {
     using T = decltype(tag);
-    if constexpr (std::is_same_v<T, bool>) {
-      return nullptr;
-    } else {
-      return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
-        const T* x = in[0]->data_as<T>();
-        T* values = out[0]->data_as<T>();
-        int64_t* indices = out[1] ? out[1]->data_as<int64_t>() : nullptr;
-        const auto before = [](T a, T b) {
-          if constexpr (std::is_floating_point_v<T>) {
-            if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && !std::isnan(b);
-          }
-          return a > b;
-        };
-        std::vector<int64_t> order(static_cast<size_t>(n));
-        for (int64_t o = 0; o < outer; ++o) {
-          for (int64_t i = 0; i < inner; ++i) {
-            const T* slice = x + o * n * inner + i;
-            std::iota(order.begin(), order.end(), 0);
-            std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-              return largest ? before(slice[a * inner], slice[b * inner]) : before(slice[b * inner], slice[a * inner]);
-            });
-            for (int64_t j = 0; j < k; ++j) {
-              const int64_t at = (o * k + j) * inner + i;
-              values[at] = slice[order[j] * inner];
-              if (indices) indices[at] = order[j];
-            }
+    return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+      const T* x = in[0]->data_as<T>();
+      T* values = out[0]->data_as<T>();
+      int64_t* indices = out[1] ? out[1]->data_as<int64_t>() : nullptr;
+      const auto before = [](T a, T b) {
+        if constexpr (std::is_floating_point_v<T>) {
+          if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && !std::isnan(b);
+        }
+        return a > b;
+      };
+      std::vector<int64_t> order(static_cast<size_t>(n));
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t i = 0; i < inner; ++i) {
+          const T* slice = x + o * n * inner + i;
+          std::iota(order.begin(), order.end(), 0);
+          std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+            return largest ? before(slice[a * inner], slice[b * inner]) : before(slice[b * inner], slice[a * inner]);
+          });
+          for (int64_t j = 0; j < k; ++j) {
+            const int64_t at = (o * k + j) * inner + i;
+            values[at] = slice[order[j] * inner];
+            if (indices) indices[at] = order[j];
           }
         }
-      };
-    }
+      }
+    };
   });
 }
 

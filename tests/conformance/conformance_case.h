@@ -1,5 +1,6 @@
 #pragma once
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -8,9 +9,10 @@ namespace nee {
 enum class CaseStatus { pass, fail, unsupported };
 std::string to_string(CaseStatus s);
 
-// The outcome of one ONNX backend node test.
+// The outcome of one ONNX backend test.
 struct CaseResult {
-  std::string name;
+  std::string name;  // <suite>/<test>, e.g. node/test_abs
+  std::vector<std::string> operators;  // the op types of the model's nodes
   CaseStatus status = CaseStatus::fail;
   double max_abs_error = 0;
   std::string detail;  // the unsupported operator or dtype, or what failed

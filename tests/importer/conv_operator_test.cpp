@@ -8,47 +8,21 @@
 #include <cmath>
 #include <random>
 
-#include "core/error.h"
-#include "importer/import_onnx.h"
+#include "import_and_run.h"
 #include "onnx_model_builder.h"
-#include "runtime/session.h"
 
 namespace nee {
 namespace {
 
-using test::make_f32;
 using test::OnnxModelBuilder;
+using test::import_error;
+using test::make_f32;
+using test::run_model;
+using test::run_single_output;
 using test::set_attr;
+using test::set_string_attr;
 using test::values_of;
 using ::testing::HasSubstr;
-
-void set_string_attr(onnx::NodeProto& node, const std::string& name, const std::string& value) {
-  auto* attr = node.add_attribute();
-  attr->set_name(name);
-  attr->set_type(onnx::AttributeProto::STRING);
-  attr->set_s(value);
-}
-
-std::map<std::string, Tensor> run_model(const OnnxModelBuilder& model, const std::map<std::string, Tensor>& inputs) {
-  Session session(import_onnx_bytes(model.bytes()), {});
-  return session.run(inputs);
-}
-
-Tensor run_single_output(const OnnxModelBuilder& model, const std::map<std::string, Tensor>& inputs) {
-  auto outputs = run_model(model, inputs);
-  EXPECT_EQ(outputs.size(), 1u);
-  return outputs.begin()->second;
-}
-
-std::string import_error(const OnnxModelBuilder& model) {
-  try {
-    import_onnx_bytes(model.bytes());
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "import succeeded";
-  return "";
-}
 
 void expect_near_all(const std::vector<float>& actual, const std::vector<float>& expected, float tol = 1e-5f) {
   ASSERT_EQ(actual.size(), expected.size());

@@ -115,19 +115,22 @@ TEST(ImportVersions, OpsetsAbove17AreRefusedByNumber) {
   EXPECT_NE(bytes_import_error(m).find("opset 18"), std::string::npos);
 }
 
-// Below opset 7 a node is read only when its operator's definition at opset 7 already
-// existed at the model's opset: Relu's (version 6) did at opset 6, Add's (version 7) did not.
-TEST(ImportVersions, OlderOpsetsReadOnlyOperatorsUnchangedSince) {
+// Below opset 7 a node is read as it is when its operator's definition at opset 7
+// already existed at the model's opset (Relu's, version 6, at opset 6), upgraded when an
+// upgrade exists (tests/importer/legacy_opset_test.cpp), and refused by name otherwise:
+// Tile before opset 6 took tiles and axis inputs.
+TEST(ImportVersions, OlderOpsetsReadOperatorsUnchangedSinceOrUpgraded) {
   OnnxModelBuilder same(6);
   same.input("x", {2}).output("y");
   same.node("Relu", {"x"}, {"y"});
   EXPECT_EQ(bytes_import_error(same), "");
 
-  OnnxModelBuilder changed(6);
-  changed.input("x", {2}).input("z", {2}).output("y");
-  changed.node("Add", {"x", "z"}, {"y"});
+  OnnxModelBuilder changed(5);
+  changed.input("x", {2}).input("tiles", onnx::TensorProto::INT64, {"1"}).input("axis", onnx::TensorProto::INT64, {"1"});
+  changed.output("y");
+  changed.node("Tile", {"x", "tiles", "axis"}, {"y"});
   const std::string error = bytes_import_error(changed);
-  EXPECT_NE(error.find("'Add' at opset 6 is an older version"), std::string::npos) << error;
+  EXPECT_NE(error.find("'Tile' at opset 5 is an older version than NEE reads"), std::string::npos) << error;
 }
 
 TEST(ImportVersions, IrVersionBelow3IsRefused) {

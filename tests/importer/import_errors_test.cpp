@@ -85,11 +85,11 @@ TEST(ImportErrors, UnsupportedInputDtype) {
 TEST(ImportErrors, UnsupportedInitializerDtype) {
   OnnxModelBuilder m = relu_model();
   auto& init = m.raw_initializer();
-  init.set_name("half");
-  init.set_data_type(onnx::TensorProto::FLOAT16);
+  init.set_name("complex");
+  init.set_data_type(onnx::TensorProto::COMPLEX64);
   init.add_dims(1);
-  init.set_raw_data(std::string(2, '\0'));
-  EXPECT_THAT(import_error(m.bytes()), HasSubstr("unsupported data type FLOAT16"));
+  init.set_raw_data(std::string(8, '\0'));
+  EXPECT_THAT(import_error(m.bytes()), HasSubstr("unsupported data type COMPLEX64"));
 }
 
 TEST(ImportErrors, RawInitializerSizeMismatch) {

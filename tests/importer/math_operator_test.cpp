@@ -7,17 +7,18 @@
 #include <cmath>
 #include <limits>
 
-#include "core/error.h"
-#include "importer/import_onnx.h"
+#include "import_and_run.h"
 #include "onnx_model_builder.h"
-#include "runtime/session.h"
 
 namespace nee {
 namespace {
 
+using test::OnnxModelBuilder;
+using test::import_error;
 using test::make_f32;
 using test::make_i64;
-using test::OnnxModelBuilder;
+using test::run_model;
+using test::run_single_output;
 using test::set_attr;
 using test::values_of;
 using ::testing::HasSubstr;
@@ -47,27 +48,6 @@ std::vector<int> bools_of(const Tensor& t) {
   return out;
 }
 
-std::map<std::string, Tensor> run(const OnnxModelBuilder& model, const std::map<std::string, Tensor>& inputs) {
-  Session session(import_onnx_bytes(model.bytes()), {});
-  return session.run(inputs);
-}
-
-Tensor run_one(const OnnxModelBuilder& model, const std::map<std::string, Tensor>& inputs) {
-  auto outputs = run(model, inputs);
-  EXPECT_EQ(outputs.size(), 1u);
-  return outputs.begin()->second;
-}
-
-std::string import_error(const OnnxModelBuilder& model) {
-  try {
-    import_onnx_bytes(model.bytes());
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "import succeeded";
-  return "";
-}
-
 void expect_near_all(const std::vector<float>& actual, const std::vector<float>& expected, float tolerance = 1e-5f) {
   ASSERT_EQ(actual.size(), expected.size());
   for (size_t i = 0; i < actual.size(); ++i) EXPECT_NEAR(actual[i], expected[i], tolerance) << "at " << i;
@@ -93,7 +73,7 @@ TEST(MathOperator, FloatUnaryOps) {
     std::vector<float> expected;
     for (float v : x) expected.push_back(f(v));
     SCOPED_TRACE(op);
-    expect_near_all(values_of(run_one(unary_model(op, {3}), {{"x", make_f32({3}, x)}})), expected);
+    expect_near_all(values_of(run_single_output(unary_model(op, {3}), {{"x", make_f32({3}, x)}})), expected);
   }
 }
 
@@ -102,7 +82,7 @@ TEST(MathOperator, NegAndAbsOnIntegers) {
     OnnxModelBuilder m;
     m.input("x", onnx::TensorProto::INT32, {"3"}).output("y", onnx::TensorProto::INT32);
     m.node(op, {"x"}, {"y"});
-    Tensor y = run_one(m, {{"x", make_tensor<int32_t>(DType::i32, {3}, {-4, 0, 7})}});
+    Tensor y = run_single_output(m, {{"x", make_tensor<int32_t>(DType::i32, {3}, {-4, 0, 7})}});
     const std::vector<int32_t> expected =
         std::string(op) == "Neg" ? std::vector<int32_t>{4, 0, -7} : std::vector<int32_t>{4, 0, 7};
     EXPECT_EQ(elements_of<int32_t>(y), expected);
@@ -111,23 +91,23 @@ TEST(MathOperator, NegAndAbsOnIntegers) {
 
 TEST(MathOperator, ActivationsWithDefaultAndGivenAttributes) {
   const std::vector<float> x = {-3, -1, 0, 1, 4};
-  expect_near_all(values_of(run_one(unary_model("LeakyRelu", {5}), {{"x", make_f32({5}, x)}})),
+  expect_near_all(values_of(run_single_output(unary_model("LeakyRelu", {5}), {{"x", make_f32({5}, x)}})),
                   {-0.03f, -0.01f, 0, 1, 4});
   OnnxModelBuilder leaky = unary_model("LeakyRelu", {5});
   set_attr(*leaky.model().mutable_graph()->mutable_node(0), "alpha", 0.5f);
-  expect_near_all(values_of(run_one(leaky, {{"x", make_f32({5}, x)}})), {-1.5f, -0.5f, 0, 1, 4});
+  expect_near_all(values_of(run_single_output(leaky, {{"x", make_f32({5}, x)}})), {-1.5f, -0.5f, 0, 1, 4});
   // HardSigmoid defaults: max(0, min(1, 0.2 x + 0.5)).
-  expect_near_all(values_of(run_one(unary_model("HardSigmoid", {5}), {{"x", make_f32({5}, x)}})),
+  expect_near_all(values_of(run_single_output(unary_model("HardSigmoid", {5}), {{"x", make_f32({5}, x)}})),
                   {0, 0.3f, 0.5f, 0.7f, 1});
   // HardSwish: x * max(0, min(1, x / 6 + 0.5)).
-  expect_near_all(values_of(run_one(unary_model("HardSwish", {5}), {{"x", make_f32({5}, x)}})),
+  expect_near_all(values_of(run_single_output(unary_model("HardSwish", {5}), {{"x", make_f32({5}, x)}})),
                   {0, -1.0f / 3, 0, 2.0f / 3, 4});
 }
 
 TEST(MathOperator, ClipBeforeOpset11UsesAttributes) {
   OnnxModelBuilder m = unary_model("Clip", {4}, 10);
   set_attr(*m.model().mutable_graph()->mutable_node(0), "min", -1.0f);
-  expect_near_all(values_of(run_one(m, {{"x", make_f32({4}, {-5, -0.5f, 3, 1e30f})}})), {-1, -0.5f, 3, 1e30f});
+  expect_near_all(values_of(run_single_output(m, {{"x", make_f32({4}, {-5, -0.5f, 3, 1e30f})}})), {-1, -0.5f, 3, 1e30f});
 }
 
 TEST(MathOperator, ClipOpset13BoundsAreOptionalInputs) {
@@ -135,14 +115,14 @@ TEST(MathOperator, ClipOpset13BoundsAreOptionalInputs) {
   m.input("x", {4}).output("y");
   m.initializer("hi", make_f32({}, {2}));
   m.node("Clip", {"x", "", "hi"}, {"y"});
-  expect_near_all(values_of(run_one(m, {{"x", make_f32({4}, {-5, 0, 3, 1})}})), {-5, 0, 2, 1});
+  expect_near_all(values_of(run_single_output(m, {{"x", make_f32({4}, {-5, 0, 3, 1})}})), {-5, 0, 2, 1});
 
   OnnxModelBuilder both(13);
   both.input("x", onnx::TensorProto::INT8, {"4"}).input("lo", onnx::TensorProto::INT8, {})
       .output("y", onnx::TensorProto::INT8);
   both.initializer("hi", make_tensor<int8_t>(DType::i8, {}, {3}));
   both.node("Clip", {"x", "lo", "hi"}, {"y"});
-  Tensor y = run_one(both, {{"x", make_tensor<int8_t>(DType::i8, {4}, {-100, -1, 2, 100})},
+  Tensor y = run_single_output(both, {{"x", make_tensor<int8_t>(DType::i8, {4}, {-100, -1, 2, 100})},
                             {"lo", make_tensor<int8_t>(DType::i8, {}, {-2})}});
   EXPECT_EQ(elements_of<int8_t>(y), (std::vector<int8_t>{-2, -1, 2, 3}));
 }
@@ -152,7 +132,7 @@ TEST(MathOperator, ArithmeticOnUint8Wraps) {
   m.input("a", onnx::TensorProto::UINT8, {"3"}).input("b", onnx::TensorProto::UINT8, {"1"})
       .output("y", onnx::TensorProto::UINT8);
   m.node("Add", {"a", "b"}, {"y"});
-  Tensor y = run_one(m, {{"a", make_tensor<uint8_t>(DType::u8, {3}, {1, 200, 255})},
+  Tensor y = run_single_output(m, {{"a", make_tensor<uint8_t>(DType::u8, {3}, {1, 200, 255})},
                          {"b", make_tensor<uint8_t>(DType::u8, {1}, {100})}});
   EXPECT_EQ(elements_of<uint8_t>(y), (std::vector<uint8_t>{101, 44, 99}));
 }
@@ -161,7 +141,7 @@ TEST(MathOperator, PowIntegerBaseWithFloatExponentBroadcasts) {
   OnnxModelBuilder m(15);
   m.input("x", onnx::TensorProto::INT64, {"2", "2"}).input("e", {2}).output("y", onnx::TensorProto::INT64);
   m.node("Pow", {"x", "e"}, {"y"});
-  Tensor y = run_one(m, {{"x", make_i64({2, 2}, {2, 3, 4, 5})}, {"e", make_f32({2}, {3, 2})}});
+  Tensor y = run_single_output(m, {{"x", make_i64({2, 2}, {2, 3, 4, 5})}, {"e", make_f32({2}, {3, 2})}});
   EXPECT_EQ(y.dtype(), DType::i64);
   EXPECT_EQ(elements_of<int64_t>(y), (std::vector<int64_t>{8, 9, 64, 25}));
 }
@@ -170,7 +150,7 @@ TEST(MathOperator, PowFloat) {
   OnnxModelBuilder m(7);
   m.input("x", {3}).input("e", {1}).output("y");
   m.node("Pow", {"x", "e"}, {"y"});
-  expect_near_all(values_of(run_one(m, {{"x", make_f32({3}, {4, 9, 2})}, {"e", make_f32({1}, {0.5f})}})),
+  expect_near_all(values_of(run_single_output(m, {{"x", make_f32({3}, {4, 9, 2})}, {"e", make_f32({1}, {0.5f})}})),
                   {2, 3, std::sqrt(2.0f)});
 }
 
@@ -179,7 +159,7 @@ TEST(MathOperator, MinMaxSumAreVariadicAndBroadcast) {
     OnnxModelBuilder m;
     m.input("a", {2, 2}).input("b", {2}).input("c", {1}).output("y");
     m.node(op, {"a", "b", "c"}, {"y"});
-    Tensor y = run_one(m, {{"a", make_f32({2, 2}, {1, 5, -2, 8})},
+    Tensor y = run_single_output(m, {{"a", make_f32({2, 2}, {1, 5, -2, 8})},
                            {"b", make_f32({2}, {3, 4})},
                            {"c", make_f32({1}, {2})}});
     EXPECT_EQ(y.shape(), (std::vector<int64_t>{2, 2}));
@@ -192,7 +172,7 @@ TEST(MathOperator, MinMaxSumAreVariadicAndBroadcast) {
   OnnxModelBuilder single;
   single.input("a", {2}).output("y");
   single.node("Max", {"a"}, {"y"});
-  expect_near_all(values_of(run_one(single, {{"a", make_f32({2}, {1, -1})}})), {1, -1});
+  expect_near_all(values_of(run_single_output(single, {{"a", make_f32({2}, {1, -1})}})), {1, -1});
 }
 
 TEST(MathOperator, MaxPropagatesNaN) {
@@ -200,7 +180,7 @@ TEST(MathOperator, MaxPropagatesNaN) {
   m.input("a", {2}).input("b", {2}).output("y");
   m.node("Max", {"a", "b"}, {"y"});
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  std::vector<float> y = values_of(run_one(m, {{"a", make_f32({2}, {nan, 1})}, {"b", make_f32({2}, {0, nan})}}));
+  std::vector<float> y = values_of(run_single_output(m, {{"a", make_f32({2}, {nan, 1})}, {"b", make_f32({2}, {0, nan})}}));
   EXPECT_TRUE(std::isnan(y[0]));
   EXPECT_TRUE(std::isnan(y[1]));
 }
@@ -217,7 +197,7 @@ TEST(MathOperator, ComparisonsGiveBoolAndBroadcast) {
     m.input("a", onnx::TensorProto::INT32, {"2", "3"}).input("b", onnx::TensorProto::INT32, {"3"})
         .output("y", onnx::TensorProto::BOOL);
     m.node(op, {"a", "b"}, {"y"});
-    Tensor y = run_one(m, {{"a", make_tensor<int32_t>(DType::i32, {2, 3}, {1, 2, 3, 4, 5, 6})},
+    Tensor y = run_single_output(m, {{"a", make_tensor<int32_t>(DType::i32, {2, 3}, {1, 2, 3, 4, 5, 6})},
                            {"b", make_tensor<int32_t>(DType::i32, {3}, {2, 5, 3})}});
     SCOPED_TRACE(op);
     EXPECT_EQ(y.shape(), (std::vector<int64_t>{2, 3}));
@@ -234,13 +214,13 @@ TEST(MathOperator, LogicalOps) {
         .output("y", onnx::TensorProto::BOOL);
     m.node(op, {"a", "b"}, {"y"});
     SCOPED_TRACE(op);
-    EXPECT_EQ(bools_of(run_one(m, {{"a", make_bool({2, 1}, {false, true})}, {"b", make_bool({2}, {false, true})}})),
+    EXPECT_EQ(bools_of(run_single_output(m, {{"a", make_bool({2, 1}, {false, true})}, {"b", make_bool({2}, {false, true})}})),
               want);
   }
   OnnxModelBuilder m;
   m.input("a", onnx::TensorProto::BOOL, {"3"}).output("y", onnx::TensorProto::BOOL);
   m.node("Not", {"a"}, {"y"});
-  EXPECT_EQ(bools_of(run_one(m, {{"a", make_bool({3}, {true, false, true})}})), (std::vector<int>{0, 1, 0}));
+  EXPECT_EQ(bools_of(run_single_output(m, {{"a", make_bool({3}, {true, false, true})}})), (std::vector<int>{0, 1, 0}));
 }
 
 TEST(MathOperator, WhereBroadcastsAllThreeInputs) {
@@ -248,7 +228,7 @@ TEST(MathOperator, WhereBroadcastsAllThreeInputs) {
   m.input("c", onnx::TensorProto::BOOL, {"2", "1"}).input("x", onnx::TensorProto::INT64, {"3"})
       .input("y", onnx::TensorProto::INT64, {"1"}).output("z", onnx::TensorProto::INT64);
   m.node("Where", {"c", "x", "y"}, {"z"});
-  Tensor z = run_one(m, {{"c", make_bool({2, 1}, {true, false})},
+  Tensor z = run_single_output(m, {{"c", make_bool({2, 1}, {true, false})},
                          {"x", make_i64({3}, {1, 2, 3})},
                          {"y", make_i64({1}, {-1})}});
   EXPECT_EQ(z.shape(), (std::vector<int64_t>{2, 3}));
@@ -260,14 +240,14 @@ TEST(MathOperator, CastFloatToIntegersTruncatesTowardZero) {
   OnnxModelBuilder m;
   m.input("x", {5}).output("y", onnx::TensorProto::INT32);
   set_attr(m.node("Cast", {"x"}, {"y"}), "to", int64_t{onnx::TensorProto::INT32});
-  Tensor y = run_one(m, {{"x", make_f32({5}, x)}});
+  Tensor y = run_single_output(m, {{"x", make_f32({5}, x)}});
   EXPECT_EQ(y.dtype(), DType::i32);
   EXPECT_EQ(elements_of<int32_t>(y), (std::vector<int32_t>{-2, 0, 0, 1, 300}));
 
   OnnxModelBuilder to_bool;
   to_bool.input("x", {5}).output("y", onnx::TensorProto::BOOL);
   set_attr(to_bool.node("Cast", {"x"}, {"y"}), "to", int64_t{onnx::TensorProto::BOOL});
-  EXPECT_EQ(bools_of(run_one(to_bool, {{"x", make_f32({5}, x)}})), (std::vector<int>{1, 1, 0, 1, 1}));
+  EXPECT_EQ(bools_of(run_single_output(to_bool, {{"x", make_f32({5}, x)}})), (std::vector<int>{1, 1, 0, 1, 1}));
 }
 
 TEST(MathOperator, CastBoolAndIntegersToFloat) {
@@ -276,7 +256,7 @@ TEST(MathOperator, CastBoolAndIntegersToFloat) {
       .output("fb").output("fi");
   set_attr(m.node("Cast", {"b"}, {"fb"}), "to", int64_t{onnx::TensorProto::FLOAT});
   set_attr(m.node("Cast", {"i"}, {"fi"}), "to", int64_t{onnx::TensorProto::FLOAT});
-  auto out = run(m, {{"b", make_bool({2}, {true, false})}, {"i", make_tensor<int8_t>(DType::i8, {2}, {-128, 7})}});
+  auto out = run_model(m, {{"b", make_bool({2}, {true, false})}, {"i", make_tensor<int8_t>(DType::i8, {2}, {-128, 7})}});
   expect_near_all(values_of(out.at("fb")), {1, 0});
   expect_near_all(values_of(out.at("fi")), {-128, 7});
 }
@@ -303,7 +283,7 @@ TEST(MathOperator, SoftmaxBeforeOpset13CoercesTo2D) {
   const std::vector<float> x = {1, 2, 3, 4, 0, 0, 1, -1};
   std::vector<float> expected = softmax_of({1, 2, 3, 4});
   for (float v : softmax_of({0, 0, 1, -1})) expected.push_back(v);
-  expect_near_all(values_of(run_one(m, {{"x", make_f32({2, 2, 2}, x)}})), expected);
+  expect_near_all(values_of(run_single_output(m, {{"x", make_f32({2, 2, 2}, x)}})), expected);
 }
 
 TEST(MathOperator, SoftmaxOpset13UsesOneAxis) {
@@ -312,7 +292,7 @@ TEST(MathOperator, SoftmaxOpset13UsesOneAxis) {
   const std::vector<float> x = {1, 2, 3, 4, 0, 0, 1, -1};
   const std::vector<float> a = softmax_of({1, 3}), b = softmax_of({2, 4}), c = softmax_of({0, 1}),
                            d = softmax_of({0, -1});
-  expect_near_all(values_of(run_one(m, {{"x", make_f32({2, 2, 2}, x)}})), {a[0], b[0], a[1], b[1], c[0], d[0], c[1], d[1]});
+  expect_near_all(values_of(run_single_output(m, {{"x", make_f32({2, 2, 2}, x)}})), {a[0], b[0], a[1], b[1], c[0], d[0], c[1], d[1]});
 }
 
 TEST(MathOperator, LogSoftmaxIsLogOfSoftmax) {
@@ -322,7 +302,7 @@ TEST(MathOperator, LogSoftmaxIsLogOfSoftmax) {
     std::vector<float> expected;
     for (float v : softmax_of({1, 2, 3})) expected.push_back(std::log(v));
     for (float v : softmax_of({1000, 1001, 1002})) expected.push_back(std::log(v));
-    expect_near_all(values_of(run_one(m, {{"x", make_f32({2, 3}, x)}})), expected);
+    expect_near_all(values_of(run_single_output(m, {{"x", make_f32({2, 3}, x)}})), expected);
   }
 }
 
@@ -334,7 +314,7 @@ TEST(MathOperator, LayerNormalizationWithStatistics) {
   auto& node = m.node("LayerNormalization", {"x", "scale", "bias"}, {"y", "mean", "inv_std_dev"});
   set_attr(node, "axis", int64_t{-2});
   set_attr(node, "epsilon", 0.0f);
-  auto out = run(m, {{"x", make_f32({2, 1, 3}, {1, 2, 3, 0, 0, 6})}});
+  auto out = run_model(m, {{"x", make_f32({2, 1, 3}, {1, 2, 3, 0, 0, 6})}});
   // Row 1: mean 2, variance 2/3. Row 2: mean 2, variance 8.
   const float r1 = 1 / std::sqrt(2.0f / 3), r2 = 1 / std::sqrt(8.0f);
   expect_near_all(values_of(out.at("y")), {-r1, 0, 3 * r1 + 1, -2 * r2, -4 * r2, 12 * r2 + 1});
@@ -349,7 +329,7 @@ TEST(MathOperator, LayerNormalizationDefaultsWithoutBias) {
   m.initializer("scale", make_f32({2}, {1, 1}));
   m.node("LayerNormalization", {"x", "scale"}, {"y"});
   const float inv = 1 / std::sqrt(1.0f + 1e-5f);
-  expect_near_all(values_of(run_one(m, {{"x", make_f32({1, 2}, {1, 3})}})), {-inv, inv});
+  expect_near_all(values_of(run_single_output(m, {{"x", make_f32({1, 2}, {1, 3})}})), {-inv, inv});
 }
 
 const std::vector<float> kCube = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};  // shape [2, 3, 2]
@@ -365,14 +345,14 @@ TEST(MathOperator, ReduceWithAttributeAxesBeforeOpset13) {
     set_attr(node, "axes", std::vector<int64_t>{-1, 0});
     set_attr(node, "keepdims", int64_t{0});
     SCOPED_TRACE(op);
-    Tensor y = run_one(m, {{"x", make_f32({2, 3, 2}, kCube)}});
+    Tensor y = run_single_output(m, {{"x", make_f32({2, 3, 2}, kCube)}});
     EXPECT_EQ(y.shape(), (std::vector<int64_t>{3}));
     expect_near_all(values_of(y), want);
   }
 }
 
 TEST(MathOperator, ReduceDefaultsToAllAxesKeepingDims) {
-  Tensor y = run_one(unary_model("ReduceMean", {2, 3, 2}, 13), {{"x", make_f32({2, 3, 2}, kCube)}});
+  Tensor y = run_single_output(unary_model("ReduceMean", {2, 3, 2}, 13), {{"x", make_f32({2, 3, 2}, kCube)}});
   EXPECT_EQ(y.shape(), (std::vector<int64_t>{1, 1, 1}));
   expect_near_all(values_of(y), {6.5f});
 }
@@ -382,7 +362,7 @@ TEST(MathOperator, ReduceSumAxesInputFromOpset13) {
   m.input("x", {2, 3, 2}).output("y");
   m.initializer("axes", make_i64({1}, {1}));
   m.node("ReduceSum", {"x", "axes"}, {"y"});
-  Tensor y = run_one(m, {{"x", make_f32({2, 3, 2}, kCube)}});
+  Tensor y = run_single_output(m, {{"x", make_f32({2, 3, 2}, kCube)}});
   EXPECT_EQ(y.shape(), (std::vector<int64_t>{2, 1, 2}));
   expect_near_all(values_of(y), {9, 12, 27, 30});
 }
@@ -391,7 +371,7 @@ TEST(MathOperator, ReduceSumEmptyAxesWithNoopCopies) {
   OnnxModelBuilder m(13);
   m.input("x", {2, 3, 2}).output("y");
   set_attr(m.node("ReduceSum", {"x"}, {"y"}), "noop_with_empty_axes", int64_t{1});
-  Tensor y = run_one(m, {{"x", make_f32({2, 3, 2}, kCube)}});
+  Tensor y = run_single_output(m, {{"x", make_f32({2, 3, 2}, kCube)}});
   EXPECT_EQ(y.shape(), (std::vector<int64_t>{2, 3, 2}));
   expect_near_all(values_of(y), kCube);
 }
@@ -401,7 +381,7 @@ TEST(MathOperator, ReduceSumOnIntegers) {
   m.input("x", onnx::TensorProto::INT64, {"2", "2"}).output("y", onnx::TensorProto::INT64);
   m.initializer("axes", make_i64({1}, {0}));
   set_attr(m.node("ReduceSum", {"x", "axes"}, {"y"}), "keepdims", int64_t{0});
-  EXPECT_EQ(elements_of<int64_t>(run_one(m, {{"x", make_i64({2, 2}, {1, 2, 30, 40})}})),
+  EXPECT_EQ(elements_of<int64_t>(run_single_output(m, {{"x", make_i64({2, 2}, {1, 2, 30, 40})}})),
             (std::vector<int64_t>{31, 42}));
 }
 
@@ -422,7 +402,7 @@ TEST(MathOperator, ArgMaxFirstOrLastIndex) {
     set_attr(node, "axis", int64_t{-1});
     set_attr(node, "keepdims", int64_t{0});
     set_attr(node, "select_last_index", last);
-    Tensor y = run_one(m, {{"x", make_f32({2, 3}, {1, 5, 5, 7, 2, 7})}});
+    Tensor y = run_single_output(m, {{"x", make_f32({2, 3}, {1, 5, 5, 7, 2, 7})}});
     EXPECT_EQ(y.shape(), (std::vector<int64_t>{2}));
     const std::vector<int64_t> expected = last ? std::vector<int64_t>{2, 2} : std::vector<int64_t>{1, 0};
     EXPECT_EQ(elements_of<int64_t>(y), expected);
@@ -430,7 +410,7 @@ TEST(MathOperator, ArgMaxFirstOrLastIndex) {
   OnnxModelBuilder defaults(13);
   defaults.input("x", {2, 3}).output("y", onnx::TensorProto::INT64);
   defaults.node("ArgMax", {"x"}, {"y"});
-  Tensor kept = run_one(defaults, {{"x", make_f32({2, 3}, {1, 5, 5, 7, 2, 7})}});
+  Tensor kept = run_single_output(defaults, {{"x", make_f32({2, 3}, {1, 5, 5, 7, 2, 7})}});
   EXPECT_EQ(kept.dtype(), DType::i64);
   EXPECT_EQ(kept.shape(), (std::vector<int64_t>{1, 3}));
   EXPECT_EQ(elements_of<int64_t>(kept), (std::vector<int64_t>{1, 0, 1}));

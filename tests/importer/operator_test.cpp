@@ -4,25 +4,18 @@
 
 #include <cmath>
 
-#include "importer/import_onnx.h"
+#include "import_and_run.h"
 #include "onnx_model_builder.h"
-#include "runtime/session.h"
 
 namespace nee {
 namespace {
 
+using test::OnnxModelBuilder;
 using test::make_f32;
 using test::make_i64;
-using test::OnnxModelBuilder;
+using test::run_single_output;
 using test::set_attr;
 using test::values_of;
-
-Tensor run_single_output(const OnnxModelBuilder& model, const std::map<std::string, Tensor>& inputs) {
-  Session session(import_onnx_bytes(model.bytes()), {});
-  auto outputs = session.run(inputs);
-  EXPECT_EQ(outputs.size(), 1u);
-  return outputs.begin()->second;
-}
 
 void expect_near_all(const std::vector<float>& actual, const std::vector<float>& expected) {
   ASSERT_EQ(actual.size(), expected.size());

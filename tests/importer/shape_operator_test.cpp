@@ -4,38 +4,24 @@
 
 #include "core/error.h"
 #include "importer/import_onnx.h"
+#include "import_and_run.h"
 #include "onnx_model_builder.h"
 #include "runtime/session.h"
 
 namespace nee {
 namespace {
 
+using test::OnnxModelBuilder;
 using test::make_f32;
 using test::make_i64;
-using test::OnnxModelBuilder;
+using test::run_model;
+using test::run_single_output;
 using test::set_attr;
+using test::set_string_attr;
 using test::values_of;
-
-std::map<std::string, Tensor> run_model(const OnnxModelBuilder& model, const std::map<std::string, Tensor>& inputs) {
-  Session session(import_onnx_bytes(model.bytes()), {});
-  return session.run(inputs);
-}
-
-Tensor run_one(const OnnxModelBuilder& model, const std::map<std::string, Tensor>& inputs) {
-  auto outputs = run_model(model, inputs);
-  EXPECT_EQ(outputs.size(), 1u);
-  return outputs.begin()->second;
-}
 
 std::vector<int64_t> ints_of(const Tensor& t) {
   return std::vector<int64_t>(t.data_as<int64_t>(), t.data_as<int64_t>() + t.elements());
-}
-
-void set_string(onnx::NodeProto& node, const std::string& name, const std::string& value) {
-  auto* a = node.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::STRING);
-  a->set_s(value);
 }
 
 Tensor iota_f32(const std::vector<int64_t>& shape) {
@@ -52,7 +38,7 @@ TEST(ShapeOperator, SliceWithNegativeStepAndClamping) {
   m.initializer("axes", make_i64({2}, {0, 1}));
   m.initializer("steps", make_i64({2}, {-2, -1}));
   m.node("Slice", {"x", "starts", "ends", "axes", "steps"}, {"y"});
-  Tensor y = run_one(m, {{"x", iota_f32({3, 4})}});
+  Tensor y = run_single_output(m, {{"x", iota_f32({3, 4})}});
   // Rows 2, 0; columns 3, 2, 1 (end 0 is exclusive).
   EXPECT_EQ(y.shape(), (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(values_of(y), (std::vector<float>{11, 10, 9, 3, 2, 1}));
@@ -65,7 +51,7 @@ TEST(ShapeOperator, SliceOpset9Attributes) {
   set_attr(n, "starts", std::vector<int64_t>{1});
   set_attr(n, "ends", std::vector<int64_t>{1000});
   set_attr(n, "axes", std::vector<int64_t>{-1});
-  Tensor y = run_one(m, {{"x", iota_f32({3, 4})}});
+  Tensor y = run_single_output(m, {{"x", iota_f32({3, 4})}});
   EXPECT_EQ(values_of(y), (std::vector<float>{1, 2, 3, 5, 6, 7, 9, 10, 11}));
 }
 
@@ -88,7 +74,7 @@ TEST(ShapeOperator, GatherInt64DataNegativeIndicesAxis1) {
   m.input("x", onnx::TensorProto::INT64, {"2", "3"}).output("y", onnx::TensorProto::INT64);
   m.initializer("idx", make_i64({2}, {-1, 0}));
   set_attr(m.node("Gather", {"x", "idx"}, {"y"}), "axis", int64_t{1});
-  Tensor y = run_one(m, {{"x", make_i64({2, 3}, {1, 2, 3, 4, 5, 6})}});
+  Tensor y = run_single_output(m, {{"x", make_i64({2, 3}, {1, 2, 3, 4, 5, 6})}});
   EXPECT_EQ(y.shape(), (std::vector<int64_t>{2, 2}));
   EXPECT_EQ(ints_of(y), (std::vector<int64_t>{3, 1, 6, 4}));
 }
@@ -114,7 +100,7 @@ TEST(ShapeOperator, SqueezeUnsqueezeAttributeAndInputForms) {
       set_attr(m.node("Squeeze", {"x"}, {"s"}), "axes", std::vector<int64_t>{-1});
       set_attr(m.node("Unsqueeze", {"s"}, {"y"}), "axes", std::vector<int64_t>{0, 3});
     }
-    Tensor y = run_one(m, {{"x", iota_f32({1, 3, 1})}});
+    Tensor y = run_single_output(m, {{"x", iota_f32({1, 3, 1})}});
     EXPECT_EQ(y.shape(), (std::vector<int64_t>{1, 1, 3, 1})) << "opset " << opset;
   }
 }
@@ -152,8 +138,8 @@ TEST(ShapeOperator, PadModes) {
   m.initializer("pads", make_i64({4}, {0, 2, 0, 1}));
   m.initializer("value", make_f32({}, {9}));
   m.node("Pad", {"x", "pads", "value"}, {"c"});
-  set_string(m.node("Pad", {"x", "pads"}, {"r"}), "mode", "reflect");
-  set_string(m.node("Pad", {"x", "pads"}, {"e"}), "mode", "edge");
+  set_string_attr(m.node("Pad", {"x", "pads"}, {"r"}), "mode", "reflect");
+  set_string_attr(m.node("Pad", {"x", "pads"}, {"e"}), "mode", "edge");
   m.initializer("crop", make_i64({4}, {0, -1, 0, 0}));
   m.node("Pad", {"x", "crop"}, {"old"});
   auto out = run_model(m, {{"x", make_f32({1, 3}, {1, 2, 3})}});
@@ -169,7 +155,7 @@ TEST(ShapeOperator, PadOpset10Attributes) {
   auto& n = m.node("Pad", {"x"}, {"y"});
   set_attr(n, "pads", std::vector<int64_t>{1, 2});
   set_attr(n, "value", 5.0f);
-  Tensor y = run_one(m, {{"x", make_f32({2}, {1, 2})}});
+  Tensor y = run_single_output(m, {{"x", make_f32({2}, {1, 2})}});
   EXPECT_EQ(values_of(y), (std::vector<float>{5, 1, 2, 5, 5}));
 }
 
@@ -212,24 +198,24 @@ OnnxModelBuilder resize_model(const std::string& mode, const std::string& coordi
   m.input("x", {1, 1, 2, 2}).output("y");
   m.initializer("scales", scales);
   auto& n = m.node("Resize", {"x", "", "scales"}, {"y"});
-  set_string(n, "mode", mode);
-  set_string(n, "coordinate_transformation_mode", coordinates);
+  set_string_attr(n, "mode", mode);
+  set_string_attr(n, "coordinate_transformation_mode", coordinates);
   return m;
 }
 
 TEST(ShapeOperator, ResizeNearestAsymmetricUpsample) {
-  Tensor y = run_one(resize_model("nearest", "asymmetric", make_f32({4}, {1, 1, 2, 2})),
+  Tensor y = run_single_output(resize_model("nearest", "asymmetric", make_f32({4}, {1, 1, 2, 2})),
                      {{"x", make_f32({1, 1, 2, 2}, {1, 2, 3, 4})}});
   EXPECT_EQ(y.shape(), (std::vector<int64_t>{1, 1, 4, 4}));
   EXPECT_EQ(values_of(y), (std::vector<float>{1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}));
 }
 
 TEST(ShapeOperator, ResizeLinearAlignCornersAndHalfPixel) {
-  Tensor aligned = run_one(resize_model("linear", "align_corners", make_f32({4}, {1, 1, 1, 1.5f})),
+  Tensor aligned = run_single_output(resize_model("linear", "align_corners", make_f32({4}, {1, 1, 1, 1.5f})),
                            {{"x", make_f32({1, 1, 2, 2}, {0, 2, 4, 6})}});
   EXPECT_EQ(values_of(aligned), (std::vector<float>{0, 1, 2, 4, 5, 6}));
   // half_pixel, scale 2: output x maps to (x + 0.5) / 2 - 0.5 = -0.25, 0.25, 0.75, 1.25.
-  Tensor half = run_one(resize_model("linear", "half_pixel", make_f32({4}, {1, 1, 1, 2})),
+  Tensor half = run_single_output(resize_model("linear", "half_pixel", make_f32({4}, {1, 1, 1, 2})),
                         {{"x", make_f32({1, 1, 2, 2}, {0, 4, 0, 4})}});
   EXPECT_EQ(values_of(half), (std::vector<float>{0, 1, 3, 4, 0, 1, 3, 4}));
 }

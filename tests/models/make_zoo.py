@@ -84,31 +84,44 @@ def export(name, out_dir, small, seed):
     folder = os.path.join(out_dir, name + ("_small" if small else ""))
     settings = {"model": name, "small": small, "seed": seed, "opset": OPSET, "format": ZOO_FORMAT,
                 "torch": torch.__version__}
-    stamp = os.path.join(folder, "zoo.json")
-    data = os.path.join(folder, "test_data_set_0")
-    if os.path.exists(stamp) and json.load(open(stamp)) == settings and os.path.exists(os.path.join(data, "output_0.pb")):
+    if is_cached(folder, settings):
         print(f"{folder}: cached")
         return
     torch.manual_seed(seed)
     net, example = make(name, small)
     randomize_batchnorm(net)
+    export_test_case(folder, settings, net, example, OPSET,
+                     dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}})
+    print(f"{folder}: exported ({sum(p.numel() for p in net.parameters()) / 1e6:.1f} M parameters)")
+
+
+def is_cached(folder, settings):
+    """Whether `folder` holds an export made with these settings (zoo.json) and its data."""
+    stamp = os.path.join(folder, "zoo.json")
+    return os.path.exists(stamp) and json.load(open(stamp)) == settings and \
+        os.path.exists(os.path.join(folder, "test_data_set_0", "output_0.pb"))
+
+
+def export_test_case(folder, settings, net, example, opset, dynamic_axes=None):
+    """Writes folder/model.onnx, test_data_set_0 (the example and PyTorch's output for
+    it) and zoo.json (the settings)."""
     net.eval()
+    data = os.path.join(folder, "test_data_set_0")
     os.makedirs(data, exist_ok=True)
     with torch.no_grad():
         expected = net(example)
     # Exported with autograd on: with it off, torch 1.13 traces TransformerEncoderLayer
     # through its fused fast path (aten::_transformer_encoder_layer_fwd), which has no
     # ONNX export.
-    torch.onnx.export(net, (example,), os.path.join(folder, "model.onnx"), opset_version=OPSET,
+    torch.onnx.export(net, (example,), os.path.join(folder, "model.onnx"), opset_version=opset,
                       input_names=["input"], output_names=["output"], do_constant_folding=True,
-                      dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}})
+                      dynamic_axes=dynamic_axes)
     with open(os.path.join(data, "input_0.pb"), "wb") as f:
         f.write(numpy_helper.from_array(example.numpy(), "input").SerializeToString())
     with open(os.path.join(data, "output_0.pb"), "wb") as f:
         f.write(numpy_helper.from_array(expected.numpy().astype(np.float32), "output").SerializeToString())
-    with open(stamp, "w") as f:
+    with open(os.path.join(folder, "zoo.json"), "w") as f:
         json.dump(settings, f)
-    print(f"{folder}: exported ({sum(p.numel() for p in net.parameters()) / 1e6:.1f} M parameters)")
 
 
 def main():

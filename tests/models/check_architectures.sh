@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Exports small models of the architectures in make_architectures.py (cached under the
+# build folder) and checks that nee-run, on the reference kernels, matches PyTorch's
+# outputs within 1e-4 relative to the largest output.
+# Usage: check_architectures.sh SOURCE_DIR BUILD_DIR
+set -euo pipefail
+src=$1 build=$2
+out=$build/architectures
+/usr/bin/python3 "$src/tests/models/make_architectures.py" "$out" 2>&1 | grep -v -i warn | grep -v "^  " || true
+failed=()
+for model in lstm_tagger bigru_classifier llama_decoder sinusoidal_transformer swin; do
+  dir=$out/$model
+  echo "== $model"
+  "$build/runtime/cli/nee-run" "$dir/model.onnx" --inputs "$dir/test_data_set_0" --expect "$dir/test_data_set_0" \
+    --peak-rtol 1e-4 || failed+=("$model")
+done
+if ((${#failed[@]})); then
+  echo "failed: ${failed[*]}"
+  exit 1
+fi

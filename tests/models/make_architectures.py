@@ -1,0 +1,175 @@
+#!/usr/bin/python3
+"""Exports small models of the architectures users bring that the zoo does not hold, to
+check that NEE imports and runs them (reference kernels; tuning them is later work). Each
+gets random weights and one test data set (input_0.pb, output_0.pb computed by PyTorch):
+
+  lstm_tagger             token embeddings, a 2-layer LSTM, a linear head
+  bigru_classifier        a bidirectional GRU over feature vectors, a linear head
+  llama_decoder           RMSNorm, rotary positions from torch.outer (exported as
+                          Einsum), causal attention, SwiGLU feed-forward: 2 layers
+  sinusoidal_transformer  sinusoidal positions computed in the graph (Sin, Cos),
+                          a TransformerEncoder layer
+  swin                    torchvision's SwinTransformer (shifted windows: Mod, ScatterND)
+
+Exports are cached like the zoo's, through make_zoo.py's functions.
+Run with Debian's /usr/bin/python3 (python3-torch, python3-torchvision, python3-onnx).
+"""
+import argparse
+import math
+import os
+
+import torch
+import torchvision
+
+from make_zoo import export_test_case, is_cached
+
+OPSET = 14
+FORMAT = 1
+
+
+class LstmTagger(torch.nn.Module):
+    def __init__(self, vocab=200, hidden=32, tags=7):
+        super().__init__()
+        self.embed = torch.nn.Embedding(vocab, hidden)
+        self.lstm = torch.nn.LSTM(hidden, hidden, num_layers=2, batch_first=True)
+        self.head = torch.nn.Linear(hidden, tags)
+
+    def forward(self, ids):
+        out, _ = self.lstm(self.embed(ids))
+        return self.head(out)
+
+
+class BiGruClassifier(torch.nn.Module):
+    def __init__(self, features=12, hidden=16, classes=5):
+        super().__init__()
+        self.gru = torch.nn.GRU(features, hidden, batch_first=True, bidirectional=True)
+        self.head = torch.nn.Linear(2 * hidden, classes)
+
+    def forward(self, x):
+        out, _ = self.gru(x)
+        return self.head(out[:, -1])
+
+
+class RmsNorm(torch.nn.Module):
+    def __init__(self, dim, eps=1e-6):
+        super().__init__()
+        self.eps = eps
+        self.weight = torch.nn.Parameter(1 + 0.1 * torch.randn(dim))
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+def rotate_half(x):
+    first, second = x.chunk(2, dim=-1)
+    return torch.cat((-second, first), dim=-1)
+
+
+class LlamaBlock(torch.nn.Module):
+    def __init__(self, dim, heads):
+        super().__init__()
+        self.heads, self.head_dim = heads, dim // heads
+        self.attn_norm, self.ffn_norm = RmsNorm(dim), RmsNorm(dim)
+        self.qkv = torch.nn.Linear(dim, 3 * dim, bias=False)
+        self.out = torch.nn.Linear(dim, dim, bias=False)
+        self.gate = torch.nn.Linear(dim, 2 * dim, bias=False)
+        self.up = torch.nn.Linear(dim, 2 * dim, bias=False)
+        self.down = torch.nn.Linear(2 * dim, dim, bias=False)
+
+    def forward(self, x, cos, sin, mask):
+        b, s, d = x.shape
+        q, k, v = self.qkv(self.attn_norm(x)).split(d, dim=-1)
+        q, k, v = (t.view(b, s, self.heads, self.head_dim).transpose(1, 2) for t in (q, k, v))
+        q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+        scores = q @ k.transpose(-1, -2) / math.sqrt(self.head_dim) + mask
+        attn = torch.softmax(scores, dim=-1) @ v
+        x = x + self.out(attn.transpose(1, 2).reshape(b, s, d))
+        h = self.ffn_norm(x)
+        return x + self.down(torch.nn.functional.silu(self.gate(h)) * self.up(h))
+
+
+class LlamaDecoder(torch.nn.Module):
+    def __init__(self, vocab=256, dim=32, heads=4, layers=2):
+        super().__init__()
+        self.embed = torch.nn.Embedding(vocab, dim)
+        self.blocks = torch.nn.ModuleList(LlamaBlock(dim, heads) for _ in range(layers))
+        self.norm = RmsNorm(dim)
+        self.lm_head = torch.nn.Linear(dim, vocab, bias=False)
+        half = dim // heads // 2
+        self.register_buffer("inv_freq", 1.0 / (10000 ** (torch.arange(half).float() / half)))
+
+    def forward(self, ids):
+        s = ids.shape[1]
+        freqs = torch.outer(torch.arange(s, dtype=torch.float32), self.inv_freq)
+        angles = torch.cat((freqs, freqs), dim=-1)
+        cos, sin = angles.cos(), angles.sin()
+        mask = torch.triu(torch.full((s, s), float("-inf")), diagonal=1)
+        x = self.embed(ids)
+        for block in self.blocks:
+            x = block(x, cos, sin, mask)
+        return self.lm_head(self.norm(x))
+
+
+class SinusoidalTransformer(torch.nn.Module):
+    def __init__(self, vocab=300, dim=32, heads=4):
+        super().__init__()
+        self.dim = dim
+        self.embed = torch.nn.Embedding(vocab, dim)
+        layer = torch.nn.TransformerEncoderLayer(dim, heads, dim_feedforward=64, dropout=0.0, batch_first=True)
+        self.encoder = torch.nn.TransformerEncoder(layer, 1, enable_nested_tensor=False)
+
+    def forward(self, ids):
+        s = ids.shape[1]
+        position = torch.arange(s, dtype=torch.float32).unsqueeze(1)
+        div = torch.exp(torch.arange(0, self.dim, 2, dtype=torch.float32) * (-math.log(10000.0) / self.dim))
+        pe = torch.zeros(s, self.dim)
+        pe[:, 0::2] = torch.sin(position * div)
+        pe[:, 1::2] = torch.cos(position * div)
+        return self.encoder(self.embed(ids) + pe)
+
+
+def make(name):
+    """Returns (module, example input) for an entry."""
+    if name == "lstm_tagger":
+        return LstmTagger(), torch.randint(0, 200, (2, 10))
+    if name == "bigru_classifier":
+        return BiGruClassifier(), torch.rand(2, 9, 12) * 2 - 1
+    if name == "llama_decoder":
+        return LlamaDecoder(), torch.randint(0, 256, (1, 12))
+    if name == "sinusoidal_transformer":
+        return SinusoidalTransformer(), torch.randint(0, 300, (1, 16))
+    if name == "swin":
+        net = torchvision.models.SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[2, 4],
+                                                 window_size=[4, 4], num_classes=10)
+        return net, torch.rand(1, 3, 32, 32) * 2 - 1
+    raise SystemExit(f"unknown architecture '{name}'")
+
+
+NAMES = "lstm_tagger,bigru_classifier,llama_decoder,sinusoidal_transformer,swin"
+
+
+def export(name, out_dir, seed):
+    folder = os.path.join(out_dir, name)
+    settings = {"model": name, "seed": seed, "opset": OPSET, "format": FORMAT, "torch": torch.__version__}
+    if is_cached(folder, settings):
+        print(f"{folder}: cached")
+        return
+    torch.manual_seed(seed)
+    net, example = make(name)
+    export_test_case(folder, settings, net, example, OPSET)
+    print(f"{folder}: exported")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out_dir")
+    parser.add_argument("--models", default=NAMES)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    for name in args.models.split(","):
+        export(name, args.out_dir, args.seed)
+
+
+if __name__ == "__main__":
+    main()
