@@ -378,7 +378,9 @@ Graph import_onnx_bytes(const std::string& bytes, const InputShapes& input_shape
   return import_model(model, input_shapes, constant_inputs, std::nullopt);
 }
 
-Graph import_onnx(const std::string& path, const InputShapes& input_shapes, const ConstantInputs& constant_inputs) {
+namespace {
+
+onnx::ModelProto read_model(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(fmt::format("cannot open ONNX model '{}'", path));
   std::stringstream bytes;
@@ -387,6 +389,24 @@ Graph import_onnx(const std::string& path, const InputShapes& input_shapes, cons
   if (!model.ParseFromString(bytes.str())) {
     throw Error(fmt::format("'{}' is not a valid ONNX model (truncated or malformed protobuf)", path));
   }
+  return model;
+}
+
+}  // namespace
+
+std::vector<std::string> onnx_graph_input_names(const std::string& path) {
+  const onnx::ModelProto model = read_model(path);
+  std::set<std::string> initialized;
+  for (const onnx::TensorProto& init : model.graph().initializer()) initialized.insert(init.name());
+  std::vector<std::string> names;
+  for (const onnx::ValueInfoProto& info : model.graph().input()) {
+    if (!initialized.count(info.name())) names.push_back(info.name());
+  }
+  return names;
+}
+
+Graph import_onnx(const std::string& path, const InputShapes& input_shapes, const ConstantInputs& constant_inputs) {
+  const onnx::ModelProto model = read_model(path);
   try {
     return import_model(model, input_shapes, constant_inputs, std::filesystem::absolute(path).parent_path());
   } catch (const Error& e) {

@@ -24,6 +24,7 @@
 #include "runtime/profiling/run_statistics.h"
 #include "runtime/reference/reference_provider.h"
 #include "runtime/session.h"
+#include "runtime/shape_specialized_session.h"
 #include "runtime/tensor_io.h"
 
 namespace fs = std::filesystem;
@@ -31,7 +32,8 @@ namespace fs = std::filesystem;
 namespace {
 
 struct Options {
-  std::string model, bundle, compare_bundle, target = "cpu", inputs_dir, expect_dir, profile;
+  std::string model, bundle, compare_bundle, target = "cpu", profile;
+  std::vector<std::string> inputs_dirs, expect_dirs;  // one data set per --inputs, checked against its --expect
   std::vector<std::string> input_shape_texts;
   nee::InputShapes input_shapes;  // parsed from input_shape_texts
   double rtol = 1e-4, atol = 1e-5;
@@ -44,41 +46,54 @@ struct Options {
   std::string max_isa;  // BundleLoadOptions::max_isa
 };
 
+std::shared_ptr<nee::KernelBundle> load_bundle(const Options& o, const std::string& bundle_dir) {
+  nee::BundleLoadOptions load{o.model, nee::target_kind_from_string(o.target), o.threads, o.spin_us, o.max_isa};
+  auto bundle = nee::KernelBundle::load(bundle_dir, load);
+  for (const std::string& w : bundle->warnings()) fmt::print(stderr, "nee-run: warning: {}\n", w);
+  std::vector<std::string> levels, runs;
+  for (const auto& [isa, count] : bundle->kernels_by_level()) levels.push_back(fmt::format("{} {}", isa, count));
+  for (const nee::IsaLevel* l : nee::host_isa_levels(o.max_isa)) runs.push_back(l->name);
+  fmt::print("bundle {}: kernels by ISA level: {} (this CPU runs {})\n", bundle_dir, fmt::join(levels, ", "),
+             fmt::join(runs, ", "));
+  return bundle;
+}
+
+std::vector<std::unique_ptr<nee::KernelProvider>> providers_of(const std::shared_ptr<nee::KernelBundle>& bundle) {
+  std::vector<std::unique_ptr<nee::KernelProvider>> providers;
+  if (bundle) providers.push_back(nee::make_bundle_provider(bundle));
+  return providers;
+}
+
 // `threads`, when given, receives the size of the bundle's thread pool.
 std::unique_ptr<nee::Session> make_session(const Options& o, const std::string& bundle_dir, int* threads = nullptr) {
-  std::vector<std::unique_ptr<nee::KernelProvider>> providers;
+  std::shared_ptr<nee::KernelBundle> bundle;
   if (!bundle_dir.empty()) {
-    nee::BundleLoadOptions load{o.model, nee::target_kind_from_string(o.target), o.threads, o.spin_us, o.max_isa};
-    auto bundle = nee::KernelBundle::load(bundle_dir, load);
-    for (const std::string& w : bundle->warnings()) fmt::print(stderr, "nee-run: warning: {}\n", w);
-    std::vector<std::string> levels, runs;
-    for (const auto& [isa, count] : bundle->kernels_by_level()) levels.push_back(fmt::format("{} {}", isa, count));
-    for (const nee::IsaLevel* l : nee::host_isa_levels(o.max_isa)) runs.push_back(l->name);
-    fmt::print("bundle {}: kernels by ISA level: {} (this CPU runs {})\n", bundle_dir, fmt::join(levels, ", "),
-               fmt::join(runs, ", "));
+    bundle = load_bundle(o, bundle_dir);
     if (threads) *threads = bundle->threads();
-    providers.push_back(nee::make_bundle_provider(bundle));
   }
-  auto session = std::make_unique<nee::Session>(nee::import_onnx(o.model, o.input_shapes),
-                                                std::move(providers));
+  auto session = std::make_unique<nee::Session>(nee::import_onnx(o.model, o.input_shapes), providers_of(bundle));
   session->prepare();
   return session;
 }
 
-// Inputs from input_<i>.pb files (ONNX test-data layout), else random from the seed.
-std::map<std::string, nee::Tensor> load_inputs(const Options& o, const nee::Graph& graph) {
+// One data set's inputs from input_<i>.pb files (ONNX test-data layout), named by the
+// file or else by the model's input order.
+std::map<std::string, nee::Tensor> read_data_set(const std::string& dir, const std::vector<std::string>& names) {
+  std::map<std::string, nee::Tensor> inputs;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string path = dir + "/input_" + std::to_string(i) + ".pb";
+    std::string name;
+    nee::Tensor t = nee::read_tensor_pb(path, &name);
+    inputs[name.empty() ? names[i] : name] = t;
+  }
+  return inputs;
+}
+
+// Random inputs from the seed, of the graph's input types.
+std::map<std::string, nee::Tensor> random_inputs(const Options& o, const nee::Graph& graph) {
   std::map<std::string, nee::Tensor> inputs;
   const auto& names = graph.inputs();
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (!o.inputs_dir.empty()) {
-      const std::string path = o.inputs_dir + "/input_" + std::to_string(i) + ".pb";
-      std::string name;
-      nee::Tensor t = nee::read_tensor_pb(path, &name);
-      inputs[name.empty() ? names[i] : name] = t;
-    } else {
-      inputs[names[i]] = nee::random_tensor(graph.type_of(names[i]), o.seed + i);
-    }
-  }
+  for (size_t i = 0; i < names.size(); ++i) inputs[names[i]] = nee::random_tensor(graph.type_of(names[i]), o.seed + i);
   return inputs;
 }
 
@@ -125,6 +140,35 @@ double time_run(nee::Session& s, const std::map<std::string, nee::Tensor>& input
 }
 
 }  // namespace
+
+// Several --inputs: every data set through one ShapeSpecializedSession (sharing one
+// bundle), each checked against its --expect, with how its nodes were placed.
+bool run_data_sets(const Options& o, const std::vector<std::map<std::string, nee::Tensor>>& data_sets) {
+  const std::shared_ptr<nee::KernelBundle> bundle = o.bundle.empty() ? nullptr : load_bundle(o, o.bundle);
+  nee::ShapeSpecializedSession session(
+      [&o](const nee::ShapeSpecializedSession::InputShapes& shapes) { return nee::import_onnx(o.model, shapes); },
+      [&bundle] { return providers_of(bundle); });
+  bool ok = true;
+  for (size_t k = 0; k < data_sets.size(); ++k) {
+    const size_t made_before = session.made();
+    nee::Session& s = session.session_for(data_sets[k]);
+    const auto got = s.run(data_sets[k]);
+    std::vector<std::string> shapes;
+    for (const auto& [name, tensor] : data_sets[k]) shapes.push_back(name + " " + tensor.type().to_string());
+    int bundled = 0;
+    const auto placements = s.placements();
+    for (const nee::Placement& p : placements) bundled += p.provider == "bundle";
+    fmt::print("data set {} ({}): {}; specializations made so far {}; {} of {} nodes ran bundle kernels\n",
+               o.inputs_dirs[k], fmt::join(shapes, ", "), session.made() > made_before ? "new shapes" : "shapes seen before",
+               session.made(), bundled, placements.size());
+    if (!o.expect_dirs.empty()) {
+      ok = check_outputs(got, s.graph().outputs(), [&](size_t i, const std::string&) {
+        return nee::read_tensor_pb(o.expect_dirs[k] + "/output_" + std::to_string(i) + ".pb");
+      }, o, o.expect_dirs[k]) && ok;
+    }
+  }
+  return ok;
+}
 
 // --each-isa: the bundle loaded once per ISA level this CPU runs, each session picking
 // kernels as a CPU at most at that level would. Every level's outputs are checked
@@ -175,9 +219,14 @@ int main(int argc, char** argv) {
                  "shape of a graph input with symbolic dims, NAME=DxDx...xD (e.g. input=8x3x224x224 for batch 8); "
                  "repeatable; a symbolic batch dim not given is 1")
       ->allow_extra_args(false);  // one value per --input-shape, so a model path after it stays the model
-  app.add_option("--inputs", o.inputs_dir, "folder with input_<i>.pb tensors (default: random inputs)");
+  app.add_option("--inputs", o.inputs_dirs,
+                 "folder with input_<i>.pb tensors (default: random inputs); repeatable: every data set runs in one "
+                 "session, which specializes the model to each distinct set of input shapes, so symbolic dims need "
+                 "no --input-shape")
+      ->allow_extra_args(false);
   app.add_option("--seed", o.seed, "seed of the random inputs");
-  app.add_option("--expect", o.expect_dir, "folder with output_<i>.pb tensors to check against");
+  app.add_option("--expect", o.expect_dirs, "folder with output_<i>.pb tensors to check against; one per --inputs")
+      ->allow_extra_args(false);
   app.add_flag("--check-reference", o.check_reference, "also run the reference CPU kernels and compare");
   app.add_option("--rtol", o.rtol, "relative tolerance of checks");
   app.add_option("--atol", o.atol, "absolute tolerance of checks");
@@ -213,10 +262,21 @@ int main(int argc, char** argv) {
     if (!fs::exists(o.model)) throw nee::Error("model file '" + o.model + "' does not exist");
     if (!o.profile.empty()) nee::check_trace_path(o.profile);
     o.input_shapes = nee::parse_input_shapes(o.input_shape_texts);
+    if (!o.expect_dirs.empty() && o.expect_dirs.size() != o.inputs_dirs.size()) {
+      throw nee::Error(fmt::format("{} --expect folders for {} --inputs folders; give one per data set",
+                                   o.expect_dirs.size(), o.inputs_dirs.size()));
+    }
+    std::vector<std::map<std::string, nee::Tensor>> data_sets;
+    if (!o.inputs_dirs.empty()) {
+      const std::vector<std::string> names = nee::onnx_graph_input_names(o.model);
+      for (const std::string& dir : o.inputs_dirs) data_sets.push_back(read_data_set(dir, names));
+      // The data decides the shapes: a model with symbolic dims needs no --input-shape.
+      for (const auto& [name, tensor] : data_sets[0]) o.input_shapes.emplace(name, tensor.shape());
+    }
     int threads = 0;
     auto session = make_session(o, o.bundle, &threads);
     const nee::Graph& graph = session->graph();
-    const auto inputs = load_inputs(o, graph);
+    const auto inputs = data_sets.empty() ? random_inputs(o, graph) : data_sets[0];
     const auto outputs = session->run(inputs);
     const auto& out_names = graph.outputs();
     print_device_traffic(*session, "first");
@@ -256,11 +316,12 @@ int main(int argc, char** argv) {
                  usage.ru_maxrss / 1024.0);
     }
     bool ok = true;
-    if (!o.expect_dir.empty()) {
+    if (!o.expect_dirs.empty()) {
       ok = check_outputs(outputs, out_names, [&](size_t i, const std::string&) {
-        return nee::read_tensor_pb(o.expect_dir + "/output_" + std::to_string(i) + ".pb");
+        return nee::read_tensor_pb(o.expect_dirs[0] + "/output_" + std::to_string(i) + ".pb");
       }, o, "expected") && ok;
     }
+    if (data_sets.size() > 1) ok = run_data_sets(o, data_sets) && ok;
     if (o.check_reference) {
       Options ref = o;
       auto reference = make_session(ref, "");

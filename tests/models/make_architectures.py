@@ -8,7 +8,8 @@ gets random weights and one test data set (input_0.pb, output_0.pb computed by P
   llama_decoder           RMSNorm, rotary positions from torch.outer (exported as
                           Einsum), causal attention, SwiGLU feed-forward: 2 layers
   sinusoidal_transformer  sinusoidal positions computed in the graph (Sin, Cos),
-                          a TransformerEncoder layer
+                          a TransformerEncoder layer; exported with a symbolic sequence
+                          length, with data sets of 16, 7 and 24 tokens
   swin                    torchvision's SwinTransformer (shifted windows: Mod, ScatterND)
 
 Exports are cached like the zoo's, through make_zoo.py's functions.
@@ -24,7 +25,7 @@ import torchvision
 from make_zoo import export_test_case, is_cached
 
 OPSET = 14
-FORMAT = 1
+FORMAT = 2  # 2: the sinusoidal transformer has a symbolic sequence length and three data sets
 
 
 class LstmTagger(torch.nn.Module):
@@ -129,19 +130,20 @@ class SinusoidalTransformer(torch.nn.Module):
 
 
 def make(name):
-    """Returns (module, example input) for an entry."""
+    """Returns (module, example inputs, dynamic axes or None) for an entry."""
     if name == "lstm_tagger":
-        return LstmTagger(), torch.randint(0, 200, (2, 10))
+        return LstmTagger(), [torch.randint(0, 200, (2, 10))], None
     if name == "bigru_classifier":
-        return BiGruClassifier(), torch.rand(2, 9, 12) * 2 - 1
+        return BiGruClassifier(), [torch.rand(2, 9, 12) * 2 - 1], None
     if name == "llama_decoder":
-        return LlamaDecoder(), torch.randint(0, 256, (1, 12))
+        return LlamaDecoder(), [torch.randint(0, 256, (1, 12))], None
     if name == "sinusoidal_transformer":
-        return SinusoidalTransformer(), torch.randint(0, 300, (1, 16))
+        examples = [torch.randint(0, 300, (1, seq)) for seq in (16, 7, 24)]
+        return SinusoidalTransformer(), examples, {"input": {1: "seq"}, "output": {1: "seq"}}
     if name == "swin":
         net = torchvision.models.SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[2, 4],
                                                  window_size=[4, 4], num_classes=10)
-        return net, torch.rand(1, 3, 32, 32) * 2 - 1
+        return net, [torch.rand(1, 3, 32, 32) * 2 - 1], None
     raise SystemExit(f"unknown architecture '{name}'")
 
 
@@ -155,8 +157,8 @@ def export(name, out_dir, seed):
         print(f"{folder}: cached")
         return
     torch.manual_seed(seed)
-    net, example = make(name)
-    export_test_case(folder, settings, net, example, OPSET)
+    net, examples, dynamic_axes = make(name)
+    export_test_case(folder, settings, net, examples, OPSET, dynamic_axes)
     print(f"{folder}: exported")
 
 

@@ -90,7 +90,7 @@ def export(name, out_dir, small, seed):
     torch.manual_seed(seed)
     net, example = make(name, small)
     randomize_batchnorm(net)
-    export_test_case(folder, settings, net, example, OPSET,
+    export_test_case(folder, settings, net, [example], OPSET,
                      dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}})
     print(f"{folder}: exported ({sum(p.numel() for p in net.parameters()) / 1e6:.1f} M parameters)")
 
@@ -102,24 +102,26 @@ def is_cached(folder, settings):
         os.path.exists(os.path.join(folder, "test_data_set_0", "output_0.pb"))
 
 
-def export_test_case(folder, settings, net, example, opset, dynamic_axes=None):
-    """Writes folder/model.onnx, test_data_set_0 (the example and PyTorch's output for
-    it) and zoo.json (the settings)."""
+def export_test_case(folder, settings, net, examples, opset, dynamic_axes=None):
+    """Writes folder/model.onnx (traced with the first example), test_data_set_<k> for
+    each example (it and PyTorch's output for it) and zoo.json (the settings)."""
     net.eval()
-    data = os.path.join(folder, "test_data_set_0")
-    os.makedirs(data, exist_ok=True)
-    with torch.no_grad():
-        expected = net(example)
+    os.makedirs(folder, exist_ok=True)
     # Exported with autograd on: with it off, torch 1.13 traces TransformerEncoderLayer
     # through its fused fast path (aten::_transformer_encoder_layer_fwd), which has no
     # ONNX export.
-    torch.onnx.export(net, (example,), os.path.join(folder, "model.onnx"), opset_version=opset,
+    torch.onnx.export(net, (examples[0],), os.path.join(folder, "model.onnx"), opset_version=opset,
                       input_names=["input"], output_names=["output"], do_constant_folding=True,
                       dynamic_axes=dynamic_axes)
-    with open(os.path.join(data, "input_0.pb"), "wb") as f:
-        f.write(numpy_helper.from_array(example.numpy(), "input").SerializeToString())
-    with open(os.path.join(data, "output_0.pb"), "wb") as f:
-        f.write(numpy_helper.from_array(expected.numpy().astype(np.float32), "output").SerializeToString())
+    for k, example in enumerate(examples):
+        data = os.path.join(folder, f"test_data_set_{k}")
+        os.makedirs(data, exist_ok=True)
+        with torch.no_grad():
+            expected = net(example)
+        with open(os.path.join(data, "input_0.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(example.numpy(), "input").SerializeToString())
+        with open(os.path.join(data, "output_0.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(expected.numpy().astype(np.float32), "output").SerializeToString())
     with open(os.path.join(folder, "zoo.json"), "w") as f:
         json.dump(settings, f)
 
