@@ -8,6 +8,11 @@ std::vector<TensorType> import_matmul(const ImportContext&, Node&);     // ops/m
 std::vector<TensorType> import_gemm(const ImportContext&, Node&);
 std::vector<TensorType> import_einsum(const ImportContext&, Node&);  // ops/einsum.cpp
 std::vector<TensorType> import_recurrent(const ImportContext&, Node&);  // ops/recurrent.cpp: RNN GRU LSTM
+std::vector<TensorType> import_quantize_linear(const ImportContext&, Node&);  // ops/quantization.cpp
+std::vector<TensorType> import_dequantize_linear(const ImportContext&, Node&);
+std::vector<TensorType> import_dynamic_quantize_linear(const ImportContext&, Node&);
+std::vector<TensorType> import_matmul_integer(const ImportContext&, Node&);
+std::vector<TensorType> import_qlinear_matmul(const ImportContext&, Node&);
 std::vector<TensorType> import_binary_arithmetic(const ImportContext&, Node&);  // ops/elementwise.cpp: Add Sub Mul Div
 std::vector<TensorType> import_pow(const ImportContext&, Node&);
 std::vector<TensorType> import_variadic_arithmetic(const ImportContext&, Node&);  // Min Max Sum Mean

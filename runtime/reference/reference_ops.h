@@ -68,6 +68,11 @@ ReferenceFn make_reference_argmin(const Graph&, const Node&);
 ReferenceFn make_reference_cum_sum(const Graph&, const Node&);
 ReferenceFn make_reference_einsum(const Graph&, const Node&);  // einsum.cpp
 ReferenceFn make_reference_recurrent(const Graph&, const Node&);  // recurrent.cpp: RNN GRU LSTM
+ReferenceFn make_reference_quantize_linear(const Graph&, const Node&);  // quantization.cpp
+ReferenceFn make_reference_dequantize_linear(const Graph&, const Node&);
+ReferenceFn make_reference_dynamic_quantize_linear(const Graph&, const Node&);
+ReferenceFn make_reference_matmul_integer(const Graph&, const Node&);
+ReferenceFn make_reference_qlinear_matmul(const Graph&, const Node&);
 ReferenceFn make_reference_top_k(const Graph&, const Node&);  // top_k.cpp
 ReferenceFn make_reference_negative_log_likelihood_loss(const Graph&, const Node&);  // loss.cpp
 ReferenceFn make_reference_softmax_cross_entropy_loss(const Graph&, const Node&);
