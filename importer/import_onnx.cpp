@@ -5,8 +5,14 @@
 #include <onnx/onnx_pb.h>
 #include <spdlog/spdlog.h>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -50,10 +56,14 @@ int64_t default_domain_opset(const onnx::ModelProto& model) {
   return kAssumedOpset;
 }
 
-// The bytes of a tensor stored outside the model: `location` (relative to the model's
-// folder and inside it), `offset` and `length` (default: to the end of the file).
-std::string read_external_data(const onnx::TensorProto& proto, const std::optional<std::filesystem::path>& folder,
-                               const std::string& what) {
+// A tensor stored outside the model: `location` (relative to the model's folder and
+// inside it, a regular file), `offset` and `length` (default: to the end of the file).
+// The bytes are memory-mapped, not read: the tensor views the mapping, so a model past
+// protobuf's 2 GB costs page cache rather than a copy. The mapping is private
+// (copy-on-write), so a pass that writes a constant in place gets its own pages. Data at
+// an offset that is not a multiple of the element size is copied instead.
+Tensor read_external_data(const onnx::TensorProto& proto, const std::optional<std::filesystem::path>& folder,
+                          const std::string& what) {
   namespace fs = std::filesystem;
   if (!folder) throw Error(what + " stores its data in an external file; import the model from its file");
   std::string location;
@@ -80,30 +90,41 @@ std::string read_external_data(const onnx::TensorProto& proto, const std::option
   if (escapes) {
     throw Error(fmt::format("{} has external data location '{}', which leaves the model's folder", what, location));
   }
-  std::ifstream in(file, std::ios::binary | std::ios::ate);
-  if (!in) throw Error(fmt::format("{}: cannot open external data file '{}'", what, file.string()));
-  const uint64_t size = static_cast<uint64_t>(in.tellg());
-  const uint64_t begin = offset.value_or(0);
-  if (begin > size || (length && *length > size - begin)) {
+  if (!fs::is_regular_file(real_file, ec)) {
+    throw Error(fmt::format("{}: external data file '{}' is missing or not a regular file", what, file.string()));
+  }
+  const TensorType type{dtype_from_onnx(proto.data_type(), what), {proto.dims().begin(), proto.dims().end()}};
+  checked_elements(type, what);
+  const uint64_t bytes = static_cast<uint64_t>(type.elements()) * dtype_size(type.dtype);
+  const uint64_t size = fs::file_size(real_file, ec), begin = offset.value_or(0);
+  if (ec || begin > size || (length && *length > size - begin)) {
     throw Error(fmt::format("{}: external data file '{}' has {} bytes, fewer than offset {} + length {}", what,
                             file.string(), size, begin, length.value_or(0)));
   }
-  std::string bytes(length.value_or(size - begin), '\0');
-  in.seekg(static_cast<std::streamoff>(begin));
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!in) throw Error(fmt::format("{}: cannot read external data file '{}'", what, file.string()));
-  return bytes;
+  const uint64_t available = length.value_or(size - begin);
+  if (available != bytes) {
+    throw Error(fmt::format("{} declares shape {} ({} bytes) but its external data holds {} bytes", what,
+                            type.to_string(), bytes, available));
+  }
+  if (bytes == 0) return Tensor(type);
+  const int fd = ::open(real_file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(fmt::format("{}: cannot open external data file '{}'", what, file.string()));
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t map_begin = begin / page * page, map_bytes = begin - map_begin + bytes;
+  void* mapped = ::mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, static_cast<off_t>(map_begin));
+  ::close(fd);
+  if (mapped == MAP_FAILED) throw Error(fmt::format("{}: cannot map external data file '{}'", what, file.string()));
+  std::shared_ptr<uint8_t> mapping(static_cast<uint8_t*>(mapped),
+                                   [map_bytes](uint8_t* p) { ::munmap(p, map_bytes); });
+  const Tensor view(type, mapping, begin - map_begin);
+  return begin % dtype_size(type.dtype) == 0 ? view : view.clone();
 }
 
 // A TensorProto's value, reading external data relative to `folder` (the model's).
 Tensor load_tensor(const onnx::TensorProto& proto, const std::optional<std::filesystem::path>& folder,
                    const std::string& what) {
   if (proto.data_location() != onnx::TensorProto::EXTERNAL) return tensor_from_proto(proto, what);
-  onnx::TensorProto inline_copy = proto;
-  inline_copy.set_raw_data(read_external_data(proto, folder, what));
-  inline_copy.clear_external_data();
-  inline_copy.set_data_location(onnx::TensorProto::DEFAULT);
-  return tensor_from_proto(inline_copy, what);
+  return read_external_data(proto, folder, what);
 }
 
 std::string supported_ops() {

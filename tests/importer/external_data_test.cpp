@@ -1,6 +1,10 @@
-// Initializers whose data lives in a file next to the model (TensorProto EXTERNAL).
+// Initializers whose data lives in a file next to the model (TensorProto EXTERNAL),
+// memory-mapped.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -72,6 +76,45 @@ TEST_F(ExternalData, ReadsLocationOffsetAndLength) {
 TEST_F(ExternalData, LengthDefaultsToTheRestOfTheFile) {
   Graph graph = import_onnx(write_model("weights/w.bin", "4", ""));
   EXPECT_EQ(values_of(*graph.constant("w")), (std::vector<float>{1.5f, -2.0f, 3.0f, 4.25f}));
+}
+
+// The initializer views a mapping of the data file (listed with its path in
+// /proc/self/maps), rather than a copy.
+TEST_F(ExternalData, IsMemoryMappedNotCopied) {
+  Graph graph = import_onnx(write_model("weights/w.bin", "4", "16"));
+  const auto address = reinterpret_cast<uintptr_t>(graph.constant("w")->data());
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  bool in_mapping_of_file = false;
+  while (std::getline(maps, line)) {
+    uintptr_t low = 0, high = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx", &low, &high) != 2) continue;
+    if (address >= low && address < high) {
+      in_mapping_of_file = line.find((fs::weakly_canonical(folder_) / "weights" / "w.bin").string()) != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(in_mapping_of_file);
+}
+
+// Data at an offset that is not a multiple of the element size is copied, with the same values.
+TEST_F(ExternalData, UnalignedOffsetIsCopied) {
+  const float values[4] = {7.0f, -1.0f, 0.5f, 2.0f};
+  std::ofstream out(folder_ / "weights" / "odd.bin", std::ios::binary);
+  out.write("ab", 2);
+  out.write(reinterpret_cast<const char*>(values), sizeof values);
+  out.close();
+  Graph graph = import_onnx(write_model("weights/odd.bin", "2", "16"));
+  EXPECT_EQ(values_of(*graph.constant("w")), (std::vector<float>{7.0f, -1.0f, 0.5f, 2.0f}));
+}
+
+TEST_F(ExternalData, LengthOtherThanTheShapesBytesIsAnError) {
+  EXPECT_NE(import_error(write_model("weights/w.bin", "4", "12")).find("external data holds 12 bytes"),
+            std::string::npos);
+}
+
+TEST_F(ExternalData, NonRegularFileIsRefused) {
+  ASSERT_EQ(::mkfifo((folder_ / "weights" / "fifo").c_str(), 0600), 0);
+  EXPECT_NE(import_error(write_model("weights/fifo", "0", "16")).find("not a regular file"), std::string::npos);
 }
 
 TEST_F(ExternalData, FileShorterThanOffsetPlusLengthIsAnError) {
