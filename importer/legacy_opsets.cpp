@@ -13,6 +13,9 @@ namespace nee {
 
 namespace {
 
+// The opset from which the import functions read nodes unchanged.
+constexpr int64_t kImplementedOpset = 7;
+
 using Upgrade = std::vector<Node> (*)(const ImportContext& ctx, Graph& graph, Node& node);
 
 // A Reshape of input `index` of `node` to `shape`, which `node` then reads instead.

@@ -12,9 +12,6 @@ namespace nee {
 // before opset 7 is rewritten into opset 7's version first (ONNX's version converter
 // does the same, adapter by adapter).
 
-// The opset from which the import functions read nodes unchanged.
-constexpr int64_t kImplementedOpset = 7;
-
 // Empty when NEE reads operator `op` in a model of `opset`: its definition at opset 7
 // was already in force, or an upgrade exists. Otherwise the reason it cannot.
 std::string legacy_version_problem(const std::string& op, int64_t opset);

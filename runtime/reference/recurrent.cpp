@@ -46,7 +46,7 @@ void run_direction(const RecurrentPlan& p, int64_t dir, int64_t batch_entry, int
   const size_t per_dir = p.cell == Cell::lstm ? 3 : p.cell == Cell::gru ? 2 : 1;
   const RecurrentActivation* act = &p.activations[static_cast<size_t>(dir) * per_dir];
   const auto clipped = [&p](float v) { return p.clip ? std::clamp(v, -p.clip_value, p.clip_value) : v; };
-  std::vector<float> gx(rows), gh(rows), reset_h(H);
+  std::vector<float> gx(rows), gh(rows), reset_h(H), z(H), reset(H);  // scratch, reused every step
   for (int64_t step = 0; step < steps; ++step) {
     const int64_t t = reverse ? steps - 1 - step : step;
     const float* x = in[0]->data_as<float>() +
@@ -63,7 +63,6 @@ void run_direction(const RecurrentPlan& p, int64_t dir, int64_t batch_entry, int
       if (wb) {
         for (int64_t i = 0; i < 2 * H; ++i) gh[i] += wb[rows + i];
       }
-      std::vector<float> z(H), reset(H);
       for (int64_t i = 0; i < H; ++i) {
         z[i] = act[0](clipped(gx[i] + gh[i]));
         reset[i] = act[0](clipped(gx[H + i] + gh[H + i]));
