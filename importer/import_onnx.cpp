@@ -5,12 +5,8 @@
 #include <onnx/onnx_pb.h>
 #include <spdlog/spdlog.h>
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
-#include <filesystem>
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -19,10 +15,12 @@
 
 #include "core/error.h"
 #include "importer/constant_folding.h"
+#include "importer/control_flow.h"
 #include "importer/half_precision.h"
 #include "importer/legacy_opsets.h"
-#include "importer/onnx_attributes.h"
+#include "importer/onnx_constants.h"
 #include "importer/op_importer.h"
+#include "importer/value_needed.h"
 #include "runtime/onnx_tensor.h"
 #include "runtime/tensor_limits.h"
 
@@ -54,77 +52,6 @@ int64_t default_domain_opset(const onnx::ModelProto& model) {
   }
   spdlog::warn("model declares no opset for the default ONNX domain; assuming {}", kAssumedOpset);
   return kAssumedOpset;
-}
-
-// A tensor stored outside the model: `location` (relative to the model's folder and
-// inside it, a regular file), `offset` and `length` (default: to the end of the file).
-// The bytes are memory-mapped, not read: the tensor views the mapping, so a model past
-// protobuf's 2 GB costs page cache rather than a copy. The mapping is private
-// (copy-on-write), so a pass that writes a constant in place gets its own pages. Data at
-// an offset that is not a multiple of the element size is copied instead.
-Tensor read_external_data(const onnx::TensorProto& proto, const std::optional<std::filesystem::path>& folder,
-                          const std::string& what) {
-  namespace fs = std::filesystem;
-  if (!folder) throw Error(what + " stores its data in an external file; import the model from its file");
-  std::string location;
-  std::optional<uint64_t> offset, length;
-  for (const onnx::StringStringEntryProto& entry : proto.external_data()) {
-    try {
-      if (entry.key() == "location") location = entry.value();
-      if (entry.key() == "offset") offset = std::stoull(entry.value());
-      if (entry.key() == "length") length = std::stoull(entry.value());
-    } catch (const std::exception&) {
-      throw Error(fmt::format("{} has external data {} '{}', which is not a byte count", what, entry.key(),
-                              entry.value()));
-    }
-  }
-  if (location.empty()) throw Error(what + " stores its data externally but names no location");
-  const fs::path relative(location);
-  bool escapes = relative.is_absolute() || relative.has_root_name() || relative.has_root_directory();
-  for (const fs::path& part : relative) escapes = escapes || part == "..";
-  const fs::path file = *folder / relative;
-  std::error_code ec;
-  const fs::path real_folder = fs::weakly_canonical(*folder, ec), real_file = fs::weakly_canonical(file, ec);
-  const auto mismatch = std::mismatch(real_folder.begin(), real_folder.end(), real_file.begin(), real_file.end());
-  escapes = escapes || mismatch.first != real_folder.end();
-  if (escapes) {
-    throw Error(fmt::format("{} has external data location '{}', which leaves the model's folder", what, location));
-  }
-  if (!fs::is_regular_file(real_file, ec)) {
-    throw Error(fmt::format("{}: external data file '{}' is missing or not a regular file", what, file.string()));
-  }
-  const TensorType type{dtype_from_onnx(proto.data_type(), what), {proto.dims().begin(), proto.dims().end()}};
-  checked_elements(type, what);
-  const uint64_t bytes = static_cast<uint64_t>(type.elements()) * dtype_size(type.dtype);
-  const uint64_t size = fs::file_size(real_file, ec), begin = offset.value_or(0);
-  if (ec || begin > size || (length && *length > size - begin)) {
-    throw Error(fmt::format("{}: external data file '{}' has {} bytes, fewer than offset {} + length {}", what,
-                            file.string(), size, begin, length.value_or(0)));
-  }
-  const uint64_t available = length.value_or(size - begin);
-  if (available != bytes) {
-    throw Error(fmt::format("{} declares shape {} ({} bytes) but its external data holds {} bytes", what,
-                            type.to_string(), bytes, available));
-  }
-  if (bytes == 0) return Tensor(type);
-  const int fd = ::open(real_file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error(fmt::format("{}: cannot open external data file '{}'", what, file.string()));
-  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-  const uint64_t map_begin = begin / page * page, map_bytes = begin - map_begin + bytes;
-  void* mapped = ::mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, static_cast<off_t>(map_begin));
-  ::close(fd);
-  if (mapped == MAP_FAILED) throw Error(fmt::format("{}: cannot map external data file '{}'", what, file.string()));
-  std::shared_ptr<uint8_t> mapping(static_cast<uint8_t*>(mapped),
-                                   [map_bytes](uint8_t* p) { ::munmap(p, map_bytes); });
-  const Tensor view(type, mapping, begin - map_begin);
-  return begin % dtype_size(type.dtype) == 0 ? view : view.clone();
-}
-
-// A TensorProto's value, reading external data relative to `folder` (the model's).
-Tensor load_tensor(const onnx::TensorProto& proto, const std::optional<std::filesystem::path>& folder,
-                   const std::string& what) {
-  if (proto.data_location() != onnx::TensorProto::EXTERNAL) return tensor_from_proto(proto, what);
-  return read_external_data(proto, folder, what);
 }
 
 std::string supported_ops() {
@@ -206,39 +133,21 @@ void check_declared_type(const onnx::ValueInfoProto& info, const TensorType& inf
   }
 }
 
-Tensor constant_node_value(const onnx::NodeProto& proto, const std::optional<std::filesystem::path>& folder,
-                           const std::string& what) {
-  if (proto.attribute_size() != 1) throw Error(what + " must have exactly one value attribute");
-  const onnx::AttributeProto& attr = proto.attribute(0);
-  if (attr.name() == "value") return load_tensor(attr.t(), folder, what);
-  if (attr.name() == "value_float") {
-    Tensor t(DType::f32, {});
-    *t.data_as<float>() = attr.f();
-    return t;
-  }
-  if (attr.name() == "value_int") {
-    Tensor t(DType::i64, {});
-    *t.data_as<int64_t>() = attr.i();
-    return t;
-  }
-  if (attr.name() == "value_floats") {
-    Tensor t(DType::f32, {attr.floats_size()});
-    std::copy(attr.floats().begin(), attr.floats().end(), t.data_as<float>());
-    return t;
-  }
-  if (attr.name() == "value_ints") {
-    Tensor t(DType::i64, {attr.ints_size()});
-    std::copy(attr.ints().begin(), attr.ints().end(), t.data_as<int64_t>());
-    return t;
-  }
-  throw Error(fmt::format("{} uses attribute '{}', which NEE does not support", what, attr.name()));
-}
+// Where a node stands after the import loop.
+enum class NodeState { imported, folded, deferred, known };
 
-Graph import_model(const onnx::ModelProto& model, const InputShapes& input_shapes,
-                   const ConstantInputs& constant_inputs, const std::optional<std::filesystem::path>& folder) {
+// Imports what `known` lets it: graph inputs at `input_shapes` (or bound to
+// `constant_inputs`), values computed by earlier stages as `computed`, and every node
+// needed for the model outputs not computed yet. With `staged`, a node whose output
+// shapes need a value not known yet is deferred with every node that reads its outputs,
+// and the stage's outputs are what the deferred nodes read; without, it is an error.
+Stage import_model(const onnx::ModelProto& model, const InputShapes& input_shapes,
+                   const ConstantInputs& constant_inputs, const KnownValues& computed,
+                   const std::optional<std::filesystem::path>& folder, bool staged) {
   const onnx::GraphProto& proto = model.graph();
   Graph graph;
   const ImportContext ctx{graph, default_domain_opset(model)};
+  ControlFlow control_flow(folder);
 
   if (proto.sparse_initializer_size() > 0) throw Error("sparse initializers are not supported");
   for (const onnx::TensorProto& init : proto.initializer()) {
@@ -250,11 +159,11 @@ Graph import_model(const onnx::ModelProto& model, const InputShapes& input_shape
     if (graph.constant(info.name())) continue;  // older models list initializers as inputs
     const std::string what = fmt::format("graph input '{}'", info.name());
     TensorType type = declared_type(info, what);
-    type.shape = resolve_input_shape(info, input_shapes);
-    checked_elements(type, what);
     declared_inputs.insert(info.name());
     auto bound = constant_inputs.find(info.name());
     if (bound == constant_inputs.end()) {
+      type.shape = resolve_input_shape(info, input_shapes);
+      checked_elements(type, what);
       graph.add_value(info.name(), type);
       graph.add_input(info.name());
       continue;
@@ -288,19 +197,13 @@ Graph import_model(const onnx::ModelProto& model, const InputShapes& input_shape
       graph.add_constant(node_proto.output(0), constant_node_value(node_proto, folder, what));
       continue;
     }
-    if (!op_importers().count(node_proto.op_type())) {
+    if (!op_importers().count(node_proto.op_type()) && !ControlFlow::handles(node_proto.op_type())) {
       throw Error(fmt::format("unsupported operator '{}' at node '{}' (supported: {})",
                               node_proto.op_type(), name, supported_ops()));
     }
     const std::string too_old = legacy_version_problem(node_proto.op_type(), ctx.opset);
     if (!too_old.empty()) throw Error(fmt::format("node '{}': {}", name, too_old));
-    Node node;
-    node.op = node_proto.op_type();
-    node.name = name;
-    node.inputs.assign(node_proto.input().begin(), node_proto.input().end());
-    node.outputs.assign(node_proto.output().begin(), node_proto.output().end());
-    node.attrs = attributes_from_onnx(node_proto, what);
-    graph.add_node(std::move(node));
+    graph.add_node(control_flow.make_node(node_proto, name, {}));
   }
 
   std::set<std::string> produced;
@@ -321,13 +224,67 @@ Graph import_model(const onnx::ModelProto& model, const InputShapes& input_shape
       }
     }
   }
+  std::vector<std::string> model_outputs;
+  for (const onnx::ValueInfoProto& info : proto.output()) {
+    if (!produced.count(info.name())) {
+      throw Error(fmt::format("graph output '{}' is not computed by any node", info.name()));
+    }
+    model_outputs.push_back(info.name());
+  }
 
+  // The model's own constants: never a stage output (a weight's bytes would key the next stage).
+  std::set<std::string> model_constants;
+  for (const std::string& name : graph.value_names()) {
+    if (graph.constant(name)) model_constants.insert(name);
+  }
+  // Values earlier stages computed: inputs or constants here, their producers skipped.
+  std::set<std::string> known;
+  for (const auto& [name, type] : computed.typed) {
+    if (graph.has_value(name)) continue;  // a graph input, bound above
+    graph.add_value(name, type);
+    graph.add_input(name);
+    known.insert(name);
+  }
+  for (const auto& [name, value] : computed.constants) {
+    if (graph.has_value(name)) continue;
+    graph.add_constant(name, value);
+    known.insert(name);
+  }
+
+  // Only nodes the outputs not known yet need are imported.
   graph.sort_topologically();
-  std::vector<bool> folded;
+  std::set<std::string> needed;
+  for (const std::string& out : model_outputs) {
+    if (!graph.has_value(out)) needed.insert(out);
+  }
+  std::vector<Node> wanted;
+  for (auto node = graph.nodes().rbegin(); node != graph.nodes().rend(); ++node) {
+    const bool is_needed = std::any_of(node->outputs.begin(), node->outputs.end(), [&](const std::string& out) {
+      return !out.empty() && needed.count(out) && !graph.has_value(out);
+    });
+    if (!is_needed) continue;
+    for (const std::string& in : node->inputs) {
+      if (!in.empty() && !graph.has_value(in)) needed.insert(in);
+    }
+    wanted.push_back(std::move(*node));
+  }
+  std::reverse(wanted.begin(), wanted.end());
+  graph.nodes() = std::move(wanted);
+
+  std::vector<NodeState> states;
+  std::set<std::string> values_needed;
+  std::optional<ValueNeeded> first_deferral;
+  const auto defer = [&](const ValueNeeded& e, const Node& node) {
+    if (!first_deferral) first_deferral.emplace(fmt::format("node '{}' ({}): {}", node.name, node.op, e.what()), e.value());
+    if (graph.has_value(e.value())) values_needed.insert(e.value());
+    states.push_back(NodeState::deferred);
+  };
   const auto import_node = [&](Node& node) {
     std::vector<TensorType> types;
     try {
       types = op_importers().at(node.op)(ctx, node);
+    } catch (const ValueNeeded&) {
+      throw;
     } catch (const Error& e) {
       throw Error(fmt::format("node '{}' ({}): {}", node.name, node.op, e.what()));
     }
@@ -337,7 +294,7 @@ Graph import_model(const onnx::ModelProto& model, const InputShapes& input_shape
       graph.add_value(node.outputs[i], types[i]);
     }
     try {
-      folded.push_back(fold_constant_node(graph, node));
+      states.push_back(fold_constant_node(graph, node) ? NodeState::folded : NodeState::imported);
     } catch (const Error& e) {
       throw Error(fmt::format("node '{}' ({}): evaluating it at import: {}", node.name, node.op, e.what()));
     }
@@ -350,42 +307,109 @@ Graph import_model(const onnx::ModelProto& model, const InputShapes& input_shape
     }
   };
   for (size_t i = 0; i < graph.nodes().size(); ++i) {
-    std::vector<Node> before;
-    try {
-      before = upgrade_legacy_node(ctx, graph, graph.nodes()[i]);
-    } catch (const Error& e) {
-      const Node& node = graph.nodes()[i];
-      throw Error(fmt::format("node '{}' ({} of opset {}): {}", node.name, node.op, ctx.opset, e.what()));
+    Node& node = graph.nodes()[i];
+    // A node an expansion made again, whose outputs an earlier stage computed.
+    size_t known_outputs = 0, outputs = 0;
+    for (std::string& out : node.outputs) {
+      if (out.empty()) continue;
+      ++outputs;
+      if (known.count(out)) {
+        ++known_outputs;
+        out = fmt::format("{}@recomputed", out);
+      }
     }
-    insert_and_import(i, before);
-    HalfPrecisionWrap wrap;
-    std::vector<Node> casts = cast_half_inputs(ctx, graph.nodes()[i], wrap);
-    insert_and_import(i, casts);
-    import_node(graph.nodes()[i]);
-    casts = cast_half_outputs(graph, graph.nodes()[i], wrap);
-    size_t after = i + 1;
-    insert_and_import(after, casts);
-    i = after - 1;
+    if (known_outputs > 0 && known_outputs == outputs) {
+      states.push_back(NodeState::known);
+      continue;
+    }
+    if (std::any_of(node.inputs.begin(), node.inputs.end(),
+                    [&](const std::string& in) { return !in.empty() && !graph.has_value(in); })) {
+      states.push_back(NodeState::deferred);  // reads what a deferred node computes
+      continue;
+    }
+    if (ControlFlow::handles(node.op)) {
+      std::vector<Node> expansion;
+      try {
+        expansion = control_flow.expand(graph, node, ctx.opset);
+      } catch (const ValueNeeded& e) {
+        defer(e, node);
+        continue;
+      } catch (const Error& e) {
+        throw Error(fmt::format("node '{}' ({}): {}", node.name, node.op, e.what()));
+      }
+      graph.nodes().erase(graph.nodes().begin() + static_cast<std::ptrdiff_t>(i));
+      graph.nodes().insert(graph.nodes().begin() + static_cast<std::ptrdiff_t>(i),
+                           std::make_move_iterator(expansion.begin()), std::make_move_iterator(expansion.end()));
+      --i;
+      continue;
+    }
+    try {
+      std::vector<Node> before;
+      try {
+        before = upgrade_legacy_node(ctx, graph, graph.nodes()[i]);
+      } catch (const ValueNeeded&) {
+        throw;
+      } catch (const Error& e) {
+        const Node& n = graph.nodes()[i];
+        throw Error(fmt::format("node '{}' ({} of opset {}): {}", n.name, n.op, ctx.opset, e.what()));
+      }
+      insert_and_import(i, before);
+      HalfPrecisionWrap wrap;
+      std::vector<Node> casts = cast_half_inputs(ctx, graph.nodes()[i], wrap);
+      insert_and_import(i, casts);
+      import_node(graph.nodes()[i]);
+      casts = cast_half_outputs(graph, graph.nodes()[i], wrap);
+      size_t after = i + 1;
+      insert_and_import(after, casts);
+      i = after - 1;
+    } catch (const ValueNeeded& e) {
+      defer(e, graph.nodes()[i]);
+    }
   }
+  if (first_deferral && !staged) throw *first_deferral;
+
+  // The stage's outputs: model outputs it computes, and what the deferred nodes read.
+  std::set<std::string> exported;
+  for (const std::string& out : model_outputs) {
+    if (graph.has_value(out) && !known.count(out) && !exported.count(out)) {
+      exported.insert(out);
+      graph.add_output(out);
+    }
+  }
+  for (size_t i = 0; i < states.size(); ++i) {
+    if (states[i] != NodeState::deferred) continue;
+    for (const std::string& in : graph.nodes()[i].inputs) {
+      if (in.empty() || !graph.has_value(in) || known.count(in) || model_constants.count(in) || exported.count(in)) {
+        continue;
+      }
+      if (std::find(graph.inputs().begin(), graph.inputs().end(), in) != graph.inputs().end()) continue;
+      exported.insert(in);
+      graph.add_output(in);
+    }
+  }
+  // Nodes none of the outputs reads (a branch's leftovers, a body recomputed) go.
+  std::set<std::string> read(exported.begin(), exported.end());
   std::vector<Node> kept;
-  for (size_t i = 0; i < folded.size(); ++i) {
-    if (!folded[i]) kept.push_back(std::move(graph.nodes()[i]));
+  for (size_t i = states.size(); i-- > 0;) {
+    Node& node = graph.nodes()[i];
+    const bool used = std::any_of(node.outputs.begin(), node.outputs.end(),
+                                  [&](const std::string& out) { return read.count(out) != 0; });
+    if (states[i] != NodeState::imported || !used) continue;
+    read.insert(node.inputs.begin(), node.inputs.end());
+    kept.push_back(std::move(node));
   }
+  std::reverse(kept.begin(), kept.end());
   graph.nodes() = std::move(kept);
 
   for (const onnx::ValueInfoProto& info : proto.value_info()) {
     if (!graph.has_value(info.name())) continue;  // describes a value no node computes
     check_declared_type(info, graph.type_of(info.name()), fmt::format("value '{}' (value_info)", info.name()));
   }
-
   for (const onnx::ValueInfoProto& info : proto.output()) {
-    if (!graph.has_value(info.name())) {
-      throw Error(fmt::format("graph output '{}' is not computed by any node", info.name()));
-    }
+    if (!graph.has_value(info.name())) continue;
     check_declared_type(info, graph.type_of(info.name()), fmt::format("graph output '{}'", info.name()));
-    graph.add_output(info.name());
   }
-  return graph;
+  return Stage{std::move(graph), std::move(values_needed)};
 }
 
 }  // namespace
@@ -396,7 +420,7 @@ Graph import_onnx_bytes(const std::string& bytes, const InputShapes& input_shape
   if (!model.ParseFromString(bytes)) {
     throw Error("the data is not a valid ONNX model (truncated or malformed protobuf)");
   }
-  return import_model(model, input_shapes, constant_inputs, std::nullopt);
+  return import_model(model, input_shapes, constant_inputs, {}, std::nullopt, false).graph;
 }
 
 namespace {
@@ -429,10 +453,97 @@ std::vector<std::string> onnx_graph_input_names(const std::string& path) {
 Graph import_onnx(const std::string& path, const InputShapes& input_shapes, const ConstantInputs& constant_inputs) {
   const onnx::ModelProto model = read_model(path);
   try {
-    return import_model(model, input_shapes, constant_inputs, std::filesystem::absolute(path).parent_path());
+    return import_model(model, input_shapes, constant_inputs, {}, std::filesystem::absolute(path).parent_path(), false)
+        .graph;
+  } catch (const ValueNeeded& e) {
+    throw ValueNeeded(fmt::format("{}: {}", path, e.what()), e.value());
   } catch (const Error& e) {
     throw Error(fmt::format("{}: {}", path, e.what()));
   }
+}
+
+Graph import_onnx_first_stage(const std::string& path, const InputShapes& input_shapes, bool& complete) {
+  const onnx::ModelProto model = read_model(path);
+  try {
+    Stage stage = import_model(model, input_shapes, {}, {}, std::filesystem::absolute(path).parent_path(), true);
+    complete = true;
+    for (const onnx::ValueInfoProto& info : model.graph().output()) {
+      complete = complete && stage.graph.has_value(info.name());
+    }
+    return std::move(stage.graph);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", path, e.what()));
+  }
+}
+
+namespace {
+
+// A model read once, imported stage by stage: the known graph inputs by their types
+// (or values, where a shape depends on them), the rest as values earlier stages computed.
+class OnnxStagedModel : public StagedModel {
+ public:
+  OnnxStagedModel(onnx::ModelProto model, std::optional<std::filesystem::path> folder, std::string label)
+      : model_(std::move(model)), folder_(std::move(folder)), label_(std::move(label)) {
+    std::set<std::string> initialized;
+    for (const onnx::TensorProto& init : model_.graph().initializer()) initialized.insert(init.name());
+    for (const onnx::ValueInfoProto& info : model_.graph().input()) {
+      if (initialized.count(info.name())) continue;
+      declared_type(info, fmt::format("{}: graph input '{}'", label_, info.name()));
+      inputs_.push_back(info.name());
+    }
+    for (const onnx::ValueInfoProto& info : model_.graph().output()) {
+      if (info.type().has_sequence_type() || info.type().has_optional_type() || info.type().has_map_type()) {
+        throw Error(fmt::format("{}: graph output '{}' is not a tensor", label_, info.name()));
+      }
+      outputs_.push_back(info.name());
+    }
+  }
+  std::vector<std::string> input_names() const override { return inputs_; }
+  std::vector<std::string> output_names() const override { return outputs_; }
+
+  Stage stage(const KnownValues& known) const override {
+    InputShapes shapes;
+    ConstantInputs bound;
+    KnownValues computed;
+    for (const std::string& name : inputs_) {
+      if (auto c = known.constants.find(name); c != known.constants.end()) {
+        bound.emplace(name, c->second);
+      } else if (auto t = known.typed.find(name); t != known.typed.end()) {
+        shapes.emplace(name, t->second.shape);
+      }
+    }
+    for (const auto& [name, type] : known.typed) {
+      if (!shapes.count(name)) computed.typed.emplace(name, type);
+    }
+    for (const auto& [name, value] : known.constants) {
+      if (!bound.count(name)) computed.constants.emplace(name, value);
+    }
+    try {
+      return import_model(model_, shapes, bound, computed, folder_, true);
+    } catch (const Error& e) {
+      throw Error(fmt::format("{}: {}", label_, e.what()));
+    }
+  }
+
+ private:
+  onnx::ModelProto model_;
+  std::optional<std::filesystem::path> folder_;
+  std::string label_;
+  std::vector<std::string> inputs_, outputs_;
+};
+
+}  // namespace
+
+std::shared_ptr<const StagedModel> load_staged_onnx(const std::string& path) {
+  return std::make_shared<OnnxStagedModel>(read_model(path), std::filesystem::absolute(path).parent_path(), path);
+}
+
+std::shared_ptr<const StagedModel> load_staged_onnx_bytes(const std::string& bytes) {
+  onnx::ModelProto model;
+  if (!model.ParseFromString(bytes)) {
+    throw Error("the data is not a valid ONNX model (truncated or malformed protobuf)");
+  }
+  return std::make_shared<OnnxStagedModel>(std::move(model), std::nullopt, "the model");
 }
 
 }  // namespace nee

@@ -58,6 +58,8 @@ std::vector<TensorType> import_scatter_nd(const ImportContext&, Node&);
 std::vector<TensorType> import_gather_nd(const ImportContext&, Node&);
 std::vector<TensorType> import_one_hot(const ImportContext&, Node&);
 std::vector<TensorType> import_compress(const ImportContext&, Node&);
+std::vector<TensorType> import_non_zero(const ImportContext&, Node&);
+std::vector<TensorType> import_non_max_suppression(const ImportContext&, Node&);  // ops/detection.cpp
 std::vector<TensorType> import_split(const ImportContext&, Node&);
 std::vector<TensorType> import_expand(const ImportContext&, Node&);
 std::vector<TensorType> import_tile(const ImportContext&, Node&);

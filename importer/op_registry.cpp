@@ -117,6 +117,8 @@ const std::unordered_map<std::string, ImportFn>& op_importers() {
       {"GatherND", import_gather_nd},
       {"OneHot", import_one_hot},
       {"Compress", import_compress},
+      {"NonZero", import_non_zero},
+      {"NonMaxSuppression", import_non_max_suppression},
       {"Split", import_split},
       {"Expand", import_expand},
       {"Tile", import_tile},

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "importer/value_needed.h"
 
 namespace nee {
 
@@ -11,9 +12,10 @@ bool has_input(const Node& node, size_t index) { return index < node.inputs.size
 const Tensor& constant_input(const ImportContext& ctx, const Node& node, size_t index, const std::string& role) {
   const Tensor* t = ctx.graph.constant(node.inputs[index]);
   if (!t) {
-    throw Error(fmt::format("input {} ({}, '{}') is not a constant; NEE needs static shapes, so it must be "
-                            "an initializer, a Constant or computable at import",
-                            index, role, node.inputs[index]));
+    throw ValueNeeded(fmt::format("input {} ({}, '{}') is not a constant; NEE needs static shapes, so it must be "
+                                  "an initializer, a Constant or computable at import",
+                                  index, role, node.inputs[index]),
+                      node.inputs[index]);
   }
   return *t;
 }

@@ -5,6 +5,7 @@
 #include "importer/node_checks.h"
 #include "importer/op_importers.h"
 #include "importer/ops/constant_inputs.h"
+#include "runtime/reference/reference_ops.h"
 
 namespace nee {
 
@@ -113,6 +114,15 @@ std::vector<TensorType> import_one_hot(const ImportContext& ctx, Node& node) {
 // input) where the 1-D bool condition is true; the condition must be a constant at
 // import, since it decides the output's shape. Stored: `selected`, the kept positions,
 // and `axis` (-1 for the flattened input).
+// NonZero: the indices of the nonzero elements, one row per dim; how many there are
+// depends on the values, so the input must be known (a staged run specializes on it).
+std::vector<TensorType> import_non_zero(const ImportContext& ctx, Node& node) {
+  expect_arity(node, 1, 1, 1);
+  const TensorType& in = input_type(ctx, node, 0, kAnyDType);
+  const Tensor& data = constant_input(ctx, node, 0, "data");
+  return {TensorType{DType::i64, {static_cast<int64_t>(in.shape.size()), count_nonzero(data)}}};
+}
+
 std::vector<TensorType> import_compress(const ImportContext& ctx, Node& node) {
   expect_arity(node, 2, 2, 1);
   const TensorType& in = input_type(ctx, node, 0, kAnyDType);

@@ -26,12 +26,9 @@ std::vector<int64_t> requested_axes(const ImportContext& ctx, Node& node) {
   expect_arity(node, 1, 2, 1);
   if (node.inputs.size() < 2 || node.inputs[1].empty()) return {};
   input_type(ctx, node, 1, {DType::i64});
-  const Tensor* axes = ctx.graph.constant(node.inputs[1]);
-  if (!axes) {
-    throw Error(fmt::format("axes input '{}' is not a constant; NEE needs static shapes", node.inputs[1]));
-  }
-  if (axes->shape().size() != 1) throw Error("axes input must be 1-D");
-  return std::vector<int64_t>(axes->data_as<int64_t>(), axes->data_as<int64_t>() + axes->elements());
+  const Tensor& axes = constant_input(ctx, node, 1, "axes");
+  if (axes.shape().size() != 1) throw Error("axes input must be 1-D");
+  return std::vector<int64_t>(axes.data_as<int64_t>(), axes.data_as<int64_t>() + axes.elements());
 }
 
 }  // namespace

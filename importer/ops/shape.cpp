@@ -47,15 +47,11 @@ std::vector<TensorType> import_reshape(const ImportContext& ctx, Node& node) {
   expect_arity(node, 2, 2, 1);
   const TensorType& in = input_type(ctx, node, 0, kAnyDType);
   input_type(ctx, node, 1, {DType::i64});
-  const Tensor* shape_tensor = ctx.graph.constant(node.inputs[1]);
-  if (!shape_tensor) {
-    throw Error(fmt::format("shape input '{}' is not a constant; NEE needs static shapes",
-                            node.inputs[1]));
-  }
-  if (shape_tensor->shape().size() != 1) throw Error("shape input must be 1-D");
+  const Tensor& shape_tensor = constant_input(ctx, node, 1, "shape");
+  if (shape_tensor.shape().size() != 1) throw Error("shape input must be 1-D");
   const bool allow_zero = node.attrs.get_int("allowzero", 0) != 0;
-  const int64_t* requested = shape_tensor->data_as<int64_t>();
-  std::vector<int64_t> shape(requested, requested + shape_tensor->elements());
+  const int64_t* requested = shape_tensor.data_as<int64_t>();
+  std::vector<int64_t> shape(requested, requested + shape_tensor.elements());
   int64_t inferred = -1;
   int64_t known = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -75,7 +71,7 @@ std::vector<TensorType> import_reshape(const ImportContext& ctx, Node& node) {
   const int64_t elements = in.elements();
   if (inferred >= 0) {
     if (known == 0 || elements % known != 0) {
-      throw Error(fmt::format("cannot reshape {} to [{}]", in.to_string(), fmt::join(requested, requested + shape_tensor->elements(), ",")));
+      throw Error(fmt::format("cannot reshape {} to [{}]", in.to_string(), fmt::join(requested, requested + shape_tensor.elements(), ",")));
     }
     shape[inferred] = elements / known;
   } else if (known != elements) {

@@ -24,7 +24,7 @@
 #include "runtime/profiling/run_statistics.h"
 #include "runtime/reference/reference_provider.h"
 #include "runtime/session.h"
-#include "runtime/shape_specialized_session.h"
+#include "runtime/staged_session.h"
 #include "runtime/tensor_io.h"
 
 namespace fs = std::filesystem;
@@ -141,31 +141,46 @@ double time_run(nee::Session& s, const std::map<std::string, nee::Tensor>& input
 
 }  // namespace
 
-// Several --inputs: every data set through one ShapeSpecializedSession (sharing one
-// bundle), each checked against its --expect, with how its nodes were placed.
+// Several --inputs, or a model that runs in stages: every data set through one
+// StagedSession (sharing one bundle), each checked against its --expect, with how its
+// stages' nodes were placed.
 bool run_data_sets(const Options& o, const std::vector<std::map<std::string, nee::Tensor>>& data_sets) {
   const std::shared_ptr<nee::KernelBundle> bundle = o.bundle.empty() ? nullptr : load_bundle(o, o.bundle);
-  nee::ShapeSpecializedSession session(
-      [&o](const nee::ShapeSpecializedSession::InputShapes& shapes) { return nee::import_onnx(o.model, shapes); },
-      [&bundle] { return providers_of(bundle); });
+  const std::shared_ptr<const nee::StagedModel> model = nee::load_staged_onnx(o.model);
+  nee::StagedSession session(model, [&bundle] { return providers_of(bundle); });
   bool ok = true;
   for (size_t k = 0; k < data_sets.size(); ++k) {
     const size_t made_before = session.made();
-    nee::Session& s = session.session_for(data_sets[k]);
-    const auto got = s.run(data_sets[k]);
+    const auto start = std::chrono::steady_clock::now();
+    const auto got = session.run(data_sets[k]);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     std::vector<std::string> shapes;
     for (const auto& [name, tensor] : data_sets[k]) shapes.push_back(name + " " + tensor.type().to_string());
-    int bundled = 0;
-    const auto placements = s.placements();
-    for (const nee::Placement& p : placements) bundled += p.provider == "bundle";
-    fmt::print("data set {} ({}): {}; specializations made so far {}; {} of {} nodes ran bundle kernels\n",
-               o.inputs_dirs[k], fmt::join(shapes, ", "), session.made() > made_before ? "new shapes" : "shapes seen before",
-               session.made(), bundled, placements.size());
+    int bundled = 0, nodes = 0;
+    for (const nee::Session* s : session.last_stages()) {
+      for (const nee::Placement& p : s->placements()) bundled += p.provider == "bundle";
+      nodes += static_cast<int>(s->placements().size());
+    }
+    fmt::print("data set {} ({}): {} stage(s), {} new; specializations made so far {}; {} of {} nodes ran bundle "
+               "kernels; {:.1f} ms with specializing\n",
+               o.inputs_dirs.empty() ? "random" : o.inputs_dirs[k], fmt::join(shapes, ", "),
+               session.last_stages().size(), session.made() - made_before, session.made(), bundled, nodes, ms);
     if (!o.expect_dirs.empty()) {
-      ok = check_outputs(got, s.graph().outputs(), [&](size_t i, const std::string&) {
+      ok = check_outputs(got, model->output_names(), [&](size_t i, const std::string&) {
         return nee::read_tensor_pb(o.expect_dirs[k] + "/output_" + std::to_string(i) + ".pb");
       }, o, o.expect_dirs[k]) && ok;
     }
+  }
+  if (o.repeat > 0) {
+    for (int i = 0; i < o.warmup; ++i) session.run(data_sets[0]);
+    std::vector<double> times;
+    for (int i = 0; i < o.repeat; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      session.run(data_sets[0]);
+      times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    fmt::print("time {} in stages: {}\n", o.bundle.empty() ? "reference" : o.bundle,
+               nee::to_string(nee::summarize_timings(times)));
   }
   return ok;
 }
@@ -274,7 +289,16 @@ int main(int argc, char** argv) {
       for (const auto& [name, tensor] : data_sets[0]) o.input_shapes.emplace(name, tensor.shape());
     }
     int threads = 0;
-    auto session = make_session(o, o.bundle, &threads);
+    std::unique_ptr<nee::Session> session;
+    try {
+      session = make_session(o, o.bundle, &threads);
+    } catch (const nee::ValueNeeded& e) {
+      fmt::print("{}\nthe model's shapes depend on values it computes: running it in stages\n", e.what());
+      if (data_sets.empty()) {
+        data_sets.push_back(random_inputs(o, nee::load_staged_onnx(o.model)->stage({}).graph));
+      }
+      return run_data_sets(o, data_sets) ? 0 : 2;
+    }
     const nee::Graph& graph = session->graph();
     const auto inputs = data_sets.empty() ? random_inputs(o, graph) : data_sets[0];
     const auto outputs = session->run(inputs);

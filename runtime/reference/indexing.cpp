@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -162,6 +163,37 @@ ReferenceFn make_reference_one_hot(const Graph& graph, const Node& node) {
       }
     };
   });
+}
+
+int64_t count_nonzero(const Tensor& data) {
+  return visit_dtype(data.dtype(), [&data](auto tag) {
+    using T = decltype(tag);
+    const T* x = data.data_as<T>();
+    return static_cast<int64_t>(std::count_if(x, x + data.elements(), [](T v) { return v != T{}; }));
+  });
+}
+
+// NonZero: each nonzero element's index, dim by dim, in row-major order.
+ReferenceFn make_reference_non_zero(const Graph& graph, const Node& node) {
+  const std::vector<int64_t> shape = graph.type_of(node.inputs[0]).shape;
+  return [shape](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    const int64_t count = out[0]->shape()[1];
+    int64_t* y = out[0]->data_as<int64_t>();
+    visit_dtype(in[0]->dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* x = in[0]->data_as<T>();
+      int64_t found = 0;
+      for (int64_t i = 0; i < in[0]->elements(); ++i) {
+        if (x[i] == T{}) continue;
+        int64_t rest = i;
+        for (size_t d = shape.size(); d-- > 0;) {
+          y[static_cast<int64_t>(d) * count + found] = rest % shape[d];
+          rest /= shape[d];
+        }
+        ++found;
+      }
+    });
+  };
 }
 
 // Compress: the slices along `axis` at the importer's `selected` positions (axis -1:

@@ -93,6 +93,9 @@ ReferenceFn make_reference_scatter_nd(const Graph&, const Node&);
 ReferenceFn make_reference_gather_nd(const Graph&, const Node&);
 ReferenceFn make_reference_one_hot(const Graph&, const Node&);
 ReferenceFn make_reference_compress(const Graph&, const Node&);
+ReferenceFn make_reference_non_zero(const Graph&, const Node&);
+int64_t count_nonzero(const Tensor& data);  // NonZero's output length, for the importer
+ReferenceFn make_reference_non_max_suppression(const Graph&, const Node&);  // non_max_suppression.cpp
 ReferenceFn make_reference_split(const Graph&, const Node&);    // split.cpp
 ReferenceFn make_reference_expand(const Graph&, const Node&);   // expand_tile.cpp
 ReferenceFn make_reference_tile(const Graph&, const Node&);

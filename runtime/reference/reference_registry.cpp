@@ -122,6 +122,8 @@ const std::unordered_map<std::string, ReferenceFactory>& reference_kernels() {
       {"GatherND", make_reference_gather_nd},
       {"OneHot", make_reference_one_hot},
       {"Compress", make_reference_compress},
+      {"NonZero", make_reference_non_zero},
+      {"NonMaxSuppression", make_reference_non_max_suppression},
       {"Split", make_reference_split},
       {"Expand", make_reference_expand},
       {"Tile", make_reference_tile},

@@ -100,6 +100,13 @@ void set_attr(onnx::NodeProto& node, const std::string& name, const Tensor& valu
   *a->mutable_t() = tensor_to_proto(value, name);
 }
 
+void set_attr(onnx::NodeProto& node, const std::string& name, const OnnxModelBuilder& body) {
+  auto* a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::GRAPH);
+  *a->mutable_g() = body.model().graph();
+}
+
 Tensor make_f32(const std::vector<int64_t>& shape, const std::vector<float>& values) {
   Tensor t(DType::f32, shape);
   std::copy(values.begin(), values.end(), t.data_as<float>());

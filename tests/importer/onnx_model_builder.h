@@ -25,6 +25,7 @@ class OnnxModelBuilder {
                         const std::vector<std::string>& outputs, const std::string& name = "");
 
   onnx::ModelProto& model() { return model_; }
+  const onnx::ModelProto& model() const { return model_; }
   std::string bytes() const;
 
  private:
@@ -35,6 +36,8 @@ void set_attr(onnx::NodeProto& node, const std::string& name, int64_t value);
 void set_attr(onnx::NodeProto& node, const std::string& name, float value);
 void set_attr(onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& value);
 void set_attr(onnx::NodeProto& node, const std::string& name, const Tensor& value);
+// A subgraph (If's branches, Loop's and Scan's body): the builder's graph.
+void set_attr(onnx::NodeProto& node, const std::string& name, const OnnxModelBuilder& body);
 
 Tensor make_f32(const std::vector<int64_t>& shape, const std::vector<float>& values);
 Tensor make_i64(const std::vector<int64_t>& shape, const std::vector<int64_t>& values);

@@ -9,7 +9,7 @@ src=$1 build=$2
 out=$build/architectures
 /usr/bin/python3 "$src/tests/models/make_architectures.py" "$out" 2>&1 | grep -v -i warn | grep -v "^  " || true
 failed=()
-for model in lstm_tagger bigru_classifier llama_decoder sinusoidal_transformer swin; do
+for model in lstm_tagger bigru_classifier llama_decoder sinusoidal_transformer swin ssdlite; do
   dir=$out/$model
   echo "== $model"
   data=()

@@ -11,6 +11,10 @@ gets random weights and one test data set (input_0.pb, output_0.pb computed by P
                           a TransformerEncoder layer; exported with a symbolic sequence
                           length, with data sets of 16, 7 and 24 tokens
   swin                    torchvision's SwinTransformer (shifted windows: Mod, ScatterND)
+  ssdlite                 torchvision's SSDLite (MobileNetV3 backbone) with its
+                          post-processing: score thresholds through NonZero, TopK,
+                          NonMaxSuppression inside an If; detections as one [N, 6] tensor
+                          (box, score, label), N decided by the data
 
 Exports are cached like the zoo's, through make_zoo.py's functions.
 Run with Debian's /usr/bin/python3 (python3-torch, python3-torchvision, python3-onnx).
@@ -25,7 +29,7 @@ import torchvision
 from make_zoo import export_test_case, is_cached
 
 OPSET = 14
-FORMAT = 2  # 2: the sinusoidal transformer has a symbolic sequence length and three data sets
+FORMAT = 5  # 2: the sinusoidal transformer has a symbolic sequence length and three data sets; 5: ssdlite
 
 
 class LstmTagger(torch.nn.Module):
@@ -129,6 +133,27 @@ class SinusoidalTransformer(torch.nn.Module):
         return self.encoder(self.embed(ids) + pe)
 
 
+class SsdLite(torch.nn.Module):
+    def __init__(self, classes=4):
+        super().__init__()
+        self.net = torchvision.models.detection.ssdlite320_mobilenet_v3_large(
+            weights=None, weights_backbone=None, num_classes=classes)
+        # Untrained, torchvision's SSDLite computes features of about 1e-14, so every score
+        # is 1 / classes, and which of the tied boxes survive is up to each sort's
+        # tie-breaking. Kaiming's init keeps the features near unit scale, and the heads
+        # scaled down keep the scores off 1.0: 300 distinct scores on the test image.
+        for m in self.net.modules():
+            if isinstance(m, torch.nn.Conv2d):
+                torch.nn.init.kaiming_normal_(m.weight, mode="fan_in", nonlinearity="relu")
+        for m in self.net.head.modules():
+            if isinstance(m, torch.nn.Conv2d):
+                m.weight.data *= 0.2
+
+    def forward(self, image):
+        found = self.net([image])[0]
+        return torch.cat((found["boxes"], found["scores"].unsqueeze(1), found["labels"].unsqueeze(1).float()), 1)
+
+
 def make(name):
     """Returns (module, example inputs, dynamic axes or None) for an entry."""
     if name == "lstm_tagger":
@@ -144,10 +169,12 @@ def make(name):
         net = torchvision.models.SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[2, 4],
                                                  window_size=[4, 4], num_classes=10)
         return net, [torch.rand(1, 3, 32, 32) * 2 - 1], None
+    if name == "ssdlite":
+        return SsdLite(), [torch.rand(3, 320, 320), torch.rand(3, 320, 320) * 0.5], None
     raise SystemExit(f"unknown architecture '{name}'")
 
 
-NAMES = "lstm_tagger,bigru_classifier,llama_decoder,sinusoidal_transformer,swin"
+NAMES = "lstm_tagger,bigru_classifier,llama_decoder,sinusoidal_transformer,swin,ssdlite"
 
 
 def export(name, out_dir, seed):

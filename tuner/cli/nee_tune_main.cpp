@@ -47,7 +47,12 @@ double parse_duration(const std::string& text) {
 
 std::vector<nee::WorkloadCount> model_workloads(const std::string& model_path, const nee::InputShapes& shapes,
                                                 const nee::GraphOptions& graph_options) {
-  nee::Graph graph = nee::import_onnx(model_path, shapes);
+  bool complete = true;
+  nee::Graph graph = nee::import_onnx_first_stage(model_path, shapes, complete);
+  if (!complete) {
+    fmt::print("the model's shapes depend on values it computes (it runs in stages); tuning the workloads of the "
+               "part its input shapes decide\n");
+  }
   nee::optimize_graph(graph, graph_options);
   return nee::count_workloads(graph);
 }

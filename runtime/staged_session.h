@@ -1,0 +1,86 @@
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/kernel_provider.h"
+#include "runtime/session.h"
+
+namespace nee {
+
+// What a stage of a model starts from: every value computed so far (the graph inputs
+// first), those whose contents decide shapes as constants, the rest by type alone.
+struct KnownValues {
+  std::map<std::string, TensorType> typed;
+  std::map<std::string, Tensor> constants;
+};
+
+// The part of a model whose shapes are static once some values are known.
+struct Stage {
+  // Inputs: known values it reads; outputs: the model outputs and the values later stages
+  // read that it computes.
+  Graph graph;
+  // Values the next stage needs as constants: an output's shape depends on them (If's
+  // condition, a Loop's trip count, NonZero's data, Reshape to a computed shape).
+  std::set<std::string> values_needed;
+};
+
+// A model that can be imported stage by stage (the importer's side).
+class StagedModel {
+ public:
+  virtual ~StagedModel() = default;
+  virtual std::vector<std::string> input_names() const = 0;
+  virtual std::vector<std::string> output_names() const = 0;
+  // The stage that computes what can be computed from `known`; throws nee::Error for a
+  // model that cannot run.
+  virtual Stage stage(const KnownValues& known) const = 0;
+};
+
+// Runs a model whose shapes depend on its inputs' shapes or on values it computes.
+// NEE plans memory and binds kernels for static shapes, so the model runs in stages: the
+// first computes everything its input shapes decide; where a shape depends on a computed
+// value, the next stage is specialized on that value (If's branch is inlined, a Loop
+// unrolled one more iteration, NonZero's count known). Each stage is a static Session
+// (optimized, bound to a bundle's kernels where it holds the workloads, memory planned),
+// kept by what it was specialized on: the input shapes and the deciding values. A call
+// whose shapes and deciding values were seen before costs lookups only; the least recently
+// used stage goes past `capacity`. A model of static shapes is one stage.
+class StagedSession {
+ public:
+  // Makes the providers of one new Session (a bundle's, for instance).
+  using ProviderMaker = std::function<std::vector<std::unique_ptr<KernelProvider>>()>;
+
+  StagedSession(std::shared_ptr<const StagedModel> model, ProviderMaker make_providers, size_t capacity = 16);
+
+  // Every graph input must be given. Returns the model's outputs by name.
+  std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& inputs);
+
+  // The stages the last run went through, in order.
+  const std::vector<const Session*>& last_stages() const { return last_stages_; }
+  // How many stages were made, and how many are kept now.
+  size_t made() const { return made_; }
+  size_t kept() const { return stages_.size(); }
+
+ private:
+  // Each typed value's type text and each constant's type text and bytes.
+  using Key = std::pair<std::map<std::string, std::string>, std::map<std::string, std::string>>;
+  struct Entry {
+    std::unique_ptr<Session> session;
+    std::set<std::string> values_needed;
+    size_t last_use;
+  };
+  Entry& entry_for(const KnownValues& known);
+
+  std::shared_ptr<const StagedModel> model_;
+  ProviderMaker make_providers_;
+  size_t capacity_, made_ = 0, uses_ = 0;
+  std::map<Key, Entry> stages_;
+  std::vector<const Session*> last_stages_;
+};
+
+}  // namespace nee
