@@ -5,6 +5,8 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <set>
+#include <utility>
 
 #include "core/error.h"
 
@@ -37,18 +39,41 @@ std::string input_shape_text(const std::string& name, const std::vector<int64_t>
   return fmt::format("{}={}", name, fmt::join(shape, "x"));
 }
 
+namespace {
+
+std::pair<std::string, std::vector<int64_t>> parse_one(const std::string& text) {
+  const size_t eq = text.rfind('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw Error(fmt::format("bad input shape '{}': expected NAME=DxDx...xD, e.g. input=8x3x224x224", text));
+  }
+  return {text.substr(0, eq), parse_dims(text.substr(eq + 1), text)};
+}
+
+}  // namespace
+
 InputShapes parse_input_shapes(const std::vector<std::string>& texts) {
   InputShapes shapes;
   for (const std::string& text : texts) {
-    const size_t eq = text.rfind('=');
-    if (eq == std::string::npos || eq == 0) {
-      throw Error(fmt::format("bad input shape '{}': expected NAME=DxDx...xD, e.g. input=8x3x224x224", text));
-    }
-    const std::string name = text.substr(0, eq);
+    auto [name, dims] = parse_one(text);
     if (shapes.count(name)) throw Error(fmt::format("input shape of '{}' given twice", name));
-    shapes[name] = parse_dims(text.substr(eq + 1), text);
+    shapes[name] = std::move(dims);
   }
   return shapes;
+}
+
+std::vector<InputShapes> parse_input_shape_sets(const std::vector<std::string>& texts) {
+  std::vector<InputShapes> sets(1);
+  std::set<std::string> named_in_set;
+  for (const std::string& text : texts) {
+    auto [name, dims] = parse_one(text);
+    if (named_in_set.count(name)) {
+      sets.push_back(sets.back());
+      named_in_set.clear();
+    }
+    named_in_set.insert(name);
+    sets.back()[name] = std::move(dims);
+  }
+  return sets;
 }
 
 }  // namespace nee

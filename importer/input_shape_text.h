@@ -18,4 +18,10 @@ std::string input_shape_text(const std::string& name, const std::vector<int64_t>
 // with the model's fixed dims, import_onnx checks.
 InputShapes parse_input_shapes(const std::vector<std::string>& texts);
 
+// Texts that may name an input more than once: one set of shapes per distinct use, for
+// a bundle that serves several shapes (sequence-length buckets:
+// seq=1x16 seq=1x32 seq=1x64). A new set starts where a name repeats, and takes the
+// inputs it does not name from the set before it. Errors as parse_input_shapes'.
+std::vector<InputShapes> parse_input_shape_sets(const std::vector<std::string>& texts);
+
 }  // namespace nee

@@ -37,6 +37,17 @@ TEST(InputShapeText, ParsesNamesAndDims) {
   EXPECT_TRUE(parse_input_shapes({}).empty());
 }
 
+TEST(InputShapeText, AnInputNamedAgainStartsAnotherSet) {
+  const std::vector<InputShapes> sets =
+      parse_input_shape_sets({"ids=1x16", "mask=1x16", "ids=1x32", "ids=1x64", "mask=1x64"});
+  ASSERT_EQ(sets.size(), 3u);
+  EXPECT_EQ(sets[0], (InputShapes{{"ids", {1, 16}}, {"mask", {1, 16}}}));
+  EXPECT_EQ(sets[1], (InputShapes{{"ids", {1, 32}}, {"mask", {1, 16}}}));  // mask as in the set before
+  EXPECT_EQ(sets[2], (InputShapes{{"ids", {1, 64}}, {"mask", {1, 64}}}));
+  EXPECT_EQ(parse_input_shape_sets({}), std::vector<InputShapes>(1));  // one set: the model's own shapes
+  EXPECT_THROW(parse_input_shape_sets({"ids=1x0"}), Error);
+}
+
 TEST(InputShapeText, RoundTrips) {
   const std::string text = input_shape_text("input:0", {8, 3, 7});
   EXPECT_EQ(text, "input:0=8x3x7");

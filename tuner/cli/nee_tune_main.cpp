@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <regex>
 #include <unistd.h>
 
@@ -45,16 +46,34 @@ double parse_duration(const std::string& text) {
   return unit == "h" ? value * 3600 : unit == "m" ? value * 60 : value;
 }
 
-std::vector<nee::WorkloadCount> model_workloads(const std::string& model_path, const nee::InputShapes& shapes,
+// The workloads of the model at every set of input shapes (one bundle serves them all),
+// counted over the sets.
+std::vector<nee::WorkloadCount> model_workloads(const std::string& model_path,
+                                                const std::vector<nee::InputShapes>& shape_sets,
                                                 const nee::GraphOptions& graph_options) {
-  bool complete = true;
-  nee::Graph graph = nee::import_onnx_first_stage(model_path, shapes, complete);
-  if (!complete) {
-    fmt::print("the model's shapes depend on values it computes (it runs in stages); tuning the workloads of the "
-               "part its input shapes decide\n");
+  std::vector<nee::WorkloadCount> all;
+  std::map<std::string, size_t> index_of;
+  for (const nee::InputShapes& shapes : shape_sets) {
+    bool complete = true;
+    nee::Graph graph = nee::import_onnx_first_stage(model_path, shapes, complete);
+    if (!complete) {
+      fmt::print("the model's shapes depend on values it computes (it runs in stages); tuning the workloads of the "
+                 "part its input shapes decide\n");
+    }
+    nee::optimize_graph(graph, graph_options);
+    for (const nee::WorkloadCount& w : nee::count_workloads(graph)) {
+      auto [at, added] = index_of.emplace(w.workload.key(), all.size());
+      if (added) {
+        all.push_back(w);
+      } else {
+        all[at->second].count += w.count;
+      }
+    }
   }
-  nee::optimize_graph(graph, graph_options);
-  return nee::count_workloads(graph);
+  if (shape_sets.size() > 1) {
+    fmt::print("{} distinct workloads over {} sets of input shapes\n", all.size(), shape_sets.size());
+  }
+  return all;
 }
 
 void print_workloads(const std::vector<nee::WorkloadCount>& workloads) {
@@ -89,7 +108,9 @@ int main(int argc, char** argv) {
   app.add_option("model", model, "ONNX model whose workloads to tune")->check(CLI::ExistingFile);
   app.add_option("--input-shape", input_shape_texts,
                  "with a model: shape of a graph input with symbolic dims, NAME=DxDx...xD (e.g. input=8x3x224x224 "
-                 "tunes and bundles the workloads of batch 8); repeatable; a symbolic batch dim not given is 1")
+                 "tunes and bundles the workloads of batch 8); repeatable; an input named again starts another set of "
+                 "shapes, and the bundle serves every set (--input-shape input=1x16 --input-shape input=1x64: two "
+                 "sequence-length buckets); a symbolic batch dim not given is 1")
       ->allow_extra_args(false);  // one value per --input-shape, so a model path after it stays the model
   std::vector<std::string> shape_help;
   for (const nee::Family& f : nee::families()) shape_help.push_back(f.name + " " + f.shape_help);
@@ -268,7 +289,7 @@ int main(int argc, char** argv) {
     graph_options.block_activations = target.kind() == nee::TargetKind::cpu;
     graph_options.winograd = target.kind() == nee::TargetKind::cpu && !no_winograd;
     const std::vector<nee::WorkloadCount> counted =
-        !model.empty() ? model_workloads(model, nee::parse_input_shapes(input_shape_texts), graph_options)
+        !model.empty() ? model_workloads(model, nee::parse_input_shape_sets(input_shape_texts), graph_options)
         : family->id == nee::FamilyId::conv2d
             ? std::vector<nee::WorkloadCount>{{conv_in_runtime_form(family->from_shape(shape), graph_options, winograd_tile), 1}}
             : std::vector<nee::WorkloadCount>{{family->from_shape(shape), 1}};
