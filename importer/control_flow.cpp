@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "importer/onnx_attributes.h"
 #include "importer/onnx_constants.h"
+#include "importer/opset_nodes.h"
 #include "importer/value_needed.h"
 #include "runtime/onnx_tensor.h"
 
@@ -77,49 +78,31 @@ int64_t known_scalar(const Graph& graph, const Node& node, const std::string& na
   }
 }
 
-Node make_op(const std::string& op, const std::string& name, std::vector<std::string> inputs,
-             std::vector<std::string> outputs, Attributes attrs = {}) {
-  Node node;
-  node.op = op;
-  node.name = name;
-  node.inputs = std::move(inputs);
-  node.outputs = std::move(outputs);
-  node.attrs = std::move(attrs);
-  return node;
-}
-
 // Nodes that stack `slices` along a new axis `axis` into `output`: an Unsqueeze of
 // each (its axes an input from opset 13, an attribute before) and a Concat.
 std::vector<Node> stack_slices(Graph& graph, const std::vector<std::string>& slices, int64_t axis,
                                const std::string& output, const std::string& prefix, int64_t opset) {
   std::vector<Node> nodes;
   std::vector<std::string> unsqueezed;
-  const std::string axes = prefix + "axes";
-  if (opset >= 13) add_constant_once(graph, axes, [&] {
-    Tensor t(DType::i64, {1});
-    *t.data_as<int64_t>() = axis;
-    return t;
-  }());
   for (size_t i = 0; i < slices.size(); ++i) {
     const std::string out = slices.size() == 1 ? output : fmt::format("{}unsqueezed{}", prefix, i);
-    Attributes attrs;
-    if (opset < 13) attrs.set("axes", std::vector<int64_t>{axis});
-    nodes.push_back(make_op("Unsqueeze", fmt::format("{}unsqueeze{}", prefix, i),
-                            opset >= 13 ? std::vector<std::string>{slices[i], axes} : std::vector<std::string>{slices[i]},
-                            {out}, attrs));
+    nodes.push_back(axes_node(graph, "Unsqueeze", fmt::format("{}unsqueeze{}", prefix, i), slices[i], out, axis, opset));
     unsqueezed.push_back(out);
   }
   if (slices.size() > 1) {
-    Attributes attrs;
-    attrs.set("axis", axis);
-    nodes.push_back(make_op("Concat", prefix + "concat", unsqueezed, {output}, attrs));
+    Node concat{"Concat", prefix + "concat", unsqueezed, {output}, {}};
+    concat.attrs.set("axis", axis);
+    nodes.push_back(std::move(concat));
   }
   return nodes;
 }
 
 }  // namespace
 
-bool ControlFlow::handles(const std::string& op) { return op == "If" || op == "Loop" || op == "Scan"; }
+const std::set<std::string>& ControlFlow::operators() {
+  static const std::set<std::string> ops = {"If", "Loop", "Scan"};
+  return ops;
+}
 
 Node ControlFlow::make_node(const onnx::NodeProto& proto, const std::string& name,
                             const std::map<std::string, std::string>& renames) {
@@ -218,8 +201,8 @@ std::vector<Node> ControlFlow::expand_if(Graph& graph, const Node& node, const R
   }
   for (size_t i = 0; i < node.outputs.size(); ++i) {
     if (node.outputs[i].empty()) continue;
-    inlined.nodes.push_back(make_op("Identity", fmt::format("{}output{}", prefix, i), {inlined.outputs[i]},
-                                    {node.outputs[i]}));
+    inlined.nodes.push_back(Node{"Identity", fmt::format("{}output{}", prefix, i), {inlined.outputs[i]},
+                                 {node.outputs[i]}, {}});
   }
   return inlined.nodes;
 }
@@ -242,8 +225,8 @@ std::vector<Node> ControlFlow::expand_loop(Graph& graph, const Node& node, const
   if (!go_on) {
     for (size_t j = 0; j < carried; ++j) {
       if (node.outputs[j].empty()) continue;
-      nodes.push_back(make_op("Identity", fmt::format("{}/final{}", record.base, j), {node.inputs[2 + j]},
-                              {node.outputs[j]}));
+      nodes.push_back(Node{"Identity", fmt::format("{}/final{}", record.base, j), {node.inputs[2 + j]},
+                           {node.outputs[j]}, {}});
     }
     for (size_t j = 0; j < scans; ++j) {
       const std::string& out = node.outputs[carried + j];
@@ -344,10 +327,9 @@ std::vector<Node> ControlFlow::expand_scan(Graph& graph, const Node& node, const
     for (size_t j = 0; j < in_axes.size(); ++j) {
       const std::string index = fmt::format("{}index{}", prefix, j), slice = fmt::format("{}slice{}", prefix, j);
       add_constant_once(graph, index, scalar_i64(in_dirs[j] ? length - 1 - t : t));
-      Attributes attrs;
-      attrs.set("axis", in_axes[j]);
-      nodes.push_back(make_op("Gather", prefix + "gather" + std::to_string(j), {node.inputs[states + j], index},
-                              {slice}, attrs));
+      Node gather{"Gather", prefix + "gather" + std::to_string(j), {node.inputs[states + j], index}, {slice}, {}};
+      gather.attrs.set("axis", in_axes[j]);
+      nodes.push_back(std::move(gather));
       bindings.push_back(slice);
     }
     Inlined inlined = inline_body(graph, body->second, prefix, bindings);
@@ -360,7 +342,7 @@ std::vector<Node> ControlFlow::expand_scan(Graph& graph, const Node& node, const
   }
   for (size_t j = 0; j < states; ++j) {
     if (node.outputs[j].empty()) continue;
-    nodes.push_back(make_op("Identity", fmt::format("{}/final{}", record.base, j), {state[j]}, {node.outputs[j]}));
+    nodes.push_back(Node{"Identity", fmt::format("{}/final{}", record.base, j), {state[j]}, {node.outputs[j]}, {}});
   }
   for (size_t j = 0; j < scan_outputs; ++j) {
     const std::string& out = node.outputs[states + j];

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,8 @@ class ControlFlow {
  public:
   explicit ControlFlow(std::optional<std::filesystem::path> folder) : folder_(std::move(folder)) {}
 
-  static bool handles(const std::string& op);  // If, Loop, Scan
+  static const std::set<std::string>& operators();  // If, Loop, Scan
+  static bool handles(const std::string& op) { return operators().count(op) != 0; }
 
   // A node of the model, or of a subgraph being inlined, whose value names are mapped
   // through `renames` (names not in it are kept). A control-flow node keeps its subgraphs

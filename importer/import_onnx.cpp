@@ -20,6 +20,7 @@
 #include "importer/legacy_opsets.h"
 #include "importer/onnx_constants.h"
 #include "importer/op_importer.h"
+#include "importer/sequences.h"
 #include "importer/value_needed.h"
 #include "runtime/onnx_tensor.h"
 #include "runtime/tensor_limits.h"
@@ -57,6 +58,8 @@ int64_t default_domain_opset(const onnx::ModelProto& model) {
 std::string supported_ops() {
   std::set<std::string> names;
   for (const auto& entry : op_importers()) names.insert(entry.first);
+  names.insert(ControlFlow::operators().begin(), ControlFlow::operators().end());
+  names.insert(SequenceValues::operators().begin(), SequenceValues::operators().end());
   names.insert("Constant");
   return fmt::format("{}", fmt::join(names, ", "));
 }
@@ -148,6 +151,7 @@ Stage import_model(const onnx::ModelProto& model, const InputShapes& input_shape
   Graph graph;
   const ImportContext ctx{graph, default_domain_opset(model)};
   ControlFlow control_flow(folder);
+  SequenceValues sequences;
 
   if (proto.sparse_initializer_size() > 0) throw Error("sparse initializers are not supported");
   for (const onnx::TensorProto& init : proto.initializer()) {
@@ -197,7 +201,8 @@ Stage import_model(const onnx::ModelProto& model, const InputShapes& input_shape
       graph.add_constant(node_proto.output(0), constant_node_value(node_proto, folder, what));
       continue;
     }
-    if (!op_importers().count(node_proto.op_type()) && !ControlFlow::handles(node_proto.op_type())) {
+    if (!op_importers().count(node_proto.op_type()) && !ControlFlow::handles(node_proto.op_type()) &&
+        !SequenceValues::operators().count(node_proto.op_type())) {
       throw Error(fmt::format("unsupported operator '{}' at node '{}' (supported: {})",
                               node_proto.op_type(), name, supported_ops()));
     }
@@ -226,6 +231,9 @@ Stage import_model(const onnx::ModelProto& model, const InputShapes& input_shape
   }
   std::vector<std::string> model_outputs;
   for (const onnx::ValueInfoProto& info : proto.output()) {
+    if (!info.type().has_tensor_type() && info.type().value_case() != onnx::TypeProto::VALUE_NOT_SET) {
+      throw Error(fmt::format("graph output '{}' is not a tensor", info.name()));
+    }
     if (!produced.count(info.name())) {
       throw Error(fmt::format("graph output '{}' is not computed by any node", info.name()));
     }
@@ -322,15 +330,17 @@ Stage import_model(const onnx::ModelProto& model, const InputShapes& input_shape
       states.push_back(NodeState::known);
       continue;
     }
-    if (std::any_of(node.inputs.begin(), node.inputs.end(),
-                    [&](const std::string& in) { return !in.empty() && !graph.has_value(in); })) {
+    if (std::any_of(node.inputs.begin(), node.inputs.end(), [&](const std::string& in) {
+          return !in.empty() && !graph.has_value(in) && !sequences.is_sequence(in);
+        })) {
       states.push_back(NodeState::deferred);  // reads what a deferred node computes
       continue;
     }
-    if (ControlFlow::handles(node.op)) {
+    if (ControlFlow::handles(node.op) || sequences.handles(node)) {
       std::vector<Node> expansion;
       try {
-        expansion = control_flow.expand(graph, node, ctx.opset);
+        expansion = ControlFlow::handles(node.op) ? control_flow.expand(graph, node, ctx.opset)
+                                                  : sequences.expand(graph, node, ctx.opset);
       } catch (const ValueNeeded& e) {
         defer(e, node);
         continue;
@@ -378,7 +388,16 @@ Stage import_model(const onnx::ModelProto& model, const InputShapes& input_shape
   }
   for (size_t i = 0; i < states.size(); ++i) {
     if (states[i] != NodeState::deferred) continue;
+    std::vector<std::string> reads;
     for (const std::string& in : graph.nodes()[i].inputs) {
+      if (!sequences.is_sequence(in)) {
+        reads.push_back(in);
+        continue;
+      }
+      const std::vector<std::string>& elements = sequences.elements(in);  // a sequence is its tensors
+      reads.insert(reads.end(), elements.begin(), elements.end());
+    }
+    for (const std::string& in : reads) {
       if (in.empty() || !graph.has_value(in) || known.count(in) || model_constants.count(in) || exported.count(in)) {
         continue;
       }
