@@ -60,6 +60,9 @@ std::vector<TensorType> import_one_hot(const ImportContext&, Node&);
 std::vector<TensorType> import_compress(const ImportContext&, Node&);
 std::vector<TensorType> import_non_zero(const ImportContext&, Node&);
 std::vector<TensorType> import_non_max_suppression(const ImportContext&, Node&);  // ops/detection.cpp
+std::vector<TensorType> import_grid_sample(const ImportContext&, Node&);  // ops/sampling.cpp
+std::vector<TensorType> import_roi_align(const ImportContext&, Node&);
+std::vector<TensorType> import_unique(const ImportContext&, Node&);  // ops/unique.cpp
 std::vector<TensorType> import_split(const ImportContext&, Node&);
 std::vector<TensorType> import_expand(const ImportContext&, Node&);
 std::vector<TensorType> import_tile(const ImportContext&, Node&);

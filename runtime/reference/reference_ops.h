@@ -96,6 +96,9 @@ ReferenceFn make_reference_compress(const Graph&, const Node&);
 ReferenceFn make_reference_non_zero(const Graph&, const Node&);
 int64_t count_nonzero(const Tensor& data);  // NonZero's output length, for the importer
 ReferenceFn make_reference_non_max_suppression(const Graph&, const Node&);  // non_max_suppression.cpp
+ReferenceFn make_reference_grid_sample(const Graph&, const Node&);  // grid_sample.cpp
+ReferenceFn make_reference_roi_align(const Graph&, const Node&);    // roi_align.cpp
+ReferenceFn make_reference_unique(const Graph&, const Node&);       // unique.cpp
 ReferenceFn make_reference_split(const Graph&, const Node&);    // split.cpp
 ReferenceFn make_reference_expand(const Graph&, const Node&);   // expand_tile.cpp
 ReferenceFn make_reference_tile(const Graph&, const Node&);
