@@ -82,5 +82,11 @@ std::vector<TensorType> import_max_pool(const ImportContext&, Node&);   // ops/p
 std::vector<TensorType> import_average_pool(const ImportContext&, Node&);
 std::vector<TensorType> import_global_pool(const ImportContext&, Node&);  // GlobalAveragePool GlobalMaxPool
 std::vector<TensorType> import_batch_norm(const ImportContext&, Node&);  // ops/batch_norm.cpp
+std::vector<TensorType> import_window(const ImportContext&, Node&);  // ops/signal.cpp: HannWindow HammingWindow BlackmanWindow
+std::vector<TensorType> import_dft(const ImportContext&, Node&);
+std::vector<TensorType> import_stft(const ImportContext&, Node&);
+std::vector<TensorType> import_mel_weight_matrix(const ImportContext&, Node&);
+std::vector<TensorType> import_det(const ImportContext&, Node&);  // ops/linear_algebra.cpp
+std::vector<TensorType> import_reverse_sequence(const ImportContext&, Node&);  // ops/reverse_sequence.cpp
 
 }  // namespace nee

@@ -144,6 +144,14 @@ const std::unordered_map<std::string, ImportFn>& op_importers() {
       {"GlobalAveragePool", import_global_pool},
       {"GlobalMaxPool", import_global_pool},
       {"BatchNormalization", import_batch_norm},
+      {"HannWindow", import_window},
+      {"HammingWindow", import_window},
+      {"BlackmanWindow", import_window},
+      {"DFT", import_dft},
+      {"STFT", import_stft},
+      {"MelWeightMatrix", import_mel_weight_matrix},
+      {"Det", import_det},
+      {"ReverseSequence", import_reverse_sequence},
   };
   return table;
 }

@@ -150,6 +150,14 @@ const std::unordered_map<std::string, ReferenceFactory>& reference_kernels() {
       {"GlobalAveragePool", make_reference_global_average_pool},
       {"GlobalMaxPool", make_reference_global_max_pool},
       {"BatchNormalization", make_reference_batch_norm},
+      {"HannWindow", make_reference_window},
+      {"HammingWindow", make_reference_window},
+      {"BlackmanWindow", make_reference_window},
+      {"DFT", make_reference_dft},
+      {"STFT", make_reference_stft},
+      {"MelWeightMatrix", make_reference_mel_weight_matrix},
+      {"Det", make_reference_det},
+      {"ReverseSequence", make_reference_reverse_sequence},
   };
   return table;
 }
