@@ -78,6 +78,8 @@ std::vector<TensorType> import_resize(const ImportContext&, Node&);    // ops/re
 std::vector<TensorType> import_softmax(const ImportContext&, Node&);    // ops/softmax.cpp: Softmax LogSoftmax Hardmax
 std::vector<TensorType> import_conv(const ImportContext&, Node&);       // ops/conv.cpp
 std::vector<TensorType> import_conv_transpose(const ImportContext&, Node&);
+std::vector<TensorType> import_conv_integer(const ImportContext&, Node&);
+std::vector<TensorType> import_qlinear_conv(const ImportContext&, Node&);
 std::vector<TensorType> import_max_pool(const ImportContext&, Node&);   // ops/pool.cpp
 std::vector<TensorType> import_average_pool(const ImportContext&, Node&);
 std::vector<TensorType> import_global_pool(const ImportContext&, Node&);  // GlobalAveragePool GlobalMaxPool

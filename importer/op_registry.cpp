@@ -139,6 +139,8 @@ const std::unordered_map<std::string, ImportFn>& op_importers() {
       {"Hardmax", import_softmax},
       {"Conv", import_conv},
       {"ConvTranspose", import_conv_transpose},
+      {"ConvInteger", import_conv_integer},
+      {"QLinearConv", import_qlinear_conv},
       {"MaxPool", import_max_pool},
       {"AveragePool", import_average_pool},
       {"GlobalAveragePool", import_global_pool},

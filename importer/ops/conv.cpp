@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "importer/node_checks.h"
 #include "importer/op_importers.h"
+#include "importer/ops/constant_inputs.h"
 #include "runtime/reference/spatial_geometry.h"
 
 namespace nee {
@@ -48,14 +49,9 @@ void store_window(Node& node, const WindowGeometry& window, int64_t group) {
   node.attrs.erase("auto_pad");
 }
 
-}  // namespace
-
-// Y[n, m] = B[m] + sum over the input channels of m's group of X (padded) correlated with
-// W[m]; W is M x C/group x k1..kn.
-std::vector<TensorType> import_conv(const ImportContext& ctx, Node& node) {
-  expect_arity(node, 2, 3, 1);
-  const TensorType& x = input_type(ctx, node, 0, {DType::f32});
-  const TensorType& w = input_type(ctx, node, 1, {DType::f32});
+// The output shape of a convolution of X by W (Conv, ConvInteger, QLinearConv), with the
+// window's attributes resolved into `node`.
+std::vector<int64_t> conv_output_shape(Node& node, const TensorType& x, const TensorType& w) {
   const size_t rank = check_spatial_operands(x, w);
   const int64_t group = read_group(node);
   const int64_t channels = x.shape[1], out_channels = w.shape[0];
@@ -64,7 +60,6 @@ std::vector<TensorType> import_conv(const ImportContext& ctx, Node& node) {
                             "times group, and W's dim 0 must be a multiple of group",
                             x.to_string(), w.to_string(), group));
   }
-  check_bias(ctx, node, out_channels);
   const std::vector<int64_t> input(x.shape.begin() + 2, x.shape.end());
   WindowGeometry window = read_window_attributes(node.attrs, rank, {w.shape.begin() + 2, w.shape.end()});
   apply_auto_pad(parse_auto_pad(node.attrs.get_string("auto_pad", "NOTSET")), input, window);
@@ -81,7 +76,71 @@ std::vector<TensorType> import_conv(const ImportContext& ctx, Node& node) {
     shape.push_back(size);
   }
   store_window(node, window, group);
+  return shape;
+}
+
+// A zero point or scale: a scalar, or (for W's) one value per output channel.
+void check_quantization_parameter(const ImportContext& ctx, const Node& node, size_t index, DType dtype,
+                                  int64_t per_channel, const char* role) {
+  if (!has_input(node, index)) return;
+  const TensorType& t = input_type(ctx, node, index, {dtype});
+  const bool scalar = t.elements() == 1 && t.shape.size() <= 1;
+  if (!scalar && !(per_channel > 0 && t.shape == std::vector<int64_t>{per_channel})) {
+    throw Error(fmt::format("{} {} must be a scalar{}", role, t.to_string(),
+                            per_channel > 0 ? fmt::format(" or [{}], one per output channel", per_channel) : ""));
+  }
+}
+
+}  // namespace
+
+// Y[n, m] = B[m] + sum over the input channels of m's group of X (padded) correlated with
+// W[m]; W is M x C/group x k1..kn.
+std::vector<TensorType> import_conv(const ImportContext& ctx, Node& node) {
+  expect_arity(node, 2, 3, 1);
+  const TensorType& x = input_type(ctx, node, 0, {DType::f32});
+  const TensorType& w = input_type(ctx, node, 1, {DType::f32});
+  const std::vector<int64_t> shape = conv_output_shape(node, x, w);
+  check_bias(ctx, node, w.shape[0]);
   return {TensorType{DType::f32, shape}};
+}
+
+// ConvInteger: int32 Y = Conv(X - x_zero_point, W - w_zero_point), X and W 8-bit, the
+// zero points of their dtypes (W's per tensor or per output channel); the padding reads
+// x_zero_point, so it adds nothing.
+std::vector<TensorType> import_conv_integer(const ImportContext& ctx, Node& node) {
+  expect_arity(node, 2, 4, 1);
+  const TensorType& x = input_type(ctx, node, 0, {DType::u8, DType::i8});
+  const TensorType& w = input_type(ctx, node, 1, {DType::u8, DType::i8});
+  const std::vector<int64_t> shape = conv_output_shape(node, x, w);
+  check_quantization_parameter(ctx, node, 2, x.dtype, 0, "x_zero_point");
+  check_quantization_parameter(ctx, node, 3, w.dtype, w.shape[0], "w_zero_point");
+  return {TensorType{DType::i32, shape}};
+}
+
+// QLinearConv: ConvInteger's int32 sum plus the int32 bias B, scaled by
+// x_scale * w_scale / y_scale, rounded half to even, plus y_zero_point, saturated to Y's
+// 8-bit dtype. Inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale,
+// y_zero_point, B.
+std::vector<TensorType> import_qlinear_conv(const ImportContext& ctx, Node& node) {
+  expect_arity(node, 8, 9, 1);
+  const TensorType& x = input_type(ctx, node, 0, {DType::u8, DType::i8});
+  const TensorType& w = input_type(ctx, node, 3, {DType::u8, DType::i8});
+  const std::vector<int64_t> shape = conv_output_shape(node, x, w);
+  const int64_t out_channels = w.shape[0];
+  check_quantization_parameter(ctx, node, 1, DType::f32, 0, "x_scale");
+  check_quantization_parameter(ctx, node, 2, x.dtype, 0, "x_zero_point");
+  check_quantization_parameter(ctx, node, 4, DType::f32, out_channels, "w_scale");
+  check_quantization_parameter(ctx, node, 5, w.dtype, out_channels, "w_zero_point");
+  check_quantization_parameter(ctx, node, 6, DType::f32, 0, "y_scale");
+  const DType y = input_type(ctx, node, 7, {DType::u8, DType::i8}).dtype;
+  check_quantization_parameter(ctx, node, 7, y, 0, "y_zero_point");
+  if (has_input(node, 8)) {
+    const TensorType& b = input_type(ctx, node, 8, {DType::i32});
+    if (b.shape != std::vector<int64_t>{out_channels}) {
+      throw Error(fmt::format("B {} must be [{}], one value per output channel", b.to_string(), out_channels));
+    }
+  }
+  return {TensorType{y, shape}};
 }
 
 // The gradient of Conv with respect to its input: every X[n, c] position scatters

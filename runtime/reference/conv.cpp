@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "runtime/reference/blocked_gemm.h"
+#include "runtime/reference/im2col.h"
 #include "runtime/reference/reference_ops.h"
 #include "runtime/reference/spatial_geometry.h"
 
@@ -14,40 +15,6 @@ struct ConvShape {
   int64_t batch, channels, out_channels, group;
   bool pointwise;  // 1x1 kernel, stride 1, no pads: X's channel planes are already the columns
 };
-
-// Lays out the patches of one group's `channels` input planes as a
-// (channels * kernel_size) x output_size matrix: row (c, kd, kh, kw) holds, for every
-// output position, the input element that kernel tap reads (0 in the padding).
-void im2col(const float* x, int64_t channels, const Window3d& w, float* col) {
-  const int64_t out_size = w.output_size();
-  float* row = col;
-  for (int64_t c = 0; c < channels; ++c) {
-    const float* plane = x + c * w.input_size();
-    for (int64_t kd = 0; kd < w.kernel[0]; ++kd) {
-      for (int64_t kh = 0; kh < w.kernel[1]; ++kh) {
-        for (int64_t kw = 0; kw < w.kernel[2]; ++kw, row += out_size) {
-          const int64_t w_offset = kw * w.dilations[2] - w.pads_begin[2];
-          const IndexRange valid = in_bounds_range(w.output[2], w.strides[2], w_offset, w.input[2]);
-          for (int64_t od = 0; od < w.output[0]; ++od) {
-            const int64_t id = od * w.strides[0] - w.pads_begin[0] + kd * w.dilations[0];
-            for (int64_t oh = 0; oh < w.output[1]; ++oh) {
-              const int64_t ih = oh * w.strides[1] - w.pads_begin[1] + kh * w.dilations[1];
-              float* dst = row + (od * w.output[1] + oh) * w.output[2];
-              if (id < 0 || id >= w.input[0] || ih < 0 || ih >= w.input[1]) {
-                std::fill(dst, dst + w.output[2], 0.0f);
-                continue;
-              }
-              const float* src = plane + (id * w.input[1] + ih) * w.input[2];
-              std::fill(dst, dst + valid.first, 0.0f);
-              for (int64_t ow = valid.first; ow < valid.last; ++ow) dst[ow] = src[ow * w.strides[2] + w_offset];
-              std::fill(dst + valid.last, dst + w.output[2], 0.0f);
-            }
-          }
-        }
-      }
-    }
-  }
-}
 
 // Per image and group: Y_g (M/g x out) = W_g (M/g x C/g*k) * im2col(X_g) + B.
 void conv_f32(const ConvShape& s, const float* x, const float* weights, const float* bias, float* y) {

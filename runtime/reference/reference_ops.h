@@ -121,6 +121,8 @@ ReferenceFn make_reference_nee_conv(const Graph&, const Node&);  // nee_conv.cpp
 ReferenceFn make_reference_nee_layout(const Graph&, const Node&);   // activation_layout.cpp
 ReferenceFn make_reference_nee_elementwise(const Graph&, const Node&);  // nee_elementwise.cpp
 ReferenceFn make_reference_conv_transpose(const Graph&, const Node&);  // conv_transpose.cpp
+ReferenceFn make_reference_conv_integer(const Graph&, const Node&);    // quantized_conv.cpp
+ReferenceFn make_reference_qlinear_conv(const Graph&, const Node&);
 ReferenceFn make_reference_max_pool(const Graph&, const Node&);  // pool.cpp
 ReferenceFn make_reference_average_pool(const Graph&, const Node&);
 ReferenceFn make_reference_global_average_pool(const Graph&, const Node&);

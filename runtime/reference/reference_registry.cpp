@@ -145,6 +145,8 @@ const std::unordered_map<std::string, ReferenceFactory>& reference_kernels() {
       {"NeeLayout", make_reference_nee_layout},
       {"NeeElementwise", make_reference_nee_elementwise},
       {"ConvTranspose", make_reference_conv_transpose},
+      {"ConvInteger", make_reference_conv_integer},
+      {"QLinearConv", make_reference_qlinear_conv},
       {"MaxPool", make_reference_max_pool},
       {"AveragePool", make_reference_average_pool},
       {"GlobalAveragePool", make_reference_global_average_pool},

@@ -357,5 +357,50 @@ TEST(ConvOperator, BatchNormalizationRejectsTrainingMode) {
   EXPECT_THAT(import_error(old), HasSubstr("inference mode only"));
 }
 
+// 8-bit tensors for the quantized convs.
+template <typename T>
+Tensor make_8bit(DType dtype, const std::vector<int64_t>& shape, const std::vector<int>& values) {
+  Tensor t(TensorType{dtype, shape});
+  for (size_t i = 0; i < values.size(); ++i) t.data_as<T>()[i] = static_cast<T>(values[i]);
+  return t;
+}
+
+TEST(ConvOperator, ConvIntegerSubtractsZeroPointsPerChannelAndPadsWithTheInputs) {
+  // X u8 1x1x2x2 = [[3, 5], [7, 9]], x_zp 2 (so X - zp = [[1, 3], [5, 7]]); two 1x1 kernels
+  // of i8 W = [4, -1] with per-channel zero points [1, -1] (W - zp = [3, 0]); pads 1 on
+  // every side, so the 4x4 output's border reads x_zp and comes out 0.
+  OnnxModelBuilder m;
+  m.input("x", onnx::TensorProto::UINT8, {"1", "1", "2", "2"}).output("y", onnx::TensorProto::INT32);
+  m.initializer("w", make_8bit<int8_t>(DType::i8, {2, 1, 1, 1}, {4, -1}));
+  m.initializer("x_zp", make_8bit<uint8_t>(DType::u8, {}, {2}));
+  m.initializer("w_zp", make_8bit<int8_t>(DType::i8, {2}, {1, -1}));
+  set_attr(m.node("ConvInteger", {"x", "w", "x_zp", "w_zp"}, {"y"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  const Tensor y = run_single_output(m, {{"x", make_8bit<uint8_t>(DType::u8, {1, 1, 2, 2}, {3, 5, 7, 9})}});
+  ASSERT_EQ(y.shape(), (std::vector<int64_t>{1, 2, 4, 4}));
+  std::vector<int32_t> want(32, 0);
+  const int shifted[4] = {1, 3, 5, 7};
+  for (int i = 0; i < 4; ++i) want[(1 + i / 2) * 4 + 1 + i % 2] = 3 * shifted[i];  // channel 0; channel 1 is all 0
+  EXPECT_EQ(std::vector<int32_t>(y.data_as<int32_t>(), y.data_as<int32_t>() + 32), want);
+}
+
+TEST(ConvOperator, QLinearConvRescalesRoundsHalfToEvenAndSaturates) {
+  // One 1x1 kernel of weight 1 over X = [1, 2, 3, 255] (zero point 0): times x_scale *
+  // w_scale / y_scale = 0.5 gives 0.5, 1, 1.5, 127.5; rounded half to even 0, 1, 2, 128;
+  // plus y_zp 200: 200, 201, 202, and 328 saturates to 255.
+  OnnxModelBuilder m;
+  m.input("x", onnx::TensorProto::UINT8, {"1", "1", "1", "4"}).output("y", onnx::TensorProto::UINT8);
+  m.initializer("x_scale", make_f32({}, {0.25f}));
+  m.initializer("x_zp", make_8bit<uint8_t>(DType::u8, {}, {0}));
+  m.initializer("w", make_8bit<int8_t>(DType::i8, {1, 1, 1, 1}, {1}));
+  m.initializer("w_scale", make_f32({1}, {4.0f}));
+  m.initializer("w_zp", make_8bit<int8_t>(DType::i8, {}, {0}));
+  m.initializer("y_scale", make_f32({}, {2.0f}));
+  m.initializer("y_zp", make_8bit<uint8_t>(DType::u8, {}, {200}));
+  m.node("QLinearConv", {"x", "x_scale", "x_zp", "w", "w_scale", "w_zp", "y_scale", "y_zp"}, {"y"});
+  const Tensor y = run_single_output(m, {{"x", make_8bit<uint8_t>(DType::u8, {1, 1, 1, 4}, {1, 2, 3, 255})}});
+  EXPECT_EQ(std::vector<int>(y.data_as<uint8_t>(), y.data_as<uint8_t>() + 4), (std::vector<int>{200, 201, 202, 255}));
+}
+
+
 }  // namespace
 }  // namespace nee
