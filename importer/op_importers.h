@@ -75,6 +75,7 @@ std::vector<TensorType> import_depth_space(const ImportContext&, Node&);  // Dep
 std::vector<TensorType> import_constant_of_shape(const ImportContext&, Node&);
 std::vector<TensorType> import_range(const ImportContext&, Node&);
 std::vector<TensorType> import_resize(const ImportContext&, Node&);    // ops/resize.cpp
+std::vector<TensorType> import_upsample(const ImportContext&, Node&);
 std::vector<TensorType> import_softmax(const ImportContext&, Node&);    // ops/softmax.cpp: Softmax LogSoftmax Hardmax
 std::vector<TensorType> import_conv(const ImportContext&, Node&);       // ops/conv.cpp
 std::vector<TensorType> import_conv_transpose(const ImportContext&, Node&);
@@ -90,5 +91,7 @@ std::vector<TensorType> import_stft(const ImportContext&, Node&);
 std::vector<TensorType> import_mel_weight_matrix(const ImportContext&, Node&);
 std::vector<TensorType> import_det(const ImportContext&, Node&);  // ops/linear_algebra.cpp
 std::vector<TensorType> import_reverse_sequence(const ImportContext&, Node&);  // ops/reverse_sequence.cpp
+std::vector<TensorType> import_tf_idf_vectorizer(const ImportContext&, Node&);  // ops/text.cpp
+std::vector<TensorType> import_max_unpool(const ImportContext&, Node&);  // ops/unpool.cpp
 
 }  // namespace nee

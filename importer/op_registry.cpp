@@ -154,6 +154,9 @@ const std::unordered_map<std::string, ImportFn>& op_importers() {
       {"MelWeightMatrix", import_mel_weight_matrix},
       {"Det", import_det},
       {"ReverseSequence", import_reverse_sequence},
+      {"TfIdfVectorizer", import_tf_idf_vectorizer},
+      {"MaxUnpool", import_max_unpool},
+      {"Upsample", import_upsample},
   };
   return table;
 }

@@ -1,4 +1,5 @@
-// Resize (opsets 10, 11, 13): nearest, linear and cubic interpolation over any dims.
+// Resize (opsets 10, 11, 13): nearest, linear and cubic interpolation over any dims; and
+// Upsample (opsets 7, 9), which is a Resize of opset 10.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -12,6 +13,22 @@
 #include "importer/ops/constant_inputs.h"
 
 namespace nee {
+
+namespace {
+
+// The interpolation settings Resize's kernel reads, with the attributes of modes not
+// chosen (cubic's, tf_crop_and_resize's) at their defaults unless given.
+void store_interpolation(Node& node, const std::string& mode, const std::string& coordinates,
+                         const std::string& nearest) {
+  node.attrs.set("mode", mode);
+  node.attrs.set("coordinate_transformation_mode", coordinates);
+  node.attrs.set("nearest_mode", nearest);
+  node.attrs.set("cubic_coeff_a", node.attrs.get_float("cubic_coeff_a", -0.75f));
+  node.attrs.set("exclude_outside", node.attrs.get_int("exclude_outside", 0));
+  node.attrs.set("extrapolation_value", node.attrs.get_float("extrapolation_value", 0.0f));
+}
+
+}  // namespace
 
 // Inputs: opset 10 (X, scales); 11 (X, roi, scales, sizes?); 13 (X, roi?, scales?, sizes?).
 // Scales or sizes (exactly one; an empty scales tensor counts as absent) must be
@@ -77,12 +94,45 @@ std::vector<TensorType> import_resize(const ImportContext& ctx, Node& node) {
     }
     out.shape = *sizes;
   }
-  node.attrs.set("mode", mode);
-  node.attrs.set("coordinate_transformation_mode", coordinates);
-  node.attrs.set("nearest_mode", nearest);
-  node.attrs.set("cubic_coeff_a", node.attrs.get_float("cubic_coeff_a", -0.75f));
-  node.attrs.set("exclude_outside", node.attrs.get_int("exclude_outside", 0));
-  node.attrs.set("extrapolation_value", node.attrs.get_float("extrapolation_value", 0.0f));
+  store_interpolation(node, mode, coordinates, nearest);
+  return {out};
+}
+
+// Upsample: scales (one per dim, each at least 1) from the attribute at opsets 7 and 8,
+// from a constant second input at opset 9; output dims floor(dim * scale). Output index
+// x reads input coordinate x / scale, floored for nearest, interpolated between its
+// neighbours (clamped at the edge) for linear, over every dim: Resize of opset 10 (mode
+// nearest or linear, asymmetric coordinates, floor). The node becomes that Resize, X its
+// only input, its settings stored as import_resize stores them.
+std::vector<TensorType> import_upsample(const ImportContext& ctx, Node& node) {
+  if (ctx.opset >= 10) {
+    throw Error(fmt::format("Upsample is deprecated from opset 10 on (the model's is {}); Resize replaces it",
+                            ctx.opset));
+  }
+  const bool scales_input = ctx.opset >= 9;
+  expect_arity(node, scales_input ? 2 : 1, scales_input ? 2 : 1, 1);
+  const TensorType& in = input_type(ctx, node, 0, {DType::f32, DType::i64, DType::i32, DType::i8, DType::u8});
+  const std::string mode = node.attrs.get_string("mode", "nearest");
+  if (mode != "nearest" && mode != "linear") throw Error(fmt::format("mode '{}' is not one of nearest, linear", mode));
+  if (mode == "linear" && in.dtype != DType::f32) throw Error("mode 'linear' needs float data");
+  const std::vector<float> scales =
+      scales_input ? *constant_floats(ctx, node, 1, "scales") : node.attrs.get_floats("scales");
+  if (scales.size() != in.shape.size()) {
+    throw Error(fmt::format("scales [{}] must have one entry per dim of {}", fmt::join(scales, ","), in.to_string()));
+  }
+  TensorType out = in;
+  for (size_t d = 0; d < scales.size(); ++d) {
+    const double extent = std::floor(static_cast<double>(in.shape[d]) * scales[d]);
+    if (!(scales[d] >= 1) || !(extent < 0x1p62)) {  // NaN and infinity fail too
+      throw Error(fmt::format("scales [{}] must each be at least 1 (and keep every dim below 2^62)",
+                              fmt::join(scales, ",")));
+    }
+    out.shape[d] = static_cast<int64_t>(extent);
+  }
+  node.op = "Resize";
+  node.inputs.resize(1);
+  node.attrs.set("scales", scales);
+  store_interpolation(node, mode, "asymmetric", "floor");
   return {out};
 }
 

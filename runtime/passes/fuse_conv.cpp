@@ -24,8 +24,10 @@ std::string unique_name(const Graph& graph, const std::string& base) {
 
 // BatchNormalization y = a * x + b with a = scale / sqrt(var + eps), b = B - mean * a,
 // folded into the conv: weights of output channel o scaled by a[o], bias a * bias + b.
+// Only in inference mode: with training_mode=1, mean and var come from the batch.
 bool fold_batch_norm(Graph& graph, Node& conv, const Node& bn) {
   if (bn.inputs.size() != 5 || bn.inputs[0] != conv.outputs[0]) return false;
+  if (bn.attrs.get_int("training_mode", 0) != 0) return false;
   if (bn.outputs.size() > 1) {
     for (size_t i = 1; i < bn.outputs.size(); ++i) {
       if (!bn.outputs[i].empty()) return false;

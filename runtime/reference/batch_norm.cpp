@@ -8,8 +8,10 @@ namespace nee {
 
 // Inference-mode BatchNormalization folded per parameter into y = x * a + b with
 // a = scale / sqrt(var + epsilon) and b = B - mean * a. The parameters hold one value
-// per channel, or (opset 7, spatial=0) one per element of a sample.
+// per channel, or (opset 7, spatial=0) one per element of a sample. A training_mode=1
+// node normalizes by batch statistics instead (batch_norm_training.cpp).
 ReferenceFn make_reference_batch_norm(const Graph& graph, const Node& node) {
+  if (node.attrs.get_int("training_mode", 0) == 1) return make_reference_batch_norm_training(graph, node);
   const TensorType& x = graph.type_of(node.inputs[0]);
   if (x.dtype != DType::f32) return nullptr;
   const int64_t batch = x.shape[0];

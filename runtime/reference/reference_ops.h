@@ -128,11 +128,14 @@ ReferenceFn make_reference_average_pool(const Graph&, const Node&);
 ReferenceFn make_reference_global_average_pool(const Graph&, const Node&);
 ReferenceFn make_reference_global_max_pool(const Graph&, const Node&);
 ReferenceFn make_reference_batch_norm(const Graph&, const Node&);  // batch_norm.cpp
+ReferenceFn make_reference_batch_norm_training(const Graph&, const Node&);  // batch_norm_training.cpp
 ReferenceFn make_reference_window(const Graph&, const Node&);  // signal.cpp: HannWindow HammingWindow BlackmanWindow
 ReferenceFn make_reference_dft(const Graph&, const Node&);
 ReferenceFn make_reference_stft(const Graph&, const Node&);
 ReferenceFn make_reference_mel_weight_matrix(const Graph&, const Node&);
 ReferenceFn make_reference_det(const Graph&, const Node&);  // determinant.cpp
 ReferenceFn make_reference_reverse_sequence(const Graph&, const Node&);  // reverse_sequence.cpp
+ReferenceFn make_reference_tf_idf_vectorizer(const Graph&, const Node&);  // tf_idf_vectorizer.cpp
+ReferenceFn make_reference_max_unpool(const Graph&, const Node&);  // max_unpool.cpp
 
 }  // namespace nee

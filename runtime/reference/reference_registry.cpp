@@ -160,6 +160,8 @@ const std::unordered_map<std::string, ReferenceFactory>& reference_kernels() {
       {"MelWeightMatrix", make_reference_mel_weight_matrix},
       {"Det", make_reference_det},
       {"ReverseSequence", make_reference_reverse_sequence},
+      {"TfIdfVectorizer", make_reference_tf_idf_vectorizer},
+      {"MaxUnpool", make_reference_max_unpool},
   };
   return table;
 }
