@@ -6,12 +6,29 @@
   bert_encoder                       token embeddings + positions, 4 TransformerEncoder
                                      layers, hidden 256, 4 heads, GELU, sequence 128
 
+and the structures real models use beyond those four (issue 29's wider zoo):
+
+  resnext50        grouped 3x3 convolutions (32 groups)
+  mobilenet_v3     depthwise-separable blocks with squeeze-and-excitation, hard-swish
+  efficientnet_b0  depthwise blocks with squeeze-and-excitation, SiLU
+  shufflenet_v2    channel shuffle (reshape-transpose-reshape), channel split
+  densenet121      dense concatenation
+  googlenet        multi-branch (inception) blocks
+  squeezenet       small-kernel squeeze/expand blocks with concatenation
+  convnext_tiny    7x7 depthwise convolutions, LayerNorm over channels, GELU
+  vit_small        vision transformer: patch embedding, 12 layers, hidden 384, 6 heads
+  gpt_decoder      decoder-only transformer with a causal mask: hidden 256, 4 layers,
+                   4 heads, sequence 64
+  gpt_decoder_wide the same at hidden 512, 8 heads, sequence 96
+
 Every model's input and output have a symbolic batch dim 0 ("batch"); the test data is
 batch 1, and a bigger batch repeats it along dim 0 (nee-bench --models' batch-8 run).
 
 --small exports reduced variants of the same architectures that export and run in
 seconds (for the test suite): ResNet with one block per stage at 64x64, MobileNetV2 at
-width 0.25 on 64x64, and a 1-layer encoder with hidden 64 over 16 tokens.
+width 0.25 on 64x64, and a 1-layer encoder with hidden 64 over 16 tokens; the wider zoo's
+CNNs at 64x64 with fewer or narrower blocks, the ViT at 32x32 with 2 layers, the decoders
+with 1 layer of hidden 64 over 16 and 24 tokens.
 
 A model is re-exported only when its folder lacks the files or was made with other
 settings (recorded in zoo.json), so the full zoo is made once and then cached.
@@ -46,6 +63,82 @@ class BertStyleEncoder(torch.nn.Module):
         return self.norm(self.encoder(self.tokens(ids) + self.positions))
 
 
+class GptDecoder(torch.nn.Module):
+    """Token and position embeddings, pre-norm transformer layers under a causal mask (each
+    token attends to itself and the tokens before it), a final LayerNorm and the logits."""
+
+    def __init__(self, vocab, hidden, heads, layers, seq):
+        super().__init__()
+        self.tokens = torch.nn.Embedding(vocab, hidden)
+        self.positions = torch.nn.Parameter(torch.randn(1, seq, hidden) * 0.02)
+        layer = torch.nn.TransformerEncoderLayer(hidden, heads, dim_feedforward=4 * hidden, dropout=0.0,
+                                                 activation="gelu", batch_first=True, norm_first=True)
+        self.layers = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.norm = torch.nn.LayerNorm(hidden)
+        self.head = torch.nn.Linear(hidden, vocab, bias=False)
+        self.register_buffer("causal", torch.triu(torch.full((seq, seq), float("-inf")), diagonal=1))
+
+    def forward(self, ids):
+        return self.head(self.norm(self.layers(self.tokens(ids) + self.positions, mask=self.causal)))
+
+
+def make_wider(name, small):
+    """The wider zoo's entries, as make() returns them."""
+    tv = torchvision.models
+    image = torch.rand(1, 3, 64, 64) * 2 - 1 if small else torch.rand(1, 3, 224, 224) * 2 - 1
+    if name == "resnext50":
+        if small:
+            return tv.resnet.ResNet(tv.resnet.Bottleneck, [1, 1, 1, 1], groups=8, width_per_group=8,
+                                    num_classes=10), image
+        return tv.resnext50_32x4d(weights=None), image
+    if name == "mobilenet_v3":
+        if small:
+            return tv.mobilenet_v3_small(weights=None, width_mult=0.5, num_classes=10), image
+        return tv.mobilenet_v3_large(weights=None), image
+    if name == "efficientnet_b0":
+        return tv.efficientnet_b0(weights=None, num_classes=10 if small else 1000), image
+    if name == "shufflenet_v2":
+        if small:
+            return tv.shufflenet_v2_x0_5(weights=None, num_classes=10), image
+        return tv.shufflenet_v2_x1_0(weights=None), image
+    if name == "densenet121":
+        if small:
+            return tv.DenseNet(growth_rate=8, block_config=(2, 2, 2, 2), num_init_features=16, num_classes=10), image
+        return tv.densenet121(weights=None), image
+    if name == "googlenet":
+        net = tv.googlenet(weights=None, aux_logits=False, init_weights=True, num_classes=10 if small else 1000)
+        return net, image
+    if name == "squeezenet":
+        return tv.squeezenet1_1(weights=None, num_classes=10 if small else 1000), image
+    if name == "convnext_tiny":
+        if small:
+            config = tv.convnext.CNBlockConfig
+            blocks = [config(24, 48, 1), config(48, 96, 1), config(96, 192, 1), config(192, None, 1)]
+            return tv.convnext.ConvNeXt(blocks, num_classes=10), image
+        return tv.convnext_tiny(weights=None), image
+    if name == "vit_small":
+        if small:
+            net = tv.VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=64,
+                                       mlp_dim=128, num_classes=10)
+            image = torch.rand(1, 3, 32, 32) * 2 - 1
+        else:
+            net = tv.VisionTransformer(image_size=224, patch_size=16, num_layers=12, num_heads=6, hidden_dim=384,
+                                       mlp_dim=1536)
+        # torchvision starts the classifier at zero, which would make every output 0.
+        torch.nn.init.normal_(net.heads.head.weight, std=0.1)
+        return net, image
+    if name in ("gpt_decoder", "gpt_decoder_wide"):
+        wide = name == "gpt_decoder_wide"
+        vocab, hidden, heads, layers, seq = (500, 64, 2, 1, 24 if wide else 16) if small else \
+            (8000, 512, 8, 4, 96) if wide else (8000, 256, 4, 4, 64)
+        return GptDecoder(vocab, hidden, heads, layers, seq), torch.randint(0, vocab, (1, seq))
+    raise SystemExit(f"unknown zoo model '{name}'")
+
+
+WIDER_ZOO = ["resnext50", "mobilenet_v3", "efficientnet_b0", "shufflenet_v2", "densenet121", "googlenet",
+             "squeezenet", "convnext_tiny", "vit_small", "gpt_decoder", "gpt_decoder_wide"]
+
+
 def make(name, small):
     """Returns (module, example input, input dtype) for a zoo entry."""
     if name == "resnet18":
@@ -66,7 +159,7 @@ def make(name, small):
     if name == "bert_encoder":
         vocab, hidden, heads, layers, seq = (1000, 64, 2, 1, 16) if small else (30522, 256, 4, 4, 128)
         return BertStyleEncoder(vocab, hidden, heads, layers, seq), torch.randint(0, vocab, (1, seq))
-    raise SystemExit(f"unknown zoo model '{name}'")
+    return make_wider(name, small)
 
 
 def randomize_batchnorm(net):
@@ -129,12 +222,14 @@ def export_test_case(folder, settings, net, examples, opset, dynamic_axes=None):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out_dir")
-    parser.add_argument("--models", default="resnet18,resnet50,mobilenet_v2,bert_encoder")
+    parser.add_argument("--models", default="resnet18,resnet50,mobilenet_v2,bert_encoder",
+                        help="comma-separated names; 'wider' for the wider zoo's " + str(len(WIDER_ZOO)))
     parser.add_argument("--small", action="store_true", help="the reduced variants used by the tests")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     torch.set_num_threads(max(1, os.cpu_count() or 1))
-    for name in args.models.split(","):
+    names = [n for entry in args.models.split(",") for n in (WIDER_ZOO if entry == "wider" else [entry])]
+    for name in names:
         export(name, args.out_dir, args.small, args.seed)
 
 

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Exports the wider zoo's small variants (make_zoo.py --models wider --small, cached under
+# the build folder) and checks each with nee-run against PyTorch's outputs (within 1e-4 of
+# the largest output): on the reference kernels, and from a bundle of default schedules
+# (one ISA level, SSE4.1, which every x86-64 CPU here runs, to keep the builds short),
+# where at least 99% of the model's FLOPs must run in bundle kernels.
+# Usage: check_wider_zoo.sh SOURCE_DIR BUILD_DIR
+set -euo pipefail
+src=$1 build=$2
+zoo=$build/zoo-wider-small
+/usr/bin/python3 "$src/tests/models/make_zoo.py" "$zoo" --small --models wider 2>&1 | grep -v -i warning | grep -v "^  " || true
+failed=()
+fail() { echo "FAILED: $1"; failed+=("$1"); }
+for model in resnext50 mobilenet_v3 efficientnet_b0 shufflenet_v2 densenet121 googlenet squeezenet convnext_tiny \
+             vit_small gpt_decoder gpt_decoder_wide; do
+  dir=$zoo/${model}_small
+  echo "== $model (reference kernels)"
+  "$build/runtime/cli/nee-run" "$dir/model.onnx" --inputs "$dir/test_data_set_0" --expect "$dir/test_data_set_0" \
+    --peak-rtol 1e-4 | grep "^check" || fail "$model on the reference kernels"
+  echo "== $model (bundle of default schedules)"
+  NEE_DB=$zoo/empty.db "$build/tuner/nee-tune" "$dir/model.onnx" --trials 0 --isa sse41 --bundle "$zoo/${model}_bundle" \
+    > "$zoo/${model}_tune.log" 2>&1 || { tail -3 "$zoo/${model}_tune.log"; fail "$model: bundle build"; continue; }
+  report=$("$build/runtime/cli/nee-run" "$dir/model.onnx" --bundle "$zoo/${model}_bundle" \
+    --inputs "$dir/test_data_set_0" --expect "$dir/test_data_set_0" --peak-rtol 1e-4) || fail "$model from its bundle"
+  echo "$report" | grep -E "^(FLOPs|check)"
+  share=$(echo "$report" | sed -n 's/^FLOPs per run: .* GFLOP, \([0-9.]*\)% on bundle kernels.*/\1/p')
+  if ! awk -v s="${share:-0}" 'BEGIN { exit !(s >= 99.0) }'; then fail "$model: ${share:-no}% of its FLOPs in bundle kernels"; fi
+done
+if ((${#failed[@]})); then
+  printf 'failed step: %s\n' "${failed[@]}"
+  exit 1
+fi
