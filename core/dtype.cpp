@@ -19,13 +19,14 @@ std::string to_string(DType t) {
     case DType::u64: return "u64";
     case DType::f16: return "f16";
     case DType::bf16: return "bf16";
+    case DType::string: return "string";
   }
   return "?";
 }
 
 DType dtype_from_string(const std::string& name) {
   for (DType t : {DType::f32, DType::i64, DType::i32, DType::boolean, DType::i8, DType::u8, DType::f64, DType::i16,
-                  DType::u16, DType::u32, DType::u64, DType::f16, DType::bf16}) {
+                  DType::u16, DType::u32, DType::u64, DType::f16, DType::bf16, DType::string}) {
     if (to_string(t) == name) return t;
   }
   throw Error("unknown data type '" + name + "'");
@@ -46,6 +47,7 @@ size_t dtype_size(DType t) {
     case DType::u64: return 8;
     case DType::f16: return 2;
     case DType::bf16: return 2;
+    case DType::string: return sizeof(std::string);
   }
   return 0;
 }

@@ -157,6 +157,7 @@ const std::unordered_map<std::string, ImportFn>& op_importers() {
       {"TfIdfVectorizer", import_tf_idf_vectorizer},
       {"MaxUnpool", import_max_unpool},
       {"Upsample", import_upsample},
+      {"StringNormalizer", import_string_normalizer},
   };
   return table;
 }

@@ -39,6 +39,12 @@ MemoryPlan plan_memory(const Graph& graph, size_t alignment) {
         continue;
       }
       const TensorType& type = graph.type_of(out);
+      if (type.dtype == DType::string) {
+        // Its elements are constructed std::string objects, which arena bytes cannot hold
+        // (runtime/tensor.h): it is allocated per run, as a graph output is.
+        root[out] = std::string();
+        continue;
+      }
       root[out] = out;
       buffers[out] = Buffer{out, static_cast<size_t>(type.elements()) * dtype_size(type.dtype), i, i, true};
       order.push_back(out);

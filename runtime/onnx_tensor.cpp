@@ -24,13 +24,15 @@ DType dtype_from_onnx(int32_t elem_type, const std::string& what) {
     case onnx::TensorProto::UINT64: return DType::u64;
     case onnx::TensorProto::FLOAT16: return DType::f16;
     case onnx::TensorProto::BFLOAT16: return DType::bf16;
+    case onnx::TensorProto::STRING: return DType::string;
     default: break;
   }
   const std::string name = onnx::TensorProto::DataType_IsValid(elem_type)
                                ? onnx::TensorProto::DataType_Name(elem_type)
                                : std::to_string(elem_type);
   throw Error(fmt::format("{} has unsupported data type {} (NEE supports FLOAT, DOUBLE, FLOAT16, "
-                          "BFLOAT16, INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8, BOOL)", what, name));
+                          "BFLOAT16, INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8, BOOL, STRING)",
+                          what, name));
 }
 
 int32_t onnx_elem_type(DType dtype) {
@@ -48,6 +50,7 @@ int32_t onnx_elem_type(DType dtype) {
     case DType::u64: return onnx::TensorProto::UINT64;
     case DType::f16: return onnx::TensorProto::FLOAT16;
     case DType::bf16: return onnx::TensorProto::BFLOAT16;
+    case DType::string: return onnx::TensorProto::STRING;
   }
   throw Error("no ONNX element type for " + to_string(dtype));
 }
@@ -87,6 +90,15 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& what
   TensorType type{dtype, {proto.dims().begin(), proto.dims().end()}};
   const int64_t elements = checked_elements(type, what);
   Tensor t(type);
+  if (dtype == DType::string) {
+    // ONNX keeps strings only in string_data: raw_data cannot hold them.
+    if (proto.has_raw_data()) {
+      throw Error(what + " is a STRING tensor with raw_data; ONNX keeps strings in string_data");
+    }
+    check_count(proto.string_data_size(), elements, "string_data", t, what);
+    std::copy(proto.string_data().begin(), proto.string_data().end(), t.data_as<std::string>());
+    return t;
+  }
   if (proto.has_raw_data()) {
     const size_t expected = t.bytes();
     if (proto.raw_data().size() != expected) {
@@ -140,6 +152,7 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& what
       check_count(proto.uint64_data_size(), elements, "uint64_data", t, what);
       copy_from_uint64_data<uint64_t>(proto, t);
       break;
+    case DType::string: break;  // read above
   }
   return t;
 }
@@ -149,6 +162,11 @@ onnx::TensorProto tensor_to_proto(const Tensor& tensor, const std::string& name)
   proto.set_name(name);
   proto.set_data_type(onnx_elem_type(tensor.dtype()));
   for (int64_t d : tensor.shape()) proto.add_dims(d);
+  if (tensor.dtype() == DType::string) {
+    const std::string* strings = tensor.data_as<std::string>();
+    for (int64_t i = 0; i < tensor.elements(); ++i) proto.add_string_data(strings[i]);
+    return proto;
+  }
   proto.set_raw_data(tensor.bytes() ? std::string(static_cast<const char*>(tensor.data()), tensor.bytes())
                                     : std::string());
   return proto;

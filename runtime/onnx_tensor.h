@@ -14,7 +14,9 @@ namespace nee {
 DType dtype_from_onnx(int32_t elem_type, const std::string& what);
 int32_t onnx_elem_type(DType dtype);
 
-// Reads raw_data or the typed field; the element count must match the dims exactly.
+// Reads raw_data or the typed field (string_data for STRING, which ONNX never keeps in
+// raw_data); the element count must match the dims exactly. Writes raw_data, or
+// string_data for strings.
 Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& what);
 onnx::TensorProto tensor_to_proto(const Tensor& tensor, const std::string& name);
 

@@ -1,5 +1,7 @@
 #include "runtime/output_comparison.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -40,6 +42,19 @@ static void compare_half(const Tensor& got, const Tensor& want, float (*widen)(u
   compare_values(g.data(), w.data(), got.elements(), rtol, atol, c);
 }
 
+// Strings match exactly or not at all; the problem names the first that differs.
+static void compare_strings(const Tensor& got, const Tensor& want, Comparison& c) {
+  const std::string* g = got.data_as<std::string>();
+  const std::string* w = want.data_as<std::string>();
+  for (int64_t i = 0; i < got.elements(); ++i) {
+    if (g[i] != w[i]) {
+      c.ok = false;
+      c.problem = fmt::format("element {} is \"{}\", expected \"{}\"", i, g[i], w[i]);
+      return;
+    }
+  }
+}
+
 Comparison compare_tensors(const Tensor& got, const Tensor& want, double rtol, double atol) {
   Comparison c;
   if (got.dtype() != want.dtype() || got.shape() != want.shape()) {
@@ -54,6 +69,7 @@ Comparison compare_tensors(const Tensor& got, const Tensor& want, double rtol, d
     case DType::i32: compare_values(got.data_as<int32_t>(), want.data_as<int32_t>(), got.elements(), 0, 0, c); break;
     case DType::f16: compare_half(got, want, f16_to_f32, rtol, atol, c); break;
     case DType::bf16: compare_half(got, want, bf16_to_f32, rtol, atol, c); break;
+    case DType::string: compare_strings(got, want, c); break;
     default:
       if (got.bytes() && std::memcmp(got.data(), want.data(), got.bytes()) != 0) c.ok = false;
   }

@@ -24,7 +24,16 @@ StagedSession::Entry& StagedSession::entry_for(const KnownValues& known) {
   Key key;
   for (const auto& [name, type] : known.typed) key.first[name] = type.to_string();
   for (const auto& [name, t] : known.constants) {
-    key.second[name] = t.type().to_string() + std::string(static_cast<const char*>(t.data()), t.bytes());
+    std::string& bytes = key.second[name];
+    bytes = t.type().to_string();
+    if (t.dtype() != DType::string) {
+      bytes.append(static_cast<const char*>(t.data()), t.bytes());
+      continue;
+    }
+    for (int64_t i = 0; i < t.elements(); ++i) {  // the text, not the std::string objects
+      const std::string& s = t.data_as<std::string>()[i];
+      bytes += std::to_string(s.size()) + ':' + s;
+    }
   }
   auto it = stages_.find(key);
   if (it == stages_.end()) {

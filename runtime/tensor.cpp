@@ -1,5 +1,6 @@
 #include "runtime/tensor.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -21,16 +22,36 @@ Tensor::Tensor(DType dtype, std::vector<int64_t> shape)
   void* p = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
   if (!p) throw std::bad_alloc();
   std::memset(p, 0, rounded == 0 ? kAlignment : rounded);
-  storage_ = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
+  if (dtype_ != DType::string) {
+    storage_ = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
+    return;
+  }
+  // Constructing an empty std::string does not throw, so no object is left half made.
+  auto* strings = static_cast<std::string*>(p);
+  for (int64_t i = 0; i < elements_; ++i) new (strings + i) std::string();
+  storage_ = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [n = elements_](uint8_t* q) {
+    auto* made = reinterpret_cast<std::string*>(q);
+    for (int64_t i = 0; i < n; ++i) made[i].~basic_string();
+    std::free(q);
+  });
 }
 
 Tensor::Tensor(const TensorType& type, std::shared_ptr<uint8_t> owner, size_t byte_offset)
     : dtype_(type.dtype), shape_(type.shape), elements_(type.elements()),
-      storage_(owner, owner.get() + byte_offset) {}
+      storage_(owner, owner.get() + byte_offset) {
+  if (dtype_ == DType::string) {
+    throw Error("a string tensor " + type.to_string() + " cannot view bytes owned elsewhere (an arena, a mapped "
+                "file): its elements must be constructed std::string objects");
+  }
+}
 
 Tensor Tensor::clone() const {
   Tensor t(dtype_, shape_);
-  if (bytes()) std::memcpy(t.data(), data(), bytes());
+  if (dtype_ == DType::string) {
+    std::copy(data_as<std::string>(), data_as<std::string>() + elements_, t.data_as<std::string>());
+  } else if (bytes()) {
+    std::memcpy(t.data(), data(), bytes());
+  }
   return t;
 }
 

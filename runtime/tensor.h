@@ -11,12 +11,19 @@ namespace nee {
 
 // A dense, row-major tensor. Storage is 64-byte aligned and shared between copies
 // (copies are shallow); use clone() for a deep copy.
+//
+// A string tensor's storage holds constructed std::string objects (data_as<std::string>()),
+// made empty by the constructor and destroyed with the storage, and clone() copies them
+// one by one. Its bytes are those objects, not text: code that copies, zeroes or compares
+// raw bytes must not be given one, so the memory plan gives string values no arena bytes
+// and the importer refuses strings for every operator but those that handle them.
 class Tensor {
  public:
   Tensor() = default;
-  Tensor(DType dtype, std::vector<int64_t> shape);  // zero-filled
+  Tensor(DType dtype, std::vector<int64_t> shape);  // zero-filled; strings empty
   explicit Tensor(const TensorType& type) : Tensor(type.dtype, type.shape) {}
   // A tensor over bytes owned elsewhere (a memory plan's arena); `owner` keeps them alive.
+  // Not for strings, which need constructed objects (nee::Error).
   Tensor(const TensorType& type, std::shared_ptr<uint8_t> owner, size_t byte_offset);
 
   DType dtype() const { return dtype_; }

@@ -59,6 +59,15 @@ void fill_half(Tensor& t, std::mt19937_64& rng, uint16_t (*round)(float)) {
   if (all_zero && t.elements() > 0) p[0] = round(1.0f);
 }
 
+// Strings: the decimal text of integers drawn as the signed integers are, so that a model
+// that casts its string inputs to numbers gets numbers.
+void fill_text(Tensor& t, std::mt19937_64& rng) {
+  Tensor numbers(DType::i64, t.shape());
+  fill<int64_t>(numbers, rng, std::uniform_int_distribution<int64_t>(-10, 10));
+  std::string* text = t.data_as<std::string>();
+  for (int64_t i = 0; i < t.elements(); ++i) text[i] = std::to_string(numbers.data_as<int64_t>()[i]);
+}
+
 }  // namespace
 
 Tensor random_tensor(const TensorType& type, uint64_t seed) {
@@ -79,6 +88,7 @@ Tensor random_tensor(const TensorType& type, uint64_t seed) {
     case DType::u64: fill<uint64_t>(t, rng, std::uniform_int_distribution<uint64_t>(0, 10)); break;
     case DType::f16: fill_half(t, rng, f32_to_f16); break;
     case DType::bf16: fill_half(t, rng, f32_to_bf16); break;
+    case DType::string: fill_text(t, rng); break;
   }
   return t;
 }

@@ -20,9 +20,12 @@ int64_t product(std::vector<int64_t>::const_iterator begin, std::vector<int64_t>
 
 }  // namespace
 
+// Identity passes strings through too: its output is a view of its input, so no kernel
+// touches their bytes.
 std::vector<TensorType> import_identity(const ImportContext& ctx, Node& node) {
   expect_arity(node, 1, 1, 1);
-  return {input_type(ctx, node, 0, kAnyDType)};
+  const TensorType& in = ctx.graph.type_of(node.inputs[0]);
+  return {in.dtype == DType::string ? in : input_type(ctx, node, 0, kAnyDType)};
 }
 
 // Output is 2-D: the dims before `axis` multiplied, and those from `axis` on.

@@ -165,6 +165,13 @@ bool run_data_sets(const Options& o, const std::vector<std::map<std::string, nee
                "kernels; {:.1f} ms with specializing\n",
                o.inputs_dirs.empty() ? "random" : o.inputs_dirs[k], fmt::join(shapes, ", "),
                session.last_stages().size(), session.made() - made_before, session.made(), bundled, nodes, ms);
+    if (o.placement) {
+      for (size_t stage = 0; stage < session.last_stages().size(); ++stage) {
+        for (const nee::Placement& p : session.last_stages()[stage]->placements()) {
+          fmt::print("stage {:<3} {:<28} {:<14} {:<10} {}\n", stage + 1, p.node, p.op, p.provider, p.kernel);
+        }
+      }
+    }
     if (!o.expect_dirs.empty()) {
       ok = check_outputs(got, model->output_names(), [&](size_t i, const std::string&) {
         return nee::read_tensor_pb(o.expect_dirs[k] + "/output_" + std::to_string(i) + ".pb");
@@ -294,6 +301,10 @@ int main(int argc, char** argv) {
       session = make_session(o, o.bundle, &threads);
     } catch (const nee::ValueNeeded& e) {
       fmt::print("{}\nthe model's shapes depend on values it computes: running it in stages\n", e.what());
+      if (o.check_reference || o.each_isa || !o.compare_bundle.empty() || !o.profile.empty() || o.stats) {
+        fmt::print(stderr, "nee-run: note: --check-reference, --each-isa, --compare-bundle, --profile and --stats "
+                           "apply to models of one stage; a staged run checks --expect and times --repeat\n");
+      }
       if (data_sets.empty()) {
         data_sets.push_back(random_inputs(o, nee::load_staged_onnx(o.model)->stage({}).graph));
       }

@@ -162,6 +162,7 @@ const std::unordered_map<std::string, ReferenceFactory>& reference_kernels() {
       {"ReverseSequence", make_reference_reverse_sequence},
       {"TfIdfVectorizer", make_reference_tf_idf_vectorizer},
       {"MaxUnpool", make_reference_max_unpool},
+      {"StringNormalizer", make_reference_string_normalizer},
   };
   return table;
 }

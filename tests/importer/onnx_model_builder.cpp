@@ -119,8 +119,28 @@ Tensor make_i64(const std::vector<int64_t>& shape, const std::vector<int64_t>& v
   return t;
 }
 
+Tensor make_i32(const std::vector<int64_t>& shape, const std::vector<int32_t>& values) {
+  Tensor t(DType::i32, shape);
+  std::copy(values.begin(), values.end(), t.data_as<int32_t>());
+  return t;
+}
+
+Tensor make_f64(const std::vector<int64_t>& shape, const std::vector<double>& values) {
+  Tensor t(DType::f64, shape);
+  std::copy(values.begin(), values.end(), t.data_as<double>());
+  return t;
+}
+
 std::vector<float> values_of(const Tensor& t) {
   return std::vector<float>(t.data_as<float>(), t.data_as<float>() + t.elements());
+}
+
+std::vector<int64_t> ints_of(const Tensor& t) {
+  return std::vector<int64_t>(t.data_as<int64_t>(), t.data_as<int64_t>() + t.elements());
+}
+
+std::vector<double> doubles_of(const Tensor& t) {
+  return std::vector<double>(t.data_as<double>(), t.data_as<double>() + t.elements());
 }
 
 }  // namespace nee::test

@@ -41,6 +41,10 @@ void set_attr(onnx::NodeProto& node, const std::string& name, const OnnxModelBui
 
 Tensor make_f32(const std::vector<int64_t>& shape, const std::vector<float>& values);
 Tensor make_i64(const std::vector<int64_t>& shape, const std::vector<int64_t>& values);
-std::vector<float> values_of(const Tensor& t);
+Tensor make_i32(const std::vector<int64_t>& shape, const std::vector<int32_t>& values);
+Tensor make_f64(const std::vector<int64_t>& shape, const std::vector<double>& values);
+std::vector<float> values_of(const Tensor& t);      // an f32 tensor's elements
+std::vector<int64_t> ints_of(const Tensor& t);      // an i64 tensor's
+std::vector<double> doubles_of(const Tensor& t);    // an f64 tensor's
 
 }  // namespace nee::test

@@ -17,6 +17,7 @@
 namespace nee {
 namespace {
 
+using test::ints_of;
 using test::make_f32;
 using test::make_i64;
 using test::OnnxModelBuilder;
@@ -28,10 +29,6 @@ using ::testing::ElementsAre;
 using ::testing::FloatNear;
 using ::testing::HasSubstr;
 using ::testing::Pointwise;
-
-std::vector<int64_t> ints_of(const Tensor& t) {
-  return std::vector<int64_t>(t.data_as<int64_t>(), t.data_as<int64_t>() + t.elements());
-}
 
 // ---- GridSample ----
 

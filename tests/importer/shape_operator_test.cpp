@@ -12,6 +12,7 @@ namespace nee {
 namespace {
 
 using test::OnnxModelBuilder;
+using test::ints_of;
 using test::make_f32;
 using test::make_i64;
 using test::run_model;
@@ -19,10 +20,6 @@ using test::run_single_output;
 using test::set_attr;
 using test::set_string_attr;
 using test::values_of;
-
-std::vector<int64_t> ints_of(const Tensor& t) {
-  return std::vector<int64_t>(t.data_as<int64_t>(), t.data_as<int64_t>() + t.elements());
-}
 
 Tensor iota_f32(const std::vector<int64_t>& shape) {
   Tensor t(DType::f32, shape);

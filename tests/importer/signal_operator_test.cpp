@@ -19,7 +19,10 @@
 namespace nee {
 namespace {
 
+using test::doubles_of;
+using test::ints_of;
 using test::make_f32;
+using test::make_f64;
 using test::make_i64;
 using test::OnnxModelBuilder;
 using test::run_model;
@@ -38,20 +41,6 @@ Tensor i32_scalar(int32_t value) {
   Tensor t(DType::i32, {});
   *t.data_as<int32_t>() = value;
   return t;
-}
-
-Tensor make_f64(const std::vector<int64_t>& shape, const std::vector<double>& values) {
-  Tensor t(DType::f64, shape);
-  std::copy(values.begin(), values.end(), t.data_as<double>());
-  return t;
-}
-
-std::vector<double> doubles_of(const Tensor& t) {
-  return std::vector<double>(t.data_as<double>(), t.data_as<double>() + t.elements());
-}
-
-std::vector<int64_t> ints_of(const Tensor& t) {
-  return std::vector<int64_t>(t.data_as<int64_t>(), t.data_as<int64_t>() + t.elements());
 }
 
 auto near(const std::vector<float>& expected, float tolerance = 1e-5f) {

@@ -19,7 +19,9 @@
 namespace nee {
 namespace {
 
+using test::ints_of;
 using test::make_f32;
+using test::make_i32;
 using test::make_i64;
 using test::OnnxModelBuilder;
 using test::run_model;
@@ -37,16 +39,6 @@ void set_floats(onnx::NodeProto& node, const std::string& name, const std::vecto
   a->set_name(name);
   a->set_type(onnx::AttributeProto::FLOATS);
   for (float v : values) a->add_floats(v);
-}
-
-Tensor make_i32(const std::vector<int64_t>& shape, const std::vector<int32_t>& values) {
-  Tensor t(DType::i32, shape);
-  std::copy(values.begin(), values.end(), t.data_as<int32_t>());
-  return t;
-}
-
-std::vector<int64_t> ints_of(const Tensor& t) {
-  return std::vector<int64_t>(t.data_as<int64_t>(), t.data_as<int64_t>() + t.elements());
 }
 
 std::vector<std::string> dims_text(const std::vector<int64_t>& shape) {
