@@ -144,9 +144,9 @@ double time_run(nee::Session& s, const std::map<std::string, nee::Tensor>& input
 // Several --inputs, or a model that runs in stages: every data set through one
 // StagedSession (sharing one bundle), each checked against its --expect, with how its
 // stages' nodes were placed.
-bool run_data_sets(const Options& o, const std::vector<std::map<std::string, nee::Tensor>>& data_sets) {
+bool run_data_sets(const Options& o, const std::shared_ptr<const nee::StagedModel>& model,
+                   const std::vector<std::map<std::string, nee::Tensor>>& data_sets) {
   const std::shared_ptr<nee::KernelBundle> bundle = o.bundle.empty() ? nullptr : load_bundle(o, o.bundle);
-  const std::shared_ptr<const nee::StagedModel> model = nee::load_staged_onnx(o.model);
   nee::StagedSession session(model, [&bundle] { return providers_of(bundle); });
   bool ok = true;
   for (size_t k = 0; k < data_sets.size(); ++k) {
@@ -305,10 +305,9 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "nee-run: note: --check-reference, --each-isa, --compare-bundle, --profile and --stats "
                            "apply to models of one stage; a staged run checks --expect and times --repeat\n");
       }
-      if (data_sets.empty()) {
-        data_sets.push_back(random_inputs(o, nee::load_staged_onnx(o.model)->stage({}).graph));
-      }
-      return run_data_sets(o, data_sets) ? 0 : 2;
+      const std::shared_ptr<const nee::StagedModel> model = nee::load_staged_onnx(o.model);
+      if (data_sets.empty()) data_sets.push_back(random_inputs(o, model->stage({}).graph));
+      return run_data_sets(o, model, data_sets) ? 0 : 2;
     }
     const nee::Graph& graph = session->graph();
     const auto inputs = data_sets.empty() ? random_inputs(o, graph) : data_sets[0];
@@ -356,7 +355,7 @@ int main(int argc, char** argv) {
         return nee::read_tensor_pb(o.expect_dirs[0] + "/output_" + std::to_string(i) + ".pb");
       }, o, "expected") && ok;
     }
-    if (data_sets.size() > 1) ok = run_data_sets(o, data_sets) && ok;
+    if (data_sets.size() > 1) ok = run_data_sets(o, nee::load_staged_onnx(o.model), data_sets) && ok;
     if (o.check_reference) {
       Options ref = o;
       auto reference = make_session(ref, "");
