@@ -2,8 +2,10 @@
 // second import add nothing twice.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
+#include "core/error.h"
 #include "core/matmul_workload.h"
 #include "temp_dir.h"
 #include "tests/tuner/synthetic_timing.h"
@@ -103,6 +105,41 @@ TEST(DbCommand, MalformedImportAddsNothing) {
   TuningDatabase copy(dir.file("copy.db"));
   EXPECT_ANY_THROW(import_records(copy, file));
   EXPECT_TRUE(copy.all_records().empty());
+}
+
+TEST(DbCommand, PoisonedTimesAndEndlessFilesAreRefusedAndAddNothing) {
+  TempDir dir("db-command");
+  const Workload w = matmul_workload_from_shape("8x8x8");
+  const Target t = tuner_test::synthetic_target();
+  for (const double us : {-5.0, 0.0}) {  // JSON has no NaN or infinity, and the database refuses them
+    TuningDatabase source(dir.file("poisoned.db"));
+    source.add_record(record(w, t, 1, 10.0, MeasureStatus::ok));
+    source.add_record(record(w, t, 2, us, MeasureStatus::ok));
+    const std::string file = dir.file("poisoned.jsonl");
+    export_records(source, file);
+    TuningDatabase copy(dir.file("copy.db"));
+    try {
+      import_records(copy, file);
+      ADD_FAILURE() << "a record of " << us << " us was imported";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("refused: an ok record with median time"), std::string::npos) << e.what();
+    }
+    EXPECT_ANY_THROW(merge_database(copy, dir.file("poisoned.db")));
+    EXPECT_TRUE(copy.all_records().empty());
+    std::filesystem::remove(dir.file("poisoned.db"));
+  }
+  // A failed measurement carries no time to rank, so its median may be anything.
+  TuningDatabase source(dir.file("failed.db"));
+  source.add_record(record(w, t, 3, 0.0, MeasureStatus::build_error));
+  export_records(source, dir.file("failed.jsonl"));
+  TuningDatabase copy(dir.file("copy2.db"));
+  EXPECT_EQ(import_records(copy, dir.file("failed.jsonl")).added, 1);
+  try {
+    import_records(copy, "/dev/zero");
+    ADD_FAILURE() << "/dev/zero was imported";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("is not a regular file"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

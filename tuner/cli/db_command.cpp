@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 
@@ -13,6 +15,18 @@
 namespace nee {
 
 namespace {
+
+// Why a record from elsewhere must not be stored, or empty: a time that would rank it
+// (an ok record's median, a confirmed time) must be a positive finite number, so that a
+// poisoned export cannot make its record the best.
+std::string record_problem(const TuningRecord& r) {
+  const auto bad = [](double us) { return !std::isfinite(us) || us <= 0; };
+  if (r.result.status == MeasureStatus::ok && bad(r.result.median_us)) {
+    return fmt::format("an ok record with median time {} us", r.result.median_us);
+  }
+  if (r.confirmed_us && bad(*r.confirmed_us)) return fmt::format("a confirmed time of {} us", *r.confirmed_us);
+  return "";
+}
 
 ImportCounts add_all(TuningDatabase& db, std::vector<TuningRecord> records) {
   ImportCounts counts;
@@ -131,6 +145,9 @@ int export_records(const TuningDatabase& db, const std::string& path) {
 }
 
 ImportCounts import_records(TuningDatabase& db, const std::string& path) {
+  std::error_code ec;
+  // A device or a FIFO (/dev/zero) would be read without end.
+  if (!std::filesystem::is_regular_file(path, ec)) throw Error(path + " is not a regular file of tuning records");
   std::ifstream in(path);
   if (!in) throw Error("cannot read " + path);
   std::vector<TuningRecord> records;
@@ -142,6 +159,8 @@ ImportCounts import_records(TuningDatabase& db, const std::string& path) {
     } catch (const std::exception& e) {
       throw Error(fmt::format("{}:{}: not a tuning record: {}", path, number, e.what()));
     }
+    const std::string problem = record_problem(records.back());
+    if (!problem.empty()) throw Error(fmt::format("{}:{}: refused: {}", path, number, problem));
   }
   // Everything is parsed before anything is added, so a malformed file adds nothing.
   return add_all(db, std::move(records));
@@ -149,7 +168,12 @@ ImportCounts import_records(TuningDatabase& db, const std::string& path) {
 
 ImportCounts merge_database(TuningDatabase& db, const std::string& other_path) {
   const TuningDatabase other(other_path);
-  return add_all(db, other.all_records());
+  std::vector<TuningRecord> records = other.all_records();
+  for (const TuningRecord& r : records) {
+    const std::string problem = record_problem(r);
+    if (!problem.empty()) throw Error(fmt::format("{}: record {} refused: {}", other_path, r.id, problem));
+  }
+  return add_all(db, std::move(records));
 }
 
 CLI::App* add_db_command(CLI::App& app, DbCommand& command) {

@@ -41,7 +41,8 @@ int export_records(const TuningDatabase& db, const std::string& path);
 // Adds the records of a JSON-lines file (or of another database), each with its own
 // target: records measured elsewhere never count as measured on this machine, since
 // best() and history() are per target key. Ids are the other file's, so parent_record
-// is not kept.
+// is not kept. A record whose ranking time is not a positive finite number, or a path
+// that is not a regular file, is refused, and then nothing is added.
 ImportCounts import_records(TuningDatabase& db, const std::string& path);
 ImportCounts merge_database(TuningDatabase& db, const std::string& other_path);
 
