@@ -61,7 +61,7 @@ void add_constant_once(Graph& graph, const std::string& name, const Tensor& valu
 }
 
 // The constant at `name` as one integer or boolean, or ValueNeeded naming `role`.
-int64_t known_scalar(const Graph& graph, const Node& node, const std::string& name, const std::string& role) {
+int64_t known_scalar(const Graph& graph, const std::string& name, const std::string& role) {
   const Tensor* t = graph.constant(name);
   if (!t) {
     throw ValueNeeded(fmt::format("its {} ('{}') is computed from the model's data; NEE specializes the rest of the "
@@ -190,7 +190,7 @@ std::vector<Node> ControlFlow::expand(Graph& graph, const Node& node, int64_t op
 
 std::vector<Node> ControlFlow::expand_if(Graph& graph, const Node& node, const Record& record) {
   if (record.own_inputs != 1) throw Error(fmt::format("If takes 1 input, got {}", record.own_inputs));
-  const bool cond = known_scalar(graph, node, node.inputs[0], "condition") != 0;
+  const bool cond = known_scalar(graph, node.inputs[0], "condition") != 0;
   const char* branch = cond ? "then_branch" : "else_branch";
   auto body = record.bodies.find(branch);
   if (body == record.bodies.end()) throw Error(fmt::format("attribute '{}' is missing", branch));
@@ -219,8 +219,8 @@ std::vector<Node> ControlFlow::expand_loop(Graph& graph, const Node& node, const
   const std::string& trip_name = node.inputs[0];
   const std::string& cond_name = node.inputs[1];
   const int64_t k = record.iteration;
-  const bool go_on = (trip_name.empty() || k < known_scalar(graph, node, trip_name, "trip count")) &&
-                     (cond_name.empty() || known_scalar(graph, node, cond_name, "condition") != 0);
+  const bool go_on = (trip_name.empty() || k < known_scalar(graph, trip_name, "trip count")) &&
+                     (cond_name.empty() || known_scalar(graph, cond_name, "condition") != 0);
   std::vector<Node> nodes;
   if (!go_on) {
     for (size_t j = 0; j < carried; ++j) {
