@@ -21,13 +21,15 @@ const char* to_string(ConvActivation a) {
     case ConvActivation::clip: return "clip";
     case ConvActivation::silu: return "silu";
     case ConvActivation::gelu: return "gelu";
+    case ConvActivation::hardsigmoid: return "hardsigmoid";
+    case ConvActivation::hardswish: return "hardswish";
     default: return "none";
   }
 }
 
 ConvActivation conv_activation_from_string(const std::string& name) {
   for (ConvActivation a : {ConvActivation::none, ConvActivation::relu, ConvActivation::clip, ConvActivation::silu,
-                           ConvActivation::gelu}) {
+                           ConvActivation::gelu, ConvActivation::hardsigmoid, ConvActivation::hardswish}) {
     if (name == to_string(a)) return a;
   }
   throw Error("unknown conv2d activation '" + name + "'");

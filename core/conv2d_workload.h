@@ -11,10 +11,12 @@ namespace nee {
 // fused epilogue applied in this order: bias (per output channel), a residual tensor of
 // the output's shape added, then an activation.
 // out = act(conv(X, W) + bias + residual); silu is x * sigmoid(x), gelu the Erf-based
-// x * 0.5 * (1 + erf(x / sqrt(2))).
-enum class ConvActivation { none, relu, clip, silu, gelu };
+// x * 0.5 * (1 + erf(x / sqrt(2))), hardsigmoid max(0, min(1, x / 6 + 0.5)) and hardswish
+// x * hardsigmoid(x) (core/activations.h).
+enum class ConvActivation { none, relu, clip, silu, gelu, hardsigmoid, hardswish };
 
-// The attribute text ("none", "relu", "clip", "silu", "gelu"); an unknown name throws
+// The attribute text ("none", "relu", "clip", "silu", "gelu", "hardsigmoid", "hardswish");
+// an unknown name throws
 // nee::Error naming it.
 const char* to_string(ConvActivation a);
 ConvActivation conv_activation_from_string(const std::string& name);

@@ -17,6 +17,10 @@ Expr sigmoid(const Expr& x) { return 1.0f / (1.0f + exp(-x)); }
 
 Expr silu(const Expr& x) { return x * sigmoid(x); }
 
+Expr hard_sigmoid(const Expr& x) { return clamp(x * (1.0f / 6.0f) + 0.5f, 0.0f, 1.0f); }
+
+Expr hard_swish(const Expr& x) { return x * hard_sigmoid(x); }
+
 Expr gelu(const Expr& x) { return x * (1.0f + erf_approx(x / 1.41421356f)) * 0.5f; }
 
 }  // namespace nee

@@ -12,6 +12,9 @@ Halide::Expr erf_approx(const Halide::Expr& x);
 Halide::Expr sigmoid(const Halide::Expr& x);
 // x * sigmoid(x)
 Halide::Expr silu(const Halide::Expr& x);
+// max(0, min(1, x / 6 + 0.5)) and x times it, as core/activations.h computes them.
+Halide::Expr hard_sigmoid(const Halide::Expr& x);
+Halide::Expr hard_swish(const Halide::Expr& x);
 // x * 0.5 * (1 + erf(x / sqrt(2))), in the order of core/activations.h's gelu.
 Halide::Expr gelu(const Halide::Expr& x);
 

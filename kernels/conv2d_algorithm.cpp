@@ -218,6 +218,8 @@ Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
   }
   if (attrs.activation == ConvActivation::silu) value = silu(value);
   if (attrs.activation == ConvActivation::gelu) value = gelu(value);
+  if (attrs.activation == ConvActivation::hardsigmoid) value = hard_sigmoid(value);
+  if (attrs.activation == ConvActivation::hardswish) value = hard_swish(value);
   p.out = Func("out");
   if (p.output_block != 0) {
     p.out(p.oi, x, y, p.ob, n) = value;

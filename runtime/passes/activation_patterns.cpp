@@ -1,6 +1,7 @@
 #include "runtime/passes/activation_patterns.h"
 
 #include <cmath>
+#include <functional>
 
 #include "runtime/passes/constant_operands.h"
 #include "runtime/passes/sole_consumer.h"
@@ -40,22 +41,39 @@ bool has_type_of(const Graph& graph, const std::string& value, const std::string
   return graph.type_of(value) == graph.type_of(like);
 }
 
-}  // namespace
 
-std::optional<ActivationMatch> match_silu(const Graph& graph, const std::string& x) {
+// x * gate(x): a gate node and a Mul, the only readers of x (not a graph output), the
+// gate's result read only by the Mul.
+std::optional<ActivationMatch> match_gated(const Graph& graph, const std::string& x,
+                                           const std::function<bool(const Node&)>& is_gate) {
   if (graph.is_output(x)) return std::nullopt;
   const auto& nodes = graph.nodes();
   const std::vector<size_t> r = readers(graph, x);
   if (r.size() != 2 || r[0] == r[1]) return std::nullopt;
   for (int s : {0, 1}) {
     const size_t sig = r[s], mul = r[1 - s];
-    if (nodes[sig].op != "Sigmoid" || nodes[mul].op != "Mul") continue;
+    if (!is_gate(nodes[sig]) || nodes[mul].op != "Mul") continue;
     const std::string& gate = nodes[sig].outputs[0];
     if (sole_consumer(graph, gate) != mul || other_input(nodes[mul], x) != gate) continue;
     if (!has_type_of(graph, nodes[mul].outputs[0], x)) continue;
     return ActivationMatch{{sig, mul}, mul, nodes[mul].outputs[0]};
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+bool is_standard_hard_sigmoid(const Node& node) {
+  return node.op == "HardSigmoid" && std::fabs(node.attrs.get_float("alpha", 0.2f) - 1.0f / 6.0f) < 1e-6f &&
+         node.attrs.get_float("beta", 0.5f) == 0.5f;
+}
+
+std::optional<ActivationMatch> match_silu(const Graph& graph, const std::string& x) {
+  return match_gated(graph, x, [](const Node& n) { return n.op == "Sigmoid"; });
+}
+
+std::optional<ActivationMatch> match_hard_swish(const Graph& graph, const std::string& x) {
+  return match_gated(graph, x, is_standard_hard_sigmoid);
 }
 
 std::optional<ActivationMatch> match_gelu(const Graph& graph, const std::string& x) {

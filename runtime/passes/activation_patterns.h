@@ -18,6 +18,14 @@ struct ActivationMatch {
 // Sigmoid's result read only by the Mul.
 std::optional<ActivationMatch> match_silu(const Graph& graph, const std::string& x);
 
+// x * HardSigmoid(x) with alpha 1/6 and beta 0.5 (PyTorch's Hardswish before opset 14):
+// the same shape of match as SiLU's.
+std::optional<ActivationMatch> match_hard_swish(const Graph& graph, const std::string& x);
+
+// HardSigmoid with alpha 1/6 and beta 0.5 (PyTorch's Hardsigmoid), the constants the
+// fused hardsigmoid and hardswish epilogues compute with.
+bool is_standard_hard_sigmoid(const Node& node);
+
 // Erf-based GELU as PyTorch exports it: Div(x, sqrt(2)) (or Mul by 1/sqrt(2)), Erf,
 // Add 1, and the product of x, that sum and 0.5 in any association. x is read by the
 // Div and one Mul only, every intermediate has one reader, and the result has x's type.

@@ -88,8 +88,10 @@ void fuse_conv(Graph& graph) {
   }
 
   // Each step fuses a NeeConv with the sole consumer of its output, in epilogue order:
-  // BatchNormalization, then a residual Add, then Relu or Clip, or with the nodes of a
-  // SiLU or GELU applied to it.
+  // BatchNormalization, then a residual Add, then Relu, Clip, HardSwish or HardSigmoid (with
+  // PyTorch's constants), or with the nodes of a SiLU, GELU or Hardswish applied to it.
+  // Hardswish and Hardsigmoid are MobileNetV3's: fused, its 1x1 convs feed the depthwise
+  // convs in the blocked layout, where the Mul between them kept both in NCHW.
   enum Step { batch_norm, residual, activation };
   for (Step step : {batch_norm, residual, activation}) {
     auto& nodes = graph.nodes();
@@ -98,17 +100,15 @@ void fuse_conv(Graph& graph) {
       if (nodes[i].op != "NeeConv" || fused_away[i]) continue;
       Node fused = nodes[i];
       if (step == activation && fused.attrs.get_string("activation") == "none") {
-        std::optional<ActivationMatch> pattern = match_silu(graph, fused.outputs[0]);
-        std::string name = "silu";
-        if (!pattern) {
-          pattern = match_gelu(graph, fused.outputs[0]);
-          name = "gelu";
+        for (const auto& [name, match] : {std::pair{"silu", match_silu}, std::pair{"gelu", match_gelu},
+                                          std::pair{"hardswish", match_hard_swish}}) {
+          if (std::optional<ActivationMatch> pattern = match(graph, fused.outputs[0])) {
+            fused.attrs.set("activation", std::string(name));
+            absorb_activation(graph, fused_away, i, *pattern, std::move(fused));
+            break;
+          }
         }
-        if (pattern) {
-          fused.attrs.set("activation", name);
-          absorb_activation(graph, fused_away, i, *pattern, std::move(fused));
-          continue;
-        }
+        if (fused_away[i]) continue;
       }
       const std::optional<size_t> next = sole_consumer(graph, nodes[i].outputs[0]);
       if (!next) continue;
@@ -132,6 +132,10 @@ void fuse_conv(Graph& graph) {
         if (fused.attrs.get_string("activation") != "none") continue;
         if (consumer.op == "Relu") {
           fused.attrs.set("activation", std::string("relu"));
+        } else if (consumer.op == "HardSwish") {
+          fused.attrs.set("activation", std::string("hardswish"));
+        } else if (is_standard_hard_sigmoid(consumer)) {
+          fused.attrs.set("activation", std::string("hardsigmoid"));
         } else if (consumer.op == "Clip") {
           float lo = 0, hi = 0;
           if (!clip_bounds(graph, consumer, lo, hi)) continue;

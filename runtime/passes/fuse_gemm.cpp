@@ -1,6 +1,37 @@
+#include "runtime/passes/constant_operands.h"
 #include "runtime/passes/passes.h"
 
 namespace nee {
+
+namespace {
+
+// Gemm with transB and constant weights (every exported Linear layer): B is held as
+// [K, N] instead, so the kernel's vectors over N are contiguous loads of a row of B, not
+// gathers across rows, and an unpacked schedule (a batch-1 product, matmul_cpu_space.cpp)
+// streams B once.
+void hold_weights_untransposed(Graph& graph, Node& node) {
+  const std::string b_name = node.inputs[1];
+  const Tensor* b = f32_constant(graph, b_name);
+  if (!b || b->shape().size() != 2) return;
+  // Gemms sharing one constant share its transposed copy.
+  const std::string transposed_name = b_name + ".transposed";
+  if (!graph.has_value(transposed_name)) {
+    const int64_t rows = b->shape()[0], cols = b->shape()[1];
+    Tensor t(DType::f32, {cols, rows});
+    const float* from = b->data_as<float>();
+    float* to = t.data_as<float>();
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < cols; ++c) to[c * rows + r] = from[r * cols + c];
+    }
+    graph.add_constant(transposed_name, t);
+  }
+  node.inputs[1] = transposed_name;
+  node.attrs.set("trans_b", int64_t{0});
+  // The original goes once nothing reads it, so the weights are held once.
+  if (graph.consumers(b_name).empty() && !graph.is_output(b_name)) graph.remove_value(b_name);
+}
+
+}  // namespace
 
 void fuse_gemm(Graph& graph) {
   for (Node& node : graph.nodes()) {
@@ -17,6 +48,7 @@ void fuse_gemm(Graph& graph) {
     fused.attrs.set("beta", node.attrs.get_float("beta", 1.0f));
     fused.attrs.set("relu", int64_t{0});
     node = std::move(fused);
+    if (node.attrs.get_int("trans_b") != 0) hold_weights_untransposed(graph, node);
   }
 }
 

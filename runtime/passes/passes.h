@@ -14,8 +14,8 @@ namespace nee {
 //
 // The internal op "NeeConv" computes act(conv(X, W) + B + R): Conv's attributes
 // (explicit kernel_shape, strides, dilations, pads, group) plus bias and residual (ints:
-// whether B and R are inputs), activation ("none", "relu", "clip", "silu", "gelu"),
-// clip_min and clip_max (floats), weight_block (int, absent or 0: W is [O, C/group,
+// whether B and R are inputs), activation ("none", "relu", "clip", "silu", "gelu",
+// "hardsigmoid", "hardswish"), clip_min and clip_max (floats), weight_block (int, absent or 0: W is [O, C/group,
 // KH, KW]; 16: W is channel-blocked, core/conv_weight_layout.h), and input_block and
 // output_block (ints, absent or 0: X, and Y and R, are NCHW; 16: channel-blocked,
 // core/activation_layout.h), and winograd_tile (int, absent or 0: direct sums; 2 or 4:
@@ -42,8 +42,9 @@ void transpose_as_reshape(Graph& graph);
 // Conv (2-D, f32) -> NeeConv, then folds into it, when each is the sole consumer of the
 // NeeConv's output: a BatchNormalization with constant parameters (constant weights
 // needed; new constant weights and bias), an Add of a same-shape tensor (residual), and
-// a Relu or a Clip with constant bounds, or the nodes of x * sigmoid(x) (SiLU) or of
-// PyTorch's Erf-based GELU (activation_patterns.h) when they are x's only readers.
+// a Relu, a Clip with constant bounds, a HardSwish or a HardSigmoid with alpha 1/6 and
+// beta 0.5, or the nodes of x * sigmoid(x) (SiLU), of x * HardSigmoid(x) (Hardswish) or
+// of PyTorch's Erf-based GELU (activation_patterns.h) when they are x's only readers.
 void fuse_conv(Graph& graph);
 void fuse_gemm(Graph& graph);          // Gemm -> NeeMatMul
 void convert_matmul(Graph& graph);     // MatMul with rank >= 2 operands -> NeeMatMul

@@ -70,6 +70,12 @@ ReferenceFn fused_conv_kernel(ReferenceFn conv, const Conv2dAttrs& attrs, bool h
       case ConvActivation::gelu:
         for (int64_t i = 0; i < count; ++i) v[i] = gelu(v[i]);
         break;
+      case ConvActivation::hardsigmoid:
+        for (int64_t i = 0; i < count; ++i) v[i] = hard_sigmoid(v[i]);
+        break;
+      case ConvActivation::hardswish:
+        for (int64_t i = 0; i < count; ++i) v[i] = hard_swish(v[i]);
+        break;
     }
     if (attrs.output_block != 0) pack_blocked_activations(v, y_nchw.shape, out[0]->data_as<float>());
   };

@@ -72,7 +72,10 @@ TEST(Mlp, SessionMatchesHandComputedReference) {
   }
   EXPECT_EQ(placements[0].node, "fc1");
   EXPECT_EQ(session.graph().nodes()[0].attrs.get_int("relu"), 1);
-  EXPECT_EQ(session.graph().nodes()[2].attrs.get_int("trans_b"), 1);
+  // fc3's Gemm has transB and constant weights: held as [K, N], with trans_b cleared.
+  EXPECT_EQ(session.graph().nodes()[2].attrs.get_int("trans_b"), 0);
+  EXPECT_EQ(session.graph().type_of(session.graph().nodes()[2].inputs[1]).shape,
+            (std::vector<int64_t>{hidden, out}));
   EXPECT_EQ(session.node_times_us().size(), 3u);
   EXPECT_EQ(extract_workloads(session.graph()).size(), 3u);
 }

@@ -87,6 +87,14 @@ std::map<std::string, ConvCase> cases() {
   Conv2dAttrs gelu = pad1;
   gelu.activation = ConvActivation::gelu;
   all["residual_gelu"] = {{1, 3, 6, 5}, {3, 3, 3, 3}, gelu, false, true};
+  // MobileNetV3's epilogues: Hardswish after a blocked 1x1 conv, Hardsigmoid ending the
+  // squeeze-and-excitation gate (a 1x1 conv on a 1x1 plane).
+  Conv2dAttrs hard_swish;
+  hard_swish.activation = ConvActivation::hardswish;
+  all["blocked_activations_hardswish"] = {{1, 16, 6, 7}, {32, 16, 1, 1}, hard_swish, true, false, true, true, true};
+  Conv2dAttrs hard_sigmoid;
+  hard_sigmoid.activation = ConvActivation::hardsigmoid;
+  all["gate_hardsigmoid"] = {{1, 24, 1, 1}, {24, 24, 1, 1}, hard_sigmoid, true, false};
   // Channel-blocked weights: 24 and 40 output channels leave padding channels in the
   // last block (random, not zero, in the test's weights: the kernel must ignore them).
   all["blocked_residual_relu"] = {{1, 5, 9, 11}, {24, 5, 3, 3}, relu, true, true, true};
@@ -202,6 +210,8 @@ TEST_F(Conv2dKernel, ResidualRelu) { kernels().check_points("residual_relu"); }
 TEST_F(Conv2dKernel, Clip) { kernels().check_points("clip"); }
 TEST_F(Conv2dKernel, BiasSilu) { kernels().check_points("bias_silu"); }
 TEST_F(Conv2dKernel, ResidualGelu) { kernels().check_points("residual_gelu"); }
+TEST_F(Conv2dKernel, BlockedActivationsHardswish) { kernels().check_points("blocked_activations_hardswish"); }
+TEST_F(Conv2dKernel, GateHardsigmoid) { kernels().check_points("gate_hardsigmoid"); }
 TEST_F(Conv2dKernel, BlockedResidualRelu) { kernels().check_points("blocked_residual_relu"); }
 TEST_F(Conv2dKernel, BlockedStride2Batch2) { kernels().check_points("blocked_stride2"); }
 TEST_F(Conv2dKernel, BlockedPointwise) { kernels().check_points("blocked_pointwise"); }

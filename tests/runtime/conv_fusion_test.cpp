@@ -154,6 +154,56 @@ TEST(ConvFusion, SiluBecomesTheActivation) {
   expect_fused_matches_unfused(bytes, {1, 3, 6, 7});
 }
 
+// PyTorch's Hardswish before opset 14: x * HardSigmoid(x) with alpha 1/6 (beta 0.5 by
+// default), in either operand order.
+TEST(ConvFusion, HardswishBecomesTheActivation) {
+  OnnxModelBuilder m;
+  m.input("x", {1, 3, 6, 7}).output("y", {1, 4, 6, 7});
+  conv(m, "c", "x", "c_out", {4, 3, 3, 3}, true, 1);
+  set_attr(m.node("HardSigmoid", {"c_out"}, {"gate"}, "hard_sigmoid"), "alpha", 1.0f / 6.0f);
+  m.node("Mul", {"c_out", "gate"}, {"y"}, "mul");
+  const std::string bytes = m.bytes();
+  Graph g = import_onnx_bytes(bytes);
+  optimize_graph(g);
+  ASSERT_EQ(g.nodes().size(), 1u);
+  EXPECT_EQ(g.nodes()[0].attrs.get_string("activation"), "hardswish");
+  const std::optional<Workload> w = workload_of(g, g.nodes()[0]);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(conv2d_attrs(*w).activation, ConvActivation::hardswish);
+  expect_fused_matches_unfused(bytes, {1, 3, 6, 7});
+}
+
+TEST(ConvFusion, HardSwishOperatorBecomesTheActivation) {
+  OnnxModelBuilder m;
+  m.input("x", {1, 3, 6, 7}).output("y", {1, 4, 6, 7});
+  conv(m, "c", "x", "c_out", {4, 3, 3, 3}, true, 1);
+  m.node("HardSwish", {"c_out"}, {"y"}, "hard_swish");
+  const std::string bytes = m.bytes();
+  Graph g = import_onnx_bytes(bytes);
+  optimize_graph(g);
+  ASSERT_EQ(g.nodes().size(), 1u);
+  EXPECT_EQ(g.nodes()[0].attrs.get_string("activation"), "hardswish");
+  expect_fused_matches_unfused(bytes, {1, 3, 6, 7});
+}
+
+// The squeeze-and-excitation gate of MobileNetV3 ends in PyTorch's Hardsigmoid; another
+// alpha (ONNX's default 0.2) is not the fused epilogue's and stays a node of its own.
+TEST(ConvFusion, HardSigmoidWithPyTorchConstantsBecomesTheActivation) {
+  for (const float alpha : {1.0f / 6.0f, 0.2f}) {
+    OnnxModelBuilder m;
+    m.input("x", {1, 8, 1, 1}).output("y", {1, 8, 1, 1});
+    conv(m, "fc", "x", "c_out", {8, 8, 1, 1}, true, 0);
+    set_attr(m.node("HardSigmoid", {"c_out"}, {"y"}, "gate"), "alpha", alpha);
+    const std::string bytes = m.bytes();
+    Graph g = import_onnx_bytes(bytes);
+    optimize_graph(g);
+    const bool standard = alpha != 0.2f;
+    ASSERT_EQ(g.nodes().size(), standard ? 1u : 2u) << alpha;
+    EXPECT_EQ(g.nodes()[0].attrs.get_string("activation"), standard ? "hardsigmoid" : "none") << alpha;
+    expect_fused_matches_unfused(bytes, {1, 8, 1, 1});
+  }
+}
+
 TEST(ConvFusion, GeluAfterBatchNormBecomesTheActivation) {
   OnnxModelBuilder m;
   m.input("x", {1, 3, 5, 5}).output("y", {1, 4, 5, 5});
