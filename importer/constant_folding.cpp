@@ -1,10 +1,12 @@
 #include "importer/constant_folding.h"
 
+#include <fmt/format.h>
+
 #include "runtime/reference/reference_kernel.h"
 
 namespace nee {
 
-bool fold_constant_node(Graph& graph, const Node& node) {
+bool fold_constant_node(Graph& graph, const Node& node, ByteBudget& weights) {
   const auto& kernels = reference_kernels();
   auto factory = kernels.find(node.op);
   if (factory == kernels.end()) return false;
@@ -24,7 +26,14 @@ bool fold_constant_node(Graph& graph, const Node& node) {
   if (!kernel) return false;
   std::vector<Tensor> results;
   for (const std::string& name : node.outputs) {
-    results.push_back(name.empty() ? Tensor() : Tensor(graph.type_of(name)));
+    if (name.empty()) {
+      results.emplace_back();
+      continue;
+    }
+    const TensorType& type = graph.type_of(name);
+    weights.reserve(type.elements() * static_cast<int64_t>(dtype_size(type.dtype)),
+                    fmt::format("output '{}' of node '{}' ({}), folded to a constant", name, node.name, node.op));
+    results.emplace_back(type);
   }
   std::vector<Tensor*> outputs;
   for (size_t i = 0; i < results.size(); ++i) outputs.push_back(node.outputs[i].empty() ? nullptr : &results[i]);

@@ -2,6 +2,7 @@
 #include <cstdint>
 
 #include "runtime/graph.h"
+#include "runtime/tensor_limits.h"
 
 namespace nee {
 
@@ -13,7 +14,8 @@ inline constexpr int64_t kMaxFoldedElements = int64_t{1} << 20;
 // (or the op is Shape, which reads only its input's static shape) and its outputs hold
 // at most kMaxFoldedElements elements in all. On success each output value becomes a
 // constant of the same name, so graph outputs and later readers see the value, and the
-// caller drops the node. Returns whether it folded.
-bool fold_constant_node(Graph& graph, const Node& node);
+// caller drops the node. The outputs' bytes are reserved in `weights` before they are
+// allocated. Returns whether it folded.
+bool fold_constant_node(Graph& graph, const Node& node, ByteBudget& weights);
 
 }  // namespace nee

@@ -148,7 +148,9 @@ ControlFlow::Inlined ControlFlow::inline_body(Graph& graph, const Scope& scope, 
   for (const onnx::TensorProto& init : g.initializer()) {
     renames[init.name()] = prefix + init.name();
     if (!graph.has_value(prefix + init.name())) {
-      graph.add_constant(prefix + init.name(), load_tensor(init, folder_, fmt::format("initializer '{}'", init.name())));
+      const std::string what = fmt::format("initializer '{}' of subgraph '{}'", init.name(), g.name());
+      weights_.reserve(checked_bytes(tensor_proto_type(init, what), what, max_tensor_bytes_), what);
+      graph.add_constant(prefix + init.name(), load_tensor(init, folder_, what, max_tensor_bytes_));
     }
   }
   for (const onnx::NodeProto& n : g.node()) {
@@ -166,7 +168,8 @@ ControlFlow::Inlined ControlFlow::inline_body(Graph& graph, const Scope& scope, 
       if (n.output_size() != 1) throw Error(fmt::format("node '{}' (Constant) must have one output", name));
       if (!graph.has_value(renames.at(n.output(0)))) {
         graph.add_constant(renames.at(n.output(0)),
-                           constant_node_value(n, folder_, fmt::format("node '{}' (Constant)", name)));
+                           constant_node_value(n, folder_, fmt::format("node '{}' (Constant)", name), weights_,
+                                               max_tensor_bytes_));
       }
       continue;
     }

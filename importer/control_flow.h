@@ -10,6 +10,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "runtime/graph.h"
+#include "runtime/tensor_limits.h"
 
 namespace nee {
 
@@ -22,7 +23,11 @@ namespace nee {
 // "<node>/<branch or iteration>/<name>", so every stage names them alike.
 class ControlFlow {
  public:
-  explicit ControlFlow(std::optional<std::filesystem::path> folder) : folder_(std::move(folder)) {}
+  // Subgraph initializers and Constant nodes, copied once per inlining (a Loop's once per
+  // iteration), reserve their bytes in `weights` before they are read, and none may take
+  // over `max_tensor_bytes`.
+  ControlFlow(std::optional<std::filesystem::path> folder, ByteBudget& weights, int64_t max_tensor_bytes)
+      : folder_(std::move(folder)), weights_(weights), max_tensor_bytes_(max_tensor_bytes) {}
 
   static const std::set<std::string>& operators();  // If, Loop, Scan
   static bool handles(const std::string& op) { return operators().count(op) != 0; }
@@ -64,6 +69,8 @@ class ControlFlow {
   std::vector<Node> expand_scan(Graph& graph, const Node& node, const Record& record, int64_t opset);
 
   std::optional<std::filesystem::path> folder_;
+  ByteBudget& weights_;
+  int64_t max_tensor_bytes_;
   std::map<std::string, Record> records_;  // by node name
 };
 

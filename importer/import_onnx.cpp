@@ -21,6 +21,7 @@
 #include "importer/onnx_constants.h"
 #include "importer/op_importer.h"
 #include "importer/sequences.h"
+#include "importer/type_constraints.h"
 #include "importer/value_needed.h"
 #include "runtime/onnx_tensor.h"
 #include "runtime/tensor_limits.h"
@@ -35,14 +36,29 @@ constexpr int64_t kAssumedOpset = 13;
 constexpr int64_t kMinOpset = 1, kMaxOpset = 17;
 // IR version 3 introduced opset_import; older models cannot say which operators they use.
 constexpr int64_t kMinIrVersion = 3;
+// The newest IR version is the one the onnx library NEE is built with knows: a later
+// one may mean what this library cannot read.
+constexpr int64_t kMaxIrVersion = onnx::IR_VERSION;
 
 bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
-int64_t default_domain_opset(const onnx::ModelProto& model) {
-  if (model.ir_version() < kMinIrVersion) {
-    throw Error(fmt::format("the model has IR version {}; NEE reads IR version {} or later", model.ir_version(),
-                            kMinIrVersion));
+// What every model must be before its graph is read: an IR version NEE reads and a
+// graph that declares outputs.
+void check_model(const onnx::ModelProto& model) {
+  if (model.ir_version() < kMinIrVersion || model.ir_version() > kMaxIrVersion) {
+    throw Error(fmt::format("the model has IR version {}; NEE reads IR versions {} to {} (those of the onnx "
+                            "library it is built with)",
+                            model.ir_version(), kMinIrVersion, kMaxIrVersion));
   }
+  if (!model.has_graph()) throw Error("the model has no graph (ModelProto.graph is missing): there is nothing to run");
+  if (model.graph().output_size() == 0) {
+    throw Error(fmt::format("the model's graph '{}' declares no outputs ({} nodes, {} inputs); a model must "
+                            "compute at least one output",
+                            model.graph().name(), model.graph().node_size(), model.graph().input_size()));
+  }
+}
+
+int64_t default_domain_opset(const onnx::ModelProto& model) {
   for (const auto& opset : model.opset_import()) {
     if (!is_default_domain(opset.domain())) continue;
     if (opset.version() < kMinOpset || opset.version() > kMaxOpset) {
@@ -144,18 +160,25 @@ enum class NodeState { imported, folded, deferred, known };
 // needed for the model outputs not computed yet. With `staged`, a node whose output
 // shapes need a value not known yet is deferred with every node that reads its outputs,
 // and the stage's outputs are what the deferred nodes read; without, it is an error.
+// Every constant the import makes (initializers, Constant nodes, subgraph copies, folded
+// values, bound inputs) reserves its bytes against caps.weights_bytes before it is
+// allocated, and every tensor stays within caps.tensor_bytes.
 Stage import_model(const onnx::ModelProto& model, const InputShapes& input_shapes,
                    const ConstantInputs& constant_inputs, const KnownValues& computed,
-                   const std::optional<std::filesystem::path>& folder, bool staged) {
+                   const std::optional<std::filesystem::path>& folder, bool staged, const MemoryCaps& caps) {
+  check_model(model);
   const onnx::GraphProto& proto = model.graph();
   Graph graph;
   const ImportContext ctx{graph, default_domain_opset(model)};
-  ControlFlow control_flow(folder);
+  ByteBudget weights(caps.weights_bytes, "cap on the model's weights");
+  ControlFlow control_flow(folder, weights, caps.tensor_bytes);
   SequenceValues sequences;
 
   if (proto.sparse_initializer_size() > 0) throw Error("sparse initializers are not supported");
   for (const onnx::TensorProto& init : proto.initializer()) {
-    graph.add_constant(init.name(), load_tensor(init, folder, fmt::format("initializer '{}'", init.name())));
+    const std::string what = fmt::format("initializer '{}'", init.name());
+    weights.reserve(checked_bytes(tensor_proto_type(init, what), what, caps.tensor_bytes), what);
+    graph.add_constant(init.name(), load_tensor(init, folder, what, caps.tensor_bytes));
   }
 
   std::set<std::string> declared_inputs;
@@ -167,12 +190,13 @@ Stage import_model(const onnx::ModelProto& model, const InputShapes& input_shape
     auto bound = constant_inputs.find(info.name());
     if (bound == constant_inputs.end()) {
       type.shape = resolve_input_shape(info, input_shapes);
-      checked_elements(type, what);
+      checked_elements(type, what, caps.tensor_bytes);
       graph.add_value(info.name(), type);
       graph.add_input(info.name());
       continue;
     }
     check_declared_type(info, bound->second.type(), what);
+    weights.reserve(checked_bytes(bound->second.type(), what, caps.tensor_bytes), what);
     graph.add_constant(info.name(), bound->second);
   }
   for (const auto& entry : input_shapes) {
@@ -198,7 +222,8 @@ Stage import_model(const onnx::ModelProto& model, const InputShapes& input_shape
     }
     if (node_proto.op_type() == "Constant") {
       if (node_proto.output_size() != 1) throw Error(what + " must have one output");
-      graph.add_constant(node_proto.output(0), constant_node_value(node_proto, folder, what));
+      graph.add_constant(node_proto.output(0),
+                         constant_node_value(node_proto, folder, what, weights, caps.tensor_bytes));
       continue;
     }
     if (!op_importers().count(node_proto.op_type()) && !ControlFlow::handles(node_proto.op_type()) &&
@@ -298,11 +323,12 @@ Stage import_model(const onnx::ModelProto& model, const InputShapes& input_shape
     }
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       if (node.outputs[i].empty()) continue;
-      checked_elements(types[i], fmt::format("output '{}' of node '{}' ({})", node.outputs[i], node.name, node.op));
+      checked_elements(types[i], fmt::format("output '{}' of node '{}' ({})", node.outputs[i], node.name, node.op),
+                       caps.tensor_bytes);
       graph.add_value(node.outputs[i], types[i]);
     }
     try {
-      states.push_back(fold_constant_node(graph, node) ? NodeState::folded : NodeState::imported);
+      states.push_back(fold_constant_node(graph, node, weights) ? NodeState::folded : NodeState::imported);
     } catch (const Error& e) {
       throw Error(fmt::format("node '{}' ({}): evaluating it at import: {}", node.name, node.op, e.what()));
     }
@@ -353,6 +379,14 @@ Stage import_model(const onnx::ModelProto& model, const InputShapes& input_shape
       --i;
       continue;
     }
+    // The node as the model writes it, before an upgrade or the half-precision wrap
+    // rewrites it: its operands are checked against its operator's ONNX type constraints.
+    const Node as_written = graph.nodes()[i];
+    try {
+      check_input_types(graph, as_written, ctx.opset);
+    } catch (const Error& e) {
+      throw Error(fmt::format("node '{}' ({}): {}", as_written.name, as_written.op, e.what()));
+    }
     try {
       std::vector<Node> before;
       try {
@@ -372,6 +406,11 @@ Stage import_model(const onnx::ModelProto& model, const InputShapes& input_shape
       size_t after = i + 1;
       insert_and_import(after, casts);
       i = after - 1;
+      try {
+        check_output_types(graph, as_written, ctx.opset);
+      } catch (const Error& e) {
+        throw Error(fmt::format("node '{}' ({}): {}", as_written.name, as_written.op, e.what()));
+      }
     } catch (const ValueNeeded& e) {
       defer(e, graph.nodes()[i]);
     }
@@ -434,12 +473,12 @@ Stage import_model(const onnx::ModelProto& model, const InputShapes& input_shape
 }  // namespace
 
 Graph import_onnx_bytes(const std::string& bytes, const InputShapes& input_shapes,
-                        const ConstantInputs& constant_inputs) {
+                        const ConstantInputs& constant_inputs, const MemoryCaps& caps) {
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes)) {
     throw Error("the data is not a valid ONNX model (truncated or malformed protobuf)");
   }
-  return import_model(model, input_shapes, constant_inputs, {}, std::nullopt, false).graph;
+  return import_model(model, input_shapes, constant_inputs, {}, std::nullopt, false, caps).graph;
 }
 
 namespace {
@@ -469,10 +508,12 @@ std::vector<std::string> onnx_graph_input_names(const std::string& path) {
   return names;
 }
 
-Graph import_onnx(const std::string& path, const InputShapes& input_shapes, const ConstantInputs& constant_inputs) {
+Graph import_onnx(const std::string& path, const InputShapes& input_shapes, const ConstantInputs& constant_inputs,
+                  const MemoryCaps& caps) {
   const onnx::ModelProto model = read_model(path);
   try {
-    return import_model(model, input_shapes, constant_inputs, {}, std::filesystem::absolute(path).parent_path(), false)
+    return import_model(model, input_shapes, constant_inputs, {}, std::filesystem::absolute(path).parent_path(), false,
+                        caps)
         .graph;
   } catch (const ValueNeeded& e) {
     throw ValueNeeded(fmt::format("{}: {}", path, e.what()), e.value());
@@ -481,10 +522,11 @@ Graph import_onnx(const std::string& path, const InputShapes& input_shapes, cons
   }
 }
 
-Graph import_onnx_first_stage(const std::string& path, const InputShapes& input_shapes, bool& complete) {
+Graph import_onnx_first_stage(const std::string& path, const InputShapes& input_shapes, bool& complete,
+                              const MemoryCaps& caps) {
   const onnx::ModelProto model = read_model(path);
   try {
-    Stage stage = import_model(model, input_shapes, {}, {}, std::filesystem::absolute(path).parent_path(), true);
+    Stage stage = import_model(model, input_shapes, {}, {}, std::filesystem::absolute(path).parent_path(), true, caps);
     complete = true;
     for (const onnx::ValueInfoProto& info : model.graph().output()) {
       complete = complete && stage.graph.has_value(info.name());
@@ -497,28 +539,53 @@ Graph import_onnx_first_stage(const std::string& path, const InputShapes& input_
 
 namespace {
 
+DeclaredValue declaration_of(const onnx::ValueInfoProto& info, const std::string& what) {
+  DeclaredValue d;
+  d.name = info.name();
+  if (!info.type().has_tensor_type()) return d;
+  const auto& tensor_type = info.type().tensor_type();
+  if (tensor_type.elem_type() != 0) d.dtype = dtype_from_onnx(tensor_type.elem_type(), what);
+  d.has_shape = tensor_type.has_shape();
+  for (const auto& dim : tensor_type.shape().dim()) {
+    d.dims.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+    d.dim_names.push_back(dim.has_dim_param() ? dim.dim_param() : "");
+  }
+  return d;
+}
+
 // A model read once, imported stage by stage: the known graph inputs by their types
 // (or values, where a shape depends on them), the rest as values earlier stages computed.
 class OnnxStagedModel : public StagedModel {
  public:
-  OnnxStagedModel(onnx::ModelProto model, std::optional<std::filesystem::path> folder, std::string label)
-      : model_(std::move(model)), folder_(std::move(folder)), label_(std::move(label)) {
+  OnnxStagedModel(onnx::ModelProto model, std::optional<std::filesystem::path> folder, std::string label,
+                  const MemoryCaps& caps)
+      : model_(std::move(model)), folder_(std::move(folder)), label_(std::move(label)), caps_(caps) {
+    try {
+      check_model(model_);
+    } catch (const Error& e) {
+      throw Error(fmt::format("{}: {}", label_, e.what()));
+    }
     std::set<std::string> initialized;
     for (const onnx::TensorProto& init : model_.graph().initializer()) initialized.insert(init.name());
     for (const onnx::ValueInfoProto& info : model_.graph().input()) {
       if (initialized.count(info.name())) continue;
-      declared_type(info, fmt::format("{}: graph input '{}'", label_, info.name()));
+      const std::string what = fmt::format("{}: graph input '{}'", label_, info.name());
+      declared_type(info, what);
       inputs_.push_back(info.name());
+      declared_inputs_.push_back(declaration_of(info, what));
     }
     for (const onnx::ValueInfoProto& info : model_.graph().output()) {
       if (info.type().has_sequence_type() || info.type().has_optional_type() || info.type().has_map_type()) {
         throw Error(fmt::format("{}: graph output '{}' is not a tensor", label_, info.name()));
       }
       outputs_.push_back(info.name());
+      declared_outputs_.push_back(declaration_of(info, fmt::format("{}: graph output '{}'", label_, info.name())));
     }
   }
   std::vector<std::string> input_names() const override { return inputs_; }
   std::vector<std::string> output_names() const override { return outputs_; }
+  std::vector<DeclaredValue> declared_inputs() const override { return declared_inputs_; }
+  std::vector<DeclaredValue> declared_outputs() const override { return declared_outputs_; }
 
   Stage stage(const KnownValues& known) const override {
     InputShapes shapes;
@@ -538,7 +605,7 @@ class OnnxStagedModel : public StagedModel {
       if (!bound.count(name)) computed.constants.emplace(name, value);
     }
     try {
-      return import_model(model_, shapes, bound, computed, folder_, true);
+      return import_model(model_, shapes, bound, computed, folder_, true, caps_);
     } catch (const Error& e) {
       throw Error(fmt::format("{}: {}", label_, e.what()));
     }
@@ -548,21 +615,24 @@ class OnnxStagedModel : public StagedModel {
   onnx::ModelProto model_;
   std::optional<std::filesystem::path> folder_;
   std::string label_;
+  MemoryCaps caps_;
   std::vector<std::string> inputs_, outputs_;
+  std::vector<DeclaredValue> declared_inputs_, declared_outputs_;
 };
 
 }  // namespace
 
-std::shared_ptr<const StagedModel> load_staged_onnx(const std::string& path) {
-  return std::make_shared<OnnxStagedModel>(read_model(path), std::filesystem::absolute(path).parent_path(), path);
+std::shared_ptr<const StagedModel> load_staged_onnx(const std::string& path, const MemoryCaps& caps) {
+  return std::make_shared<OnnxStagedModel>(read_model(path), std::filesystem::absolute(path).parent_path(), path,
+                                           caps);
 }
 
-std::shared_ptr<const StagedModel> load_staged_onnx_bytes(const std::string& bytes) {
+std::shared_ptr<const StagedModel> load_staged_onnx_bytes(const std::string& bytes, const MemoryCaps& caps) {
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes)) {
     throw Error("the data is not a valid ONNX model (truncated or malformed protobuf)");
   }
-  return std::make_shared<OnnxStagedModel>(std::move(model), std::nullopt, "the model");
+  return std::make_shared<OnnxStagedModel>(std::move(model), std::nullopt, "the model", caps);
 }
 
 }  // namespace nee

@@ -4,9 +4,11 @@
 #include <fmt/ranges.h>
 #include <onnx/onnx_pb.h>
 
+#include <cmath>
 #include <map>
 
 #include "core/error.h"
+#include "core/half_float.h"
 #include "importer/node_checks.h"
 
 namespace nee {
@@ -155,16 +157,32 @@ std::vector<Node> upgrade_pad(const ImportContext&, Graph&, Node& node) {
 }
 
 // Split opset 1 took the part sizes as an attribute or as a second input, and had no
-// default axis; opset 2 takes the attribute only, with axis 0 by default.
+// default axis; opset 2 takes the attribute only, with axis 0 by default. The input has
+// the data's type T (float16, float or double: ONNX's Split-1 schema), holding whole numbers.
 std::vector<Node> upgrade_split(const ImportContext& ctx, Graph&, Node& node) {
   if (node.inputs.size() == 2 && !node.inputs[1].empty()) {
     const Tensor* split = ctx.graph.constant(node.inputs[1]);
-    if (!split || split->dtype() != DType::i64 || split->shape().size() != 1) {
-      throw Error(fmt::format("split input '{}' must be a constant 1-D int64 tensor; NEE needs static shapes",
+    if (!split || split->shape().size() != 1) {
+      throw Error(fmt::format("split input '{}' must be a constant 1-D tensor; NEE needs static shapes",
                               node.inputs[1]));
     }
-    node.attrs.set("split", std::vector<int64_t>(split->data_as<int64_t>(),
-                                                 split->data_as<int64_t>() + split->elements()));
+    std::vector<int64_t> sizes;
+    for (int64_t i = 0; i < split->elements(); ++i) {
+      double size = 0;
+      switch (split->dtype()) {
+        case DType::f32: size = split->data_as<float>()[i]; break;
+        case DType::f64: size = split->data_as<double>()[i]; break;
+        case DType::f16: size = f16_to_f32(split->data_as<uint16_t>()[i]); break;
+        default:
+          throw Error(fmt::format("split input '{}' is {}; Split-1 takes the data's type", node.inputs[1],
+                                  split->type().to_string()));
+      }
+      if (size != std::floor(size) || size < 0) {
+        throw Error(fmt::format("split input '{}' holds {}, which is no part size", node.inputs[1], size));
+      }
+      sizes.push_back(static_cast<int64_t>(size));
+    }
+    node.attrs.set("split", sizes);
   }
   node.inputs.resize(1);
   return {};

@@ -24,7 +24,7 @@ namespace {
 // (copy-on-write), so a pass that writes a constant in place gets its own pages. Data at
 // an offset that is not a multiple of the element size is copied instead.
 Tensor read_external_data(const onnx::TensorProto& proto, const std::optional<std::filesystem::path>& folder,
-                          const std::string& what) {
+                          const std::string& what, int64_t max_bytes) {
   namespace fs = std::filesystem;
   if (!folder) throw Error(what + " stores its data in an external file; import the model from its file");
   std::string location;
@@ -54,9 +54,8 @@ Tensor read_external_data(const onnx::TensorProto& proto, const std::optional<st
   if (!fs::is_regular_file(real_file, ec)) {
     throw Error(fmt::format("{}: external data file '{}' is missing or not a regular file", what, file.string()));
   }
-  const TensorType type{dtype_from_onnx(proto.data_type(), what), {proto.dims().begin(), proto.dims().end()}};
-  checked_elements(type, what);
-  const uint64_t bytes = static_cast<uint64_t>(type.elements()) * dtype_size(type.dtype);
+  const TensorType type = tensor_proto_type(proto, what);
+  const uint64_t bytes = static_cast<uint64_t>(checked_bytes(type, what, max_bytes));
   const uint64_t size = fs::file_size(real_file, ec), begin = offset.value_or(0);
   if (ec || begin > size || (length && *length > size - begin)) {
     throw Error(fmt::format("{}: external data file '{}' has {} bytes, fewer than offset {} + length {}", what,
@@ -84,37 +83,39 @@ Tensor read_external_data(const onnx::TensorProto& proto, const std::optional<st
 }  // namespace
 
 Tensor load_tensor(const onnx::TensorProto& proto, const std::optional<std::filesystem::path>& folder,
-                   const std::string& what) {
-  if (proto.data_location() != onnx::TensorProto::EXTERNAL) return tensor_from_proto(proto, what);
-  return read_external_data(proto, folder, what);
+                   const std::string& what, int64_t max_bytes) {
+  if (proto.data_location() != onnx::TensorProto::EXTERNAL) return tensor_from_proto(proto, what, max_bytes);
+  return read_external_data(proto, folder, what, max_bytes);
 }
 
 Tensor constant_node_value(const onnx::NodeProto& proto, const std::optional<std::filesystem::path>& folder,
-                           const std::string& what) {
+                           const std::string& what, ByteBudget& weights, int64_t max_bytes) {
   if (proto.attribute_size() != 1) throw Error(what + " must have exactly one value attribute");
   const onnx::AttributeProto& attr = proto.attribute(0);
-  if (attr.name() == "value") return load_tensor(attr.t(), folder, what);
+  if (attr.name() == "value") {
+    weights.reserve(checked_bytes(tensor_proto_type(attr.t(), what), what, max_bytes), what);
+    return load_tensor(attr.t(), folder, what, max_bytes);
+  }
+  Tensor t;
   if (attr.name() == "value_float") {
-    Tensor t(DType::f32, {});
+    t = Tensor(DType::f32, {});
     *t.data_as<float>() = attr.f();
-    return t;
-  }
-  if (attr.name() == "value_int") {
-    Tensor t(DType::i64, {});
+  } else if (attr.name() == "value_int") {
+    t = Tensor(DType::i64, {});
     *t.data_as<int64_t>() = attr.i();
-    return t;
-  }
-  if (attr.name() == "value_floats") {
-    Tensor t(DType::f32, {attr.floats_size()});
+  } else if (attr.name() == "value_floats") {
+    t = Tensor(DType::f32, {attr.floats_size()});
     std::copy(attr.floats().begin(), attr.floats().end(), t.data_as<float>());
-    return t;
-  }
-  if (attr.name() == "value_ints") {
-    Tensor t(DType::i64, {attr.ints_size()});
+  } else if (attr.name() == "value_ints") {
+    t = Tensor(DType::i64, {attr.ints_size()});
     std::copy(attr.ints().begin(), attr.ints().end(), t.data_as<int64_t>());
-    return t;
+  } else {
+    throw Error(fmt::format("{} uses attribute '{}', which NEE does not support", what, attr.name()));
   }
-  throw Error(fmt::format("{} uses attribute '{}', which NEE does not support", what, attr.name()));
+  // These attributes hold their elements in the model already: the copy costs no more
+  // than the model's own bytes, and is counted once made.
+  weights.reserve(static_cast<int64_t>(t.bytes()), what);
+  return t;
 }
 
 }  // namespace nee

@@ -1,8 +1,12 @@
 #include "runtime/memory_plan.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <set>
 #include <vector>
+
+#include "core/error.h"
 
 namespace nee {
 
@@ -87,6 +91,73 @@ MemoryPlan plan_memory(const Graph& graph, size_t alignment) {
     plan.arena_bytes = std::max(plan.arena_bytes, offset + size);
   }
   return plan;
+}
+
+namespace {
+
+int64_t bytes_of(const TensorType& type) { return type.elements() * static_cast<int64_t>(dtype_size(type.dtype)); }
+
+// The largest of some values, named with the node that makes it, for the errors.
+struct Largest {
+  std::string value, node, op;
+  TensorType type;
+  int64_t bytes = -1;
+
+  void consider(const std::string& name, const TensorType& t, const Node* producer) {
+    if (bytes_of(t) <= bytes) return;
+    value = name;
+    type = t;
+    bytes = bytes_of(t);
+    node = producer ? producer->name : std::string();
+    op = producer ? producer->op : std::string();
+  }
+  std::string describe() const {
+    if (bytes < 0) return "no tensor";
+    const std::string made_by = node.empty() ? "" : fmt::format(" of node '{}' ({})", node, op);
+    return fmt::format("'{}'{}, {} ({})", value, made_by, type.to_string(), format_bytes(bytes));
+  }
+};
+
+}  // namespace
+
+void check_memory_caps(const Graph& graph, const MemoryPlan& plan, const MemoryCaps& caps) {
+  int64_t weights = 0, inputs = 0, per_run = 0;
+  Largest largest_constant, largest_run;
+  for (const std::string& name : graph.value_names()) {
+    const Tensor* value = graph.constant(name);
+    if (!value) continue;
+    weights += bytes_of(value->type());
+    largest_constant.consider(name, value->type(), nullptr);
+  }
+  for (const std::string& name : graph.inputs()) inputs += bytes_of(graph.type_of(name));
+  for (const Node& node : graph.nodes()) {
+    for (const std::string& out : node.outputs) {
+      if (out.empty()) continue;
+      const TensorType& type = graph.type_of(out);
+      checked_elements(type, fmt::format("output '{}' of node '{}' ({})", out, node.name, node.op), caps.tensor_bytes);
+      largest_run.consider(out, type, &node);
+      // Session::run gives every output the arena does not hold a tensor of its own.
+      if (!plan.offsets.count(out)) per_run += bytes_of(type);
+    }
+  }
+  const int64_t arena = static_cast<int64_t>(plan.arena_bytes), run = arena + per_run;
+  if (weights > caps.weights_bytes) {
+    throw Error(fmt::format("the graph's constants take {}, over the {} cap on the model's weights; the largest is {}",
+                            format_bytes(weights), format_bytes(caps.weights_bytes), largest_constant.describe()));
+  }
+  if (run > caps.plan_bytes) {
+    throw Error(fmt::format("a run takes {} ({} in the memory plan's arena, {} of tensors allocated per run), over "
+                            "the {} cap on one run's memory; the largest tensor is {}",
+                            format_bytes(run), format_bytes(arena), format_bytes(per_run),
+                            format_bytes(caps.plan_bytes), largest_run.describe()));
+  }
+  if (weights + inputs + run > caps.total_bytes) {
+    throw Error(fmt::format("the model takes {} ({} of constants, {} of inputs, {} per run), over the {} cap on its "
+                            "memory; the largest tensor a run makes is {}, the largest constant {}",
+                            format_bytes(weights + inputs + run), format_bytes(weights), format_bytes(inputs),
+                            format_bytes(run), format_bytes(caps.total_bytes), largest_run.describe(),
+                            largest_constant.describe()));
+  }
 }
 
 }  // namespace nee

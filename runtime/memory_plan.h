@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "runtime/graph.h"
+#include "runtime/tensor_limits.h"
 
 namespace nee {
 
@@ -20,6 +21,14 @@ struct MemoryPlan {
 // `graph` must be sorted topologically; nodes run in that order. Every offset is a
 // multiple of `alignment` bytes (a power of two).
 MemoryPlan plan_memory(const Graph& graph, size_t alignment = 64);
+
+// Checks what running `graph` with `plan` takes, before a session allocates any of it:
+// each tensor within caps.tensor_bytes; the graph's constants within caps.weights_bytes;
+// one run's tensors (the arena, and the node outputs allocated per run outside it: graph
+// outputs, strings, views) within caps.plan_bytes; and those with the graph inputs within
+// caps.total_bytes. Throws nee::Error naming the cap, the sizes, and the largest tensor
+// with the node that makes it.
+void check_memory_caps(const Graph& graph, const MemoryPlan& plan, const MemoryCaps& caps);
 
 // Ops whose output 0 is a view of input 0 (same bytes) with the reference kernels.
 bool output_is_view_of_input(const std::string& op);

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "core/error.h"
 #include "runtime/tensor_limits.h"
@@ -57,17 +59,29 @@ int32_t onnx_elem_type(DType dtype) {
 
 namespace {
 
-void check_count(int64_t found, int64_t expected, const std::string& field, const Tensor& t,
-                 const std::string& what) {
-  if (found != expected) {
-    throw Error(fmt::format("{} declares shape {} ({} elements) but its {} holds {}", what,
-                            t.type().to_string(), expected, field, found));
+// The typed field ONNX keeps `dtype`'s elements in when raw_data is not used, and how
+// many it holds: int32, int16, uint16, float16 and bfloat16 (their bit patterns), bool,
+// int8 and uint8 in int32_data, uint32 and uint64 in uint64_data, one element per entry.
+std::pair<const char*, int64_t> typed_field(const onnx::TensorProto& proto, DType dtype) {
+  switch (dtype) {
+    case DType::f32: return {"float_data", proto.float_data_size()};
+    case DType::i64: return {"int64_data", proto.int64_data_size()};
+    case DType::f64: return {"double_data", proto.double_data_size()};
+    case DType::u32:
+    case DType::u64: return {"uint64_data", proto.uint64_data_size()};
+    case DType::string: return {"string_data", proto.string_data_size()};
+    case DType::i32:
+    case DType::boolean:
+    case DType::u8:
+    case DType::i8:
+    case DType::i16:
+    case DType::u16:
+    case DType::f16:
+    case DType::bf16: break;
   }
+  return {"int32_data", proto.int32_data_size()};
 }
 
-// ONNX keeps int32, int16, uint16, float16 and bfloat16 (their bit patterns), bool, int8
-// and uint8 in int32_data, and uint32 and
-// uint64 in uint64_data, one element per entry.
 template <typename T>
 void copy_from_int32_data(const onnx::TensorProto& proto, Tensor& t) {
   T* out = t.data_as<T>();
@@ -82,77 +96,55 @@ void copy_from_uint64_data(const onnx::TensorProto& proto, Tensor& t) {
 
 }  // namespace
 
-Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& what) {
+TensorType tensor_proto_type(const onnx::TensorProto& proto, const std::string& what) {
+  return TensorType{dtype_from_onnx(proto.data_type(), what), {proto.dims().begin(), proto.dims().end()}};
+}
+
+Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& what, int64_t max_bytes) {
   if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
     throw Error(what + " stores its data in an external file, which NEE does not read");
   }
-  const DType dtype = dtype_from_onnx(proto.data_type(), what);
-  TensorType type{dtype, {proto.dims().begin(), proto.dims().end()}};
-  const int64_t elements = checked_elements(type, what);
-  Tensor t(type);
-  if (dtype == DType::string) {
-    // ONNX keeps strings only in string_data: raw_data cannot hold them.
-    if (proto.has_raw_data()) {
-      throw Error(what + " is a STRING tensor with raw_data; ONNX keeps strings in string_data");
-    }
-    check_count(proto.string_data_size(), elements, "string_data", t, what);
-    std::copy(proto.string_data().begin(), proto.string_data().end(), t.data_as<std::string>());
-    return t;
+  const TensorType type = tensor_proto_type(proto, what);
+  const DType dtype = type.dtype;
+  const int64_t elements = checked_elements(type, what, max_bytes);
+  // The data present is compared with the dims before anything is allocated, so that a
+  // few bytes declaring large dims cost no more than those bytes.
+  if (dtype == DType::string && proto.has_raw_data()) {
+    throw Error(what + " is a STRING tensor with raw_data; ONNX keeps strings in string_data");
   }
   if (proto.has_raw_data()) {
-    const size_t expected = t.bytes();
+    const size_t expected = static_cast<size_t>(elements) * dtype_size(dtype);
     if (proto.raw_data().size() != expected) {
       throw Error(fmt::format("{} declares shape {} ({} bytes) but its raw_data holds {} bytes",
                               what, type.to_string(), expected, proto.raw_data().size()));
     }
+    Tensor t(type);
     if (expected) std::memcpy(t.data(), proto.raw_data().data(), expected);
     return t;
   }
+  const auto [field, found] = typed_field(proto, dtype);
+  if (found != elements) {
+    throw Error(fmt::format("{} declares shape {} ({} elements) but its {} holds {}", what, type.to_string(),
+                            elements, field, found));
+  }
+  Tensor t(type);
   switch (dtype) {
-    case DType::f32:
-      check_count(proto.float_data_size(), elements, "float_data", t, what);
-      std::copy(proto.float_data().begin(), proto.float_data().end(), t.data_as<float>());
+    case DType::f32: std::copy(proto.float_data().begin(), proto.float_data().end(), t.data_as<float>()); break;
+    case DType::i64: std::copy(proto.int64_data().begin(), proto.int64_data().end(), t.data_as<int64_t>()); break;
+    case DType::f64: std::copy(proto.double_data().begin(), proto.double_data().end(), t.data_as<double>()); break;
+    case DType::string:
+      std::copy(proto.string_data().begin(), proto.string_data().end(), t.data_as<std::string>());
       break;
-    case DType::i64:
-      check_count(proto.int64_data_size(), elements, "int64_data", t, what);
-      std::copy(proto.int64_data().begin(), proto.int64_data().end(), t.data_as<int64_t>());
-      break;
-    case DType::i32:
-      check_count(proto.int32_data_size(), elements, "int32_data", t, what);
-      copy_from_int32_data<int32_t>(proto, t);
-      break;
+    case DType::i32: copy_from_int32_data<int32_t>(proto, t); break;
     case DType::boolean:
-    case DType::u8:
-      check_count(proto.int32_data_size(), elements, "int32_data", t, what);
-      copy_from_int32_data<uint8_t>(proto, t);
-      break;
-    case DType::i8:
-      check_count(proto.int32_data_size(), elements, "int32_data", t, what);
-      copy_from_int32_data<int8_t>(proto, t);
-      break;
-    case DType::i16:
-      check_count(proto.int32_data_size(), elements, "int32_data", t, what);
-      copy_from_int32_data<int16_t>(proto, t);
-      break;
+    case DType::u8: copy_from_int32_data<uint8_t>(proto, t); break;
+    case DType::i8: copy_from_int32_data<int8_t>(proto, t); break;
+    case DType::i16: copy_from_int32_data<int16_t>(proto, t); break;
     case DType::u16:
     case DType::f16:
-    case DType::bf16:
-      check_count(proto.int32_data_size(), elements, "int32_data", t, what);
-      copy_from_int32_data<uint16_t>(proto, t);
-      break;
-    case DType::f64:
-      check_count(proto.double_data_size(), elements, "double_data", t, what);
-      std::copy(proto.double_data().begin(), proto.double_data().end(), t.data_as<double>());
-      break;
-    case DType::u32:
-      check_count(proto.uint64_data_size(), elements, "uint64_data", t, what);
-      copy_from_uint64_data<uint32_t>(proto, t);
-      break;
-    case DType::u64:
-      check_count(proto.uint64_data_size(), elements, "uint64_data", t, what);
-      copy_from_uint64_data<uint64_t>(proto, t);
-      break;
-    case DType::string: break;  // read above
+    case DType::bf16: copy_from_int32_data<uint16_t>(proto, t); break;
+    case DType::u32: copy_from_uint64_data<uint32_t>(proto, t); break;
+    case DType::u64: copy_from_uint64_data<uint64_t>(proto, t); break;
   }
   return t;
 }

@@ -6,6 +6,7 @@
 
 #include "core/dtype.h"
 #include "runtime/tensor.h"
+#include "runtime/tensor_limits.h"
 
 namespace nee {
 
@@ -14,10 +15,15 @@ namespace nee {
 DType dtype_from_onnx(int32_t elem_type, const std::string& what);
 int32_t onnx_elem_type(DType dtype);
 
+// A TensorProto's declared dtype and dims, without reading its data.
+TensorType tensor_proto_type(const onnx::TensorProto& proto, const std::string& what);
+
 // Reads raw_data or the typed field (string_data for STRING, which ONNX never keeps in
-// raw_data); the element count must match the dims exactly. Writes raw_data, or
-// string_data for strings.
-Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& what);
+// raw_data); the element count must match the dims exactly, and is compared with them
+// before the tensor is allocated, so that dims the data does not fill cost nothing. A
+// tensor over `max_bytes` is refused. Writes raw_data, or string_data for strings.
+Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& what,
+                         int64_t max_bytes = kMaxTensorBytes);
 onnx::TensorProto tensor_to_proto(const Tensor& tensor, const std::string& name);
 
 }  // namespace nee

@@ -14,6 +14,19 @@
 
 namespace nee {
 
+namespace {
+
+// `from`'s elements into `to`, of the same type.
+void copy_into(const Tensor& from, Tensor& to) {
+  if (from.dtype() != DType::string) {
+    std::memcpy(to.data(), from.data(), from.bytes());
+    return;
+  }
+  std::copy_n(from.data_as<std::string>(), from.elements(), to.data_as<std::string>());
+}
+
+}  // namespace
+
 struct Session::BoundNode {
   Placement placement;
   std::unique_ptr<NodeKernel> kernel;
@@ -88,6 +101,7 @@ void Session::prepare() {
   // origin must be a multiple of the device's base address alignment: 4096 bits on
   // NVIDIA's OpenCL, the largest of the common ones.
   plan_ = plan_memory(graph_, device_ ? 512 : 64);
+  check_memory_caps(graph_, plan_, options_.memory_caps);
   if (device_) device_->plan(plan_);
   void* arena = std::aligned_alloc(64, std::max<size_t>(plan_.arena_bytes, 64));
   if (!arena) throw Error(fmt::format("cannot allocate the {}-byte tensor arena", plan_.arena_bytes));
@@ -123,9 +137,20 @@ void Session::check_inputs(const std::map<std::string, Tensor>& inputs) const {
   }
 }
 
-std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& inputs) {
+std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& inputs,
+                                           const std::map<std::string, Tensor>& into) {
   prepare();
   check_inputs(inputs);
+  std::map<std::string, Tensor> destinations;  // the graph outputs of `into`
+  for (const std::string& name : graph_.outputs()) {
+    auto given = into.find(name);
+    if (given == into.end()) continue;
+    if (!(given->second.type() == graph_.type_of(name)) || given->second.empty_storage()) {
+      throw Error(fmt::format("output '{}' is {}; the tensor given for it is {}", name,
+                              graph_.type_of(name).to_string(), given->second.type().to_string()));
+    }
+    destinations.emplace(name, given->second);
+  }
   std::unordered_map<std::string, Tensor> values(inputs.begin(), inputs.end());
   auto lookup = [&](const std::string& name) -> const Tensor* {
     auto it = values.find(name);
@@ -149,7 +174,10 @@ std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& 
       }
       Tensor& slot = values[name];
       auto planned = plan_.offsets.find(name);
-      if (planned == plan_.offsets.end()) {
+      if (auto given = destinations.find(name); given != destinations.end()) {
+        slot = given->second;
+        if (!b.kernel->writes_every_output_element()) std::memset(slot.data(), 0, slot.bytes());
+      } else if (planned == plan_.offsets.end()) {
         slot = Tensor(graph_.type_of(name));
       } else {
         // Reference kernels may accumulate into their output, so their planned bytes
@@ -180,7 +208,9 @@ std::map<std::string, Tensor> Session::run(const std::map<std::string, Tensor>& 
     const Tensor* t = lookup(name);
     if (!t) throw Error(fmt::format("graph output '{}' was not computed", name));
     if (device_) traffic_.bytes_to_host += device_->to_host(name, *t);
-    outputs[name] = *t;
+    auto given = destinations.find(name);
+    if (given != destinations.end() && given->second.data() != t->data()) copy_into(*t, given->second);
+    outputs[name] = given != destinations.end() ? given->second : *t;
   }
   if (device_) traffic_.resident_bytes = device_->resident_bytes();
   return outputs;

@@ -10,13 +10,22 @@
 #include "runtime/kernel_provider.h"
 #include "runtime/memory_plan.h"
 #include "runtime/tensor.h"
+#include "runtime/tensor_limits.h"
 
 namespace nee {
 
 struct SessionOptions {
+  SessionOptions() = default;
+  // Spelled out so that SessionOptions{false} leaves the caps at their defaults without
+  // -Wmissing-field-initializers.
+  explicit SessionOptions(bool optimize_graph, MemoryCaps caps = {}) : optimize(optimize_graph), memory_caps(caps) {}
+
   // Run optimize_graph in prepare(), with the first provider's graph options (a
   // bundle's) or the defaults; off to execute the graph as imported.
   bool optimize = true;
+  // What prepare() may allocate (check_memory_caps in runtime/memory_plan.h), checked
+  // before the arena is.
+  MemoryCaps memory_caps;
 };
 
 // Which provider and kernel runs a node.
@@ -38,8 +47,12 @@ class Session {
   void prepare();
 
   // Every graph input must be given, with its declared dtype and shape; unknown names are
-  // rejected. Returns the graph outputs by name.
-  std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& inputs);
+  // rejected. Returns the graph outputs by name. A graph output named in `into` is
+  // written into that tensor, which must have the output's type (the caller's buffer:
+  // the kernel that computes it writes there, or, where the output is a view or a
+  // constant, its bytes are copied there); other names in `into` are ignored.
+  std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& inputs,
+                                    const std::map<std::string, Tensor>& into = {});
 
   const Graph& graph() const { return graph_; }
   std::vector<Placement> placements() const;

@@ -17,8 +17,12 @@ constexpr size_t kMaxStagesPerRun = 10000;
 
 }  // namespace
 
-StagedSession::StagedSession(std::shared_ptr<const StagedModel> model, ProviderMaker make_providers, size_t capacity)
-    : model_(std::move(model)), make_providers_(std::move(make_providers)), capacity_(std::max<size_t>(capacity, 1)) {}
+StagedSession::StagedSession(std::shared_ptr<const StagedModel> model, ProviderMaker make_providers, size_t capacity,
+                             SessionOptions session_options)
+    : model_(std::move(model)),
+      make_providers_(std::move(make_providers)),
+      session_options_(session_options),
+      capacity_(std::max<size_t>(capacity, 1)) {}
 
 StagedSession::Entry& StagedSession::entry_for(const KnownValues& known) {
   Key key;
@@ -43,7 +47,7 @@ StagedSession::Entry& StagedSession::entry_for(const KnownValues& known) {
       }));
     }
     Stage stage = model_->stage(known);
-    auto session = std::make_unique<Session>(std::move(stage.graph), make_providers_());
+    auto session = std::make_unique<Session>(std::move(stage.graph), make_providers_(), session_options_);
     session->prepare();
     ++made_;
     it = stages_.emplace(std::move(key), Entry{std::move(session), std::move(stage.values_needed), 0}).first;
@@ -52,7 +56,8 @@ StagedSession::Entry& StagedSession::entry_for(const KnownValues& known) {
   return it->second;
 }
 
-std::map<std::string, Tensor> StagedSession::run(const std::map<std::string, Tensor>& inputs) {
+std::map<std::string, Tensor> StagedSession::run(const std::map<std::string, Tensor>& inputs,
+                                                 const std::map<std::string, Tensor>& into) {
   for (const std::string& name : model_->input_names()) {
     if (!inputs.count(name)) throw Error(fmt::format("graph input '{}' is not given", name));
   }
@@ -75,7 +80,7 @@ std::map<std::string, Tensor> StagedSession::run(const std::map<std::string, Ten
     std::map<std::string, Tensor> stage_inputs;
     for (const std::string& name : session.graph().inputs()) stage_inputs.emplace(name, values.at(name));
     const size_t known_before = values.size(), constants_before = as_constants.size();
-    for (auto& [name, t] : session.run(stage_inputs)) {
+    for (auto& [name, t] : session.run(stage_inputs, into)) {
       // A value the stage folded to a constant decides shapes as a constant downstream.
       if (session.graph().constant(name)) as_constants.insert(name);
       values.emplace(name, std::move(t));

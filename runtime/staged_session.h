@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -30,12 +31,26 @@ struct Stage {
   std::set<std::string> values_needed;
 };
 
+// A graph input or output as the model declares it: each dim -1 where it is symbolic or
+// unknown, with the symbolic dim's name where it has one ("" otherwise); no dims at all
+// when the model declares no shape.
+struct DeclaredValue {
+  std::string name;
+  std::optional<DType> dtype;  // none where the model does not declare it
+  bool has_shape = false;
+  std::vector<int64_t> dims;
+  std::vector<std::string> dim_names;
+};
+
 // A model that can be imported stage by stage (the importer's side).
 class StagedModel {
  public:
   virtual ~StagedModel() = default;
   virtual std::vector<std::string> input_names() const = 0;
   virtual std::vector<std::string> output_names() const = 0;
+  // The same in order, with what the model declares of each.
+  virtual std::vector<DeclaredValue> declared_inputs() const = 0;
+  virtual std::vector<DeclaredValue> declared_outputs() const = 0;
   // The stage that computes what can be computed from `known`; throws nee::Error for a
   // model that cannot run.
   virtual Stage stage(const KnownValues& known) const = 0;
@@ -55,10 +70,14 @@ class StagedSession {
   // Makes the providers of one new Session (a bundle's, for instance).
   using ProviderMaker = std::function<std::vector<std::unique_ptr<KernelProvider>>()>;
 
-  StagedSession(std::shared_ptr<const StagedModel> model, ProviderMaker make_providers, size_t capacity = 16);
+  // Each stage's Session gets `session_options` (its memory caps, for one).
+  StagedSession(std::shared_ptr<const StagedModel> model, ProviderMaker make_providers, size_t capacity = 16,
+                SessionOptions session_options = {});
 
-  // Every graph input must be given. Returns the model's outputs by name.
-  std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& inputs);
+  // Every graph input must be given. Returns the model's outputs by name; those named in
+  // `into` are written into the given tensors (Session::run).
+  std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& inputs,
+                                    const std::map<std::string, Tensor>& into = {});
 
   // The stages the last run went through, in order.
   const std::vector<const Session*>& last_stages() const { return last_stages_; }
@@ -78,6 +97,7 @@ class StagedSession {
 
   std::shared_ptr<const StagedModel> model_;
   ProviderMaker make_providers_;
+  SessionOptions session_options_;
   size_t capacity_, made_ = 0, uses_ = 0;
   std::map<Key, Entry> stages_;
   std::vector<const Session*> last_stages_;

@@ -77,6 +77,28 @@ void add_target_halide_major(Connection& db) {
   db.exec("ALTER TABLE targets ADD COLUMN halide_major INTEGER NOT NULL DEFAULT 14");
 }
 
+// A schedule a tuner is measuring right now, so that other tuners on the same file skip
+// it (TuningDatabase::claim). The owner is a process (host, boot, pid and start time, so
+// that a reused pid is not mistaken for it) and one of its connections; claimed_at, in
+// Unix seconds, lets a claim of another host expire. Keyed by the text keys, so a claim
+// creates no target or workload row.
+void add_claims(Connection& db) {
+  db.exec(R"sql(
+    CREATE TABLE claims (
+      workload_key TEXT NOT NULL,
+      target_key TEXT NOT NULL,
+      schedule_json TEXT NOT NULL,
+      host TEXT NOT NULL,
+      boot_id TEXT NOT NULL,
+      pid INTEGER NOT NULL,
+      process_start INTEGER NOT NULL,
+      connection INTEGER NOT NULL,
+      claimed_at REAL NOT NULL,
+      PRIMARY KEY (workload_key, target_key, schedule_json)
+    )
+  )sql");
+}
+
 }  // namespace
 
 const std::vector<Migration>& migrations() {
@@ -86,6 +108,7 @@ const std::vector<Migration>& migrations() {
       {3, "records.confirmed_us", add_confirmed_us},
       {4, "targets.cache", add_target_cache},
       {5, "targets.halide_major", add_target_halide_major},
+      {6, "claims of schedules being measured", add_claims},
   };
   return list;
 }
@@ -93,9 +116,20 @@ const std::vector<Migration>& migrations() {
 int latest_schema_version() { return migrations().back().version; }
 
 int check_database(Connection& db, int latest) {
-  int64_t application_id = 0;
+  int64_t application_id = 0, version = 0, objects = 0;
   try {
-    application_id = db.query_int("PRAGMA application_id");
+    // One statement, so one snapshot: read one by one, a file that another process
+    // initialized between the reads looked like another application's (no id, but
+    // tables), which failed one of five tuners started together on a new file.
+    Statement identity(db, R"sql(
+      SELECT (SELECT application_id FROM pragma_application_id()),
+             (SELECT user_version FROM pragma_user_version()),
+             (SELECT count(*) FROM sqlite_master)
+    )sql");
+    identity.step();
+    application_id = identity.column_int(0);
+    version = identity.column_int(1);
+    objects = identity.column_int(2);
   } catch (const SqliteError& e) {
     if (e.code() == SQLITE_NOTADB) {
       throw Error(fmt::format("tuning database {}: the file is not a SQLite database; refusing to use it "
@@ -104,8 +138,6 @@ int check_database(Connection& db, int latest) {
     }
     throw;
   }
-  const int64_t version = db.query_int("PRAGMA user_version");
-  const int64_t objects = db.query_int("SELECT count(*) FROM sqlite_master");
   if (application_id == 0 && version == 0 && objects == 0) return 0;
   if (application_id != kApplicationId) {
     throw Error(fmt::format(

@@ -2,21 +2,68 @@
 
 #include <sqlite3.h>
 
+#include <filesystem>
+
 #include <fmt/format.h>
 
 namespace nee::db {
 
-Connection::Connection(const std::string& path) : path_(path) {
-  const int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+namespace {
+
+// A file: URI naming `path`; SQLite reads %HH escapes in it, so '%', '?' and '#' (which
+// would start an escape, the query or a fragment) are escaped.
+std::string file_uri(const std::string& path, const char* query) {
+  std::string uri = "file:";
+  for (const char c : std::filesystem::absolute(path).string()) {
+    if (c == '%' || c == '?' || c == '#') {
+      uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    } else {
+      uri += c;
+    }
+  }
+  return uri + "?" + query;
+}
+
+}  // namespace
+
+Connection::Connection(const std::string& path, OpenMode mode) : path_(path) {
+  switch (mode) {
+    case OpenMode::read_write:
+      open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+      break;
+    case OpenMode::read_only:
+      open(file_uri(path, "mode=ro"), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+      break;
+    case OpenMode::immutable:
+      open(file_uri(path, "immutable=1"), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+      break;
+  }
+}
+
+void Connection::open(const std::string& name, int flags) {
+  const int rc = sqlite3_open_v2(name.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     // sqlite3_open_v2 allocates a handle even on failure; it carries the message.
     const std::string message = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close(db_);
     db_ = nullptr;
-    throw SqliteError(fmt::format("tuning database {}: cannot open: {}", path, message), rc);
+    throw SqliteError(fmt::format("tuning database {}: cannot open: {}", path_, message), rc);
   }
   sqlite3_extended_result_codes(db_, 0);
 }
+
+std::unique_ptr<Connection> Connection::memory_copy(Connection& source) {
+  std::unique_ptr<Connection> copy(new Connection());
+  copy->path_ = source.path_;
+  copy->open(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  sqlite3_backup* backup = sqlite3_backup_init(copy->db_, "main", source.db_, "main");
+  if (!backup) copy->fail("copying the file into memory");
+  sqlite3_backup_step(backup, -1);
+  if (sqlite3_backup_finish(backup) != SQLITE_OK) copy->fail("copying the file into memory");
+  return copy;
+}
+
+bool Connection::read_only() const { return sqlite3_db_readonly(db_, "main") == 1; }
 
 Connection::~Connection() { sqlite3_close(db_); }
 

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -21,17 +22,37 @@ class SqliteError : public Error {
   int code_;
 };
 
-// One open connection to a database file. Opening is lazy in SQLite: the file is
-// created (empty) if missing, and its bytes are first read by the first statement.
+// How a connection opens its file.
+enum class OpenMode {
+  // Created (empty) if missing. SQLite reads a file the OS will not let it write, and
+  // then refuses each write: read_only() tells.
+  read_write,
+  // Never written nor created (SQLITE_OPEN_READONLY through a mode=ro URI).
+  read_only,
+  // Read without locks and without the -shm index a WAL file needs (immutable=1): the
+  // one way to read a WAL file in a folder this user cannot write, where SQLite cannot
+  // make that index. A writer that changes the file meanwhile is not seen.
+  immutable,
+};
+
+// One open connection to a database file. Opening is lazy in SQLite: its bytes are
+// first read by the first statement.
 class Connection {
  public:
-  explicit Connection(const std::string& path);
+  explicit Connection(const std::string& path, OpenMode mode = OpenMode::read_write);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
+  // A copy in memory of everything `source` holds, through SQLite's backup API; its
+  // messages name `source`'s file.
+  static std::unique_ptr<Connection> memory_copy(Connection& source);
+
   sqlite3* handle() const { return db_; }
   const std::string& path() const { return path_; }
+  // Whether writes will be refused: opened read-only, or a file the OS does not let
+  // this process write.
+  bool read_only() const;
 
   // Runs SQL that takes no parameters and returns no rows (pragmas, DDL, BEGIN/COMMIT).
   void exec(const std::string& sql);
@@ -46,6 +67,9 @@ class Connection {
   [[noreturn]] void fail(const std::string& doing) const;
 
  private:
+  Connection() = default;
+  void open(const std::string& name, int flags);
+
   sqlite3* db_ = nullptr;
   std::string path_;
 };

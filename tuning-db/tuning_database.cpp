@@ -1,11 +1,16 @@
 #include "tuning-db/tuning_database.h"
 
+#include <sqlite3.h>
+
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <functional>
+#include <random>
 #include <system_error>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -22,6 +27,31 @@ namespace {
 std::string env(const char* name) {
   const char* value = std::getenv(name);
   return value ? value : "";
+}
+
+// Switching a file to WAL needs it to itself, and SQLite answers SQLITE_BUSY at once,
+// without waiting on busy_timeout, while another connection reads it: of 8 processes
+// opening one new file together, 7 failed so in one round of 20. Retried for as long as
+// busy_timeout (5 s) waits.
+void switch_to_wal(db::Connection& db) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (true) {
+    try {
+      db.exec("PRAGMA journal_mode = WAL");
+      return;
+    } catch (const db::SqliteError& e) {
+      if (e.code() != SQLITE_BUSY || std::chrono::steady_clock::now() > deadline) throw;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+bool is_default_location(const std::string& path) {
+  try {
+    return path == TuningDatabase::default_location();
+  } catch (const Error&) {
+    return false;  // neither XDG_DATA_HOME nor HOME is set
+  }
 }
 
 // Columns of a full record, in the order read_record expects them.
@@ -116,6 +146,10 @@ int64_t workload_id(db::Connection& db, const Workload& w) {
 std::string TuningDatabase::default_path() {
   const std::string explicit_path = env("NEE_DB");
   if (!explicit_path.empty()) return explicit_path;
+  return default_location();
+}
+
+std::string TuningDatabase::default_location() {
   // The XDG base directory spec says to ignore a relative XDG_DATA_HOME.
   const std::string data_home = env("XDG_DATA_HOME");
   if (!data_home.empty() && data_home.front() == '/') return data_home + "/nee/tuning.db";
@@ -126,39 +160,138 @@ std::string TuningDatabase::default_path() {
   return home + "/.local/share/nee/tuning.db";
 }
 
-TuningDatabase::TuningDatabase(const std::string& path) : path_(path) {
+TuningDatabase::TuningDatabase(const std::string& path, DbAccess access)
+    : path_(path), read_only_(access == DbAccess::read_only), owner_(db::ProcessIdentity::of_this_process()) {
+  std::random_device random;
+  connection_id_ = static_cast<int64_t>((uint64_t{random()} << 31) ^ random());
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) {
-    std::error_code ec;
+  std::error_code ec;
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
+    const bool exists = std::filesystem::exists(parent, ec);
+    // A path the user named in a missing folder is more likely a typo than a wish for
+    // new folders; only NEE's own default location is made.
+    if (exists || read_only_ || !is_default_location(path)) {
+      throw Error(fmt::format("tuning database {}: {} {}", path, parent.string(),
+                              exists ? "is not a folder" : "is a folder that does not exist (create it first)"));
+    }
     std::filesystem::create_directories(parent, ec);
     if (ec) {
       throw Error(fmt::format("tuning database {}: cannot create folder {}: {}", path, parent.string(),
                               ec.message()));
     }
   }
-  db_ = std::make_unique<db::Connection>(path);
-  // Connection settings only; nothing below writes the file before check_database
-  // has accepted it.
-  db_->exec("PRAGMA busy_timeout = 5000");
-  db_->exec("PRAGMA foreign_keys = ON");
-  const int found = db::check_database(*db_, latest_schema_version());
-  // WAL: readers never block the writer, and a writer killed mid-transaction leaves
-  // only an uncommitted WAL tail that the next open discards. The mode is stored in
-  // the file, so it is set only on a file NEE has accepted.
-  db_->exec("PRAGMA journal_mode = WAL");
-  // FULL syncs the WAL at each commit: a committed record survives an OS crash too,
-  // which costs little next to the time a measurement takes.
-  db_->exec("PRAGMA synchronous = FULL");
-  schema_version_ = found == latest_schema_version() ? found : db::migrate(*db_, db::migrations());
+  if (read_only_) {
+    open_for_reading();
+  } else {
+    open_for_writing();
+  }
 }
 
-TuningDatabase::~TuningDatabase() = default;
+void TuningDatabase::open_for_writing() {
+  db_ = std::make_unique<db::Connection>(path_);
+  const std::string read_only_file = fmt::format(
+      "tuning database {}: the file is read-only for this user, and this command writes to it (nee-tune db list, "
+      "show, best and export only read)",
+      path_);
+  try {
+    // Connection settings only; nothing below writes the file before check_database
+    // has accepted it.
+    db_->exec("PRAGMA busy_timeout = 5000");
+    db_->exec("PRAGMA foreign_keys = ON");
+    const int found = db::check_database(*db_, latest_schema_version());
+    if (db_->read_only()) throw Error(read_only_file);
+    // WAL: readers never block the writer, and a writer killed mid-transaction leaves
+    // only an uncommitted WAL tail that the next open discards. The mode is stored in
+    // the file, so it is set only on a file NEE has accepted.
+    switch_to_wal(*db_);
+    // FULL syncs the WAL at each commit: a committed record survives an OS crash too,
+    // which costs little next to the time a measurement takes.
+    db_->exec("PRAGMA synchronous = FULL");
+    schema_version_ = found == latest_schema_version() ? found : db::migrate(*db_, db::migrations());
+  } catch (const db::SqliteError& e) {
+    // A WAL file this user cannot write, or whose folder it cannot write (SQLite makes
+    // the -wal and -shm files there), fails its first read so.
+    if (e.code() != SQLITE_READONLY && e.code() != SQLITE_CANTOPEN) throw;
+    if (db_->read_only()) throw Error(read_only_file);
+    const std::string folder = std::filesystem::path(path_).parent_path().string();
+    throw Error(fmt::format("tuning database {}: cannot write to it: SQLite cannot make its -wal and -shm files in "
+                            "folder {}, read-only for this user (nee-tune db list, show, best and export only read)",
+                            path_, folder.empty() ? "." : folder));
+  }
+}
+
+void TuningDatabase::open_for_reading() {
+  std::error_code ec;
+  if (!std::filesystem::exists(path_, ec)) {
+    throw Error(fmt::format("tuning database {}: no such file (reading never creates one)", path_));
+  }
+  db_ = std::make_unique<db::Connection>(path_, db::OpenMode::read_only);
+  db_->exec("PRAGMA busy_timeout = 5000");
+  int found = 0;
+  try {
+    found = db::check_database(*db_, latest_schema_version());
+  } catch (const db::SqliteError& e) {
+    // A WAL file whose folder this user cannot write: SQLite cannot make the -shm index
+    // that WAL reads need (measured with SQLite 3.40: "attempt to write a readonly
+    // database"), so the file is read as immutable.
+    if (e.code() != SQLITE_READONLY && e.code() != SQLITE_CANTOPEN) throw;
+    db_ = std::make_unique<db::Connection>(path_, db::OpenMode::immutable);
+    found = db::check_database(*db_, latest_schema_version());
+  }
+  schema_version_ = found;
+  if (found < latest_schema_version()) {
+    db_ = db::Connection::memory_copy(*db_);
+    db::migrate(*db_, db::migrations());
+  }
+}
+
+TuningDatabase::~TuningDatabase() {
+  if (!db_ || !holds_claims_) return;
+  try {
+    release_claims();
+  } catch (const std::exception&) {
+    // Left behind, they are taken over once this process has ended.
+  }
+}
+
 TuningDatabase::TuningDatabase(TuningDatabase&&) noexcept = default;
 TuningDatabase& TuningDatabase::operator=(TuningDatabase&&) noexcept = default;
 
 int TuningDatabase::latest_schema_version() { return db::latest_schema_version(); }
 
+void TuningDatabase::require_writable(const char* doing) const {
+  if (read_only_) throw Error(fmt::format("tuning database {}: opened read-only; cannot {}", path_, doing));
+}
+
 int64_t TuningDatabase::add_record(const TuningRecord& record) {
+  require_writable("add a record");
+  db::Transaction transaction(*db_);
+  const int64_t id = insert_record(record);
+  transaction.commit();
+  return id;
+}
+
+TuningDatabase::AddCounts TuningDatabase::add_new_records(const std::vector<TuningRecord>& records) {
+  require_writable("add records");
+  AddCounts counts;
+  db::Transaction transaction(*db_);
+  for (const TuningRecord& r : records) {
+    // Also finds a record added earlier in this transaction: a file holding one record
+    // twice adds it once.
+    if (contains_record(r)) {
+      ++counts.already_present;
+      continue;
+    }
+    TuningRecord copy = r;
+    copy.parent_record.reset();
+    insert_record(copy);
+    ++counts.added;
+  }
+  transaction.commit();
+  return counts;
+}
+
+int64_t TuningDatabase::insert_record(const TuningRecord& record) {
   const MeasureResult& m = record.result;
   for (const auto& [name, value] : {std::pair<const char*, double>{"median_us", m.median_us},
                                     {"min_us", m.min_us},
@@ -170,16 +303,16 @@ int64_t TuningDatabase::add_record(const TuningRecord& record) {
                               path_, name, value, record.workload.key(), record.config.to_string()));
     }
   }
-  db::Transaction transaction(*db_);
   const int64_t target = target_id(*db_, record.target);
   const int64_t workload = workload_id(*db_, record.workload);
+  const std::string schedule = record.config.to_json().dump();
   db::Statement insert(*db_, R"sql(
     INSERT INTO records (workload_id, target_id, schedule_json, status, median_us, min_us, stddev_us,
                          repeats, max_abs_error, error, strategy, trial, parent_record, created_at,
                          nee_version, halide_version, predicted_us, confirmed_us)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
   )sql");
-  insert.bind_int(1, workload).bind_int(2, target).bind_text(3, record.config.to_json().dump());
+  insert.bind_int(1, workload).bind_int(2, target).bind_text(3, schedule);
   insert.bind_text(4, to_string(m.status)).bind_double(5, m.median_us).bind_double(6, m.min_us);
   insert.bind_double(7, m.stddev_us).bind_int(8, m.repeats).bind_double(9, m.max_abs_error);
   insert.bind_text(10, m.error).bind_text(11, record.strategy).bind_int(12, record.trial);
@@ -191,11 +324,68 @@ int64_t TuningDatabase::add_record(const TuningRecord& record) {
   if (record.confirmed_us) insert.bind_double(18, *record.confirmed_us);
   insert.step();
   const int64_t id = db_->last_insert_rowid();
-  transaction.commit();
+  // Whoever claimed this schedule, it is measured now.
+  db::Statement fulfilled(*db_,
+                          "DELETE FROM claims WHERE workload_key = ?1 AND target_key = ?2 AND schedule_json = ?3");
+  fulfilled.bind_text(1, record.workload.key()).bind_text(2, record.target.key()).bind_text(3, schedule);
+  fulfilled.step();
   return id;
 }
 
+ScheduleClaim TuningDatabase::claim(const Workload& w, const Target& t, const ScheduleConfig& c) {
+  require_writable("claim a schedule");
+  const std::string schedule = c.to_json().dump();
+  db::Transaction transaction(*db_);
+  if (contains(w, t, c)) return ScheduleClaim::measured;  // the rollback undoes nothing
+  {
+    db::Statement held(*db_, R"sql(
+      SELECT host, boot_id, pid, process_start, connection, claimed_at FROM claims
+      WHERE workload_key = ?1 AND target_key = ?2 AND schedule_json = ?3
+    )sql");
+    held.bind_text(1, w.key()).bind_text(2, t.key()).bind_text(3, schedule);
+    if (held.step()) {
+      const bool mine = held.column_text(0) == owner_.host && held.column_text(1) == owner_.boot_id &&
+                        held.column_int(2) == owner_.pid && held.column_int(4) == connection_id_;
+      if (mine) return ScheduleClaim::claimed;
+      if (claim_stands(held)) return ScheduleClaim::taken;
+    }
+  }
+  db::Statement take(*db_, R"sql(
+    INSERT OR REPLACE INTO claims (workload_key, target_key, schedule_json, host, boot_id, pid, process_start,
+                                   connection, claimed_at)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+  )sql");
+  const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  take.bind_text(1, w.key()).bind_text(2, t.key()).bind_text(3, schedule).bind_text(4, owner_.host);
+  take.bind_text(5, owner_.boot_id).bind_int(6, owner_.pid).bind_int(7, owner_.start_ticks);
+  take.bind_int(8, connection_id_).bind_double(9, now);
+  take.step();
+  transaction.commit();
+  holds_claims_ = true;
+  return ScheduleClaim::claimed;
+}
+
+bool TuningDatabase::claim_stands(const db::Statement& held) const {
+  const std::string host = held.column_text(0), boot_id = held.column_text(1);
+  if (host == owner_.host && boot_id == owner_.boot_id) {
+    return db::ProcessIdentity::running_here(held.column_int(2), held.column_int(3));
+  }
+  // This host booted again since: every process of the earlier boot has ended.
+  if (host == owner_.host && !boot_id.empty() && !owner_.boot_id.empty()) return false;
+  const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return now - held.column_double(5) < kClaimLeaseSeconds;
+}
+
+void TuningDatabase::release_claims() {
+  require_writable("release claims");
+  db::Statement release(*db_, "DELETE FROM claims WHERE host = ?1 AND pid = ?2 AND connection = ?3");
+  release.bind_text(1, owner_.host).bind_int(2, owner_.pid).bind_int(3, connection_id_);
+  release.step();
+  holds_claims_ = false;
+}
+
 void TuningDatabase::set_confirmed_us(int64_t record_id, double confirmed_us) {
+  require_writable("confirm a record");
   if (!std::isfinite(confirmed_us) || confirmed_us <= 0) {
     throw Error(fmt::format("tuning database {}: refusing confirmed time {} for record {}", path_, confirmed_us,
                             record_id));
@@ -207,6 +397,7 @@ void TuningDatabase::set_confirmed_us(int64_t record_id, double confirmed_us) {
 }
 
 void TuningDatabase::set_failed_on_recheck(int64_t record_id, const MeasureResult& failure) {
+  require_writable("change a record");
   if (failure.status == MeasureStatus::ok) {
     throw Error(fmt::format("tuning database {}: record {} did not fail its re-measurement", path_, record_id));
   }
@@ -357,6 +548,7 @@ std::optional<int64_t> TuningDatabase::find_measurement(const TuningRecord& r) c
 
 std::vector<TuningRecord> TuningDatabase::remove_where(const std::string& condition,
                                                        const std::function<void(db::Statement&)>& bind) {
+  require_writable("delete records");
   db::Transaction transaction(*db_);
   std::vector<TuningRecord> removed;
   {

@@ -37,7 +37,6 @@ std::string one_of(const Node& node, const std::string& attribute, const std::st
 // positions, giving [N, C, Hout, Wout]. Stored: mode, padding_mode and align_corners,
 // defaults filled in.
 std::vector<TensorType> import_grid_sample(const ImportContext& ctx, Node& node) {
-  if (ctx.opset < 16) throw Error(fmt::format("GridSample came at opset 16; the model's is {}", ctx.opset));
   expect_arity(node, 2, 2, 1);
   const TensorType& x = image_input(ctx, node);
   const TensorType& grid = input_type(ctx, node, 1, {DType::f32, DType::f64});
@@ -61,7 +60,6 @@ std::vector<TensorType> import_grid_sample(const ImportContext& ctx, Node& node)
 // coordinate_transformation_mode (default half_pixel); opset 10 behaves as
 // output_half_pixel. Stored: every attribute with its default, that one included.
 std::vector<TensorType> import_roi_align(const ImportContext& ctx, Node& node) {
-  if (ctx.opset < 10) throw Error(fmt::format("RoiAlign came at opset 10; the model's is {}", ctx.opset));
   expect_arity(node, 3, 3, 1);
   const TensorType& x = image_input(ctx, node);
   const TensorType& rois = input_type(ctx, node, 1, {DType::f32, DType::f64});

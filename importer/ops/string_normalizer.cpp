@@ -13,7 +13,6 @@ namespace nee {
 // none is left). How many are left depends on X's values, so X must be known (a staged
 // run specializes on it).
 std::vector<TensorType> import_string_normalizer(const ImportContext& ctx, Node& node) {
-  if (ctx.opset < 10) throw Error(fmt::format("StringNormalizer came at opset 10; the model's is {}", ctx.opset));
   expect_arity(node, 1, 1, 1);
   const TensorType& in = input_type(ctx, node, 0, {DType::string});
   if (in.shape.size() != 1 && !(in.shape.size() == 2 && in.shape[0] == 1)) {

@@ -58,7 +58,6 @@ int64_t pooled_ngrams(const std::vector<int64_t>& ngram_counts, const std::vecto
 // which NEE does not hold. Stored for the kernel: the attributes, weights filled with
 // ones when absent (TF ignores them).
 std::vector<TensorType> import_tf_idf_vectorizer(const ImportContext& ctx, Node& node) {
-  if (ctx.opset < 9) throw Error(fmt::format("TfIdfVectorizer came at opset 9; the model's is {}", ctx.opset));
   if (node.attrs.has("pool_strings")) {
     throw Error("pool_strings is not supported: NEE holds no string tensors (pool_int64s with integer "
                 "tokens is)");

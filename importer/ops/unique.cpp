@@ -15,7 +15,6 @@ namespace nee {
 // known (a staged run specializes on it). Stored: `axis` (non-negative, -1 for the
 // flattened input) and `sorted`.
 std::vector<TensorType> import_unique(const ImportContext& ctx, Node& node) {
-  if (ctx.opset < 11) throw Error(fmt::format("Unique came at opset 11; the model's is {}", ctx.opset));
   if (node.outputs.empty() || node.outputs.size() > 4) {
     throw Error(fmt::format("expects 1 to 4 outputs, got {}", node.outputs.size()));
   }

@@ -19,7 +19,6 @@ namespace nee {
 // and the unpooled tensor sits at the start of every dim of the (not smaller) output,
 // as in ONNX's reference implementation. Stored for the kernel: `unpooled_shape`.
 std::vector<TensorType> import_max_unpool(const ImportContext& ctx, Node& node) {
-  if (ctx.opset < 9) throw Error(fmt::format("MaxUnpool came at opset 9; the model's is {}", ctx.opset));
   expect_arity(node, 2, 3, 1);
   const TensorType& x = input_type(ctx, node, 0, {DType::f32, DType::f64});
   const TensorType& indices = input_type(ctx, node, 1, {DType::i64});

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/version.h"
+#include "runtime/bundle/bundle_folder.h"
 
 namespace nee {
 
@@ -77,8 +78,13 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
     variant.halide = v.at("halide").get<std::string>();
     variant.library_file = v.at("library").at("file").get<std::string>();
     variant.library_sha256 = v.at("library").at("sha256").get<std::string>();
-    if (variant.library_file.find('/') != std::string::npos) {
-      throw Error("bundle library path must be a plain file name, not '" + variant.library_file + "'");
+    const std::string& file = variant.library_file;
+    if (file.empty() || file == "." || file == ".." || file.find_first_of(std::string("/\0", 2)) != std::string::npos) {
+      throw Error("bundle library path must be a plain file name, not '" + file + "'");
+    }
+    if (variant.library_sha256.size() != 64 ||
+        variant.library_sha256.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      throw Error("the sha256 of " + file + " is not 64 lowercase hex digits: '" + variant.library_sha256 + "'");
     }
     for (const auto& e : v.at("kernels")) variant.kernels.push_back(kernel_from_json(e));
     m.variants.push_back(std::move(variant));
@@ -87,12 +93,11 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   return m;
 }
 
-BundleManifest BundleManifest::load(const std::string& bundle_dir) {
-  const std::string path = bundle_dir + "/manifest.json";
-  std::ifstream in(path);
-  if (!in) throw Error("'" + bundle_dir + "' is not a NEE bundle: no manifest.json");
+std::string BundleManifest::text() const { return to_json().dump(2) + "\n"; }
+
+BundleManifest BundleManifest::parse(const std::string& text, const std::string& path) {
   try {
-    return from_json(nlohmann::json::parse(in));
+    return from_json(nlohmann::json::parse(text));
   } catch (const nlohmann::json::exception& e) {
     throw Error("bundle manifest '" + path + "' is malformed: " + e.what());
   } catch (const Error& e) {
@@ -100,11 +105,18 @@ BundleManifest BundleManifest::load(const std::string& bundle_dir) {
   }
 }
 
+BundleManifest BundleManifest::load(const std::string& bundle_dir) {
+  const std::optional<std::string> text =
+      BundleFolder(bundle_dir).read(kManifestFile, kMaxManifestBytes, "bundle manifest");
+  if (!text) throw Error("'" + bundle_dir + "' is not a NEE bundle: no manifest.json");
+  return parse(*text, bundle_dir + "/" + kManifestFile);
+}
+
 void BundleManifest::save(const std::string& bundle_dir) const {
-  const std::string path = bundle_dir + "/manifest.json";
-  std::ofstream out(path);
-  if (!out) throw Error("cannot write '" + path + "'");
-  out << to_json().dump(2) << "\n";
+  const std::string path = bundle_dir + "/" + kManifestFile;
+  std::ofstream out(path, std::ios::binary);
+  out << text();
+  if (!out.flush()) throw Error("cannot write '" + path + "'");
 }
 
 }  // namespace nee

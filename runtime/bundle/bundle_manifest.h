@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,9 +47,19 @@ struct BundleManifest {
 
   nlohmann::json to_json() const;
   static BundleManifest from_json(const nlohmann::json& j);
-  // Throws nee::Error naming the file when it is missing or not a NEE manifest.
+  // The bytes of manifest.json (what a signature signs) and the manifest they hold;
+  // nee::Error naming `path` when they are not a NEE manifest of this runtime's ABI.
+  std::string text() const;
+  static BundleManifest parse(const std::string& text, const std::string& path);
+  // Reads manifest.json through BundleFolder (a regular file of at most
+  // kMaxManifestBytes); nee::Error naming the file when it is missing or not a manifest.
   static BundleManifest load(const std::string& bundle_dir);
   void save(const std::string& bundle_dir) const;
 };
+
+inline constexpr const char* kManifestFile = "manifest.json";
+// 64 MiB: a MobileNetV3 bundle's manifest measured 125 KB for one ISA level, so this
+// holds a model a hundred times larger at five levels, and stops a file that is not one.
+inline constexpr uint64_t kMaxManifestBytes = uint64_t{64} << 20;
 
 }  // namespace nee

@@ -6,6 +6,7 @@
 
 #include "core/target.h"
 #include "runtime/bundle/bundle_manifest.h"
+#include "runtime/bundle/bundle_signature.h"
 #include "runtime/bundle/halide_kernel.h"
 #include "runtime/kernel_provider.h"
 
@@ -22,15 +23,23 @@ struct BundleLoadOptions {
   // Picks kernels as a CPU at most at this ISA level would (core/isa_level.h), on top of
   // NEE_MAX_ISA; empty: no cap of its own.
   std::string max_isa;
+  // When set, a bundle is loaded only when signed by one of these keys (docs/TRUST.md).
+  std::shared_ptr<const TrustedKeys> trusted_keys;
 };
 
-// A loaded kernel bundle. load() refuses, with an error that names the problem, a bundle
-// built by another NEE version or ABI, for another kind of target, with no variant whose
-// ISA level this CPU runs (naming the CPU's levels and the bundle's), for another model,
-// whose library changed since it was built, or whose library lacks a kernel or holds one
-// whose arguments differ from its workload's. Each workload runs the variant of the
-// highest level this CPU runs, or a lower level's where only that one was tuned or its
-// tuned kernel measured faster; only the libraries of chosen variants are loaded.
+// A loaded kernel bundle. Its files are read through BundleFolder (regular files inside
+// the folder, never through a link, each up to a size limit), and all is checked before
+// any of its code is mapped: the signature (given trusted keys), then the manifest, then
+// every library to load (its sha256 against the manifest's, an ELF shared object for
+// this CPU), each of which is then loaded from the very bytes that were checked.
+// load() refuses, with an error that names the problem, a bundle not signed by a trusted
+// key, built by another NEE version or ABI, for another kind of target, with no variant
+// whose ISA level this CPU runs (naming the CPU's levels and the bundle's), for another
+// model, whose library changed since it was built or is no library for this CPU, or
+// whose library lacks a kernel or holds one whose arguments differ from its workload's.
+// Each workload runs the variant of the highest level this CPU runs, or a lower level's
+// where only that one was tuned or its tuned kernel measured faster; only the libraries
+// of chosen variants are read and loaded.
 class KernelBundle {
  public:
   static std::shared_ptr<KernelBundle> load(const std::string& dir, const BundleLoadOptions& options);

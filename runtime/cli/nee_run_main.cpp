@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <new>
 
 #include "core/error.h"
 #include "core/isa_level.h"
@@ -26,6 +27,7 @@
 #include "runtime/session.h"
 #include "runtime/staged_session.h"
 #include "runtime/tensor_io.h"
+#include "runtime/tensor_limits.h"
 
 namespace fs = std::filesystem;
 
@@ -44,10 +46,15 @@ struct Options {
   uint64_t seed = 1;
   bool each_isa = false;
   std::string max_isa;  // BundleLoadOptions::max_isa
+  std::vector<std::string> trust;                  // --trust: key files and folders
+  std::shared_ptr<const nee::TrustedKeys> trusted;  // read from them
+  std::string max_memory;  // --max-memory text; parsed into caps
+  nee::MemoryCaps caps;
 };
 
 std::shared_ptr<nee::KernelBundle> load_bundle(const Options& o, const std::string& bundle_dir) {
-  nee::BundleLoadOptions load{o.model, nee::target_kind_from_string(o.target), o.threads, o.spin_us, o.max_isa};
+  nee::BundleLoadOptions load{o.model, nee::target_kind_from_string(o.target), o.threads, o.spin_us, o.max_isa,
+                              o.trusted};
   auto bundle = nee::KernelBundle::load(bundle_dir, load);
   for (const std::string& w : bundle->warnings()) fmt::print(stderr, "nee-run: warning: {}\n", w);
   std::vector<std::string> levels, runs;
@@ -71,7 +78,10 @@ std::unique_ptr<nee::Session> make_session(const Options& o, const std::string& 
     bundle = load_bundle(o, bundle_dir);
     if (threads) *threads = bundle->threads();
   }
-  auto session = std::make_unique<nee::Session>(nee::import_onnx(o.model, o.input_shapes), providers_of(bundle));
+  nee::SessionOptions options;
+  options.memory_caps = o.caps;
+  auto session = std::make_unique<nee::Session>(nee::import_onnx(o.model, o.input_shapes, {}, o.caps),
+                                                providers_of(bundle), options);
   session->prepare();
   return session;
 }
@@ -147,7 +157,9 @@ double time_run(nee::Session& s, const std::map<std::string, nee::Tensor>& input
 bool run_data_sets(const Options& o, const std::shared_ptr<const nee::StagedModel>& model,
                    const std::vector<std::map<std::string, nee::Tensor>>& data_sets) {
   const std::shared_ptr<nee::KernelBundle> bundle = o.bundle.empty() ? nullptr : load_bundle(o, o.bundle);
-  nee::StagedSession session(model, [&bundle] { return providers_of(bundle); });
+  nee::SessionOptions options;
+  options.memory_caps = o.caps;
+  nee::StagedSession session(model, [&bundle] { return providers_of(bundle); }, 16, options);
   bool ok = true;
   for (size_t k = 0; k < data_sets.size(); ++k) {
     const size_t made_before = session.made();
@@ -235,6 +247,12 @@ int main(int argc, char** argv) {
   Options o;
   app.add_option("model", o.model, "ONNX model")->required();
   app.add_option("--bundle", o.bundle, "kernel bundle folder (without: reference CPU kernels only)");
+  app.add_option("--trust", o.trust,
+                 "load only bundles signed (nee-tune --sign) by one of these Ed25519 public keys: a PEM file, or a "
+                 "folder of *.pem files; repeatable; a bundle unsigned or signed otherwise is refused before any of "
+                 "its code is loaded (docs/TRUST.md)")
+      ->allow_extra_args(false)  // one value per --trust, so a model path after it stays the model
+      ->needs("--bundle");
   app.add_option("--target", o.target, "kind of target the bundle was built for")
       ->check(CLI::IsMember({"cpu", "opencl", "cuda"}));
   app.add_option("--input-shape", o.input_shape_texts,
@@ -278,9 +296,15 @@ int main(int argc, char** argv) {
   app.add_flag("--placement", o.placement,
                "list which provider and kernel ran each node, and every node left to the reference kernels");
   app.add_flag("--stats", o.stats, "print the memory plan's peak, the same tensors without reuse, and peak RSS");
+  app.add_option("--max-memory", o.max_memory,
+                 "the most memory the model may make NEE allocate, weights, inputs and one run's tensors together "
+                 "(e.g. 512M, 4G; default 16G); no tensor may exceed it or 4G, and a model over it is refused "
+                 "before the allocation, naming the tensor");
   CLI11_PARSE(app, argc, argv);
 
   try {
+    if (!o.trust.empty()) o.trusted = std::make_shared<const nee::TrustedKeys>(nee::TrustedKeys::load(o.trust));
+    if (!o.max_memory.empty()) o.caps = nee::memory_caps_within(nee::parse_byte_size(o.max_memory));
     if (!fs::exists(o.model)) throw nee::Error("model file '" + o.model + "' does not exist");
     if (!o.profile.empty()) nee::check_trace_path(o.profile);
     o.input_shapes = nee::parse_input_shapes(o.input_shape_texts);
@@ -305,7 +329,7 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "nee-run: note: --check-reference, --each-isa, --compare-bundle, --profile and --stats "
                            "apply to models of one stage; a staged run checks --expect and times --repeat\n");
       }
-      const std::shared_ptr<const nee::StagedModel> model = nee::load_staged_onnx(o.model);
+      const std::shared_ptr<const nee::StagedModel> model = nee::load_staged_onnx(o.model, o.caps);
       if (data_sets.empty()) data_sets.push_back(random_inputs(o, model->stage({}).graph));
       return run_data_sets(o, model, data_sets) ? 0 : 2;
     }
@@ -355,7 +379,7 @@ int main(int argc, char** argv) {
         return nee::read_tensor_pb(o.expect_dirs[0] + "/output_" + std::to_string(i) + ".pb");
       }, o, "expected") && ok;
     }
-    if (data_sets.size() > 1) ok = run_data_sets(o, nee::load_staged_onnx(o.model), data_sets) && ok;
+    if (data_sets.size() > 1) ok = run_data_sets(o, nee::load_staged_onnx(o.model, o.caps), data_sets) && ok;
     if (o.check_reference) {
       Options ref = o;
       auto reference = make_session(ref, "");
@@ -397,6 +421,14 @@ int main(int argc, char** argv) {
       }
     }
     return ok ? 0 : 2;
+  } catch (const std::bad_alloc&) {
+    // The caps are checked before every allocation the importer and the session make;
+    // this is left for a process limit (ulimit -v, a cgroup) below them.
+    fmt::print(stderr, "nee-run: error: out of memory: an allocation failed within the memory caps ({} in all); "
+                       "give --max-memory below what this process may allocate, and an oversized model is refused "
+                       "with the tensor named\n",
+               nee::format_bytes(o.caps.total_bytes));
+    return 1;
   } catch (const std::exception& e) {
     fmt::print(stderr, "nee-run: error: {}\n", e.what());
     return 1;

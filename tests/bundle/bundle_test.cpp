@@ -17,6 +17,7 @@
 #include "core/isa_level.h"
 #include "importer/import_onnx.h"
 #include "onnx_model_builder.h"
+#include "runtime/bundle/bundle_signature.h"
 #include "runtime/bundle/kernel_bundle.h"
 #include "runtime/node_workload.h"
 #include "runtime/passes/passes.h"
@@ -24,6 +25,7 @@
 #include "runtime/profiling/flop_account.h"
 #include "runtime/session.h"
 #include "runtime/tensor_io.h"
+#include "test_key_pair.h"
 #include "tuner/compile/bundle_builder.h"
 #include "tuner/compile/kernel_compiler.h"
 
@@ -84,6 +86,8 @@ class Bundle : public ::testing::Test {
     request.output_dir = root_ + "/bundle";
     request.use_database = false;
     request.jobs = 2;
+    test::write_ed25519_key_pair(root_ + "/key.pem", root_ + "/key.pub.pem");
+    request.signing_key = root_ + "/key.pem";
     manifest_ = build_bundle(nullptr, request);
   }
   static void TearDownTestSuite() {
@@ -197,6 +201,24 @@ TEST_F(Bundle, LoadsAndRunsTheModelLikeTheReference) {
   }
   EXPECT_EQ(bundle->kernels_by_level(), (std::map<std::string, int>{{high(), 3}}));
   for (const Placement& p : reference.placements()) EXPECT_EQ(p.provider, "reference");
+}
+
+// The builder signed the bundle (docs/TRUST.md): it loads and runs under the signing
+// key's public half as it does without.
+TEST_F(Bundle, SignedBundleLoadsAndRunsUnderTrust) {
+  ASSERT_TRUE(fs::exists(copy_ + "/manifest.sig"));
+  BundleLoadOptions options;
+  options.model_path = model_;
+  options.trusted_keys = std::make_shared<const TrustedKeys>(TrustedKeys::load({root_ + "/key.pub.pem"}));
+  std::vector<std::unique_ptr<KernelProvider>> providers;
+  providers.push_back(make_bundle_provider(KernelBundle::load(copy_, options)));
+  Session with_bundle(import_onnx(model_), std::move(providers));
+  Session reference(import_onnx(model_), {});
+  const Tensor x = random_tensor({DType::f32, {3, 8}}, 6);
+  const Tensor got = with_bundle.run({{"x", x}}).at("y");
+  const Tensor want = reference.run({{"x", x}}).at("y");
+  for (int64_t i = 0; i < got.elements(); ++i) EXPECT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-4);
+  for (const Placement& p : with_bundle.placements()) EXPECT_EQ(p.provider, "bundle") << p.node;
 }
 
 // Sets NEE_MAX_ISA for one scope.

@@ -1,4 +1,5 @@
 // Each kind of bad model gets a clear nee::Error that names the problem.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -7,6 +8,7 @@
 #include "core/error.h"
 #include "importer/import_onnx.h"
 #include "onnx_model_builder.h"
+#include "runtime/session.h"
 
 namespace nee {
 namespace {
@@ -207,6 +209,91 @@ TEST(ImportErrors, DynamicNonBatchDim) {
   const std::string error = import_error(m.bytes());
   EXPECT_THAT(error, HasSubstr("dynamic dim 1"));
   EXPECT_THAT(error, HasSubstr("features"));
+}
+
+TEST(ImportErrors, ModelWithoutAGraph) {
+  onnx::ModelProto model = OnnxModelBuilder().model();
+  model.clear_graph();
+  EXPECT_THAT(import_error(model.SerializeAsString()), HasSubstr("has no graph"));
+  EXPECT_THAT([&] { load_staged_onnx_bytes(model.SerializeAsString()); },
+              ::testing::ThrowsMessage<Error>(HasSubstr("has no graph")));
+}
+
+TEST(ImportErrors, EmptyGraphDeclaresNoOutputs) {
+  const std::string error = import_error(OnnxModelBuilder().bytes());
+  EXPECT_THAT(error, HasSubstr("graph 'test' declares no outputs (0 nodes, 0 inputs)"));
+  // Nodes without a declared output compute nothing a caller can read either.
+  OnnxModelBuilder m;
+  m.input("x", {2});
+  m.node("Relu", {"x"}, {"y"});
+  EXPECT_THAT(import_error(m.bytes()), HasSubstr("declares no outputs (1 nodes, 1 inputs)"));
+}
+
+TEST(ImportErrors, IrVersionNewerThanTheOnnxLibraryKnows) {
+  OnnxModelBuilder m = relu_model();
+  m.model().set_ir_version(999);
+  const std::string error = import_error(m.bytes());
+  EXPECT_THAT(error, HasSubstr("IR version 999"));
+  EXPECT_THAT(error, HasSubstr(fmt::format("IR versions 3 to {}", static_cast<int>(onnx::IR_VERSION))));
+  m.model().set_ir_version(onnx::IR_VERSION);
+  EXPECT_NO_THROW(import_onnx_bytes(m.bytes()));
+}
+
+TEST(ImportErrors, OperandTypeOutsideTheOperatorsTypeConstraints) {
+  // Relu takes int8 from its version 14 on, not before.
+  OnnxModelBuilder m(13);
+  m.input("x", onnx::TensorProto::INT8, {"2"}).output("y", onnx::TensorProto::INT8);
+  m.node("Relu", {"x"}, {"y"}, "act");
+  const std::string error = import_error(m.bytes());
+  EXPECT_THAT(error, HasSubstr("node 'act' (Relu): input 0 'x' is tensor(int8), which Relu at opset 13 (its version "
+                               "13) does not take as its input 'X': T is one of tensor(bfloat16), tensor(double), "
+                               "tensor(float), tensor(float16)"));
+  OnnxModelBuilder newer(14);
+  newer.model().mutable_graph()->CopyFrom(m.model().graph());
+  EXPECT_NO_THROW(import_onnx_bytes(newer.bytes()));
+  // The check is every operator's: Sqrt takes floating-point types only, at any opset.
+  OnnxModelBuilder sqrt;
+  sqrt.input("x", onnx::TensorProto::INT32, {"2"}).output("y", onnx::TensorProto::INT32);
+  sqrt.node("Sqrt", {"x"}, {"y"}, "root");
+  EXPECT_THAT(import_error(sqrt.bytes()), HasSubstr("node 'root' (Sqrt): input 0 'x' is tensor(int32)"));
+}
+
+TEST(ImportErrors, OutputTypeOutsideTheOperatorsTypeConstraints) {
+  // Cast makes strings from its version 9 on, not before.
+  for (int64_t opset : {8, 9}) {
+    OnnxModelBuilder m(opset);
+    m.input("x", {2}).output("y", onnx::TensorProto::STRING);
+    set_attr(m.node("Cast", {"x"}, {"y"}, "to_text"), "to", int64_t{onnx::TensorProto::STRING});
+    if (opset == 9) {
+      EXPECT_NO_THROW(import_onnx_bytes(m.bytes()));
+      continue;
+    }
+    EXPECT_THAT(import_error(m.bytes()), HasSubstr("node 'to_text' (Cast): output 0 'y' is tensor(string), which Cast "
+                                                   "at opset 8 (its version 6) does not take as its output 'output'"));
+  }
+}
+
+TEST(ImportErrors, OperatorTheModelsOpsetDoesNotDefine) {
+  OnnxModelBuilder m(13);  // HardSwish came with opset 14
+  m.input("x", {2}).output("y");
+  m.node("HardSwish", {"x"}, {"y"}, "hs");
+  EXPECT_THAT(import_error(m.bytes()),
+              HasSubstr("node 'hs' (HardSwish): operator 'HardSwish' came with opset 14; the model's default-domain "
+                        "opset is 13"));
+}
+
+// ONNX lets a graph output be a graph input (IR.md: a graph input defines a value, a
+// graph output uses it); its value is the input's.
+TEST(ImportShapes, GraphOutputThatIsAGraphInputReturnsTheInput) {
+  OnnxModelBuilder m;
+  m.input("x", {2}).output("x").output("y");
+  m.node("Relu", {"x"}, {"y"});
+  const Graph g = import_onnx_bytes(m.bytes());
+  EXPECT_EQ(g.outputs(), (std::vector<std::string>{"x", "y"}));
+  Session session(g, {});
+  const auto out = session.run({{"x", make_f32({2}, {-1.5f, 2.5f})}});
+  EXPECT_EQ(test::values_of(out.at("x")), (std::vector<float>{-1.5f, 2.5f}));
+  EXPECT_EQ(test::values_of(out.at("y")), (std::vector<float>{0.0f, 2.5f}));
 }
 
 TEST(ImportShapes, SymbolicBatchDefaultsToOne) {

@@ -12,7 +12,6 @@ namespace {
 using test::OnnxModelBuilder;
 using test::import_error;
 using test::make_f32;
-using test::make_i64;
 using test::run_single_output;
 using test::set_attr;
 using test::values_of;
@@ -84,7 +83,7 @@ TEST(LegacyOpsets, ReshapeShapeAttributeBecomesAnInput) {
 TEST(LegacyOpsets, SplitSizesInputAndConcatDefaultAxis) {
   OnnxModelBuilder m(1);
   m.input("x", {2, 3}).output("y");
-  m.initializer("sizes", make_i64({2}, {1, 2}));
+  m.initializer("sizes", make_f32({2}, {1, 2}));  // Split-1 types its sizes as the data, T
   set_attr(m.node("Split", {"x", "sizes"}, {"p", "q"}), "axis", int64_t{1});
   m.node("Concat", {"q", "p"}, {"y"});
   const Tensor y = run_single_output(m, {{"x", make_f32({2, 3}, {1, 2, 3, 4, 5, 6})}});

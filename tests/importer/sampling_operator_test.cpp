@@ -149,7 +149,8 @@ TEST(GridSample, BadInputsAreClearErrors) {
   EXPECT_THAT(test::import_error(model({2, 2, 2, 2}, "bilinear", 17)), HasSubstr("must be [N, H_out, W_out, 2]"));
   EXPECT_THAT(test::import_error(model({1, 2, 2, 2}, "linear", 17)),
               HasSubstr("mode 'linear' is not one of bilinear, nearest, bicubic"));
-  EXPECT_THAT(test::import_error(model({1, 2, 2, 2}, "bilinear", 15)), HasSubstr("GridSample came at opset 16"));
+  EXPECT_THAT(test::import_error(model({1, 2, 2, 2}, "bilinear", 15)),
+              HasSubstr("operator 'GridSample' came with opset 16; the model's default-domain opset is 15"));
 }
 
 // ---- RoiAlign ----

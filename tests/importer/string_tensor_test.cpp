@@ -377,7 +377,9 @@ TEST(StringNormalizer, BadInputsAreClearErrors) {
   OnnxModelBuilder numbers(10);
   numbers.input("x", kFloat, {"2"}).output("y", kString);
   numbers.node("StringNormalizer", {"x"}, {"y"});
-  EXPECT_THAT(test::import_error(numbers), HasSubstr("unsupported dtype f32 (supported: string)"));
+  EXPECT_THAT(test::import_error(numbers),
+              HasSubstr("input 0 'x' is tensor(float), which StringNormalizer at opset 10 (its version 10) does not "
+                        "take as its input 'X': it must be tensor(string)"));
   OnnxModelBuilder bad_text(10);
   bad_text.initializer("x", make_strings({1}, {"\xC3("})).output("y", kString);
   set_string_attr(bad_text.node("StringNormalizer", {"x"}, {"y"}), "case_change_action", "UPPER");
@@ -390,7 +392,7 @@ TEST(StringTensor, OtherOperatorsRefuseStrings) {
   OnnxModelBuilder add(13);
   add.input("a", kString, {"2"}).input("b", kString, {"2"}).output("y", kString);
   add.node("Add", {"a", "b"}, {"y"});
-  EXPECT_THAT(test::import_error(add), HasSubstr("input 0 ('a') has unsupported dtype string"));
+  EXPECT_THAT(test::import_error(add), HasSubstr("input 0 'a' is tensor(string), which Add"));
   OnnxModelBuilder concat(13);
   concat.input("a", kString, {"2"}).input("b", kString, {"2"}).output("y", kString);
   set_attr(concat.node("Concat", {"a", "b"}, {"y"}), "axis", int64_t{0});

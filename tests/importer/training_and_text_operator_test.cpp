@@ -129,7 +129,7 @@ TEST(TfIdfVectorizer, BadInputsAreClearErrors) {
   pool_strings->add_strings("a");
   EXPECT_THAT(test::import_error(strings), HasSubstr("pool_strings is not supported"));
   EXPECT_THAT(test::import_error(tf_idf_model({4}, onnx::TensorProto::FLOAT, kMixedPool, "TF", 1, 2, 0)),
-              HasSubstr("unsupported dtype f32"));
+              HasSubstr("input 0 'x' is tensor(float), which TfIdfVectorizer"));
   EXPECT_THAT(test::import_error(tf_idf_model({4}, onnx::TensorProto::INT32, kMixedPool, "BM25", 1, 2, 0)),
               HasSubstr("mode 'BM25' is not one of TF, IDF, TFIDF"));
   EXPECT_THAT(test::import_error(tf_idf_model({4}, onnx::TensorProto::INT32, kMixedPool, "TF", 2, 1, 0)),

@@ -1,7 +1,9 @@
 #include "runtime/memory_plan.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "core/error.h"
 #include "runtime/session.h"
 #include "tests/runtime/graph_builder.h"
 
@@ -122,6 +124,38 @@ TEST(MemoryPlan, SessionOutputsSurviveTheNextRun) {
     ASSERT_EQ(first.data_as<float>()[i], std::max(0.0f, static_cast<float>(i % 7) - 3.0f));
     ASSERT_EQ(second.data_as<float>()[i], 5.0f);
   }
+}
+
+// The chain of 4 KiB links: an 8 KiB arena and the 4 KiB output y per run, 4 KiB of input.
+TEST(MemoryCaps, ChainWithinItsCapsPassesAndOneByteLessIsRefused) {
+  const Graph g = chain();
+  const MemoryPlan plan = plan_memory(g);
+  MemoryCaps caps;
+  caps.plan_bytes = 3 * 4096;
+  caps.total_bytes = 4 * 4096;
+  EXPECT_NO_THROW(check_memory_caps(g, plan, caps));
+  caps.plan_bytes = 3 * 4096 - 1;
+  EXPECT_THAT([&] { check_memory_caps(g, plan, caps); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr(
+                  "a run takes 12 KiB (8 KiB in the memory plan's arena, 4 KiB of tensors allocated per run), over "
+                  "the 12.00 KiB cap on one run's memory; the largest tensor is 'a' of node 'relu_a' (Relu)")));
+  caps.plan_bytes = 3 * 4096;
+  caps.total_bytes = 4 * 4096 - 1;
+  EXPECT_THAT([&] { check_memory_caps(g, plan, caps); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("the model takes 16 KiB (0 bytes of constants, "
+                                                                   "4 KiB of inputs, 12 KiB per run)")));
+}
+
+TEST(MemoryCaps, ConstantsOverTheWeightsCapNameTheLargest) {
+  Graph g = chain();
+  g.add_constant("small", Tensor(DType::f32, {16}));
+  g.add_constant("large", Tensor(DType::f32, {4096}));
+  MemoryCaps caps;
+  caps.weights_bytes = 16 * 1024;
+  EXPECT_THAT([&] { check_memory_caps(g, plan_memory(g), caps); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr(
+                  "the graph's constants take 16.06 KiB, over the 16 KiB cap on the model's weights; the largest is "
+                  "'large', f32[4096] (16 KiB)")));
 }
 
 }  // namespace

@@ -145,6 +145,9 @@ TEST_P(FamilyRegistry, TunedByNeeTuneOnCpuAndOpenCl) {
   manifest.nee_version = NEE_VERSION;
   manifest.abi_version = NEE_BUNDLE_ABI_VERSION;
   variant.isa = "x86_64";
+  // A manifest names each library by a plain file name with its sha256 (64 hex digits).
+  variant.library_file = "kernels-x86_64.so";
+  variant.library_sha256 = std::string(64, 'a');
   manifest.variants.push_back(variant);
   const BundleManifest back = BundleManifest::from_json(nlohmann::json::parse(manifest.to_json().dump()));
   ASSERT_EQ(back.variants.size(), 1u);

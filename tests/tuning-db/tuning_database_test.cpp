@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <filesystem>
 #include <limits>
 #include <optional>
 
@@ -17,6 +18,7 @@ namespace {
 
 using testing_support::make_record;
 using testing_support::make_target;
+using testing_support::ScopedEnv;
 using testing_support::TempDir;
 
 Workload small_matmul() { return matmul_workload_from_shape("16x32x8"); }
@@ -271,37 +273,34 @@ TEST(TuningDatabase, RefusesNonFiniteMeasurements) {
   EXPECT_TRUE(db.history(w, t).empty());
 }
 
-TEST(TuningDatabase, CreatesParentFolders) {
+TEST(TuningDatabase, RefusesAFolderThatDoesNotExistAndCreatesNone) {
   TempDir dir;
   const std::string path = dir.file("a/b/c/tuning.db");
-  TuningDatabase db(path);
-  EXPECT_EQ(db.path(), path);
-  EXPECT_TRUE(std::filesystem::exists(path));
+  for (const DbAccess access : {DbAccess::read_write, DbAccess::read_only}) {
+    try {
+      TuningDatabase db(path, access);
+      ADD_FAILURE() << "opened " << path;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(dir.file("a/b/c") + " is a folder that does not exist"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.file("a")));
+  // NEE_DB names a path as --db does: its folder is not made either.
+  ScopedEnv nee_db("NEE_DB", path.c_str());
+  EXPECT_THROW(TuningDatabase{TuningDatabase::default_path()}, Error);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("a")));
 }
 
-// Sets or unsets an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = getenv(name)) old_ = old;
-    if (value) {
-      setenv(name, value, 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+TEST(TuningDatabase, CreatesTheFoldersOfTheDefaultLocation) {
+  TempDir dir;
+  ScopedEnv nee_db("NEE_DB", nullptr);
+  ScopedEnv xdg("XDG_DATA_HOME", dir.file("data").c_str());
+  const std::string path = TuningDatabase::default_path();
+  ASSERT_EQ(path, dir.file("data/nee/tuning.db"));
+  TuningDatabase db(path);
+  EXPECT_TRUE(std::filesystem::exists(path));
+}
 
 TEST(TuningDatabase, DefaultPathFollowsEnvironment) {
   ScopedEnv home("HOME", "/home/someone");
@@ -320,6 +319,35 @@ TEST(TuningDatabase, DefaultPathFollowsEnvironment) {
     ScopedEnv xdg("XDG_DATA_HOME", "/data");
     EXPECT_EQ(TuningDatabase::default_path(), "/somewhere/my.db");
   }
+}
+
+TEST(TuningDatabase, AddNewRecordsStoresAllOrNothing) {
+  TempDir dir;
+  TuningDatabase db(dir.file("tuning.db"));
+  const Workload w = small_matmul();
+  const Target t = make_target();
+  // As an export carries them: with their creation time, which tells a record again
+  // from a new measurement of the same point.
+  const auto record = [&](int64_t knob, double us) {
+    TuningRecord r = make_record(w, t, knob, us);
+    r.created_at = "2026-03-0" + std::to_string(knob) + "T00:00:00Z";
+    return r;
+  };
+  TuningRecord poisoned = record(3, 30.0);
+  poisoned.result.min_us = std::numeric_limits<double>::quiet_NaN();
+  // The third record fails after two were inserted in the same transaction.
+  EXPECT_THROW(db.add_new_records({record(1, 10.0), record(2, 20.0), poisoned}), Error);
+  EXPECT_TRUE(db.all_records().empty());
+
+  TuningRecord child = record(2, 20.0);
+  child.parent_record = 99;
+  const TuningDatabase::AddCounts counts = db.add_new_records({record(1, 10.0), child, record(1, 10.0)});
+  EXPECT_EQ(counts.added, 2);
+  EXPECT_EQ(counts.already_present, 1) << "a record given twice is stored once";
+  const std::vector<TuningRecord> stored = db.all_records();
+  ASSERT_EQ(stored.size(), 2u);
+  EXPECT_FALSE(stored[1].parent_record) << "another file's ids are not kept";
+  EXPECT_EQ(db.add_new_records({record(1, 10.0)}).already_present, 1);
 }
 
 }  // namespace

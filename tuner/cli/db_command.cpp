@@ -7,38 +7,218 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <optional>
 
 #include "core/error.h"
 #include "core/workload_speed.h"
+#include "schedules/schedule_space.h"
+#include "tuner/compile/autoscheduler_config.h"
 #include "tuner/runners/batch_folder.h"
+#include "tuning-db/speed_ceiling.h"
 
 namespace nee {
 
 namespace {
 
-// Why a record from elsewhere must not be stored, or empty: a time that would rank it
-// (an ok record's median, a confirmed time) must be a positive finite number, so that a
-// poisoned export cannot make its record the best.
-std::string record_problem(const TuningRecord& r) {
-  const auto bad = [](double us) { return !std::isfinite(us) || us <= 0; };
-  if (r.result.status == MeasureStatus::ok && bad(r.result.median_us)) {
-    return fmt::format("an ok record with median time {} us", r.result.median_us);
+// Screens records from elsewhere (RecordScreen::problem), keeping one schedule space
+// per workload and target.
+class RecordScreen {
+ public:
+  // Why the record must not be stored, or empty. A time that would rank it must be
+  // physically possible, so that a poisoned export cannot make its record the best; the
+  // schedule must be one the bundle builder can compile and the tuner could propose.
+  std::string problem(const TuningRecord& r) {
+    const auto bad = [](double us) { return !std::isfinite(us) || us <= 0; };
+    const bool ok = r.result.status == MeasureStatus::ok;
+    if (ok && bad(r.result.median_us)) return fmt::format("an ok record with median time {} us", r.result.median_us);
+    if (r.confirmed_us && bad(*r.confirmed_us)) return fmt::format("a confirmed time of {} us", *r.confirmed_us);
+    if (!autoscheduler_of(r.config)) {
+      const std::string space_problem = check_schedule(r);
+      if (!space_problem.empty()) return space_problem;
+    }
+    const std::optional<double> median = ok ? std::optional<double>(r.result.median_us) : std::nullopt;
+    for (const std::optional<double>& us : {median, r.confirmed_us}) {
+      if (!us) continue;
+      const std::string speed_problem = impossible_speed(r.workload, r.target, *us);
+      if (!speed_problem.empty()) return "an impossible speed: " + speed_problem;
+    }
+    return "";
   }
-  if (r.confirmed_us && bad(*r.confirmed_us)) return fmt::format("a confirmed time of {} us", *r.confirmed_us);
-  return "";
+
+ private:
+  std::string check_schedule(const TuningRecord& r) {
+    const std::string key = r.workload.key() + "@" + r.target.key();
+    auto found = spaces_.find(key);
+    if (found == spaces_.end()) {
+      Space space;
+      try {
+        space.space = make_schedule_space(r.workload, r.target);
+      } catch (const std::exception& e) {
+        space.error = fmt::format("no schedule space for it on target {}: {}", r.target.halide, e.what());
+      }
+      found = spaces_.emplace(key, std::move(space)).first;
+    }
+    if (!found->second.error.empty()) return found->second.error;
+    const std::string why = found->second.space->check(r.config);
+    if (why.empty()) return "";
+    return fmt::format("schedule {} is not a point of the {} space: {}", r.config.to_string(),
+                       found->second.space->name(), why);
+  }
+
+  struct Space {
+    std::unique_ptr<ScheduleSpace> space;
+    std::string error;  // why there is none
+  };
+  std::map<std::string, Space> spaces_;
+};
+
+// The bytes of an import file, refusing what is not a regular file (a device or a FIFO
+// such as /dev/zero would be read without end) and stopping at kImportFileCap.
+std::string read_import_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw Error(path + " is not a regular file of tuning records");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read " + path);
+  std::string text;
+  std::vector<char> chunk(1 << 20);
+  // Read, not sized from the file's length first: a file still growing is stopped too.
+  while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
+    text.append(chunk.data(), static_cast<size_t>(in.gcount()));
+    if (static_cast<int64_t>(text.size()) > kImportFileCap) {
+      throw Error(fmt::format("{}: more than {} bytes ({} MiB), the most an import reads; nothing was added (split "
+                              "the export, or merge the database it came from)",
+                              path, kImportFileCap, kImportFileCap >> 20));
+    }
+  }
+  return text;
 }
 
-ImportCounts add_all(TuningDatabase& db, std::vector<TuningRecord> records) {
-  ImportCounts counts;
-  for (TuningRecord& r : records) {
-    if (db.contains_record(r)) {
-      ++counts.already_present;
+// A record line of an import: its line number, and the record or why it is not one.
+struct ImportLine {
+  int number;
+  std::optional<TuningRecord> record;
+  std::string unreadable;
+};
+
+// The record lines of an export's text; throws nee::Error naming the line where the file
+// is damaged (see import_records).
+std::vector<ImportLine> parse_export(const std::string& path, const std::string& text) {
+  std::vector<ImportLine> lines;
+  int header_line = 0;
+  std::optional<int64_t> promised;  // by the header of the current section
+  int64_t in_section = 0;
+  const auto close_section = [&] {
+    if (promised && *promised != in_section) {
+      throw Error(fmt::format("{}:{}: damaged: the header promises {} record(s), {} follow it (a file cut short or "
+                              "spliced); nothing was added",
+                              path, header_line, *promised, in_section));
+    }
+  };
+  bool any = false;
+  size_t start = 0;
+  for (int number = 1; start < text.size(); ++number) {
+    const size_t end = text.find('\n', start);
+    const std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    start = end == std::string::npos ? text.size() : end + 1;
+    if (static_cast<int64_t>(line.size()) > kImportLineCap) {
+      throw Error(fmt::format("{}:{}: damaged: a line of {} bytes, over the {} bytes one record may take; nothing was "
+                              "added",
+                              path, number, line.size(), kImportLineCap));
+    }
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (end == std::string::npos) {
+      throw Error(fmt::format("{}:{}: damaged: the last line has no line end (the file was cut short); nothing was "
+                              "added",
+                              path, number));
+    }
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line);
+    } catch (const std::exception& e) {
+      throw Error(fmt::format("{}:{}: damaged: not JSON ({}); nothing was added", path, number, e.what()));
+    }
+    if (!j.is_object()) throw Error(fmt::format("{}:{}: damaged: not a JSON object; nothing was added", path, number));
+    if (j.contains("format")) {
+      const nlohmann::json& format = j["format"];
+      const nlohmann::json& version = j.value("version", nlohmann::json());
+      const nlohmann::json& records = j.value("records", nlohmann::json());
+      if (format != kExportFormat || !version.is_number_integer() || !records.is_number_integer() || records < 0) {
+        throw Error(fmt::format("{}:{}: not the header of an export of NEE tuning records: {}", path, number,
+                                line.substr(0, 200)));
+      }
+      if (version > kExportVersion) {
+        throw Error(fmt::format("{}:{}: written by a newer NEE (export format version {}; this build reads up to {})",
+                                path, number, version.get<int64_t>(), kExportVersion));
+      }
+      close_section();
+      header_line = number;
+      promised = records.get<int64_t>();
+      in_section = 0;
+      any = true;
       continue;
     }
-    r.parent_record.reset();
-    db.add_record(r);
-    ++counts.added;
+    any = true;
+    ++in_section;
+    ImportLine parsed{number, std::nullopt, ""};
+    try {
+      parsed.record = record_from_json(j);
+    } catch (const std::exception& e) {
+      parsed.unreadable = fmt::format("not a tuning record this build reads: {}", e.what());
+    }
+    lines.push_back(std::move(parsed));
   }
+  close_section();
+  if (!any) {
+    throw Error(fmt::format("{}: damaged: no header and no record (nee-tune db export always writes its header "
+                            "line)",
+                            path));
+  }
+  return lines;
+}
+
+// Records from elsewhere, screened: those to add, and those refused with their reason.
+struct Screened {
+  std::vector<TuningRecord> accepted;
+  std::vector<RefusedRecord> refused;
+};
+
+Screened screen_lines(const std::string& path, const std::vector<ImportLine>& lines) {
+  Screened screened;
+  RecordScreen screen;
+  for (const ImportLine& line : lines) {
+    const std::string problem = line.record ? screen.problem(*line.record) : line.unreadable;
+    if (problem.empty()) {
+      screened.accepted.push_back(*line.record);
+    } else {
+      screened.refused.push_back({fmt::format("{}:{}", path, line.number), problem});
+    }
+  }
+  return screened;
+}
+
+// Every record of another database, opened read-only (never migrated nor written).
+Screened screen_database(const std::string& path) {
+  const TuningDatabase other(path, DbAccess::read_only);
+  Screened screened;
+  RecordScreen screen;
+  for (TuningRecord& r : other.all_records()) {
+    const std::string problem = screen.problem(r);
+    if (problem.empty()) {
+      screened.accepted.push_back(std::move(r));
+    } else {
+      screened.refused.push_back({fmt::format("{}: record {}", path, r.id), problem});
+    }
+  }
+  return screened;
+}
+
+ImportCounts add_screened(TuningDatabase& db, Screened screened) {
+  const TuningDatabase::AddCounts added = db.add_new_records(screened.accepted);
+  ImportCounts counts;
+  counts.added = added.added;
+  counts.already_present = added.already_present;
+  counts.refused = std::move(screened.refused);
   return counts;
 }
 
@@ -132,48 +312,25 @@ TuningRecord record_from_json(const nlohmann::json& j) {
 }
 
 int export_records(const TuningDatabase& db, const std::string& path) {
+  const std::vector<TuningRecord> records = db.all_records();
   std::ofstream out(path);
   if (!out) throw Error("cannot write " + path);
-  int n = 0;
-  for (const TuningRecord& r : db.all_records()) {
-    out << record_to_json(r).dump() << '\n';
-    ++n;
-  }
+  const nlohmann::json header = {{"format", kExportFormat}, {"version", kExportVersion}, {"records", records.size()}};
+  out << header.dump() << '\n';
+  for (const TuningRecord& r : records) out << record_to_json(r).dump() << '\n';
   out.close();
   if (!out) throw Error("writing " + path + " failed");
-  return n;
+  return static_cast<int>(records.size());
 }
 
 ImportCounts import_records(TuningDatabase& db, const std::string& path) {
-  std::error_code ec;
-  // A device or a FIFO (/dev/zero) would be read without end.
-  if (!std::filesystem::is_regular_file(path, ec)) throw Error(path + " is not a regular file of tuning records");
-  std::ifstream in(path);
-  if (!in) throw Error("cannot read " + path);
-  std::vector<TuningRecord> records;
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    try {
-      records.push_back(record_from_json(nlohmann::json::parse(line)));
-    } catch (const std::exception& e) {
-      throw Error(fmt::format("{}:{}: not a tuning record: {}", path, number, e.what()));
-    }
-    const std::string problem = record_problem(records.back());
-    if (!problem.empty()) throw Error(fmt::format("{}:{}: refused: {}", path, number, problem));
-  }
-  // Everything is parsed before anything is added, so a malformed file adds nothing.
-  return add_all(db, std::move(records));
+  // Everything is read, parsed and screened before anything is added, so a damaged file
+  // adds nothing.
+  return add_screened(db, screen_lines(path, parse_export(path, read_import_file(path))));
 }
 
 ImportCounts merge_database(TuningDatabase& db, const std::string& other_path) {
-  const TuningDatabase other(other_path);
-  std::vector<TuningRecord> records = other.all_records();
-  for (const TuningRecord& r : records) {
-    const std::string problem = record_problem(r);
-    if (!problem.empty()) throw Error(fmt::format("{}: record {} refused: {}", other_path, r.id, problem));
-  }
-  return add_all(db, std::move(records));
+  return add_screened(db, screen_database(other_path));
 }
 
 CLI::App* add_db_command(CLI::App& app, DbCommand& command) {
@@ -189,14 +346,19 @@ CLI::App* add_db_command(CLI::App& app, DbCommand& command) {
   CLI::App* exp = db->add_subcommand("export", "write every record as JSON lines");
   exp->add_option("file", command.argument, "output file")->required();
   exp->callback(action("export"));
-  CLI::App* imp = db->add_subcommand("import", "add the records of a JSON-lines export (kept with their own target)");
+  CLI::App* imp = db->add_subcommand(
+      "import",
+      "add the records of a JSON-lines export (kept with their own target); records with a schedule outside its "
+      "space or an impossible time are refused and named, the rest added (exit status 2 when any was refused); a "
+      "damaged file adds nothing");
   imp->add_option("file", command.argument, "exported file")->required()->check(CLI::ExistingFile);
   imp->callback(action("import"));
   CLI::App* results = db->add_subcommand(
       "import-results", "add what a batch folder's nee-measure --batch measured (kept with the measuring device)");
   results->add_option("folder", command.argument, "batch folder (from nee-tune pack)")->required();
   results->callback(action("import-results"));
-  CLI::App* merge = db->add_subcommand("merge", "add the records of another tuning database");
+  CLI::App* merge = db->add_subcommand(
+      "merge", "add the records of another tuning database (read, never written), screened as import screens them");
   merge->add_option("other", command.argument, "the other database")->required()->check(CLI::ExistingFile);
   merge->callback(action("merge"));
   CLI::App* prune = db->add_subcommand("prune", "delete records, printing what was removed");
@@ -222,7 +384,23 @@ int run_db_command(const DbCommand& command, const std::string& default_db_path)
                c.already_present, c.confirmed);
     return 0;
   }
-  TuningDatabase db(db_path);
+  if (command.action == "import" || command.action == "merge") {
+    // Read and screened before the database is opened: a damaged file or a missing
+    // other database leaves no trace, not even a new empty database.
+    const std::string& file = command.argument;
+    Screened screened = command.action == "import" ? screen_lines(file, parse_export(file, read_import_file(file)))
+                                                   : screen_database(file);
+    TuningDatabase db(db_path);
+    const ImportCounts c = add_screened(db, std::move(screened));
+    for (const RefusedRecord& r : c.refused) fmt::print(stderr, "nee-tune: {}: refused: {}\n", r.where, r.reason);
+    fmt::print("{}: added {} record(s), {} already present, {} refused\n", command.argument, c.added,
+               c.already_present, c.refused.size());
+    // 2, not 1: the other records were added.
+    return c.refused.empty() ? 0 : 2;
+  }
+  const bool reads_only = command.action == "list" || command.action == "show" || command.action == "best" ||
+                          command.action == "export";
+  TuningDatabase db(db_path, reads_only ? DbAccess::read_only : DbAccess::read_write);
   if (command.action == "list") {
     print_list(db);
   } else if (command.action == "show") {
@@ -232,10 +410,6 @@ int run_db_command(const DbCommand& command, const std::string& default_db_path)
   } else if (command.action == "export") {
     const int n = export_records(db, command.argument);
     fmt::print("exported {} record(s) to {}\n", n, command.argument);
-  } else if (command.action == "import" || command.action == "merge") {
-    const ImportCounts c = command.action == "import" ? import_records(db, command.argument)
-                                                      : merge_database(db, command.argument);
-    fmt::print("{}: added {} record(s), {} already present\n", command.argument, c.added, c.already_present);
   } else if (command.action == "prune") {
     if (command.failed_older_than_days >= 0) {
       print_removed(db.prune_failed_older_than(command.failed_older_than_days),

@@ -1,5 +1,7 @@
 #pragma once
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -32,17 +34,43 @@ int run_db_command(const DbCommand& command, const std::string& default_db_path)
 nlohmann::json record_to_json(const TuningRecord& record);
 TuningRecord record_from_json(const nlohmann::json& j);
 
+// The first line of an export: {"format": kExportFormat, "version": kExportVersion,
+// "records": N}. Its count tells a file cut short at a line end from a whole one.
+inline constexpr const char* kExportFormat = "nee-tuning-records";
+inline constexpr int kExportVersion = 1;
+// What an import reads at most. An exported record is about 1 KB (986 bytes for a
+// matmul, 1079 for a Winograd conv2d, measured), so the file cap holds some 250,000
+// records and the line cap 60 times the longest measured.
+inline constexpr int64_t kImportFileCap = int64_t{256} << 20;
+inline constexpr int64_t kImportLineCap = int64_t{64} << 10;
+
+// A record of an import or merge that was not stored, and why.
+struct RefusedRecord {
+  std::string where;  // "FILE:LINE" for an import, "FILE: record ID" for a merge
+  std::string reason;
+};
+
 struct ImportCounts {
   int added = 0;
   int already_present = 0;  // same workload, target, schedule, time, status and median
+  std::vector<RefusedRecord> refused;
 };
-// Writes every record as one JSON line; returns how many.
+// Writes the header line and every record as one JSON line; returns how many records.
 int export_records(const TuningDatabase& db, const std::string& path);
-// Adds the records of a JSON-lines file (or of another database), each with its own
-// target: records measured elsewhere never count as measured on this machine, since
-// best() and history() are per target key. Ids are the other file's, so parent_record
-// is not kept. A record whose ranking time is not a positive finite number, or a path
-// that is not a regular file, is refused, and then nothing is added.
+// Adds the records of an export (or of another database, opened read-only), each with
+// its own target: records measured elsewhere never count as measured on this machine,
+// since best() and history() are per target key. Ids are the other file's, so
+// parent_record is not kept.
+// Each record is screened: a ranking time (an ok record's median, a confirmed time) must
+// be a positive number below the target's physical ceiling (speed_ceiling), and the
+// schedule a point of its workload's space on its target (or an autoscheduler
+// baseline). A record that fails is refused, named with its reason, and the rest are
+// added in one transaction.
+// A damaged file adds nothing and throws nee::Error naming the line: a line that is not
+// JSON (a truncated line), a last line without its line end, a header whose count the
+// records after it do not match, an empty file, a line over kImportLineCap, a file over
+// kImportFileCap, a path that is not a regular file. A file without a header (exported
+// before the header existed) is read as records only.
 ImportCounts import_records(TuningDatabase& db, const std::string& path);
 ImportCounts merge_database(TuningDatabase& db, const std::string& other_path);
 

@@ -18,6 +18,7 @@
 #include "core/isa_level.h"
 #include "importer/import_onnx.h"
 #include "importer/input_shape_text.h"
+#include "runtime/bundle/bundle_signature.h"
 #include "runtime/node_workload.h"
 #include "runtime/passes/passes.h"
 #include "tuner/cli/compare_command.h"
@@ -179,6 +180,11 @@ int main(int argc, char** argv) {
       ->excludes("--no-winograd");
   app.add_option("--db", db_path, "tuning database (default: $NEE_DB or ~/.local/share/nee/tuning.db)");
   app.add_option("--bundle", bundle_dir, "after tuning, build the model's kernel bundle into this folder");
+  std::string sign_key;
+  app.add_option("--sign", sign_key,
+                 "sign the bundle with this Ed25519 private key (PEM; make one with `openssl genpkey -algorithm "
+                 "ed25519 -out key.pem`), so that `nee-run --trust` with its public half loads it (docs/TRUST.md)")
+      ->needs("--bundle");
   std::string isa_text;
   app.add_option("--isa", isa_text,
                  "CPU bundles: the ISA levels to build a variant of every kernel for, comma-separated (sse41, avx2, "
@@ -233,6 +239,9 @@ int main(int argc, char** argv) {
     const nee::Family* family = op.empty() ? nullptr : &nee::family_named(op);
     if (!op.empty() && shape.empty()) throw nee::Error("--op needs --shape");
     if (!bundle_dir.empty() && model.empty()) throw nee::Error("--bundle needs a model");
+    // Read now: a bad key fails before the tuning, not after it.
+    const std::optional<nee::BundleSigningKey> signing_key =
+        sign_key.empty() ? std::nullopt : std::optional(nee::BundleSigningKey::load(sign_key));
     if (!input_shape_texts.empty() && model.empty()) throw nee::Error("--input-shape needs a model");
     // A model's estimate and its bundle start from every workload's default record.
     if (!options.measure_default && !model.empty()) throw nee::Error("--no-default-point needs --op, not a model");
@@ -340,6 +349,18 @@ int main(int argc, char** argv) {
     }
     std::filesystem::remove_all(options.work_dir);
     if (!reports.empty()) fmt::print("\n{}", nee::tuning_summary(reports, !model.empty()));
+    int measured = 0, failed = 0;
+    for (const nee::TuneReport& r : reports) {
+      measured += r.measured;
+      failed += r.failed;
+    }
+    if (measured > 0 && failed == measured) {
+      const std::vector<nee::TuningRecord> history = db.history(reports.back().workload, target);
+      std::string last = history.empty() ? "" : history.back().result.error.substr(0, 300);
+      std::replace(last.begin(), last.end(), '\n', ' ');
+      throw nee::Error(fmt::format("no candidate ran: all {} measured candidate(s) failed{}", measured,
+                                   last.empty() ? "" : "; the last: " + last));
+    }
 
     if (!bundle_dir.empty()) {
       nee::BundleRequest request;
@@ -349,6 +370,7 @@ int main(int argc, char** argv) {
       request.output_dir = bundle_dir;
       request.jobs = options.build_jobs;
       request.graph = graph_options;
+      request.signing_key = sign_key;
       if (target.kind() == nee::TargetKind::cpu && cpu_level && isa_text.empty()) {
         for (const nee::IsaLevel* l : nee::isa_levels_up_to(*cpu_level)) request.isa_levels.push_back(l->name);
       } else if (target.kind() == nee::TargetKind::cpu) {
@@ -362,6 +384,7 @@ int main(int argc, char** argv) {
         levels.push_back(fmt::format("{} ({} tuned)", v.isa, tuned));
       }
       fmt::print("bundle {}: {} kernels for {}\n", bundle_dir, workloads.size(), fmt::join(levels, ", "));
+      if (signing_key) fmt::print("bundle {}: signed with {} (key id {})\n", bundle_dir, sign_key, signing_key->id());
     }
     return nee::interrupted() ? 130 : 0;
   } catch (const std::exception& e) {

@@ -12,6 +12,7 @@
 #include "core/isa_level.h"
 #include "core/subprocess.h"
 #include "core/version.h"
+#include "runtime/bundle/bundle_signature.h"
 #include "schedules/schedule_space.h"
 #include "tuner/compile/forked_jobs.h"
 #include "tuner/compile/kernel_compiler.h"
@@ -157,6 +158,8 @@ BundleManifest build_bundle(const TuningDatabase* db, const BundleRequest& reque
     m.model_file = fs::path(request.model_path).filename().string();
     m.model_sha256 = sha256_file(request.model_path);
   }
+  std::optional<BundleSigningKey> key;
+  if (!request.signing_key.empty()) key = BundleSigningKey::load(request.signing_key);
   const std::vector<const IsaLevel*> levels = levels_to_build(request);
   std::vector<Target> targets(levels.size());
   for (size_t i = 0; i < levels.size(); ++i) m.variants.push_back(plan_variant(db, request, *levels[i], &targets[i]));
@@ -213,6 +216,14 @@ BundleManifest build_bundle(const TuningDatabase* db, const BundleRequest& reque
     if (entry.path().extension() == ".log" || entry.path().extension() == ".c") fs::remove(entry.path());
   }
   m.save(staging.string());
+  if (key) {
+    try {
+      sign_bundle(staging.string(), *key);
+    } catch (const Error&) {
+      fs::remove_all(staging);
+      throw;
+    }
+  }
 
   // Swap the finished bundle in; the previous one is removed only after that.
   const fs::path previous = out_dir.string() + ".previous";

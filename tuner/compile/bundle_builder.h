@@ -21,6 +21,9 @@ struct BundleRequest {
   int jobs = 2;
   double timeout_s = 300;
   GraphOptions graph;  // the rewrites the workloads were taken with (optimize_graph's defaults)
+  // A PEM file of an Ed25519 private key: the bundle is signed with it (manifest.sig,
+  // runtime/bundle/bundle_signature.h); empty: unsigned.
+  std::string signing_key;
 };
 
 // The levels `--isa` names: comma-separated level names, "host" for this machine's own
@@ -30,8 +33,10 @@ std::vector<std::string> bundle_isa_levels(const std::string& text);
 
 // Compiles the best database record of each workload (the default schedule where none
 // is tuned) into a shared library with a C table of kernels (runtime/bundle/bundle_abi.h),
-// one library per ISA level, and writes the manifest. Builds in a fresh folder and swaps it in only when complete,
-// so a failed build leaves an existing bundle as it was.
+// one library per ISA level, and writes the manifest, and its signature when a signing
+// key is given (read before anything is compiled, so a bad key fails at once). Builds in
+// a fresh folder and swaps it in only when complete, so a failed build leaves an existing
+// bundle as it was.
 BundleManifest build_bundle(const TuningDatabase* db, const BundleRequest& request);
 
 }  // namespace nee

@@ -140,8 +140,34 @@ RoundResult WorkloadTuner::run_round(int count, const std::function<bool()>& sto
   return round;
 }
 
+void WorkloadTuner::keep_claimed(std::vector<Candidate>& batch, bool baseline) {
+  std::vector<Candidate> claimed;
+  std::set<ScheduleConfig> stored_elsewhere;
+  for (Candidate& c : batch) {
+    const ScheduleClaim claim = db_.claim(workload_, target_, c.config);
+    if (claim == ScheduleClaim::claimed) {
+      claimed.push_back(std::move(c));
+      continue;
+    }
+    if (claim == ScheduleClaim::measured) {
+      stored_.insert(c.config);
+      stored_elsewhere.insert(c.config);
+    }
+    if (!baseline) strategy_->pass_over(c.config);
+  }
+  batch = std::move(claimed);
+  if (baseline || stored_elsewhere.empty()) return;
+  for (const TuningRecord& r : db_.history(workload_, target_)) {
+    if (!stored_elsewhere.count(r.config)) continue;
+    strategy_->observe(r.config, r.result);
+    if (r.result.status == MeasureStatus::ok && r.config == default_config_) report_.default_record = r;
+  }
+}
+
 void WorkloadTuner::measure(std::vector<Candidate>& batch, Builder& builder, const std::function<bool()>& stop,
                             const std::function<void()>& after_each, bool baseline) {
+  keep_claimed(batch, baseline);
+  if (batch.empty()) return;
   const std::vector<BuildResult> builds = builder.build(batch);
   std::vector<MeasureTask> tasks;
   for (size_t i = 0; i < batch.size(); ++i) tasks.push_back({builds[i], batch[i], rng_()});
@@ -192,6 +218,8 @@ void WorkloadTuner::measure(std::vector<Candidate>& batch, Builder& builder, con
     if (after_each) after_each();
     return !stop();
   });
+  // The points a stop left unmeasured, for other tuners to take.
+  db_.release_claims();
   remove_build_folders(builds);
 }
 

@@ -74,6 +74,10 @@ class WorkloadTuner {
   bool confirm_pass(const std::vector<TuningRecord>& chosen, int rounds, const std::function<bool()>& stop);
   void measure(std::vector<Candidate>& batch, Builder& builder, const std::function<bool()>& stop,
                const std::function<void()>& after_each, bool baseline);
+  // Keeps the candidates this tuner claims in the database (TuningDatabase::claim); the
+  // others are measured, or being measured, by another tuner on the same file, and the
+  // search learns what of them is stored.
+  void keep_claimed(std::vector<Candidate>& batch, bool baseline);
 
   TuningDatabase& db_;
   Workload workload_;

@@ -38,6 +38,9 @@ class SearchStrategy {
   // a strategy with no result yet may start from it rather than from nothing. The point
   // counts as seen, since it is being measured.
   virtual void start_from(const ScheduleConfig& config) { seen_.insert(config); }
+  // A point that another tuner on the same database measures: counts as seen, so it is
+  // never proposed here again.
+  void pass_over(const ScheduleConfig& config) { seen_.insert(config); }
 
  protected:
   // One proposal; may return a seen or invalid point, which propose() filters out.

@@ -1,0 +1,101 @@
+#include "importer/type_constraints.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <onnx/defs/schema.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+
+namespace nee {
+
+namespace {
+
+// The ONNX type string of a tensor of `dtype`, as schemas write them.
+std::string onnx_tensor_type(DType dtype) {
+  switch (dtype) {
+    case DType::f32: return "tensor(float)";
+    case DType::f64: return "tensor(double)";
+    case DType::f16: return "tensor(float16)";
+    case DType::bf16: return "tensor(bfloat16)";
+    case DType::i64: return "tensor(int64)";
+    case DType::i32: return "tensor(int32)";
+    case DType::i16: return "tensor(int16)";
+    case DType::i8: return "tensor(int8)";
+    case DType::u64: return "tensor(uint64)";
+    case DType::u32: return "tensor(uint32)";
+    case DType::u16: return "tensor(uint16)";
+    case DType::u8: return "tensor(uint8)";
+    case DType::boolean: return "tensor(bool)";
+    case DType::string: return "tensor(string)";
+  }
+  throw Error("no ONNX type for " + to_string(dtype));
+}
+
+const onnx::OpSchema& schema_of(const Node& node, int64_t opset) {
+  const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op, static_cast<int>(opset), onnx::ONNX_DOMAIN);
+  if (schema) return *schema;
+  const onnx::OpSchema* latest = onnx::OpSchemaRegistry::Schema(node.op, onnx::ONNX_DOMAIN);
+  if (!latest) throw Error(fmt::format("operator '{}' is not an ONNX operator", node.op));
+  int first = latest->SinceVersion();  // walked back to the operator's first version, past the model's opset
+  while (const onnx::OpSchema* older = onnx::OpSchemaRegistry::Schema(node.op, first - 1, onnx::ONNX_DOMAIN)) {
+    first = older->SinceVersion();
+  }
+  throw Error(fmt::format("operator '{}' came with opset {}; the model's default-domain opset is {}", node.op, first,
+                          opset));
+}
+
+// The formal parameter that operand `index` binds to: its own, or the last one when that
+// is variadic. Null past the formal parameters (the op's importer checks the arity).
+const onnx::OpSchema::FormalParameter* formal_of(const std::vector<onnx::OpSchema::FormalParameter>& formals,
+                                                  size_t index) {
+  if (index < formals.size()) return &formals[index];
+  if (!formals.empty() && formals.back().GetOption() == onnx::OpSchema::Variadic) return &formals.back();
+  return nullptr;
+}
+
+void check_operands(const Graph& graph, const Node& node, int64_t opset, bool inputs) {
+  const onnx::OpSchema& schema = schema_of(node, opset);
+  const auto& formals = inputs ? schema.inputs() : schema.outputs();
+  const std::vector<std::string>& names = inputs ? node.inputs : node.outputs;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i].empty() || !graph.has_value(names[i])) continue;
+    const onnx::OpSchema::FormalParameter* formal = formal_of(formals, i);
+    if (!formal) continue;
+    const std::string type = onnx_tensor_type(graph.type_of(names[i]).dtype);
+    const onnx::DataTypeSet& allowed = formal->GetTypes();
+    // An optional-typed operand (IR 8) holds a tensor here when it is present.
+    const bool ok = std::any_of(allowed.begin(), allowed.end(), [&](onnx::DataType t) {
+      return *t == type || *t == "optional(" + type + ")";
+    });
+    if (ok) continue;
+    std::set<std::string> names_allowed;
+    for (onnx::DataType t : allowed) names_allowed.insert(*t);
+    const auto& params = schema.typeConstraintParams();
+    const bool is_param = std::any_of(params.begin(), params.end(), [&](const onnx::OpSchema::TypeConstraintParam& p) {
+      return p.type_param_str == formal->GetTypeStr();
+    });
+    const std::string rule = is_param
+                                 ? fmt::format("{} is one of {}", formal->GetTypeStr(), fmt::join(names_allowed, ", "))
+                                 : fmt::format("it must be {}", fmt::join(names_allowed, " or "));
+    throw Error(fmt::format("{} {} '{}' is {}, which {} at opset {} (its version {}) does not take as its {} '{}': {}",
+                            inputs ? "input" : "output", i, names[i], type, node.op, opset, schema.SinceVersion(),
+                            inputs ? "input" : "output", formal->GetName(), rule));
+  }
+}
+
+}  // namespace
+
+void check_input_types(const Graph& graph, const Node& node, int64_t opset) {
+  check_operands(graph, node, opset, true);
+}
+
+void check_output_types(const Graph& graph, const Node& node, int64_t opset) {
+  check_operands(graph, node, opset, false);
+}
+
+}  // namespace nee

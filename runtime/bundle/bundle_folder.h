@@ -1,0 +1,36 @@
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace nee {
+
+// A bundle folder, opened once: every file of the bundle is read through it, by a plain
+// name inside the folder, without following a symbolic link (a link is refused, wherever
+// it points), and must be a regular file: a FIFO, device, socket or folder is refused by
+// name when opened, before a byte is read (a FIFO is opened without waiting for a
+// writer). A file is read whole, up to a limit that is given per kind of file.
+class BundleFolder {
+ public:
+  // nee::Error naming the path when it is not an existing folder.
+  explicit BundleFolder(const std::string& path);
+  ~BundleFolder();
+  BundleFolder(const BundleFolder&) = delete;
+  BundleFolder& operator=(const BundleFolder&) = delete;
+
+  // The bytes of `name`; nullopt when there is no such entry. nee::Error naming the file
+  // and the problem for a name that is not a plain file name, a link, a file of another
+  // kind, or one over `max_bytes` (`what` names the kind of file in that message).
+  std::optional<std::string> read(const std::string& name, uint64_t max_bytes, const std::string& what) const;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
+// A file outside any bundle (a trusted key), read the same way except that a symbolic
+// link is followed: it must end at a regular file of at most `max_bytes`.
+std::string read_regular_file(const std::string& path, uint64_t max_bytes, const std::string& what);
+
+}  // namespace nee
