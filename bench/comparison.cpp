@@ -55,11 +55,12 @@ void fill_nan(Tensor& t) { std::fill(t.data_as<float>(), t.data_as<float>() + t.
 }  // namespace
 
 WorkloadComparison compare_engines(const std::string& label, const Workload& workload,
-                                   const std::vector<Engine*>& engines, const CompareOptions& options) {
+                                   const std::vector<Engine*>& engines, const CompareOptions& options,
+                                   const LoadSampler& sampler) {
   if (family_of(workload).id != FamilyId::matmul && family_of(workload).id != FamilyId::conv2d) {
     throw Error("the bench compares matmul and conv2d workloads, not " + workload.op);
   }
-  WorkloadComparison result{label, workload, {}, {}, 0};
+  WorkloadComparison result{label, workload, {}, {}, 0, {}};
 
   std::vector<Engine*> ready;
   for (Engine* e : engines) {
@@ -100,6 +101,10 @@ WorkloadComparison compare_engines(const std::string& label, const Workload& wor
     EngineTiming timing;
     timing.engine = e->name();
     timing.provenance = e->provenance();
+    timing.implementation = e->implementation();
+    const ExecutedWork work = e->executed_work(workload);
+    timing.executed_flops = work.flops;
+    timing.executed_method = work.method;
     timing.max_abs_error = check_against_reference(e->name(), "before timing", outputs.back(), expected, atol, options.rtol);
     result.engines.push_back(std::move(timing));
   }
@@ -112,6 +117,7 @@ WorkloadComparison compare_engines(const std::string& label, const Workload& wor
     }
   }
 
+  LoadWatch load(sampler, options.threads);
   for (size_t i = 0; i < ready.size(); ++i) {
     int calls = 0;
     const auto start = Clock::now();
@@ -138,7 +144,9 @@ WorkloadComparison compare_engines(const std::string& label, const Workload& wor
       for (int c = 0; c < t.calls_per_sample; ++c) ready[i]->run(input_ptrs, outputs[i]);
       t.samples_ms.push_back(ms_since(start) / t.calls_per_sample);
     }
+    load.sample();
   }
+  result.load = load.reading();
 
   for (size_t i = 0; i < n; ++i) {
     EngineTiming& t = result.engines[i];

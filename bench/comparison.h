@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "bench/engines/engine.h"
+#include "bench/machine_load.h"
 #include "bench/statistics.h"
 #include "core/workload.h"
 
@@ -17,11 +18,15 @@ struct CompareOptions {
   double settle_ms = 200;     // pause before each timed sample, for the previous engine's threads to park
   double rtol = 1e-4;         // agreement with the reference: |d| <= atol + rtol*|ref|
   double atol_per_k = 2e-6;   // absolute tolerance per reduction step (fp32 summation order)
+  int threads = 1;            // the engines' threads: a load average above it is other work
 };
 
 struct EngineTiming {
   std::string engine;
   std::string provenance;
+  std::string implementation;  // what the engine's library says ran (Engine::implementation)
+  double executed_flops = 0;   // per call, what the engine's kernel executes (Engine::executed_work)
+  std::string executed_method;  // "direct", "Winograd F(4x4,3x3)"
   int calls_per_sample = 0;
   std::vector<double> samples_ms;  // per-call time of each sample, in round order
   Summary ms;
@@ -39,6 +44,7 @@ struct WorkloadComparison {
   std::vector<EngineTiming> engines;  // in the order the engines were given
   std::vector<EngineSkipped> skipped;  // engines that could not prepare or run this workload
   double max_pairwise_difference = 0;  // largest difference between two engines' outputs
+  LoadReading load;  // the machine's load from warm-up to the last timed round
 };
 
 // Prepares every engine for the workload, binds the same random inputs to each (an
@@ -49,8 +55,10 @@ struct WorkloadComparison {
 // rounds, each taking one sample of every engine in an order rotated round by round, so
 // machine noise falls on all engines alike. The outputs of the last timed calls are
 // checked again. Throws nee::Error naming the engine whose output is wrong; no times
-// are reported then.
+// are reported then. `sampler` reads the machine's load before the warm-up and after
+// every round (WorkloadComparison::load).
 WorkloadComparison compare_engines(const std::string& label, const Workload& workload,
-                                   const std::vector<Engine*>& engines, const CompareOptions& options);
+                                   const std::vector<Engine*>& engines, const CompareOptions& options,
+                                   const LoadSampler& sampler = read_machine_load);
 
 }  // namespace nee::bench

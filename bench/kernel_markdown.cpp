@@ -23,28 +23,33 @@ std::string format_kernel_markdown(const RunInfo& info, const std::vector<Worklo
                      "triad {:.1f} GB/s over {} MiB arrays (last-level cache {} MiB)  \n",
                      info.peaks->threads, info.peaks->fma_gflops_samples.size(), info.peaks->fma_gflops,
                      info.peaks->triad_gbs, info.peaks->triad_bytes_per_array >> 20, info.peaks->llc_bytes >> 20);
+    if (info.peaks_load.loaded()) s += "**Warning (peaks):** " + info.peaks_load.warning() + "  \n";
   }
   s += fmt::format("Timing: {} rounds, engines interleaved round-robin, samples >= {} ms, {} ms settle before each; "
                    "outputs checked against the reference before and after timing (inputs uniform [-1,1), seed {}).\n\n",
                    info.options.repeats, info.options.min_sample_ms, info.options.settle_ms, info.options.seed);
+  s += "GFLOP/s counts the direct algorithm's FLOPs for every engine; exec GFLOP/s counts those the engine's kernel "
+       "executes (fewer for a Winograd conv), and % peak is exec GFLOP/s over the FMA peak.\n\n";
   for (const WorkloadComparison& c : comparisons) {
     const double flops = c.workload.flops();
     s += fmt::format("## {} {}\n\n{:.3f} GFLOP, {:.1f} FLOP/byte{}; largest difference between engines {:.2g}\n\n",
                      c.workload.op, c.label, flops / 1e9, arithmetic_intensity(c.workload),
                      info.peaks ? fmt::format(", roof {:.0f} GFLOP/s", roof_gflops(c.workload, *info.peaks)) : "",
                      c.max_pairwise_difference);
-    s += "| engine | GFLOP/s | p10..p90 GFLOP/s | % peak | time ms | NEE-tuned/engine | schedule |\n";
-    s += "|---|---:|---:|---:|---:|---:|---|\n";
+    s += "| engine | GFLOP/s | p10..p90 GFLOP/s | exec GFLOP/s | % peak | time ms | NEE-tuned/engine | schedule |\n";
+    s += "|---|---:|---:|---:|---:|---:|---:|---|\n";
     for (const EngineTiming& t : c.engines) {
-      const double g = flops / (t.ms.median * 1e6);
       const std::optional<double> ratio = nee_speed_ratio(c, t.engine);
-      s += fmt::format("| {} | {:.1f} | {:.1f}..{:.1f} | {} | {:.3f} | {} | {} |\n", t.engine, g,
-                       flops / (t.ms.p90 * 1e6), flops / (t.ms.p10 * 1e6),
-                       info.peaks ? fmt::format("{:.1f}", 100 * g / info.peaks->fma_gflops) : "-", t.ms.median,
+      s += fmt::format("| {} | {:.1f} | {:.1f}..{:.1f} | {:.1f} | {} | {:.3f} | {} | {} |\n", t.engine,
+                       flops / (t.ms.median * 1e6), flops / (t.ms.p90 * 1e6), flops / (t.ms.p10 * 1e6),
+                       executed_gflops(t), share_of_peak_text(t, info.peaks), t.ms.median,
                        ratio ? fmt::format("{:.2f}", *ratio) : "-", t.provenance);
     }
-    for (const EngineSkipped& k : c.skipped) s += fmt::format("| {} | | | | | | skipped: {} |\n", k.engine, k.reason);
+    for (const EngineSkipped& k : c.skipped) s += fmt::format("| {} | | | | | | | skipped: {} |\n", k.engine, k.reason);
     s += "\n";
+    const std::vector<TableNote> notes = table_notes(c, info.peaks);
+    for (const TableNote& note : notes) s += (note.warning ? "**Warning:** " : "") + note.text + "  \n";
+    if (!notes.empty()) s += "\n";
   }
   for (const std::string& e : errors) s += "**Error:** " + e + "\n\n";
   if (!checks.empty()) s += "## Targets (reported, not asserted)\n\n| check | ratio | result |\n|---|---:|---|\n";

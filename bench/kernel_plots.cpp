@@ -33,7 +33,10 @@ Roofline kernel_roofline(const std::vector<WorkloadComparison>& comparisons, con
   for (const WorkloadComparison& c : comparisons) {
     for (const EngineTiming& t : c.engines) {
       if (t.ms.count == 0) continue;
-      r.points.push_back({c.label, t.engine, arithmetic_intensity(c.workload), c.workload.flops() / (t.ms.median * 1e6)});
+      // The executed FLOPs on both axes: a Winograd conv's direct-equivalent rate would
+      // sit above the FMA roof it cannot pass.
+      const double per_byte = t.executed_flops / min_bytes(c.workload);
+      r.points.push_back({c.label, t.engine, per_byte, executed_gflops(t)});
     }
   }
   return r;

@@ -12,7 +12,8 @@ namespace nee::bench {
 
 // NEE-tuned's speed over every other engine (one series each), one group per workload.
 BarChart kernel_ratio_chart(const std::vector<WorkloadComparison>& comparisons);
-// Every timed engine's median on every workload, under the measured ceilings.
+// Every timed engine's median on every workload, under the measured ceilings, at the
+// FLOPs its kernel executes.
 Roofline kernel_roofline(const std::vector<WorkloadComparison>& comparisons, const MachinePeaks& peaks);
 
 // Writes <dir>/ratios.svg and, when `peaks` is given, <dir>/roofline.svg; returns the

@@ -22,6 +22,7 @@
 #include "bench/gpu/gpu_main.h"
 #include "bench/kernel_markdown.h"
 #include "bench/kernel_plots.h"
+#include "bench/machine_load.h"
 #include "bench/models/models_main.h"
 #include "bench/probes/machine_peaks.h"
 #include "bench/report.h"
@@ -107,6 +108,7 @@ int main(int argc, char** argv) {
     info.onednn_version = nee::bench::onednn_version();
     info.halide_version = nee::halide_version();
     info.database = db_path;
+    options.threads = threads;
     info.options = options;
     fmt::print("nee-bench: {} threads | {} | {} | {} | database {}\n", threads, info.halide_target,
                info.openblas_config, info.onednn_version, db_path);
@@ -114,13 +116,19 @@ int main(int argc, char** argv) {
       probe_options.threads = threads;
       fmt::print("Machine probes (Google Benchmark, manual time; the rates below are the bench's ceilings):\n");
       std::fflush(stdout);
+      nee::bench::LoadWatch load(nee::bench::read_machine_load, threads);
       info.peaks = nee::bench::measure_machine_peaks(probe_options);
+      load.sample();
+      info.peaks_load = load.reading();
       std::cout.flush();
       fmt::print("  FMA peak {:.1f} GFLOP/s, triad {:.1f} GB/s ({} MiB arrays, last-level cache {} MiB): best of {}\n",
                  info.peaks->fma_gflops, info.peaks->triad_gbs, info.peaks->triad_bytes_per_array >> 20,
                  info.peaks->llc_bytes >> 20, info.peaks->fma_gflops_samples.size());
+      if (info.peaks_load.loaded()) fmt::print("  WARNING: {}\n", info.peaks_load.warning());
     }
-    fmt::print("{} rounds, samples >= {} ms, engines interleaved round-robin; inputs uniform [-1,1) seed {}\n\n",
+    fmt::print("{} rounds, samples >= {} ms, engines interleaved round-robin; inputs uniform [-1,1) seed {}\n"
+               "GFLOP/s: the direct algorithm's FLOPs (every engine alike); exec GFLOP/s: those the engine's kernel "
+               "executes; % peak: exec GFLOP/s over the FMA peak\n\n",
                options.repeats, options.min_sample_ms, options.seed);
 
     std::vector<nee::bench::WorkloadComparison> comparisons;

@@ -34,9 +34,31 @@ std::optional<double> nee_speed_ratio(const WorkloadComparison& c, const std::st
 // at 1024 cubed >= 3.
 std::vector<TargetCheck> target_checks(const std::vector<WorkloadComparison>& comparisons);
 
-// The per-workload table: engine, median GFLOP/s, p10..p90 GFLOP/s, the fraction of the
-// machine's measured FMA peak (when `peaks` is given), median ms, the speed ratio
-// NEE-tuned / engine, and where each engine's code came from.
+// The rate of the FLOPs the engine's kernel executes (EngineTiming::executed_flops) at
+// its median time; the tables' GFLOP/s column is the workload's own (direct) count, the
+// same for every engine.
+double executed_gflops(const EngineTiming& t);
+// executed_gflops over the FMA peak. Empty above 1, which no kernel reaches: the probe
+// then measured the peak on a loaded machine, or the count is wrong; no report prints
+// a share above 100%.
+std::optional<double> share_of_peak(const EngineTiming& t, const MachinePeaks& peaks);
+// The "% peak" cell: "74.7", "above" past the peak, "-" without peaks.
+std::string share_of_peak_text(const EngineTiming& t, const std::optional<MachinePeaks>& peaks);
+
+// The lines every report prints under a workload's figures: one per engine whose
+// kernel executes another count than the direct one (Winograd), per engine whose
+// executed rate is above the peak, per vendor library far below its usual share of
+// peak (slow_peer_warning), and one when the machine was loaded while it measured.
+struct TableNote {
+  bool warning = false;  // the figures it concerns may mislead
+  std::string text;
+};
+std::vector<TableNote> table_notes(const WorkloadComparison& c, const std::optional<MachinePeaks>& peaks);
+
+// The per-workload table: engine, median GFLOP/s (direct count), p10..p90 GFLOP/s, the
+// executed GFLOP/s and their share of the machine's measured FMA peak (when `peaks` is
+// given), median ms, the speed ratio NEE-tuned / engine, and where each engine's code
+// came from; then table_notes.
 std::string format_table(const WorkloadComparison& c, const std::optional<MachinePeaks>& peaks);
 std::string format_checks(const std::vector<TargetCheck>& checks);
 
@@ -48,6 +70,7 @@ struct RunInfo {
   std::string onednn_version;
   std::string halide_version;
   std::optional<MachinePeaks> peaks;  // empty when the probes were not run
+  LoadReading peaks_load;             // the machine's load while the probes ran
   std::string database;
   CompareOptions options;
   // nee-bench --gpu: the CUDA device (name, compute capability) and the versions of its

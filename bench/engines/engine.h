@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/executed_flops.h"
 #include "core/workload.h"
 #include "runtime/tensor.h"
 
@@ -18,6 +19,12 @@ class Engine {
   virtual void prepare(const Workload& workload) = 0;
   // Where the prepared code comes from, for the report ("tuned: record 12", ...).
   virtual std::string provenance() const { return ""; }
+  // The arithmetic one run() of the prepared `workload` executes: the family's count,
+  // unless the engine computes it another way (NEE's Winograd convs).
+  virtual ExecutedWork executed_work(const Workload& workload) const { return {workload.flops(), "direct"}; }
+  // What the engine's library says ran in the first run() after prepare() (oneDNN's
+  // verbose line names its kernel); empty when it says nothing.
+  virtual std::string implementation() const { return ""; }
   // Called once, untimed, with the inputs every following run() gets: an engine that
   // computes in a layout of its own converts them here.
   virtual void bind_inputs(const std::vector<const Tensor*>& inputs) {}

@@ -29,6 +29,9 @@ class NeeEngine : public Engine {
   std::string name() const override;
   void prepare(const Workload& workload) override;
   std::string provenance() const override { return provenance_; }
+  // What the built kernel executes: on the CPU a 3x3 conv may run as Winograd
+  // (conv2d_runtime_layout), with fewer FLOPs than the direct count.
+  ExecutedWork executed_work(const Workload&) const override { return kernel_executed_work(kernel_workload_); }
   // Packs a conv's weights (on every target), and on the CPU its input and residual,
   // into the channel-blocked layouts the runtime gives its kernels between convolutions
   // (the runtime packs weights once when it prepares a model, and activations arrive

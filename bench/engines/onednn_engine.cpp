@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/engines/onednn_verbose.h"
 #include "core/conv2d_workload.h"
 #include "core/error.h"
 #include "core/family.h"
@@ -28,6 +29,7 @@ struct OneDnnEngine::State {
   memory::desc src_chosen, weights_chosen, dst_chosen;
   memory src, weights, dst, bias;  // conv: in oneDNN's layouts, filled by bind_inputs
   std::vector<const Tensor*> bound;
+  bool ran = false;  // the first run is the one whose verbose line is kept
 };
 
 namespace {
@@ -47,6 +49,25 @@ dnnl::primitive_attr epilogue(ConvActivation activation, double lo, double hi) {
 
 void* mutable_data(const Tensor* t) { return const_cast<float*>(t->data_as<float>()); }
 
+// The instruction set oneDNN prints once per process, before its first verbose exec line.
+std::string& onednn_isa() {
+  static std::string isa;
+  return isa;
+}
+
+// The kernel the exec line of `primitive` names, with the ISA oneDNN dispatches for.
+std::string implementation_from(const std::vector<std::string>& lines, const std::string& primitive) {
+  std::string implementation;
+  for (const std::string& line : lines) {
+    if (const auto isa = parse_onednn_isa_line(line)) onednn_isa() = *isa;
+    if (const auto exec = parse_onednn_exec_line(line); exec && exec->primitive == primitive) {
+      implementation = exec->implementation;
+    }
+  }
+  if (implementation.empty()) return "";
+  return implementation + " (oneDNN verbose" + (onednn_isa().empty() ? "" : "; isa: " + onednn_isa()) + ")";
+}
+
 }  // namespace
 
 OneDnnEngine::OneDnnEngine(int threads) : threads_(threads) {}
@@ -61,6 +82,7 @@ std::string onednn_version() {
 
 void OneDnnEngine::prepare(const Workload& workload) {
   state_.reset();
+  implementation_.clear();
   // Debian's oneDNN runs on OpenMP (libgomp); its thread count is this thread's OpenMP setting.
   omp_set_num_threads(threads_);
   auto s = std::make_unique<State>();
@@ -75,7 +97,7 @@ void OneDnnEngine::prepare(const Workload& workload) {
     s->dst_plain = memory::desc(dims_of(workload.output.shape), memory::data_type::f32, tag::ab);
     const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(s->src_plain, s->weights_plain, s->dst_plain), s->engine);
     s->primitive = dnnl::matmul(pd);
-    provenance_ = "dnnl::matmul, row-major operands";
+    provenance_ = fmt::format("dnnl::matmul ({}), row-major operands", pd.impl_info_str());
   } else if (family_of(workload).id == FamilyId::conv2d) {
     if (conv2d_has_residual(workload)) throw Error("onednn: a conv2d with a residual input is not wired up");
     const Conv2dAttrs a = conv2d_attrs(workload);
@@ -136,16 +158,28 @@ void OneDnnEngine::bind_inputs(const std::vector<const Tensor*>& inputs) {
 void OneDnnEngine::run(const std::vector<const Tensor*>& inputs, Tensor& output) {
   State& s = *state_;
   if (inputs != s.bound) throw Error("onednn: run() got other inputs than bind_inputs() converted");
-  if (s.conv) {
-    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, s.src}, {DNNL_ARG_WEIGHTS, s.weights}, {DNNL_ARG_DST, s.dst}};
-    if (s.has_bias) args.emplace(DNNL_ARG_BIAS, s.bias);
-    s.primitive.execute(s.stream, args);
-  } else {
-    s.primitive.execute(s.stream, {{DNNL_ARG_SRC, memory(s.src_plain, s.engine, mutable_data(inputs[0]))},
-                                   {DNNL_ARG_WEIGHTS, memory(s.weights_plain, s.engine, mutable_data(inputs[1]))},
-                                   {DNNL_ARG_DST, memory(s.dst_plain, s.engine, output.data_as<float>())}});
+  const auto execute = [&] {
+    if (s.conv) {
+      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, s.src}, {DNNL_ARG_WEIGHTS, s.weights}, {DNNL_ARG_DST, s.dst}};
+      if (s.has_bias) args.emplace(DNNL_ARG_BIAS, s.bias);
+      s.primitive.execute(s.stream, args);
+    } else {
+      s.primitive.execute(s.stream, {{DNNL_ARG_SRC, memory(s.src_plain, s.engine, mutable_data(inputs[0]))},
+                                     {DNNL_ARG_WEIGHTS, memory(s.weights_plain, s.engine, mutable_data(inputs[1]))},
+                                     {DNNL_ARG_DST, memory(s.dst_plain, s.engine, output.data_as<float>())}});
+    }
+    s.stream.wait();
+  };
+  if (s.ran) return execute();
+  s.ran = true;
+  try {
+    implementation_ = implementation_from(capture_onednn_verbose(execute), s.conv ? "convolution" : "matmul");
+  } catch (const Error& e) {
+    // capture_onednn_verbose throws nee::Error only when it cannot redirect stdout,
+    // before the run: run it plainly.
+    implementation_ = std::string("not captured: ") + e.what();
+    execute();
   }
-  s.stream.wait();
 }
 
 void OneDnnEngine::finish_output(Tensor& output) {

@@ -1,27 +1,19 @@
 #include "bench/models/model_bench.h"
 
-#include <sys/resource.h>
-#include <unistd.h>
+#include <time.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <map>
 
 #include <nlohmann/json.hpp>
 
 #include "bench/statistics.h"
 #include "core/error.h"
 #include "core/subprocess.h"
-#include "importer/import_onnx.h"
-#include "runtime/bundle/kernel_bundle.h"
 #include "runtime/output_comparison.h"
-#include "runtime/profiling/flop_account.h"
-#include "runtime/session.h"
 #include "runtime/tensor_io.h"
 
 namespace nee::bench {
@@ -46,22 +38,27 @@ EngineRun pool_rounds(std::vector<EngineRun> rounds) {
     if (!r.ran()) return std::move(r);
   }
   EngineRun pooled = std::move(rounds.front());
-  std::vector<double> startups = {pooled.startup_ms};
+  std::vector<double> process_startups = {pooled.process_startup_ms}, session_startups = {pooled.session_startup_ms};
   for (size_t i = 1; i < rounds.size(); ++i) {
     const EngineRun& r = rounds[i];
     pooled.latencies_ms.insert(pooled.latencies_ms.end(), r.latencies_ms.begin(), r.latencies_ms.end());
-    startups.push_back(r.startup_ms);
+    process_startups.push_back(r.process_startup_ms);
+    session_startups.push_back(r.session_startup_ms);
     pooled.peak_rss_mib = std::max(pooled.peak_rss_mib, r.peak_rss_mib);
+    pooled.load = combine(pooled.load, r.load);
   }
-  std::sort(startups.begin(), startups.end());
-  pooled.startup_ms = percentile_of_sorted(startups, 0.5);
+  std::sort(process_startups.begin(), process_startups.end());
+  std::sort(session_startups.begin(), session_startups.end());
+  pooled.process_startup_ms = percentile_of_sorted(process_startups, 0.5);
+  pooled.session_startup_ms = percentile_of_sorted(session_startups, 0.5);
   pooled.latency = summarize_latencies(pooled.latencies_ms);
   return pooled;
 }
 
 std::vector<EngineRun> run_in_rounds(
     const std::vector<std::string>& engines, const RunSettings& settings,
-    const std::function<EngineRun(const std::string& engine, const RunSettings& round)>& run_one) {
+    const std::function<EngineRun(const std::string& engine, const RunSettings& round)>& run_one,
+    const LoadSampler& sampler) {
   RunSettings round = settings;
   round.rounds = std::max(1, settings.rounds);
   round.runs = (settings.runs + round.rounds - 1) / round.rounds;
@@ -69,7 +66,11 @@ std::vector<EngineRun> run_in_rounds(
   for (int r = 0; r < round.rounds; ++r) {
     for (size_t k = 0; k < engines.size(); ++k) {
       const size_t i = (static_cast<size_t>(r) + k) % engines.size();
-      by_engine[i].push_back(run_one(engines[i], round));
+      LoadWatch load(sampler, settings.threads);
+      EngineRun run = run_one(engines[i], round);
+      load.sample();
+      run.load = load.reading();
+      by_engine[i].push_back(std::move(run));
     }
   }
   std::vector<EngineRun> pooled;
@@ -94,57 +95,65 @@ std::string last_line_of(const std::string& path) {
   return last.empty() ? "no message" : last;
 }
 
-namespace {
-
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-// VmHWM of /proc/self/status in MiB; getrusage's ru_maxrss where that is unreadable.
-double peak_rss_mib() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
-  }
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_maxrss / 1024.0;
-}
-
-}  // namespace
-
 double throughput(const EngineRun& run) {
   return run.timed() && run.latency.p50 > 0 ? run.batch * 1000.0 / run.latency.p50 : 0;
 }
 
-Tensor repeat_along_batch(const Tensor& t, int batch) {
-  if (batch < 1) throw Error("batch " + std::to_string(batch) + " is not positive");
-  if (t.shape().empty()) throw Error("a scalar tensor has no batch dim to repeat");
-  if (batch == 1) return t;
-  std::vector<int64_t> shape = t.shape();
-  shape[0] *= batch;
-  Tensor out(t.dtype(), shape);
-  for (int i = 0; i < batch; ++i) std::memcpy(out.data_as<uint8_t>() + i * t.bytes(), t.data(), t.bytes());
-  return out;
+namespace {
+
+// CLOCK_MONOTONIC: the measuring processes time their start-up from this reading.
+int64_t monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
 }
 
-InputShapes batched_input_shapes(const std::string& inputs_dir, int batch) {
-  InputShapes shapes;
-  for (int i = 0;; ++i) {
-    const std::string path = inputs_dir + "/input_" + std::to_string(i) + ".pb";
-    if (!fs::exists(path)) break;
-    std::string name;
-    std::vector<int64_t> shape = read_tensor_pb(path, &name).shape();
-    if (name.empty()) throw Error(path + " names no graph input, so its shape at batch " + std::to_string(batch) +
-                                  " cannot be given");
-    if (shape.empty()) throw Error(path + " holds a scalar, which has no batch dim");
-    shape[0] *= batch;
-    shapes[name] = shape;
+// Starts one engine's measuring process, `command` followed by the arguments run_peer.py
+// and nee-model-runner share, and reads the result JSON they both write.
+EngineRun run_measuring_process(const std::string& engine, std::vector<std::string> command,
+                                const std::string& model, const std::string& inputs_dir, const std::string& work_dir,
+                                const RunSettings& settings, int batch) {
+  EngineRun run;
+  run.engine = engine;
+  run.batch = batch;
+  const fs::path dir = fs::path(work_dir) / engine;
+  fs::create_directories(dir);
+  const std::string json_path = (dir / "result.json").string(), log = (dir / "log.txt").string();
+  fs::remove(json_path);
+  const std::vector<std::string> shared = {
+      "--model", model, "--inputs", inputs_dir, "--outputs", (dir / "outputs").string(), "--json", json_path,
+      "--threads", std::to_string(settings.threads), "--warmup", std::to_string(settings.warmup), "--runs",
+      std::to_string(settings.runs), "--batch", std::to_string(batch), "--started-at-ns"};
+  command.insert(command.end(), shared.begin(), shared.end());
+  // Taken last, so start-up counts from the fork of this process.
+  command.push_back(std::to_string(monotonic_ns()));
+  const int rc = run_logged(command, log);
+  if (rc != 0 || !fs::exists(json_path)) {
+    run.skipped = (rc == -1 ? "no result within an hour" : "exit status " + std::to_string(rc)) + ": " +
+                  last_line_of(log);
+    return run;
   }
-  if (shapes.empty()) throw Error("no input_0.pb in " + inputs_dir);
-  return shapes;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(std::ifstream(json_path));
+    run.version = j.at("version").get<std::string>();
+    run.pid = j.at("pid").get<int>();
+    run.process_startup_ms = j.at("process_startup_ms").get<double>();
+    run.session_startup_ms = j.at("session_startup_ms").get<double>();
+    run.latencies_ms = j.at("latencies_ms").get<std::vector<double>>();
+    run.peak_rss_mib = j.at("peak_rss_kib").get<double>() / 1024.0;
+    if (j.contains("bundle_flop_share")) run.bundle_flop_share = j.at("bundle_flop_share").get<double>();
+    for (const auto& p : j.at("outputs")) run.outputs.push_back(read_tensor_pb(p.get<std::string>()));
+    run.latency = summarize_latencies(run.latencies_ms);
+  } catch (const std::exception& e) {
+    run = EngineRun{};
+    run.engine = engine;
+    run.batch = batch;
+    run.skipped = "unreadable result " + json_path + ": " + e.what();
+  }
+  return run;
 }
+
+}  // namespace
 
 EngineRun run_peer(const std::string& engine, const PeerSetup& peer, const std::string& model,
                    const std::string& inputs_dir, const std::string& work_dir, const RunSettings& settings,
@@ -160,76 +169,20 @@ EngineRun run_peer(const std::string& engine, const PeerSetup& peer, const std::
     run.skipped = "no peer script at " + peer.script;
     return run;
   }
-  const fs::path dir = fs::path(work_dir) / engine;
-  fs::create_directories(dir);
-  const std::string json_path = (dir / "result.json").string(), log = (dir / "log.txt").string();
-  fs::remove(json_path);
-  const int rc = run_logged({peer.python, peer.script, "--engine", engine, "--model", model, "--inputs", inputs_dir,
-                              "--outputs", (dir / "outputs").string(), "--json", json_path, "--threads",
-                              std::to_string(settings.threads), "--warmup", std::to_string(settings.warmup),
-                              "--runs", std::to_string(settings.runs), "--batch", std::to_string(batch)},
-                             log);
-  if (rc != 0 || !fs::exists(json_path)) {
-    run.skipped = (rc == -1 ? "could not start " + peer.python : "exit status " + std::to_string(rc)) + ": " +
-                  last_line_of(log);
-    return run;
-  }
-  try {
-    const nlohmann::json j = nlohmann::json::parse(std::ifstream(json_path));
-    run.version = j.at("version").get<std::string>();
-    run.startup_ms = j.at("startup_ms").get<double>();
-    run.latencies_ms = j.at("latencies_ms").get<std::vector<double>>();
-    run.peak_rss_mib = j.at("peak_rss_kib").get<double>() / 1024.0;
-    for (const auto& p : j.at("outputs")) run.outputs.push_back(read_tensor_pb(p.get<std::string>()));
-    run.latency = summarize_latencies(run.latencies_ms);
-  } catch (const std::exception& e) {
-    run = EngineRun{};
-    run.engine = engine;
-    run.batch = batch;
-    run.skipped = std::string("unreadable result: ") + e.what();
-  }
-  return run;
+  return run_measuring_process(engine, {peer.python, peer.script, "--engine", engine}, model, inputs_dir, work_dir,
+                               settings, batch);
 }
 
-EngineRun run_nee(const std::string& model, const std::string& inputs_dir, const std::string& bundle_dir,
-                  const RunSettings& settings, int batch) {
-  EngineRun run;
-  run.engine = "nee";
-  run.batch = batch;
-  try {
-    // Writing 5 resets VmHWM to the current RSS, so the peak covers this model only.
-    std::ofstream("/proc/self/clear_refs") << "5";
-    const double start = now_ms();
-    std::vector<std::unique_ptr<KernelProvider>> providers;
-    providers.push_back(make_bundle_provider(
-        KernelBundle::load(bundle_dir, BundleLoadOptions{model, TargetKind::cpu, settings.threads})));
-    // Shapes from the test data, at batch 1 too: that binds a symbolic batch dim without
-    // the importer's warning that it chose 1.
-    Session session(import_onnx(model, batched_input_shapes(inputs_dir, batch)), std::move(providers));
-    session.prepare();
-    run.bundle_flop_share = account_flops(start_profile(session)).share("bundle");
-    std::map<std::string, Tensor> inputs;
-    const auto& names = session.graph().inputs();
-    for (size_t i = 0; i < names.size(); ++i) {
-      std::string name;
-      Tensor t = read_tensor_pb(inputs_dir + "/input_" + std::to_string(i) + ".pb", &name);
-      inputs[name.empty() ? names[i] : name] = repeat_along_batch(t, batch);
-    }
-    const auto outputs = session.run(inputs);
-    run.startup_ms = now_ms() - start;
-    for (const std::string& name : session.graph().outputs()) run.outputs.push_back(outputs.at(name));
-    for (int i = 0; i < settings.warmup; ++i) session.run(inputs);
-    for (int i = 0; i < settings.runs; ++i) {
-      const double t0 = now_ms();
-      session.run(inputs);
-      run.latencies_ms.push_back(now_ms() - t0);
-    }
-    run.latency = summarize_latencies(run.latencies_ms);
-    run.peak_rss_mib = peak_rss_mib();
-  } catch (const std::exception& e) {
-    run.skipped = e.what();
+EngineRun run_nee(const std::string& runner, const std::string& model, const std::string& inputs_dir,
+                  const std::string& bundle_dir, const std::string& work_dir, const RunSettings& settings, int batch) {
+  if (!fs::exists(runner)) {
+    EngineRun run;
+    run.engine = "nee";
+    run.batch = batch;
+    run.skipped = "no nee-model-runner at " + runner + " (build the nee-model-runner target)";
+    return run;
   }
-  return run;
+  return run_measuring_process("nee", {runner, "--bundle", bundle_dir}, model, inputs_dir, work_dir, settings, batch);
 }
 
 double peak_relative_error(const Tensor& got, const Tensor& want) {
@@ -286,7 +239,8 @@ double cross_check(std::vector<EngineRun>& runs, const Tensor& pytorch_output, d
     if (r.disagreement.empty()) continue;
     r.latencies_ms.clear();
     r.latency = {};
-    r.startup_ms = 0;
+    r.process_startup_ms = 0;
+    r.session_startup_ms = 0;
     r.peak_rss_mib = 0;
   }
   return max_pairwise;

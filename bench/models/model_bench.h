@@ -3,7 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "importer/import_onnx.h"
+#include "bench/machine_load.h"
+#include "bench/models/batched_inputs.h"
 #include "runtime/tensor.h"
 
 namespace nee::bench {
@@ -17,7 +18,8 @@ struct LatencySummary {
 // Throws nee::Error on an empty list.
 LatencySummary summarize_latencies(std::vector<double> samples_ms);
 
-// One engine's run of one model.
+// One engine's run of one model, measured in a process of its own (run_peer.py, or
+// nee-model-runner for NEE), which reports its figures in a result JSON.
 struct EngineRun {
   std::string engine;      // "nee", "onnxruntime", "openvino"
   int batch = 1;           // samples per run: the test data repeated along dim 0
@@ -28,8 +30,11 @@ struct EngineRun {
   std::vector<Tensor> outputs;
   std::vector<double> latencies_ms;
   LatencySummary latency;
-  double startup_ms = 0;     // session creation to first result
-  double peak_rss_mib = 0;
+  int pid = 0;                    // the measuring process (of the first round)
+  double process_startup_ms = 0;  // process start to the first run's outputs
+  double session_startup_ms = 0;  // session creation (NEE: bundle load) to the first run's outputs
+  double peak_rss_mib = 0;        // the measuring process's VmHWM
+  LoadReading load;               // the machine's load around the engine's runs
   double error_vs_pytorch = -1;  // peak-relative error of output 0; -1: not compared
   double bundle_flop_share = -1;  // NEE: fraction of the model's FLOPs run by bundle kernels
   bool ran() const { return skipped.empty(); }
@@ -50,8 +55,9 @@ struct RunSettings {
   double peak_rtol = 1e-3;  // max |a - b| <= peak_rtol * max |b|
 };
 
-// One engine's rounds as one run: latencies pooled and summarized again; start-up the
-// median over rounds, peak RSS the largest, outputs and versions from the first round.
+// One engine's rounds as one run: latencies pooled and summarized again; start-ups the
+// median over rounds, peak RSS the largest, the loads combined, outputs, versions and
+// pid from the first round.
 // A round that was skipped makes the whole run skipped, with its reason. Throws
 // nee::Error on an empty list.
 EngineRun pool_rounds(std::vector<EngineRun> rounds);
@@ -59,41 +65,35 @@ EngineRun pool_rounds(std::vector<EngineRun> rounds);
 // Runs every engine of `engines` for settings.rounds rounds through `run_one(engine,
 // per_round_settings)`, where per_round_settings.runs is settings.runs / rounds (rounded
 // up), round r starting at engine r mod n; returns one pooled run per engine, in the
-// order of `engines`.
+// order of `engines`. `sampler` reads the machine's load before and after each call
+// (EngineRun::load, against settings.threads).
 std::vector<EngineRun> run_in_rounds(
     const std::vector<std::string>& engines, const RunSettings& settings,
-    const std::function<EngineRun(const std::string& engine, const RunSettings& round)>& run_one);
+    const std::function<EngineRun(const std::string& engine, const RunSettings& round)>& run_one,
+    const LoadSampler& sampler = read_machine_load);
 
 // Samples per second at the median: batch / p50 latency; 0 for a run without times.
 double throughput(const EngineRun& run);
 
-// `t` repeated `batch` times along dim 0 (a [1, ...] test sample becomes [batch, ...]),
-// as run_peer.py's --batch makes its inputs. Throws nee::Error for a scalar or batch < 1.
-Tensor repeat_along_batch(const Tensor& t, int batch);
-
-// The shapes of a test-data folder's input_<i>.pb tensors with dim 0 times `batch`, by
-// the names the files store: what the model's inputs become at that batch (import_onnx's
-// InputShapes, nee-tune's --input-shape). Throws nee::Error for a folder without inputs
-// or a file that names no input.
-InputShapes batched_input_shapes(const std::string& inputs_dir, int batch);
-
 // Runs `engine` through the peer script in a subprocess (outputs and JSON under
-// work_dir) with the test inputs repeated to `batch` samples. A missing interpreter or
-// script, an engine the venv lacks, or a failing run (a model whose batch dim is fixed,
-// at batch > 1) gives an EngineRun whose `skipped` says why; it never throws for those.
+// work_dir/engine) with the test inputs repeated to `batch` samples. A missing
+// interpreter or script, an engine the venv lacks, or a failing run (a model whose batch
+// dim is fixed, at batch > 1) gives an EngineRun whose `skipped` says why; it never
+// throws for those.
 EngineRun run_peer(const std::string& engine, const PeerSetup& peer, const std::string& model,
                    const std::string& inputs_dir, const std::string& work_dir, const RunSettings& settings,
                    int batch = 1);
 
-// Runs the model in this process through Session with the bundle's kernels: one run
-// (start-up), then warm-up and timed runs. At batch > 1 the model is imported with its
-// symbolic batch dim bound to `batch` and the test inputs repeated to match; the bundle
-// should then be built for that batch (nee-tune --input-shape), or its kernels, keyed
-// by batch-1 workloads, are not found and the reference kernels run. Peak RSS is this
-// process's high-water mark over the NEE work, reset before it where Linux allows
-// (/proc/self/clear_refs).
-EngineRun run_nee(const std::string& model, const std::string& inputs_dir, const std::string& bundle_dir,
-                  const RunSettings& settings, int batch = 1);
+// Runs the model with the bundle's kernels in `runner` (nee-model-runner, which links
+// the runtime only), as run_peer runs a peer: outputs and JSON under work_dir/nee, every
+// figure from that process. At batch > 1 the model is imported with its symbolic batch
+// dim bound to `batch` and the test inputs repeated to match; the bundle should then be
+// built for that batch (nee-tune --input-shape), or its kernels, keyed by batch-1
+// workloads, are not found and the reference kernels run. A missing runner or a failing
+// run gives an EngineRun whose `skipped` says why.
+EngineRun run_nee(const std::string& runner, const std::string& model, const std::string& inputs_dir,
+                  const std::string& bundle_dir, const std::string& work_dir, const RunSettings& settings,
+                  int batch = 1);
 
 // Checks every engine that ran against PyTorch's output 0 and against NEE's outputs
 // (when NEE agrees with PyTorch); sets `disagreement` and clears the times of any engine

@@ -46,10 +46,25 @@ nlohmann::json engine_json(const EngineRun& r, const std::string& ratio_key, dou
                      {"min", r.latency.min},  {"max", r.latency.max}, {"runs", r.latency.count},
                      {"samples", r.latencies_ms}};
   e["samples_per_s"] = throughput(r);
-  e["startup_ms"] = r.startup_ms;
+  e["pid"] = r.pid;
+  e["process_startup_ms"] = r.process_startup_ms;
+  e["session_startup_ms"] = r.session_startup_ms;
   e["peak_rss_mib"] = r.peak_rss_mib;
+  e["machine_load"] = to_json(r.load);
   if (r.engine != "nee" && ratio > 0) e[ratio_key] = ratio;
   return e;
+}
+
+// The terminal table's line under an engine measured on a loaded machine; empty otherwise.
+std::string load_line(const EngineRun& r) {
+  return r.load.loaded() ? fmt::format("  {:<12} WARNING: {}\n", "", r.load.warning()) : "";
+}
+
+// The Markdown status cell: the note, and a warning when the machine was loaded.
+std::string markdown_note(const EngineRun& r) {
+  const std::string note = note_of(r);
+  if (!r.load.loaded()) return note;
+  return note + (note.empty() ? "" : " ") + "**Warning:** " + r.load.warning();
 }
 
 std::vector<std::string> peer_names(const std::vector<ModelResult>& results) {
@@ -81,8 +96,8 @@ double throughput_ratio(const ModelResult& m, const std::string& peer) {
 std::string format_model_table(const ModelResult& m) {
   std::string s = fmt::format("{}\n", m.model);
   if (!m.error.empty()) return s + "  error: " + m.error + "\n";
-  s += fmt::format("  {:<12} {:>9} {:>9} {:>9} {:>11} {:>9} {:>9}  {}\n", "engine", "p50 ms", "p90 ms", "p99 ms",
-                   "start-up ms", "RSS MiB", "NEE/peer", "version / note");
+  s += fmt::format("  {:<12} {:>9} {:>9} {:>9} {:>11} {:>10} {:>9} {:>9}  {}\n", "engine", "p50 ms", "p90 ms",
+                   "p99 ms", "start-up ms", "session ms", "RSS MiB", "NEE/peer", "version / note");
   for (const EngineRun& r : m.engines) {
     const std::string note = note_of(r);
     if (!r.timed()) {
@@ -90,10 +105,13 @@ std::string format_model_table(const ModelResult& m) {
       continue;
     }
     const double ratio = r.engine == "nee" ? 1.0 : latency_ratio(m, r.engine);
-    s += fmt::format("  {:<12} {:>9.3f} {:>9.3f} {:>9.3f} {:>11.1f} {:>9.1f} {:>9}  {}\n", r.engine, r.latency.p50,
-                     r.latency.p90, r.latency.p99, r.startup_ms, r.peak_rss_mib,
-                     ratio > 0 && r.engine != "nee" ? fmt::format("{:.2f}", ratio) : "-", note);
+    s += fmt::format("  {:<12} {:>9.3f} {:>9.3f} {:>9.3f} {:>11.1f} {:>10.1f} {:>9.1f} {:>9}  {}\n", r.engine,
+                     r.latency.p50, r.latency.p90, r.latency.p99, r.process_startup_ms, r.session_startup_ms,
+                     r.peak_rss_mib, ratio > 0 && r.engine != "nee" ? fmt::format("{:.2f}", ratio) : "-", note);
+    s += load_line(r);
   }
+  s += "  (start-up: process start to the first outputs; session: engine session created to the first outputs; "
+       "RSS: the measuring process's peak; every engine in a process of its own)\n";
   s += fmt::format("  outputs: largest pairwise error {:.3g} of the peak\n", m.max_pairwise_error);
   const ThroughputResult& t = m.throughput;
   const std::string batch = fmt::format("batch {}", t.batch);
@@ -109,6 +127,7 @@ std::string format_model_table(const ModelResult& m) {
     s += fmt::format("  {:<12} {:>9.1f} {:>9.3f} {:>9.3f} {:>9}  {}\n", r.engine, throughput(r), r.latency.p50,
                      r.latency.p90, ratio > 0 && r.engine != "nee" ? fmt::format("{:.2f}", ratio) : "-",
                      note_of(r));
+    s += load_line(r);
   }
   s += fmt::format("  {} outputs: each sample checked against PyTorch's batch-1 output; largest pairwise "
                    "error {:.3g} of the peak\n", batch, t.max_pairwise_error);
@@ -145,27 +164,31 @@ std::string format_markdown(const std::vector<ModelResult>& results, const nlohm
   std::string s = "# nee-bench --models\n\n";
   s += fmt::format("Machine: `{}`  \nThreads: {} for every engine; {} timed runs at batch 1 in {} rounds (every "
                    "engine once per round, in a rotated order, {} warm-up runs each time); outputs checked against "
-                   "PyTorch and each other (peak-relative error <= {}) before any time.\n\n",
+                   "PyTorch and each other (peak-relative error <= {}) before any time. Every engine runs in a "
+                   "process of its own (NEE in nee-model-runner, which links the runtime only): start-up counts "
+                   "from that process's start to its first outputs, session from the engine's session (NEE: "
+                   "bundle load) to the same point, and peak RSS is that process's.\n\n",
                    info.value("machine", nlohmann::json::object()).dump(), info.value("threads", 0),
                    info.value("runs", 0), info.value("rounds", 1), info.value("warmup", 0),
                    info.value("peak_rtol", 0.0));
-  s += "| model | engine | p50 ms | p90 ms | p99 ms | start-up ms | peak RSS MiB | NEE/peer p50 | version / status |\n";
-  s += "|---|---|---:|---:|---:|---:|---:|---:|---|\n";
+  s += "| model | engine | p50 ms | p90 ms | p99 ms | start-up ms | session ms | peak RSS MiB | NEE/peer p50 | "
+       "version / status |\n";
+  s += "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
   for (const ModelResult& m : results) {
     if (!m.error.empty()) {
-      s += fmt::format("| {} | | | | | | | | error: {} |\n", m.model, m.error);
+      s += fmt::format("| {} | | | | | | | | | error: {} |\n", m.model, m.error);
       continue;
     }
     for (const EngineRun& r : m.engines) {
-      const std::string note = note_of(r);
       if (!r.timed()) {
-        s += fmt::format("| {} | {} | | | | | | | {} |\n", m.model, r.engine, status_of(r));
+        s += fmt::format("| {} | {} | | | | | | | | {} |\n", m.model, r.engine, status_of(r));
         continue;
       }
       const double ratio = latency_ratio(m, r.engine);
-      s += fmt::format("| {} | {} | {:.3f} | {:.3f} | {:.3f} | {:.1f} | {:.1f} | {} | {} |\n", m.model, r.engine,
-                       r.latency.p50, r.latency.p90, r.latency.p99, r.startup_ms, r.peak_rss_mib,
-                       ratio > 0 ? fmt::format("{:.2f}", ratio) : "-", note);
+      s += fmt::format("| {} | {} | {:.3f} | {:.3f} | {:.3f} | {:.1f} | {:.1f} | {:.1f} | {} | {} |\n", m.model,
+                       r.engine, r.latency.p50, r.latency.p90, r.latency.p99, r.process_startup_ms,
+                       r.session_startup_ms, r.peak_rss_mib, ratio > 0 ? fmt::format("{:.2f}", ratio) : "-",
+                       markdown_note(r));
     }
   }
   s += "\n![NEE/peer latency ratio](latency_ratios.svg)\n";
@@ -182,7 +205,6 @@ std::string format_markdown(const std::vector<ModelResult>& results, const nlohm
       continue;
     }
     for (const EngineRun& r : t.engines) {
-      const std::string note = note_of(r);
       if (!r.timed()) {
         s += fmt::format("| {} | {} | {} | | | | | {} |\n", m.model, t.batch, r.engine, status_of(r));
         continue;
@@ -190,7 +212,7 @@ std::string format_markdown(const std::vector<ModelResult>& results, const nlohm
       const double ratio = throughput_ratio(m, r.engine);
       s += fmt::format("| {} | {} | {} | {:.1f} | {:.3f} | {:.3f} | {} | {} |\n", m.model, t.batch, r.engine,
                        throughput(r), r.latency.p50, r.latency.p90,
-                       ratio > 0 && r.engine != "nee" ? fmt::format("{:.2f}", ratio) : "-", note);
+                       ratio > 0 && r.engine != "nee" ? fmt::format("{:.2f}", ratio) : "-", markdown_note(r));
     }
   }
   return s;

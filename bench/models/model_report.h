@@ -30,10 +30,11 @@ double latency_ratio(const ModelResult& m, const std::string& peer);
 // either was not timed.
 double throughput_ratio(const ModelResult& m, const std::string& peer);
 
-// The terminal table of one model: at batch 1, p50/p90/p99 ms, start-up, peak RSS and
-// the NEE/peer latency ratio; at the throughput batch, samples/s, p50/p90 ms and the
-// NEE/peer throughput ratio; for an engine without times, "skipped: <reason>" or
-// "DISAGREES: <reason>".
+// The terminal table of one model: at batch 1, p50/p90/p99 ms, start-up from process
+// start and from session creation, peak RSS and the NEE/peer latency ratio; at the
+// throughput batch, samples/s, p50/p90 ms and the NEE/peer throughput ratio; for an
+// engine without times, "skipped: <reason>" or "DISAGREES: <reason>"; under an engine
+// measured on a loaded machine, a warning (the Markdown puts it in the status cell).
 std::string format_model_table(const ModelResult& m);
 std::string format_markdown(const std::vector<ModelResult>& results, const nlohmann::json& info);
 nlohmann::json models_to_json(const std::vector<ModelResult>& results, const nlohmann::json& info);

@@ -54,7 +54,10 @@ std::pair<std::string, std::string> bundle_for(const std::string& name, const st
   const fs::path dir = slot / name;
   const std::string built_for = batch == 1 ? "" : fmt::format(" --input-shape at batch {}", batch);
   try {
-    KernelBundle::load(dir.string(), BundleLoadOptions{model, TargetKind::cpu, threads});
+    BundleLoadOptions options;
+    options.model_path = model;
+    options.threads = threads;
+    KernelBundle::load(dir.string(), options);
     return {dir.string(), fmt::format("default schedules (nee-tune --trials 0{}, reused)", built_for)};
   } catch (const std::exception&) {
     // Absent or stale: build it below.
@@ -76,17 +79,23 @@ std::pair<std::string, std::string> bundle_for(const std::string& name, const st
   return {dir.string(), fmt::format("default schedules (nee-tune --trials 0{}, built now)", built_for)};
 }
 
-// NEE (from `bundle`) and the peers at `batch`, in rounds (RunSettings::rounds).
+// Where each engine is measured: NEE in nee-model-runner, the peers through run_peer.py.
+struct Measurers {
+  std::string nee_runner;
+  PeerSetup peer;
+};
+
+// NEE (from `bundle`) and the peers at `batch`, in rounds (RunSettings::rounds), each
+// run in a process of its own.
 std::vector<EngineRun> run_engines(const std::string& model, const std::string& inputs, const std::string& bundle,
                                    const std::string& provenance, const std::vector<std::string>& peers,
-                                   const PeerSetup& peer, const std::string& work_dir, const RunSettings& settings,
-                                   int batch) {
+                                   const Measurers& measurers, const std::string& work_dir,
+                                   const RunSettings& settings, int batch) {
   std::vector<std::string> engines = {"nee"};
   engines.insert(engines.end(), peers.begin(), peers.end());
   return run_in_rounds(engines, settings, [&](const std::string& engine, const RunSettings& round) {
-    if (engine != "nee") return run_peer(engine, peer, model, inputs, work_dir, round, batch);
-    EngineRun nee = run_nee(model, inputs, bundle, round, batch);
-    nee.version = kVersion;
+    if (engine != "nee") return run_peer(engine, measurers.peer, model, inputs, work_dir, round, batch);
+    EngineRun nee = run_nee(measurers.nee_runner, model, inputs, bundle, work_dir, round, batch);
     nee.provenance = provenance;
     return nee;
   });
@@ -96,7 +105,7 @@ std::vector<EngineRun> run_engines(const std::string& model, const std::string& 
 // PyTorch's batch-1 output repeated likewise, with the same settings as batch 1.
 ThroughputResult measure_throughput(const std::string& name, const std::string& model, const std::string& inputs,
                                     const std::string& bundle_root, const std::string& nee_tune, const fs::path& out,
-                                    const std::vector<std::string>& peers, const PeerSetup& peer,
+                                    const std::vector<std::string>& peers, const Measurers& measurers,
                                     const RunSettings& settings, int batch) {
   ThroughputResult t;
   t.batch = batch;
@@ -104,7 +113,7 @@ ThroughputResult measure_throughput(const std::string& name, const std::string& 
     const auto [bundle, provenance] =
         bundle_for(name, model, inputs, batch, bundle_root, nee_tune, out, settings.threads);
     const std::string work_dir = (out / "runs" / name / fmt::format("batch{}", batch)).string();
-    t.engines = run_engines(model, inputs, bundle, provenance, peers, peer, work_dir, settings, batch);
+    t.engines = run_engines(model, inputs, bundle, provenance, peers, measurers, work_dir, settings, batch);
     t.max_pairwise_error = cross_check(t.engines, repeat_along_batch(read_tensor_pb(inputs + "/output_0.pb"), batch),
                                        settings.peak_rtol);
   } catch (const std::exception& e) {
@@ -124,8 +133,10 @@ int models_main(int argc, char** argv) {
   std::vector<std::string> peers = {"onnxruntime", "openvino"};
   RunSettings settings;
   settings.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  PeerSetup peer{(build_dir() / "peers-venv" / "bin" / "python").string(),
-                 std::string(NEE_SOURCE_DIR) + "/bench/peers/run_peer.py"};
+  Measurers measurers{(build_dir() / "bench" / "models" / "nee-model-runner").string(),
+                      {(build_dir() / "peers-venv" / "bin" / "python").string(),
+                       std::string(NEE_SOURCE_DIR) + "/bench/peers/run_peer.py"}};
+  PeerSetup& peer = measurers.peer;
   app.add_flag("--models", models, "benchmark whole models (this mode)");
   app.add_option("--zoo", zoo, "zoo folder from tests/models/make_zoo.py (default: made now in the build folder)");
   app.add_flag("--full", full, "without --zoo: the full-size zoo instead of the --small one");
@@ -152,6 +163,8 @@ int models_main(int argc, char** argv) {
   auto* peer_script_opt =
       app.add_option("--peer-script", peer.script, "test only: a stand-in for bench/peers/run_peer.py");
   app.add_option("--nee-tune", nee_tune, "nee-tune executable (default: <build>/tuner/nee-tune)");
+  app.add_option("--nee-runner", measurers.nee_runner,
+                 "the runtime-only program NEE is measured in (default: <build>/bench/models/nee-model-runner)");
   app.add_flag("--quick", quick, "a short run: the small zoo, 2 warm-up and 10 timed runs, no batch-8 runs");
   CLI11_PARSE(app, argc, argv);
 
@@ -201,11 +214,12 @@ int models_main(int argc, char** argv) {
     info["peak_rtol"] = settings.peak_rtol;
     info["zoo"] = zoo;
     info["peer_python"] = peer.python;
+    info["nee_runner"] = measurers.nee_runner;
     info["throughput_batch"] = no_batch8 ? nlohmann::json() : nlohmann::json(kThroughputBatch);
     fmt::print("nee-bench --models: {} threads for every engine, {} timed runs at batch 1{} in {} rounds (each "
                "engine once per round, rotated, {} warm-up runs each time), zoo {}\n"
                "outputs checked against PyTorch and each other (peak-relative error <= {}) before any time; "
-               "NEE in-process, peers as subprocesses\n\n",
+               "every engine in a process of its own (NEE: nee-model-runner, runtime only)\n\n",
                settings.threads, settings.runs,
                no_batch8 ? "" : fmt::format(" and at batch {}", kThroughputBatch), settings.rounds, settings.warmup, zoo,
                settings.peak_rtol);
@@ -223,8 +237,8 @@ int models_main(int argc, char** argv) {
       try {
         const auto [bundle, provenance] =
             bundle_for(m.model, model, inputs, 1, bundle_root, nee_tune, out, settings.threads);
-        m.engines = run_engines(model, inputs, bundle, provenance, peers, peer, (out / "runs" / m.model).string(),
-                                settings, 1);
+        m.engines = run_engines(model, inputs, bundle, provenance, peers, measurers,
+                                (out / "runs" / m.model).string(), settings, 1);
         for (const EngineRun& e : m.engines) {
           if (e.engine != "nee" && !e.version.empty()) versions[e.engine] = e.version;
         }
@@ -240,8 +254,8 @@ int models_main(int argc, char** argv) {
       } else {
         fmt::print(stderr, "{}: running NEE and {} at batch {}...\n", m.model, fmt::join(peers, ", "),
                    kThroughputBatch);
-        m.throughput = measure_throughput(m.model, model, inputs, bundle_root_batch8, nee_tune, out, peers, peer,
-                                          settings, kThroughputBatch);
+        m.throughput = measure_throughput(m.model, model, inputs, bundle_root_batch8, nee_tune, out, peers,
+                                          measurers, settings, kThroughputBatch);
       }
       fmt::print("{}\n", format_model_table(m));
       std::fflush(stdout);

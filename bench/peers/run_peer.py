@@ -2,11 +2,14 @@
 `nee-bench --models`, which starts it as a subprocess with the peers' venv python.
 
 It reads input_<i>.pb tensors, creates the engine's session with T threads, runs it
-once (start-up time: session creation to first result), writes that run's outputs as
-output_<i>.pb for the bench's cross-check, then warms up and times single runs.
-The result goes to --json:
+once, writes that run's outputs as output_<i>.pb for the bench's cross-check, then warms
+up and times single runs. Start-up is timed twice to that first result: from process
+start (--started-at-ns, CLOCK_MONOTONIC when the bench started this process: the
+interpreter and imports count) and from session creation. The result goes to --json,
+the same as NEE's bench/models/nee_model_runner_main.cpp writes:
 
-  {"engine", "version", "startup_ms", "latencies_ms": [...], "peak_rss_kib", "outputs": [paths]}
+  {"engine", "version", "pid", "process_startup_ms", "session_startup_ms",
+   "latencies_ms": [...], "peak_rss_kib", "outputs": [paths]}
 
 Exit status 3 with a one-line message on stderr when the engine is not installed, so
 the bench reports the peer as skipped.
@@ -99,6 +102,8 @@ def main():
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--batch", type=int, default=1)
+    parser.add_argument("--started-at-ns", type=int, required=True,
+                        help="CLOCK_MONOTONIC when the caller started this process")
     args = parser.parse_args()
 
     engine_class, module = ENGINES[args.engine]
@@ -112,10 +117,10 @@ def main():
     import numpy as np
 
     arrays = load_inputs(args.inputs, args.batch)
-    start = time.perf_counter()
+    start_ns = time.monotonic_ns()
     engine = engine_class(args.model, args.threads)
     outputs = engine.run(arrays)
-    startup_ms = (time.perf_counter() - start) * 1e3
+    first_outputs_ns = time.monotonic_ns()
 
     os.makedirs(args.outputs, exist_ok=True)
     paths = []
@@ -133,7 +138,9 @@ def main():
         engine.run(arrays)
         latencies.append((time.perf_counter() - t0) * 1e3)
 
-    result = {"engine": args.engine, "version": engine.version, "startup_ms": startup_ms,
+    result = {"engine": args.engine, "version": engine.version, "pid": os.getpid(),
+              "process_startup_ms": (first_outputs_ns - args.started_at_ns) / 1e6,
+              "session_startup_ms": (first_outputs_ns - start_ns) / 1e6,
               "latencies_ms": latencies, "batch": args.batch, "threads": args.threads,
               "peak_rss_kib": peak_rss_kib(), "outputs": paths}
     with open(args.json, "w") as f:

@@ -30,16 +30,17 @@ fs::path fresh_dir(const std::string& name) {
 }
 
 // A stand-in for run_peer.py, run by /bin/sh: it saves its arguments to args.txt, copies
-// a prepared output_0.pb and writes the result JSON run_peer.py would, with latencies 1,
-// 2 and 3 ms.
+// a prepared output_0.pb and writes the result JSON run_peer.py would, with its pid,
+// latencies 1, 2 and 3 ms and start-ups of 9 ms (process) and 5 ms (session).
 std::string write_fake_peer(const fs::path& dir, const Tensor& output) {
   write_tensor_pb((dir / "prepared.pb").string(), output, "output");
   const fs::path script = dir / "fake_peer.sh";
   std::ofstream(script) << "echo \"$@\" > '" << (dir / "args.txt").string() << "'\n"
                            "while [ $# -gt 0 ]; do case \"$1\" in --json) json=$2;; --outputs) out=$2;; esac; shift; done\n"
                            "mkdir -p \"$out\" && cp '" << (dir / "prepared.pb").string() << "' \"$out/output_0.pb\"\n"
-                           "echo '{\"version\": \"fake 1.0\", \"startup_ms\": 5, \"latencies_ms\": [3, 1, 2], "
-                           "\"peak_rss_kib\": 2048, \"outputs\": [\"'\"$out\"'/output_0.pb\"]}' > \"$json\"\n";
+                           "echo '{\"version\": \"fake 1.0\", \"pid\": '$$', \"process_startup_ms\": 9, "
+                           "\"session_startup_ms\": 5, \"latencies_ms\": [3, 1, 2], \"peak_rss_kib\": 2048, "
+                           "\"outputs\": [\"'\"$out\"'/output_0.pb\"]}' > \"$json\"\n";
   return script.string();
 }
 
@@ -103,8 +104,14 @@ TEST(ModelCrossCheck, DisagreeingPeerGetsNoTimes) {
   const auto& ov = j["models"][0]["engines"][2];
   EXPECT_THAT(ov["status"].get<std::string>(), HasSubstr("DISAGREES"));
   EXPECT_FALSE(ov.contains("latency_ms"));
-  EXPECT_FALSE(ov.contains("startup_ms"));
-  EXPECT_TRUE(j["models"][0]["engines"][1].contains("latency_ms"));
+  EXPECT_FALSE(ov.contains("process_startup_ms"));
+  const auto& ort = j["models"][0]["engines"][1];
+  EXPECT_TRUE(ort.contains("latency_ms"));
+  EXPECT_DOUBLE_EQ(ort["process_startup_ms"].get<double>(), 9);
+  EXPECT_DOUBLE_EQ(ort["session_startup_ms"].get<double>(), 5);
+  EXPECT_DOUBLE_EQ(ort["peak_rss_mib"].get<double>(), 2);
+  EXPECT_GT(ort["pid"].get<int>(), 0);
+  EXPECT_NE(ort["pid"].get<int>(), getpid());
   EXPECT_THAT(ratio_chart_svg({m}), HasSubstr("2.00"));
   fs::remove_all(dir);
 }
@@ -249,7 +256,8 @@ TEST(ModelRounds, EveryRoundRunsEveryEngineInARotatedOrderAndRunsArePooled) {
         EngineRun run;
         run.engine = engine;
         run.version = "v" + std::to_string(call);
-        run.startup_ms = 100.0 + call;
+        run.process_startup_ms = 100.0 + call;
+        run.session_startup_ms = 50.0 + call;
         run.peak_rss_mib = 10.0 * call;
         for (int i = 0; i < r.runs; ++i) run.latencies_ms.push_back(call * 10.0 + i);
         run.latency = summarize_latencies(run.latencies_ms);
@@ -266,7 +274,8 @@ TEST(ModelRounds, EveryRoundRunsEveryEngineInARotatedOrderAndRunsArePooled) {
   EXPECT_EQ(nee.latency.count, 12);
   EXPECT_DOUBLE_EQ(nee.latency.min, 0.0);
   EXPECT_DOUBLE_EQ(nee.latency.max, 73.0);
-  EXPECT_DOUBLE_EQ(nee.startup_ms, 105.0);    // median of 100, 105, 107
+  EXPECT_DOUBLE_EQ(nee.process_startup_ms, 105.0);  // median of 100, 105, 107
+  EXPECT_DOUBLE_EQ(nee.session_startup_ms, 55.0);   // median of 50, 55, 57
   EXPECT_DOUBLE_EQ(nee.peak_rss_mib, 70.0);   // largest
 }
 

@@ -39,8 +39,10 @@ TEST(NeeBenchQuick, ReportsAreCompleteAndRatiosComeFromTheSameRun) {
   ASSERT_EQ(workloads.size(), 2u);
   EXPECT_EQ(workloads[0].at("op"), "matmul");
   EXPECT_EQ(workloads[1].at("op"), "conv2d");
+  EXPECT_TRUE(j.at("peaks_machine_load").at("loaded").is_boolean());
   for (const auto& w : workloads) {
     EXPECT_GT(w.at("arithmetic_intensity").get<double>(), 0);
+    EXPECT_EQ(w.at("machine_load").at("samples").get<int>(), 1 + 3);  // before the warm-up, after each round
     double tuned_ms = 0;
     for (const auto& e : w.at("engines")) {
       if (e.at("engine") == "nee-tuned") {
@@ -55,8 +57,23 @@ TEST(NeeBenchQuick, ReportsAreCompleteAndRatiosComeFromTheSameRun) {
       const double median = e.at("median_ms").get<double>();
       ASSERT_EQ(e.at("samples_ms").size(), 3u);
       EXPECT_NEAR(e.at("speed_ratio_nee_tuned_over_engine").get<double>(), median / tuned_ms, 1e-9 * median / tuned_ms);
-      EXPECT_NEAR(e.at("fraction_of_peak").get<double>(), e.at("gflops_median").get<double>() / peak, 1e-9);
       EXPECT_NEAR(e.at("gflops_median").get<double>(), w.at("flops").get<double>() / (median * 1e6), 1e-6);
+      // The share of peak counts the executed FLOPs, and is never above 1.
+      const double executed = e.at("executed_gflops_median").get<double>();
+      EXPECT_NEAR(executed, e.at("executed_flops").get<double>() / (median * 1e6), 1e-6);
+      if (e.at("fraction_of_peak").is_null()) {
+        EXPECT_GT(executed, peak);
+      } else {
+        EXPECT_LE(e.at("fraction_of_peak").get<double>(), 1.0);
+        EXPECT_NEAR(e.at("fraction_of_peak").get<double>(), executed / peak, 1e-9);
+      }
+      // NEE runs the 3x3 conv as Winograd F(4x4, 3x3): 0.28 of the direct FLOPs.
+      const bool winograd = w.at("op") == "conv2d" && e.at("engine").get<std::string>().rfind("nee-", 0) == 0;
+      EXPECT_EQ(e.at("executed_method"), winograd ? "Winograd F(4x4,3x3)" : "direct") << e.at("engine");
+      EXPECT_NEAR(e.at("executed_flops").get<double>() / w.at("flops").get<double>(), winograd ? 0.279 : 1.0, 0.001);
+      if (e.at("engine") == "onednn") {
+        EXPECT_NE(e.at("implementation").get<std::string>().find("(oneDNN verbose"), std::string::npos);
+      }
     }
     EXPECT_NE(std::find(names.begin(), names.end(), "onednn"), names.end()) << w.at("shape");
     EXPECT_NE(std::find(names.begin(), names.end(), "nee-default"), names.end()) << w.at("shape");
