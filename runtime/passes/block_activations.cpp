@@ -52,17 +52,60 @@ std::string converted(Graph& graph, const std::string& value, const std::string&
   return name;
 }
 
-// Which conv outputs to block: those another of `convs` reads, as X or as its residual.
-std::set<std::string> values_to_block(const Graph& graph, const std::set<std::string>& convs) {
+// A Concat of NCHW f32 tensors along channels, every one of them a multiple of 16
+// channels: on blocked tensors it is the same Concat along the block axis (axis 1 of
+// [N, C/16, H, W, 16]).
+bool concats_channels(const Graph& graph, const Node& node) {
+  if (node.op != "Concat" || node.attrs.get_int("axis", -1) != 1 || graph.is_output(node.outputs[0])) return false;
+  const TensorType& y = graph.type_of(node.outputs[0]);
+  if (y.dtype != DType::f32 || !can_block_activations(y.shape)) return false;
+  for (const std::string& in : node.inputs) {
+    if (graph.constant(in) || !can_block_activations(graph.type_of(in).shape)) return false;
+  }
+  return true;
+}
+
+// Whether `reader` takes `value` in the blocked layout: one of `convs` as its X or its
+// residual, or one of `concats`.
+bool reads_as_blocked(const Node& reader, const std::string& value, const std::set<std::string>& convs,
+                      const std::set<std::string>& concats) {
+  if (concats.count(reader.name)) return true;
+  const int r = residual_slot(reader);
+  return convs.count(reader.name) &&
+         (reader.inputs[0] == value || (r >= 0 && reader.inputs[static_cast<size_t>(r)] == value));
+}
+
+// Which channel concatenations run blocked: those whose result a blocked reader takes
+// (SqueezeNet's fire modules and GoogLeNet's inception blocks concatenate conv outputs
+// that the next convs read), found again until no more join, for concats of concats.
+std::set<std::string> concats_to_block(const Graph& graph, const std::set<std::string>& convs) {
+  std::set<std::string> concats;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const Node& node : graph.nodes()) {
+      if (concats.count(node.name) || !concats_channels(graph, node)) continue;
+      for (const Node* reader : graph.consumers(node.outputs[0])) {
+        if (reads_as_blocked(*reader, node.outputs[0], convs, concats)) {
+          concats.insert(node.name);
+          grew = true;
+          break;
+        }
+      }
+    }
+  }
+  return concats;
+}
+
+// Which values to block: the outputs of `convs` and `concats` that a blocked reader takes.
+std::set<std::string> values_to_block(const Graph& graph, const std::set<std::string>& convs,
+                                      const std::set<std::string>& concats) {
   std::set<std::string> blocked;
   for (const Node& node : graph.nodes()) {
-    if (!convs.count(node.name)) continue;
+    if (!convs.count(node.name) && !concats.count(node.name)) continue;
     const std::string& y = node.outputs[0];
     if (graph.is_output(y) || !can_block_activations(graph.type_of(y).shape)) continue;
     for (const Node* reader : graph.consumers(y)) {
-      const int r = residual_slot(*reader);
-      if (convs.count(reader->name) &&
-          (reader->inputs[0] == y || (r >= 0 && reader->inputs[static_cast<size_t>(r)] == y))) {
+      if (reads_as_blocked(*reader, y, convs, concats)) {
         blocked.insert(y);
         break;
       }
@@ -80,7 +123,8 @@ void block_activations(Graph& graph) {
   }
   // A depthwise conv stays only if its X is blocked; dropping one may unblock the value
   // it read, so this repeats until nothing changes.
-  std::set<std::string> blocked = values_to_block(graph, convs);
+  std::set<std::string> concats = concats_to_block(graph, convs);
+  std::set<std::string> blocked = values_to_block(graph, convs, concats);
   for (bool dropped = true; dropped;) {
     dropped = false;
     for (const Node& node : graph.nodes()) {
@@ -89,7 +133,10 @@ void block_activations(Graph& graph) {
         dropped = true;
       }
     }
-    if (dropped) blocked = values_to_block(graph, convs);
+    if (dropped) {
+      concats = concats_to_block(graph, convs);
+      blocked = values_to_block(graph, convs, concats);
+    }
   }
   if (blocked.empty()) return;
   for (const std::string& y : blocked) {
@@ -98,6 +145,13 @@ void block_activations(Graph& graph) {
 
   std::vector<Node> conversions;
   for (Node& node : graph.nodes()) {
+    if (concats.count(node.name)) {
+      // Every input comes blocked; one that no conv or concat blocks is converted.
+      for (std::string& in : node.inputs) {
+        if (!blocked.count(in)) in = converted(graph, in, "nchw16c", conversions);
+      }
+      continue;
+    }
     const bool conv = convs.count(node.name) != 0;
     if (conv && node.attrs.get_int("group", 1) != 1) block_conv_weights(graph, node);
     const bool output_blocked = blocked.count(node.outputs[0]) != 0;

@@ -503,6 +503,52 @@ TEST(BlockActivations, ReferenceKernelsComputeTheUnblockedGraph) {
   }
 }
 
+// A fire module (SqueezeNet's): a squeeze conv, two expand convs concatenated along
+// channels, read by the next conv; a Relu of the squeeze joins the concat from NCHW.
+std::string fire_module_bytes() {
+  test::OnnxModelBuilder m;
+  m.input("x", {1, 16, 8, 8}).output("y", {1, 16, 8, 8});
+  conv(m, "squeeze", "x", "s", {16, 16, 1, 1}, true, 0);
+  conv(m, "expand1", "s", "e1", {16, 16, 1, 1}, true, 0, 1, 1, 2);
+  conv(m, "expand3", "s", "e3", {16, 16, 3, 3}, true, 1, 1, 1, 3);
+  m.node("Relu", {"s"}, {"r"}, "relu");
+  set_attr(m.node("Concat", {"e1", "e3", "r"}, {"cat"}, "concat"), "axis", int64_t{1});
+  conv(m, "next", "cat", "y", {16, 48, 1, 1}, true, 0, 1, 1, 4);
+  return m.bytes();
+}
+
+TEST(BlockActivations, ChannelConcatenationsOfConvOutputsStayBlocked) {
+  Graph g = import_onnx_bytes(fire_module_bytes());
+  optimize_graph(g, kBlocked);
+  std::map<std::string, const Node*> by_name;
+  for (const Node& n : g.nodes()) by_name[n.name] = &n;
+  for (const char* expand : {"expand1", "expand3"}) {
+    EXPECT_EQ(by_name.at(expand)->attrs.get_int("output_block", 0), 16) << expand;
+  }
+  const Node& concat = *by_name.at("concat");
+  EXPECT_EQ(g.type_of(concat.outputs[0]).shape, (std::vector<int64_t>{1, 3, 8, 8, 16}));
+  EXPECT_EQ(concat.attrs.get_int("axis"), 1);  // the block axis
+  EXPECT_EQ(by_name.at("next")->attrs.get_int("input_block", 0), 16);
+  // The Relu's NCHW output joins through a copy into the blocked layout.
+  const Node* relu_in = g.producer(concat.inputs[2]);
+  ASSERT_NE(relu_in, nullptr);
+  EXPECT_EQ(relu_in->op, "NeeLayout");
+  EXPECT_EQ(relu_in->attrs.get_string("to"), "nchw16c");
+
+  std::vector<std::unique_ptr<KernelProvider>> providers;
+  providers.push_back(std::make_unique<BlockingReferenceProvider>(kBlocked));
+  Session blocked(import_onnx_bytes(fire_module_bytes()), std::move(providers));
+  Session unfused(import_onnx_bytes(fire_module_bytes()), {}, SessionOptions{false});
+  for (uint64_t seed : {11, 12}) {
+    const Tensor x = random_tensor({DType::f32, {1, 16, 8, 8}}, seed);
+    const Tensor got = blocked.run({{"x", x}}).at("y"), want = unfused.run({{"x", x}}).at("y");
+    ASSERT_EQ(got.shape(), want.shape());
+    for (int64_t i = 0; i < got.elements(); ++i) {
+      ASSERT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-4) << i;
+    }
+  }
+}
+
 class BlockedBundle : public ::testing::TestWithParam<bool> {};
 
 TEST_P(BlockedBundle, BundleKernelsComputeTheUnblockedGraph) {
