@@ -32,6 +32,8 @@ struct NeeEnv {
 struct NeeSessionOptions {
   std::string bundle_dir;
   bool profiling = false;
+  uint64_t max_memory = 0;                  // 0: nee::MemoryCaps' defaults
+  std::vector<std::string> trusted_keys;    // key files and folders; none: any bundle
 };
 
 struct NeeTensor {

@@ -2,6 +2,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <set>
@@ -13,6 +14,8 @@
 #include "core/content_hash.h"
 #include "core/error.h"
 #include "importer/import_onnx.h"
+#include "runtime/bundle/bundle_signature.h"
+#include "runtime/tensor_limits.h"
 
 using nee::c_api::guarded;
 using nee::c_api::make_status;
@@ -34,18 +37,23 @@ std::vector<std::vector<const char*>> dim_name_views(const std::vector<nee::Decl
 // error). `model_bytes`, for a model given in memory, is checked against the bundle's
 // record of the model it was built from, as KernelBundle::load checks a model file.
 NeeStatus* create_session(NeeEnv* env, const NeeSessionOptions* options,
-                          const std::function<std::shared_ptr<const nee::StagedModel>()>& load_model,
+                          const std::function<std::shared_ptr<const nee::StagedModel>(const nee::MemoryCaps&)>& load_model,
                           const std::string& model_path, const std::string* model_bytes, NeeSession** out) {
   auto session = std::make_unique<NeeSession>();
   session->env = env;
   if (options) session->options = *options;
-  if (NeeStatus* s = guarded(NEE_ERROR_INVALID_MODEL, [&] { session->model = load_model(); })) return s;
+  nee::MemoryCaps caps;
+  if (session->options.max_memory > 0) caps = nee::memory_caps_within(static_cast<int64_t>(session->options.max_memory));
+  if (NeeStatus* s = guarded(NEE_ERROR_INVALID_MODEL, [&] { session->model = load_model(caps); })) return s;
   if (!session->options.bundle_dir.empty() && env->options.use_bundles) {
     NeeStatus* s = guarded(NEE_ERROR_INVALID_BUNDLE, [&] {
       nee::BundleLoadOptions load;
       load.model_path = model_path;
       load.threads = env->options.threads;
       load.spin_us = env->options.spin_us;
+      if (!session->options.trusted_keys.empty()) {
+        load.trusted_keys = std::make_shared<const nee::TrustedKeys>(nee::TrustedKeys::load(session->options.trusted_keys));
+      }
       session->bundle = nee::KernelBundle::load(session->options.bundle_dir, load);
       const std::string& built_from = session->bundle->manifest().model_sha256;
       if (model_bytes && !built_from.empty() && nee::sha256_hex(*model_bytes) != built_from) {
@@ -62,11 +70,16 @@ NeeStatus* create_session(NeeEnv* env, const NeeSessionOptions* options,
     session->input_dim_names = dim_name_views(session->inputs);
     session->output_dim_names = dim_name_views(session->outputs);
     std::shared_ptr<nee::KernelBundle> bundle = session->bundle;
-    session->staged = std::make_unique<nee::StagedSession>(session->model, [bundle] {
-      std::vector<std::unique_ptr<nee::KernelProvider>> providers;
-      if (bundle) providers.push_back(nee::make_bundle_provider(bundle));
-      return providers;
-    });
+    nee::SessionOptions stage_options;
+    stage_options.memory_caps = caps;
+    session->staged = std::make_unique<nee::StagedSession>(
+        session->model,
+        [bundle] {
+          std::vector<std::unique_ptr<nee::KernelProvider>> providers;
+          if (bundle) providers.push_back(nee::make_bundle_provider(bundle));
+          return providers;
+        },
+        16, stage_options);
     *out = session.release();
   });
 }
@@ -133,6 +146,22 @@ NeeStatus* nee_session_options_set_bundle(NeeSessionOptions* options, const char
   return guarded(NEE_ERROR_RUNTIME, [&] { options->bundle_dir = bundle_dir; });
 }
 
+NeeStatus* nee_session_options_set_max_memory(NeeSessionOptions* options, uint64_t bytes) {
+  if (!options) return null_argument("nee_session_options_set_max_memory", "options");
+  if (bytes > static_cast<uint64_t>(INT64_MAX)) {
+    return make_status(NEE_ERROR_INVALID_ARGUMENT,
+                       fmt::format("nee_session_options_set_max_memory: {} bytes is past any machine's memory", bytes));
+  }
+  options->max_memory = bytes;
+  return nullptr;
+}
+
+NeeStatus* nee_session_options_add_trusted_keys(NeeSessionOptions* options, const char* path) {
+  if (!options) return null_argument("nee_session_options_add_trusted_keys", "options");
+  if (!path) return null_argument("nee_session_options_add_trusted_keys", "path");
+  return guarded(NEE_ERROR_RUNTIME, [&] { options->trusted_keys.push_back(path); });
+}
+
 NeeStatus* nee_session_options_set_profiling(NeeSessionOptions* options, int enabled) {
   if (!options) return null_argument("nee_session_options_set_profiling", "options");
   options->profiling = enabled != 0;
@@ -149,7 +178,8 @@ NeeStatus* nee_session_create(NeeEnv* env, const char* model_path, const NeeSess
   if (!model_path) return null_argument("nee_session_create", "model_path");
   const std::string path = model_path;
   return create_session(
-      env, options, [&] { return nee::load_staged_onnx(path); }, path, nullptr, out);
+      env, options, [&](const nee::MemoryCaps& caps) { return nee::load_staged_onnx(path, caps); }, path, nullptr,
+      out);
 }
 
 NeeStatus* nee_session_create_from_memory(NeeEnv* env, const void* model_data, size_t model_bytes,
@@ -165,7 +195,8 @@ NeeStatus* nee_session_create_from_memory(NeeEnv* env, const void* model_data, s
     return s;
   }
   return create_session(
-      env, options, [&] { return nee::load_staged_onnx_bytes(bytes); }, "", &bytes, out);
+      env, options, [&](const nee::MemoryCaps& caps) { return nee::load_staged_onnx_bytes(bytes, caps); }, "", &bytes,
+      out);
 }
 
 void nee_session_free(NeeSession* session) { delete session; }

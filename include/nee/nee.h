@@ -127,6 +127,15 @@ NEE_API NeeStatus* nee_session_options_create(NeeSessionOptions** out);
  * reference kernels run everything. The bundle is verified before any of its code is
  * loaded, and must have been built from this model. */
 NEE_API NeeStatus* nee_session_options_set_bundle(NeeSessionOptions* options, const char* bundle_dir);
+/* Bounds what the session may allocate, in bytes: the model's weights, one run's tensors,
+ * and both together, each checked before it is allocated (an error names the tensor, its
+ * size and the bound; the weights are read when a run first needs them); one tensor stays
+ * within the lesser of this and 4 GiB. 0 (the default): NEE's own caps (16 GiB). */
+NEE_API NeeStatus* nee_session_options_set_max_memory(NeeSessionOptions* options, uint64_t bytes);
+/* Loads the bundle only if it is signed by one of these Ed25519 public keys: a PEM file,
+ * or a folder whose *.pem files all are; may be called again to trust more (docs/TRUST.md).
+ * The keys are read when the session is made. */
+NEE_API NeeStatus* nee_session_options_add_trusted_keys(NeeSessionOptions* options, const char* path);
 /* Record each node's time in every run (read with nee_session_profile_*); off by
  * default. */
 NEE_API NeeStatus* nee_session_options_set_profiling(NeeSessionOptions* options, int enabled);

@@ -156,6 +156,14 @@ class SessionOptions {
     detail::check(nee_session_options_set_bundle(h_.get(), dir.c_str()));
     return *this;
   }
+  SessionOptions& max_memory(uint64_t bytes) {
+    detail::check(nee_session_options_set_max_memory(h_.get(), bytes));
+    return *this;
+  }
+  SessionOptions& trust(const std::string& key_file_or_folder) {
+    detail::check(nee_session_options_add_trusted_keys(h_.get(), key_file_or_folder.c_str()));
+    return *this;
+  }
   SessionOptions& profiling(bool enabled) {
     detail::check(nee_session_options_set_profiling(h_.get(), enabled ? 1 : 0));
     return *this;

@@ -257,6 +257,42 @@ TEST_F(CApi, BadModelsAndBundlesAreNamed) {
   nee_env_options_free(env_options);
 }
 
+TEST_F(CApi, MemoryBoundAndTrustedKeysApplyToTheSession) {
+  NeeSessionOptions* options = nullptr;
+  ok(nee_session_options_create(&options));
+  ok(nee_session_options_set_max_memory(options, 16));  // W alone takes 48 bytes
+  NeeSession* s = nullptr;
+  // The model is imported for its shapes at the first run, so that is where the bound
+  // refuses it.
+  ok(nee_session_create(env_, path_.c_str(), options, &s));
+  std::vector<float> x(kIn, 1.0f);
+  const int64_t dims[] = {1, kIn};
+  NeeTensor* in = nullptr;
+  ok(nee_tensor_wrap(NEE_DTYPE_F32, dims, 2, x.data(), x.size() * sizeof(float), &in));
+  const char* names[] = {"x"};
+  const NeeTensor* inputs[] = {in};
+  NeeTensor* out = nullptr;
+  auto r = failure(nee_session_run(s, names, inputs, 1, nullptr, 1, &out));
+  EXPECT_EQ(r.first, NEE_ERROR_RUNTIME);
+  EXPECT_NE(r.second.find("'W'"), std::string::npos) << r.second;
+  EXPECT_EQ(out, nullptr);
+  nee_tensor_free(in);
+  nee_session_free(s);
+  ok(nee_session_options_set_max_memory(options, 1 << 20));
+  ok(nee_session_create(env_, path_.c_str(), options, &s));
+  run_and_check(s, 2, 21);
+  nee_session_free(s);
+  s = nullptr;
+  // Keys are read before any of the bundle is: a missing key file is named.
+  ok(nee_session_options_set_bundle(options, dir_.c_str()));
+  ok(nee_session_options_add_trusted_keys(options, (dir_ / "missing.pub.pem").c_str()));
+  r = failure(nee_session_create(env_, path_.c_str(), options, &s));
+  EXPECT_EQ(r.first, NEE_ERROR_INVALID_BUNDLE);
+  EXPECT_NE(r.second.find("missing.pub.pem"), std::string::npos) << r.second;
+  EXPECT_EQ(s, nullptr);
+  nee_session_options_free(options);
+}
+
 TEST_F(CApi, ASessionFromMemoryRunsAsFromItsFile) {
   const std::string bytes = model_bytes();
   NeeSession* s = nullptr;
