@@ -273,9 +273,29 @@ NeeStatus* nee_session_run(NeeSession* session, const char* const* input_names, 
         throw nee::Error(fmt::format("output '{}' is a string tensor, which does not pass NEE's C API", name));
       }
     }
+    // An output that is a model constant, or a view of an input (Identity, Reshape), would
+    // hand the caller the model's or its own bytes: a write into it would change later
+    // runs or the input. Those are copied; computed outputs are the caller's already.
+    auto shares_bytes = [&](const std::string& name) {
+      const nee::Tensor& t = results.at(name);
+      for (const nee::Session* stage : session->staged->last_stages()) {
+        if (stage->graph().constant(name)) return true;
+      }
+      for (const auto& [input, value] : given) {
+        if (t.data() == value.data() && t.bytes() > 0) return true;
+      }
+      return false;
+    };
     std::vector<NeeTensor*> made;
     try {
-      for (size_t i = 0; i < wanted.size(); ++i) made.push_back(outputs[i] ? nullptr : new NeeTensor{results.at(wanted[i])});
+      for (size_t i = 0; i < wanted.size(); ++i) {
+        if (outputs[i]) {
+          made.push_back(nullptr);
+          continue;
+        }
+        const nee::Tensor& t = results.at(wanted[i]);
+        made.push_back(new NeeTensor{shares_bytes(wanted[i]) ? t.clone() : t});
+      }
     } catch (...) {
       for (NeeTensor* t : made) delete t;
       throw;

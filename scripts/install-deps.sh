@@ -15,6 +15,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
   python3-onnx python3-numpy python3-torch python3-torchvision python3-venv
+  pybind11-dev python3-dev python3-pytest
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user-static
 )
 

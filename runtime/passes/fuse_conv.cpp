@@ -100,8 +100,8 @@ void fuse_conv(Graph& graph) {
       if (nodes[i].op != "NeeConv" || fused_away[i]) continue;
       Node fused = nodes[i];
       if (step == activation && fused.attrs.get_string("activation") == "none") {
-        for (const auto& [name, match] : {std::pair{"silu", match_silu}, std::pair{"gelu", match_gelu},
-                                          std::pair{"hardswish", match_hard_swish}}) {
+        for (const auto& [name, match] : {std::pair{"silu", &match_silu}, std::pair{"gelu", &match_gelu},
+                                          std::pair{"hardswish", &match_hard_swish}}) {
           if (std::optional<ActivationMatch> pattern = match(graph, fused.outputs[0])) {
             fused.attrs.set("activation", std::string(name));
             absorb_activation(graph, fused_away, i, *pattern, std::move(fused));

@@ -293,6 +293,43 @@ TEST_F(CApi, MemoryBoundAndTrustedKeysApplyToTheSession) {
   nee_session_options_free(options);
 }
 
+// Outputs that are a constant of the model or the input itself (Identity) come as copies:
+// writing into them changes neither the next run nor the caller's input.
+TEST_F(CApi, OutputsThatAreConstantsOrInputsAreCopies) {
+  test::OnnxModelBuilder m;
+  m.input("x", {1, 2}).output("c").output("same").output("sum");
+  m.initializer("k", test::make_f32({1, 2}, {1.0f, 2.0f}));
+  m.node("Identity", {"k"}, {"c"}, "constant_out");
+  m.node("Identity", {"x"}, {"same"}, "input_out");
+  m.node("Add", {"x", "k"}, {"sum"}, "add");
+  const std::string bytes = m.bytes();
+  NeeSession* s = nullptr;
+  ok(nee_session_create_from_memory(env_, bytes.data(), bytes.size(), nullptr, &s));
+  std::vector<float> x = {10.0f, 20.0f};
+  const int64_t dims[] = {1, 2};
+  NeeTensor* in = nullptr;
+  ok(nee_tensor_wrap(NEE_DTYPE_F32, dims, 2, x.data(), x.size() * sizeof(float), &in));
+  const char* names[] = {"x"};
+  const NeeTensor* inputs[] = {in};
+  for (int run = 0; run < 2; ++run) {
+    NeeTensor* outs[3] = {nullptr, nullptr, nullptr};
+    ok(nee_session_run(s, names, inputs, 1, nullptr, 3, outs));
+    float* c = static_cast<float*>(nee_tensor_data(outs[0]));
+    float* same = static_cast<float*>(nee_tensor_data(outs[1]));
+    const float* sum = static_cast<const float*>(nee_tensor_data(outs[2]));
+    EXPECT_EQ(c[0], 1.0f) << run;
+    EXPECT_EQ(same[0], 10.0f) << run;
+    EXPECT_EQ(sum[1], 22.0f) << run;
+    EXPECT_NE(static_cast<void*>(same), static_cast<void*>(x.data()));
+    c[0] = 100.0f;
+    same[0] = -1.0f;
+    for (NeeTensor* t : outs) nee_tensor_free(t);
+  }
+  EXPECT_EQ(x[0], 10.0f);
+  nee_tensor_free(in);
+  nee_session_free(s);
+}
+
 TEST_F(CApi, ASessionFromMemoryRunsAsFromItsFile) {
   const std::string bytes = model_bytes();
   NeeSession* s = nullptr;
