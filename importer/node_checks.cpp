@@ -26,6 +26,11 @@ void expect_arity(const Node& node, size_t min_inputs, size_t max_inputs, size_t
 
 const TensorType& input_type(const ImportContext& ctx, const Node& node, size_t index,
                              std::initializer_list<DType> allowed) {
+  // Import functions may ask before checking the arity (fuzz/findings/model_fuzzer/:
+  // a ReduceMax without inputs read past the end of node.inputs).
+  if (index >= node.inputs.size()) {
+    throw Error(fmt::format("input {} is missing (the node has {} input(s))", index, node.inputs.size()));
+  }
   const TensorType& type = ctx.graph.type_of(node.inputs[index]);
   if (std::find(allowed.begin(), allowed.end(), type.dtype) == allowed.end()) {
     std::vector<std::string> names;

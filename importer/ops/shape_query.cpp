@@ -66,7 +66,14 @@ std::vector<TensorType> import_range(const ImportContext& ctx, Node& node) {
     }
   }
   if (v[2] == 0) throw Error("delta is 0");
-  const int64_t count = std::max<int64_t>(static_cast<int64_t>(std::ceil((v[1] - v[0]) / v[2])), 0);
+  // NaN or an infinite start, limit or delta gives no count; converting one to int64 is
+  // undefined (fuzz/findings/model_fuzzer/range_of_nan.onnx).
+  const double steps = std::ceil((v[1] - v[0]) / v[2]);
+  if (std::isnan(steps) || steps >= 0x1p62) {
+    throw Error(fmt::format("start {}, limit {} and delta {} give {} elements, not a tensor's element count", v[0],
+                            v[1], v[2], steps));
+  }
+  const int64_t count = steps > 0 ? static_cast<int64_t>(steps) : 0;
   return {TensorType{dtype, {count}}};
 }
 
