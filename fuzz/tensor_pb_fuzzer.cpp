@@ -3,18 +3,15 @@
 // tensor that reads must survive the round trip through tensor_to_proto and
 // tensor_from_proto with its type and contents, or abort(). NEE has no .npy reader yet;
 // when one lands it belongs in a target of its own beside this one.
-#include <unistd.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "core/error.h"
 #include "fuzz/refusal.h"
+#include "fuzz/scratch_file.h"
 #include "runtime/onnx_tensor.h"
 #include "runtime/tensor_io.h"
 
@@ -29,28 +26,10 @@ bool same_contents(const nee::Tensor& a, const nee::Tensor& b) {
   return true;
 }
 
-// One file per process, rewritten for each input (libFuzzer runs inputs one at a time).
-const std::string& scratch_path() {
-  static const std::string path =
-      (std::filesystem::temp_directory_path() / ("nee_tensor_pb_fuzzer_" + std::to_string(getpid()) + ".pb"))
-          .string();
-  static const bool removed_at_exit = std::atexit([] { std::remove(scratch_path().c_str()); }) == 0;
-  (void)removed_at_exit;
-  return path;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string& path = scratch_path();
-  {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
-    if (!out.flush()) {
-      std::fprintf(stderr, "cannot write the scratch file %s\n", path.c_str());
-      std::abort();
-    }
-  }
+  const std::string& path = nee::fuzz::write_scratch_file(".pb", data, size);
   nee::Tensor tensor;
   std::string name;
   try {
