@@ -64,16 +64,7 @@ TEST(ReadOnlyOpen, AnOlderSchemaIsReadWithoutMigratingTheFile) {
   const std::string path = dir.file("v1.db");
   const Workload w = matmul_workload_from_shape("8x8x8");
   const Target t = make_target();
-  {
-    db::Connection c(path);
-    ASSERT_EQ(db::migrate(c, {db::migrations().front()}), 1);
-    testing_support::insert_target_and_workload(c, t, w);
-    c.exec(R"sql(INSERT INTO records (workload_id, target_id, schedule_json, status, median_us, min_us, stddev_us,
-                   repeats, max_abs_error, error, strategy, trial, parent_record, created_at, nee_version,
-                   halide_version)
-                 VALUES (1, 1, '{"mr":4,"nr":1}', 'ok', 12.5, 12.0, 0.1, 5, 0, '', 'default', 0, NULL,
-                         '2026-01-01T00:00:00Z', '0.1.0', '14.0.0'))sql");
-  }
+  ASSERT_NO_FATAL_FAILURE(testing_support::write_v1_file(path, t, w, "default", 0));
   const std::string before = read_bytes(path);
   {
     TuningDatabase db(path, DbAccess::read_only);

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "core/records.h"
+#include "tuning-db/schema.h"
 #include "tuning-db/sqlite.h"
 
 namespace nee::testing_support {
@@ -104,6 +105,22 @@ inline void insert_target_and_workload(db::Connection& c, const Target& t, const
   db::Statement workload(c, "INSERT INTO workloads (key, hash, op, json) VALUES (?1, ?2, 'matmul', ?3)");
   workload.bind_text(1, w.key()).bind_text(2, w.hash()).bind_text(3, w.to_json().dump());
   workload.step();
+}
+
+// A v1 file as the first release wrote it: only migration 1, then the target, the
+// workload and one ok record (12.5 us, schedule {"mr":4,"nr":1}, by `strategy` at
+// `trial`) by plain SQL.
+inline void write_v1_file(const std::string& path, const Target& t, const Workload& w, const std::string& strategy,
+                          int trial) {
+  db::Connection c(path);
+  ASSERT_EQ(db::migrate(c, {db::migrations().front()}), 1);
+  insert_target_and_workload(c, t, w);
+  c.exec(R"sql(INSERT INTO records (workload_id, target_id, schedule_json, status, median_us, min_us, stddev_us,
+                 repeats, max_abs_error, error, strategy, trial, parent_record, created_at, nee_version,
+                 halide_version)
+               VALUES (1, 1, '{"mr":4,"nr":1}', 'ok', 12.5, 12.0, 0.1, 5, 0, '', ')sql" +
+         strategy + "', " + std::to_string(trial) + R"sql(, NULL, '2026-01-01T00:00:00Z', '0.1.0', '14.0.0'))sql");
+  ASSERT_EQ(c.query_int("PRAGMA user_version"), 1);
 }
 
 }  // namespace nee::testing_support
