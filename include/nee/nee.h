@@ -7,8 +7,8 @@
  * C++ exception ever crosses this interface.
  *
  * Threads: a NeeEnv and a NeeSession may be used from several threads at once. Runs of
- * one session are serialized (each run already spreads its kernels over the
- * environment's thread pool); independent sessions run concurrently. A NeeTensor may be
+ * one session are serialized (each run already spreads its kernels over the process's
+ * kernel pool); independent sessions run concurrently. A NeeTensor may be
  * read by several threads, written by one.
  *
  * Typical use:
@@ -96,8 +96,9 @@ typedef enum NeeLogLevel {
 typedef struct NeeEnvOptions NeeEnvOptions;
 
 NEE_API NeeStatus* nee_env_options_create(NeeEnvOptions** out);
-/* Threads of the kernel pool that runs a bundle's parallel loops; 0 (the default): one
- * per CPU this process may run on. */
+/* Threads of the kernel pool that runs bundles' parallel loops; 0 (the default): one per
+ * CPU this process may run on. The pool is one per process, shared by every session, and
+ * the session made last with a bundle sets its size and spin time. */
 NEE_API NeeStatus* nee_env_options_set_threads(NeeEnvOptions* options, int threads);
 /* How long, in microseconds, the pool's threads stay awake after a parallel loop before
  * they sleep (short loops then start without a wake-up); 0 sleeps at once. */
