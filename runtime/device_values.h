@@ -43,6 +43,10 @@ class DeviceValues {
   // Device bytes the values hold now: the arena, once allocated, and the allocations of
   // the values outside the plan (constants, graph inputs and outputs).
   virtual size_t resident_bytes() const = 0;
+  // Whether each device kernel is waited for before the next node starts. Off, a node's
+  // span is its launch only (kernels queue asynchronously); on, it is the kernel's run,
+  // which per-node profiles need.
+  virtual void wait_for_each_kernel(bool on) = 0;
 };
 
 }  // namespace nee

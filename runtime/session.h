@@ -64,6 +64,10 @@ class Session {
   // The last run's host-device copies, when a provider's kernels run on a device (a GPU
   // bundle's); none for host-only sessions.
   std::optional<DeviceTraffic> device_traffic() const;
+  // Whether each device kernel is waited for before the next node starts (after
+  // prepare()). Profiles need it: a device node's time is otherwise its launch alone.
+  // It slows whole runs by one host-device round trip per kernel.
+  void wait_for_each_device_kernel(bool on);
 
  private:
   struct BoundNode;

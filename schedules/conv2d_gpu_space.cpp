@@ -1,6 +1,7 @@
 #include "schedules/conv2d_gpu_space.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "core/error.h"
 #include "schedules/gpu_block.h"
@@ -29,6 +30,7 @@ Conv2dGpuSpace::Conv2dGpuSpace(const Workload& workload) : workload_(workload) {
   out_w_ = shape.out_w;
   out_h_ = shape.out_h;
   out_c_ = shape.out_channels;
+  batch_ = shape.batch;
   kernel_w_ = shape.kernel_w;
   kernel_h_ = shape.kernel_h;
   groups_ = shape.group;
@@ -45,11 +47,30 @@ Conv2dGpuSpace::Conv2dGpuSpace(const Workload& workload) : workload_(workload) {
       {"unroll_kx", {0, 1}, "unroll the kx loop"},
       {"threads_o", values_up_to({1, 2, 4, 8, 16}, out_c_), "threads of a block along output channels", 1},
       {"px_per_thread", values_up_to({1, 2, 4}, out_w_), "adjacent pixels of a row per thread, in registers", 1},
-      {"tile_c", values_up_to({0, 1, 4, 8, 16}, group_channels_),
+      {"tile_c", staged_slices(group_channels_),
        "0: threads read the input and weights from global memory; else the block stages them in shared memory, "
        "tile_c input channels at a time",
        0},
   };
+}
+
+// Slices of 1 to 32 input channels, and a group's whole channels where they are fewer
+// than 32 and none of those (the RGB stem's 3). On an H200, ResNet-50's 1x1 convs over
+// 1024 and 2048 channels ran 4 to 7 times cuDNN's time in slices of 8: each slice costs
+// two barriers and a pass over the block's accumulators in shared memory, for 8 steps
+// of arithmetic (docs/DESIGN-NOTES.md, "GPU figures, measured on an H200").
+std::vector<int64_t> Conv2dGpuSpace::staged_slices(int64_t group_channels) {
+  std::vector<int64_t> slices = values_up_to({0, 1, 4, 8, 16, 32}, group_channels);
+  if (group_channels < 32 && std::find(slices.begin(), slices.end(), group_channels) == slices.end()) {
+    slices.push_back(group_channels);
+  }
+  return slices;
+}
+
+int64_t Conv2dGpuSpace::blocks(const ScheduleConfig& c) const {
+  const auto tiles = [](int64_t extent, int64_t tile) { return (extent + tile - 1) / tile; };
+  return tiles(out_w_, c.at("threads_x") * c.at("px_per_thread")) * tiles(out_h_, c.at("threads_y")) *
+         tiles(out_c_, c.at("threads_o") * c.at("oc_per_thread")) * batch_;
 }
 
 int64_t Conv2dGpuSpace::shared_bytes(const ScheduleConfig& c) const {
@@ -73,23 +94,34 @@ int64_t Conv2dGpuSpace::shared_bytes(const ScheduleConfig& c) const {
 
 ScheduleConfig Conv2dGpuSpace::default_config() const {
   const int64_t unroll_kx = kernel_w_ <= 3 ? 1 : 0;
-  // Staged, 128 threads a block (256 on 7x7), each 4 channels by as many pixels as the
-  // plane's width keeps busy: 32 x 4 pixels by 16 channels on wide planes (ResNet-50's 56x56: 8 KiB of
+  // Staged, each thread 4 (or 2) channels by up to 4 pixels of a row. Tiles from the
+  // widest: 32 x 4 pixels by 16 channels on wide planes (ResNet-50's 56x56: 8 KiB of
   // accumulators, 6.5 KiB of input window and 4.5 KiB of 3x3 weights per 8 channels),
-  // 8 x 4 by 32 on 14x14 to 28x28, 4 x 4 by 64 on 7x7. Slices of 8 input channels where
-  // the group has them, else 4, else 1 (depthwise).
+  // 8 x 4 by 32, 4 x 4 by 64, then the small tiles of 64 threads, 8 x 2 pixels by 16
+  // and 4 x 2 by 16 channels. The first tile whose grid has kGpuBlocksToFill blocks is
+  // taken, else the one of most blocks (ResNet-50's 14x14 and 7x7 convs ran grids of 64
+  // blocks and fewer with the 8 x 4 and 4 x 4 tiles).
+  // Slices as deep as the group's channels and shared memory allow, up to 32 (fewer
+  // barriers and accumulator passes per input channel), down to 1 (depthwise).
   struct Tile {
-    int64_t threads_x, px, threads_o;
+    int64_t threads_x, px, threads_y, threads_o, oc;
   };
-  for (const Tile& t : {Tile{8, 4, 4}, Tile{4, 2, 8}, Tile{4, 1, 16}}) {
-    for (const int64_t tile_c : {8, 4, 1}) {
+  std::optional<ScheduleConfig> most_blocks;
+  for (const Tile& t : {Tile{8, 4, 4, 4, 4}, Tile{4, 2, 4, 8, 4}, Tile{4, 1, 4, 16, 4}, Tile{4, 2, 2, 8, 2},
+                        Tile{4, 1, 2, 8, 2}}) {
+    const std::vector<int64_t> slices = staged_slices(group_channels_);  // ascending
+    for (auto slice = slices.rbegin(); slice != slices.rend() && *slice > 0; ++slice) {
       ScheduleConfig staged;
-      staged.knobs = {{"threads_x", t.threads_x}, {"px_per_thread", t.px}, {"threads_y", 4},
-                      {"threads_o", t.threads_o}, {"oc_per_thread", 4},    {"tile_c", tile_c},
+      staged.knobs = {{"threads_x", t.threads_x}, {"px_per_thread", t.px}, {"threads_y", t.threads_y},
+                      {"threads_o", t.threads_o}, {"oc_per_thread", t.oc}, {"tile_c", *slice},
                       {"unroll_kx", unroll_kx}};
-      if (check(staged).empty()) return staged;
+      if (!check(staged).empty()) continue;
+      if (blocks(staged) >= kGpuBlocksToFill) return staged;
+      if (!most_blocks || blocks(staged) > blocks(*most_blocks)) most_blocks = staged;
+      break;
     }
   }
+  if (most_blocks) return *most_blocks;
   ScheduleConfig c;
   c.knobs["threads_x"] = largest_value_up_to(knobs_, "threads_x", 16);
   c.knobs["threads_y"] = largest_value_up_to(knobs_, "threads_y", 8);

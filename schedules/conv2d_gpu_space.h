@@ -24,9 +24,13 @@ class Conv2dGpuSpace : public ScheduleSpace {
   // Bytes of shared memory a staged point's block uses: accumulators, input window and
   // weights of one slice of input channels.
   int64_t shared_bytes(const ScheduleConfig& c) const;
+  // Thread blocks in a point's grid.
+  int64_t blocks(const ScheduleConfig& c) const;
+  // The tile_c domain for a group of `group_channels` input channels.
+  static std::vector<int64_t> staged_slices(int64_t group_channels);
 
   Workload workload_;
-  int64_t out_w_, out_h_, out_c_, kernel_w_, kernel_h_, group_channels_, group_out_, groups_;
+  int64_t out_w_, out_h_, out_c_, batch_, kernel_w_, kernel_h_, group_channels_, group_out_, groups_;
   int64_t stride_x_, stride_y_, dilation_x_, dilation_y_;
 };
 

@@ -12,6 +12,12 @@ namespace nee {
 // such a device, and the tuner records the failure.
 constexpr int64_t kGpuMaxThreadsPerBlock = 1024;
 constexpr int64_t kGpuSharedBytesPerBlock = 48 * 1024;
+// Thread blocks a default point's grid should have to keep a large GPU busy: about three
+// quarters of an H200's 132 multiprocessors. There ResNet-50's 14x14 and 7x7 convs ran
+// grids of 64 blocks and fewer and BERT's 128-token products 8, and taking smaller tiles
+// where a grid is smaller than this took ResNet-50 from 6.68 to 3.75 ms at batch 1,
+// together with deeper slices (docs/DESIGN-NOTES.md, "GPU figures, measured on an H200").
+constexpr int64_t kGpuBlocksToFill = 96;
 
 // Computes `f` at `at` (a loop between a kernel's block and thread loops) in shared
 // memory, loaded by the block's threads_x x threads_y x threads_z threads together: f's

@@ -21,8 +21,12 @@ class MatmulGpuSpace : public ScheduleSpace {
   ScheduledKernel apply(const ScheduleConfig& c) const override;
 
  private:
+  // Thread blocks in a point's grid.
+  int64_t blocks(const ScheduleConfig& c) const;
+
   Workload workload_;
   int64_t m_, n_, k_;
+  std::vector<int64_t> batch_sizes_;
   bool a_transposed_ = false, b_transposed_ = false;
 };
 

@@ -85,6 +85,13 @@ size_t HalideDeviceValues::resident_bytes() const {
   return bytes;
 }
 
+void HalideDeviceValues::kernel_launched(halide_buffer_t* output) {
+  if (!wait_for_each_kernel_ || !output->device || !api_.device_sync) return;
+  if (const int status = api_.device_sync(nullptr, output)) {
+    throw Error(fmt::format("waiting for a device kernel failed (Halide error {})", status));
+  }
+}
+
 HalideDeviceValues::Value& HalideDeviceValues::value(const std::string& name, const Tensor& host) {
   auto [it, made] = values_.try_emplace(name);
   Value& v = it->second;

@@ -29,6 +29,10 @@ class HalideDeviceValues : public DeviceValues {
   void alias(const std::string& view, const std::string& of, const Tensor& host) override;
   void plan(const MemoryPlan& plan) override;
   size_t resident_bytes() const override;
+  void wait_for_each_kernel(bool on) override { wait_for_each_kernel_ = on; }
+
+  // Waits for the kernel that wrote `output` where wait_for_each_kernel is on.
+  void kernel_launched(halide_buffer_t* output);
 
   // `name`'s buffer over `host`'s bytes, to pass to a kernel as an input. Returns the
   // bytes Halide will upload for it (0 when the device copy is current).
@@ -56,6 +60,7 @@ class HalideDeviceValues : public DeviceValues {
   size_t arena_bytes_ = 0;
   halide_buffer_t arena_{};  // 1-D, f32, no host bytes
   halide_dimension_t arena_dim_{};
+  bool wait_for_each_kernel_ = false;
 };
 
 }  // namespace nee

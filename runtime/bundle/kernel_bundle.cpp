@@ -200,6 +200,7 @@ class BundleNodeKernel : public NodeKernel {
     }
     buffers.push_back(device_->output(output_name, output));
     kernel_->call(buffers);
+    device_->kernel_launched(buffers.back());
     return uploaded;
   }
 

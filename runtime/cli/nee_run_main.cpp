@@ -291,7 +291,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1000000));
   app.add_option("--profile", o.profile,
                  "write a Chrome trace (chrome://tracing, ui.perfetto.dev) of the timed runs (--repeat, "
-                 "default 1) to this file and print the time per operator");
+                 "default 1) to this file and print the time per operator; a GPU bundle's kernels are then each "
+                 "waited for, so that a node's span is its kernel's run, not its launch");
   app.add_flag("--print", o.print_outputs, "print the outputs");
   app.add_flag("--placement", o.placement,
                "list which provider and kernel ran each node, and every node left to the reference kernels");
@@ -338,6 +339,8 @@ int main(int argc, char** argv) {
     const auto outputs = session->run(inputs);
     const auto& out_names = graph.outputs();
     print_device_traffic(*session, "first");
+    // A profile's device nodes are timed to their kernels' ends, not their launches.
+    if (!o.profile.empty()) session->wait_for_each_device_kernel(true);
 
     nee::RunProfile profile = nee::start_profile(*session);
     const nee::FlopAccount flops = nee::account_flops(profile);

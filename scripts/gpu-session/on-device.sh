@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine, in one call: records the GPU, regenerates ResNet-50's weights,
-# times the vendor baselines through PyTorch, runs and checks NEE's CUDA bundle of
-# ResNet-50, measures the 4096^3 MatMul batch folder with nee-measure (the records
-# nee-tune imports), and prints a summary.
+# Runs on the GPU machine, in one call: records the GPU, regenerates the models' weights,
+# times the vendor baselines through PyTorch, runs, checks and profiles NEE's CUDA bundles
+# of ResNet-50 and the BERT-style encoder at batch 1 and 8, measures the 4096^3 MatMul
+# batch folder with nee-measure (the records nee-tune imports), and prints a summary.
 #
 # Usage: on-device.sh FOLDER OUT
 #   FOLDER  what prepare.sh made (carried to the device)
 #   OUT     where results go (the device's $OUT): steps.txt (one line per step: name,
 #           status, exit code, seconds taken, seconds allowed), summary.txt, vendor.json,
-#           results.jsonl, and logs.tar.gz holding each step's <step>.log.
+#           results.jsonl and confirmations.jsonl (the MatMul batch), tuning-results.tar.gz
+#           (the models' tuning batches, where FOLDER has them), and logs.tar.gz holding
+#           each step's <step>.log and the per-node profiles.
 #           The device returns at most 8 files, so the logs travel as one archive,
 #           rewritten after every step.
 # Environment: NEE_GPU_BUDGET_S, seconds for all steps together (default 360): each step
@@ -72,12 +74,13 @@ step() {
   return $rc
 }
 
-# FOLDER is left as it is: the model (beside which the 98 MiB stand-in weights are
-# written) and the batch folder (into which nee-measure appends results.jsonl) are
-# measured from copies. A results.jsonl carried in FOLDER's batch folder is kept, so
-# nee-measure measures only the candidates it lacks.
-cp -r "$folder/resnet50" "$folder/matmul-4096" "$work/"
-model=$work/resnet50/model.onnx
+# FOLDER is left as it is: the models (beside which the stand-in weights are written) and
+# the batch folder (into which nee-measure appends results.jsonl) are measured from
+# copies. A results.jsonl carried in FOLDER's batch folder is kept, so nee-measure
+# measures only the candidates it lacks.
+models=(resnet50 bert_encoder)
+for name in "${models[@]}"; do cp -r "$folder/$name" "$work/"; done
+cp -r "$folder/matmul-4096" "$work/"
 batch=$work/matmul-4096
 
 # nvidia-smi comes last, so its exit code is the step's. NEE's kernel libraries open the
@@ -89,24 +92,42 @@ step gpu-info 20 bash -c '
   nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total,clocks.max.sm --format=csv && nvidia-smi
 '
 
-step weights 60 "$py" "$here/external_weights.py" regenerate "$work/resnet50"
-weights_rc=$?
+declare -A weights_rc
+for name in "${models[@]}"; do
+  step "weights-$name" 60 "$py" "$here/external_weights.py" regenerate "$work/$name"
+  weights_rc[$name]=$?
+done
 
-step vendor 120 "$py" "$here/vendor_baselines.py" --out "$out/vendor.json"
+step vendor 150 "$py" "$here/vendor_baselines.py" --out "$out/vendor.json"
 
-if ((weights_rc == 0)); then
-  step ort-reference 60 "$py" "$here/ort_reference.py" "$model" "$work/testdata"
-  # nee-run checks the CUDA bundle's output against ONNX Runtime's where it ran, and
-  # against NEE's reference CPU kernels always, then times it.
-  expect=()
-  if [ -f "$work/testdata/output_0.pb" ]; then expect=(--inputs "$work/testdata" --expect "$work/testdata"); fi
-  step nee-run 120 "$folder/bin/nee-env" "$folder/bin/nee-run" "$model" --target cuda \
-    --bundle "$folder/resnet50-cuda-bundle" "${expect[@]}" --check-reference --peak-rtol 1e-4 \
-    --warmup 20 --repeat 100 --placement
-else
-  skip ort-reference "the weights file was not regenerated"
-  skip nee-run "the weights file was not regenerated"
-fi
+# Per model: ONNX Runtime's CPU outputs at batch 1 and 8 on the stand-in weights; nee-run
+# of the CUDA bundle on each, checked against them, then timed; then per-node profiles at
+# batch 1 and 8 (each kernel waited for), which come back in logs.tar.gz.
+declare -A token_ids=([resnet50]=1 [bert_encoder]=30522) sample=([resnet50]=3x224x224 [bert_encoder]=128)
+for name in "${models[@]}"; do
+  model=$work/$name/model.onnx
+  data=$work/testdata/$name
+  if ((weights_rc[$name] != 0)); then
+    skip "nee-run-$name" "the weights file was not regenerated"
+    continue
+  fi
+  step "ort-$name" 90 "$py" "$here/ort_reference.py" "$model" "$data" --batches 1,8 --int-high "${token_ids[$name]}"
+  run=("$folder/bin/nee-env" "$folder/bin/nee-run" "$model" --target cuda --bundle "$folder/$name-cuda-bundle")
+  for b in 1 8; do
+    expect=()
+    if [ -f "$data/b$b/output_0.pb" ]; then
+      expect=(--expect "$data/b$b")
+    fi
+    inputs=(--input-shape "input=${b}x${sample[$name]}")
+    if [ -f "$data/b$b/input_0.pb" ]; then inputs=(--inputs "$data/b$b"); fi
+    step "nee-run-$name-b$b" 90 "${run[@]}" "${inputs[@]}" "${expect[@]}" --peak-rtol 1e-4 \
+      --warmup 20 --repeat $((b == 1 ? 100 : 50)) --placement
+  done
+  for b in 1 8; do
+    step "nee-profile-$name-b$b" 60 "${run[@]}" --input-shape "input=${b}x${sample[$name]}" \
+      --warmup 5 --repeat 20 --profile "$work/logs/$name-b$b-profile.json"
+  done
+done
 
 # nee-measure checks every candidate against one CPU reference, computed before the first
 # and spread over the cores (at 4096^3, 137 GFLOP: 16.6 s on the 2-core machine that
@@ -114,11 +135,29 @@ fi
 # re-measures the default and the 3 fastest others in 3 rotated rounds, whose medians
 # rank them when imported (confirmations.jsonl). A kill loses only the candidate in
 # flight (or the re-measuring), and a rerun on the folder measures only the rest.
-step matmul-batch $((budget - (SECONDS - started) - 15)) \
+matmul_share=$((budget - (SECONDS - started) - 15))
+# With tuning batches to measure, the MatMul batch takes a third of what is left.
+if [ -f "$folder/tuning.tar.xz" ]; then matmul_share=$((matmul_share / 3)); fi
+step matmul-batch "$matmul_share" \
   "$folder/bin/nee-env" "$batch/bin/nee-measure" --batch "$batch"
 for file in results.jsonl confirmations.jsonl; do
   if [ -f "$batch/$file" ]; then cp "$batch/$file" "$out/$file"; fi
 done
+
+# The models' tuning batches (prepare.sh --tune-count), each measured under an even share
+# of what is left; their results travel back as one archive, tuning-results.tar.gz.
+if [ -f "$folder/tuning.tar.xz" ] && "$py" -m tarfile -e "$folder/tuning.tar.xz" "$work"; then
+  tuned=(resnet50 bert_encoder)
+  for k in "${!tuned[@]}"; do
+    share=$(((budget - (SECONDS - started) - 15) / (${#tuned[@]} - k)))
+    step "tune-${tuned[k]}" "$share" "$folder/bin/nee-env" "$work/${tuned[k]}/bin/nee-measure" --batch "$work/${tuned[k]}"
+    mkdir -p "$work/tuning-results/${tuned[k]}"
+    for file in results.jsonl confirmations.jsonl; do
+      if [ -f "$work/${tuned[k]}/$file" ]; then cp "$work/${tuned[k]}/$file" "$work/tuning-results/${tuned[k]}/"; fi
+    done
+    tar -czf "$out/tuning-results.tar.gz" -C "$work/tuning-results" .
+  done
+fi
 
 if ! "$py" "$here/summarize.py" "$out" >"$out/summary.txt" 2>&1; then
   { echo "summarize.py failed; steps:"; cat "$out/steps.txt"; } >>"$out/summary.txt"

@@ -5,17 +5,28 @@
 #   resnet50/model.onnx          ResNet-50 with its weights as external data; weights.bin
 #                                stays behind (98 MiB) and weights.json is the recipe that
 #                                on-device.sh regenerates it from
-#   resnet50-cuda-bundle/        NEE's CUDA bundle of that model.onnx, default schedules
+#   resnet50-cuda-bundle/        NEE's CUDA bundle of that model.onnx, default schedules,
+#                                for batch 1 and batch 8
+#   bert_encoder/, bert_encoder-cuda-bundle/
+#                                the same for the BERT-style encoder (sequence 128)
 #   matmul-4096/                 a batch folder (nee-tune pack) of 4096x4096x4096 MatMul
 #                                CUDA candidates, the default point first, with bin/nee-measure
 #   bin/nee-run, bin/nee-env     nee-run, and the wrapper that runs NEE's programs with lib/
 #   lib/                         every shared library those programs and kernels need beyond
 #                                glibc, libstdc++ and libgcc
 #   prepared.json                what was prepared, from which commit, and the sizes
-# Usage: prepare.sh [--zoo DIR] [--count N] [--seed S] OUT_DIR
-#   --zoo    make_zoo.py's folder (default BUILD/model-zoo; resnet50 is exported there if missing)
+#   tuning.tar.xz                with --tune-count: the models' tuning batches (below),
+#                                compressed (their kernel libraries share most bytes)
+# Usage: prepare.sh [--zoo DIR] [--count N] [--seed S] [--tune-count N] [--db FILE] OUT_DIR
+#   --zoo    make_zoo.py's folder (default BUILD/model-zoo; the models are exported there if missing)
 #   --count  MatMul candidates (default 24)
 #   --seed   search seed of the candidates (default 14)
+#   --tune-count  candidates per workload of each model (ResNet-50 at batch 1, the encoder
+#            at batch 1 and 8), the default point first, packed into batch folders in
+#            OUT_DIR.tuning/ (beside OUT_DIR, not carried; summarize.py --tuning imports
+#            their results from there) and carried as OUT_DIR/tuning.tar.xz (default 0: none)
+#   --db     build the models' bundles from this tuning database's records (default: a
+#            scratch database, so default schedules)
 # Environment: NEE_BUILD, the build folder (default: the repository's build/).
 # A scratch tuning database is used, so the user's database is left as it is.
 set -euo pipefail
@@ -26,6 +37,8 @@ build=${NEE_BUILD:-$repo/build}
 zoo=$build/model-zoo
 count=24
 seed=14
+tune_count=0
+db=
 # What may travel: the device tool carries 64 MiB with the working tree, scripts included.
 max_bytes=$((48 * 1024 * 1024))
 # A base Ubuntu system has these; the loader, glibc's libraries and the C++ runtime.
@@ -36,12 +49,14 @@ while [ $# -gt 1 ]; do
     --zoo) zoo=$2 ;;
     --count) count=$2 ;;
     --seed) seed=$2 ;;
+    --tune-count) tune_count=$2 ;;
+    --db) db=$(realpath "$2") ;;
     *) echo "prepare.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift 2
 done
 if [ $# -ne 1 ]; then
-  echo "usage: $0 [--zoo DIR] [--count N] [--seed S] OUT_DIR" >&2
+  echo "usage: $0 [--zoo DIR] [--count N] [--seed S] [--tune-count N] [--db FILE] OUT_DIR" >&2
   exit 2
 fi
 for program in tuner/nee-tune tuner/nee-measure runtime/cli/nee-run; do
@@ -60,24 +75,33 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 started=$SECONDS
 tune=("$build/tuner/nee-tune" --target cuda --db "$scratch/tuning.db" --work-dir "$scratch/work")
-
-echo "== ResNet-50 with external weights"
-if [ ! -f "$zoo/resnet50/model.onnx" ]; then
-  /usr/bin/python3 "$repo/tests/models/make_zoo.py" "$zoo" --models resnet50
-fi
-/usr/bin/python3 "$here/external_weights.py" externalize "$zoo/resnet50/model.onnx" "$scratch/resnet50"
-mkdir -p "$out/resnet50"
-cp "$scratch/resnet50/model.onnx" "$scratch/resnet50/weights.json" "$out/resnet50/"
-
-echo "== CUDA bundle of ResNet-50 (default schedules)"
-"${tune[@]}" "$scratch/resnet50/model.onnx" --trials 0 --bundle "$out/resnet50-cuda-bundle"
-# The bundle is built from the scratch copy, beside its real weights; it must name the
-# bytes of the carried model.onnx.
-model_sha=$(sha256sum "$out/resnet50/model.onnx" | cut -d' ' -f1)
-if ! grep -q "$model_sha" "$out/resnet50-cuda-bundle/manifest.json"; then
-  echo "prepare.sh: the bundle's manifest does not name model.onnx's sha256 $model_sha" >&2
+bundle_tune=("$build/tuner/nee-tune" --target cuda --db "${db:-$scratch/tuning.db}" --work-dir "$scratch/work")
+if [ -n "$db" ] && [ ! -f "$db" ]; then
+  echo "prepare.sh: --db $db does not exist" >&2
   exit 1
 fi
+
+# Each model with its weights as external data, and its CUDA bundle (default schedules)
+# for batch 1 and batch 8. The bundle is built from a scratch copy, beside the real
+# weights; its manifest must name the bytes of the carried model.onnx.
+declare -A model_sha
+for entry in "resnet50 1x3x224x224 8x3x224x224" "bert_encoder 1x128 8x128"; do
+  read -r name shape1 shape8 <<<"$entry"
+  echo "== $name with external weights, and its CUDA bundle for input=$shape1 and input=$shape8"
+  if [ ! -f "$zoo/$name/model.onnx" ]; then
+    /usr/bin/python3 "$repo/tests/models/make_zoo.py" "$zoo" --models "$name"
+  fi
+  /usr/bin/python3 "$here/external_weights.py" externalize "$zoo/$name/model.onnx" "$scratch/$name"
+  mkdir -p "$out/$name"
+  cp "$scratch/$name/model.onnx" "$scratch/$name/weights.json" "$out/$name/"
+  "${bundle_tune[@]}" "$scratch/$name/model.onnx" --trials 0 --input-shape "input=$shape1" --input-shape "input=$shape8" \
+    --bundle "$out/$name-cuda-bundle"
+  model_sha[$name]=$(sha256sum "$out/$name/model.onnx" | cut -d' ' -f1)
+  if ! grep -q "${model_sha[$name]}" "$out/$name-cuda-bundle/manifest.json"; then
+    echo "prepare.sh: the bundle's manifest does not name $name/model.onnx's sha256 ${model_sha[$name]}" >&2
+    exit 1
+  fi
+done
 
 echo "== $count MatMul 4096x4096x4096 CUDA candidates"
 # --measure-timeout: nee-measure checks each candidate against a CPU reference before
@@ -88,6 +112,19 @@ if ! /usr/bin/python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1])
   "$out/matmul-4096/manifest.json"; then
   echo "prepare.sh: the batch's first candidate is not the default point" >&2
   exit 1
+fi
+
+if ((tune_count > 0)); then
+  echo "== $tune_count candidates per workload of ResNet-50 (batch 1) and the encoder (batch 1 and 8)"
+  batches=$out.tuning
+  rm -rf "$batches" && mkdir -p "$batches"
+  # --batch 1: nee-measure re-measures each workload's fastest and its default in rotated
+  # rounds, whose medians rank them once imported.
+  "${tune[@]}" "$scratch/resnet50/model.onnx" --input-shape input=1x3x224x224 --seed "$seed" --batch 1 \
+    pack --count "$tune_count" --out "$batches/resnet50"
+  "${tune[@]}" "$scratch/bert_encoder/model.onnx" --input-shape input=1x128 --input-shape input=8x128 --seed "$seed" \
+    --batch 1 pack --count "$tune_count" --out "$batches/bert_encoder"
+  tar -cJf "$out/tuning.tar.xz" -C "$batches" resnet50 bert_encoder
 fi
 
 echo "== programs and shared libraries"
@@ -125,7 +162,8 @@ dirty=$(git -C "$repo" status --porcelain --untracked-files=no | wc -l)
 cat >"$out/prepared.json" <<EOF
 {"commit": "$commit", "modified_tracked_files": $dirty, "prepared_at": "$(date -u +%FT%TZ)",
  "host": "$(hostname)", "matmul_candidates": $(find "$out/matmul-4096/candidates" -name kernel.so | wc -l), "matmul_seed": $seed,
- "model_sha256": "$model_sha", "bytes": $bytes, "prepare_seconds": $((SECONDS - started))}
+ "tuning_candidates_per_workload": $tune_count, "bundles_from_db": "${db:-none}",
+ "model_sha256": {"resnet50": "${model_sha[resnet50]}", "bert_encoder": "${model_sha[bert_encoder]}"}, "bytes": $bytes, "prepare_seconds": $((SECONDS - started))}
 EOF
 echo "== $out: $(du -sh "$out" | cut -f1) ($bytes bytes) in $((SECONDS - started)) s"
 du -sh "$out"/* | sed 's/^/   /'

@@ -3,23 +3,36 @@
 
   matmul    torch.matmul of two 4096x4096 fp32 matrices, which PyTorch runs as cuBLAS
             sgemm; TF32 is off, so the product is computed in fp32 throughout
-  resnet50  torchvision's ResNet-50 (random weights, eval mode) at batch 1, 1x3x224x224;
-            cuDNN convolutions with TF32 off and cudnn.benchmark on (its fastest fp32
-            algorithm per conv). Timed two ways: the forward pass alone on an input
-            already on the device (CUDA events), and a run as nee-run times one, input
-            copied up and output copied back (wall clock)
+  resnet50  torchvision's ResNet-50 (random weights, eval mode) at batch 1, 1x3x224x224,
+            and at batch 8 (resnet50_b8); cuDNN convolutions with TF32 off and
+            cudnn.benchmark on (its fastest fp32 algorithm per conv). Timed two ways: the
+            forward pass alone on an input already on the device (CUDA events), and a run
+            as nee-run times one, input copied up and output copied back (wall clock)
+  resnet50_convs
+            each distinct convolution of ResNet-50 at batch 1 alone, as cuDNN runs it
+            (F.conv2d, bias included, no activation), with how often the model runs it:
+            20 calls captured in a CUDA graph and replayed, so that the time is the
+            kernels' and not PyTorch's dispatch (back to back in eager mode, every conv
+            took 22 us or more on an H200, the floor of the calls' launch)
+  bert_encoder
+            the zoo's BERT-style encoder (tests/models/make_zoo.py's BertStyleEncoder:
+            hidden 256, 4 layers, 4 heads, sequence 128) in eager mode at batch 1, and at
+            batch 8 (bert_encoder_b8), timed as ResNet-50 is
 
 Each timing: warm-up calls, then samples of back-to-back calls; the median, p10 and p90
 of the per-call times are written to a JSON file.
 """
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
 
 import torch
 import torchvision
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "models"))
 
 
 def percentile(values, q):
@@ -66,10 +79,8 @@ def matmul_baseline(n, warmup, samples):
     return s
 
 
-def resnet50_baseline(warmup, samples):
-    torch.manual_seed(0)
-    net = torchvision.models.resnet50(weights=None).cuda().eval()
-    x_host = torch.rand(1, 3, 224, 224) * 2 - 1
+def model_baseline(net, x_host, warmup, samples):
+    """`net`'s forward pass on `x_host`, alone on a device input and with host I/O."""
     x = x_host.cuda()
     with torch.inference_mode():
         device_only = summary_ms(time_events(lambda: net(x), warmup, samples, 1))
@@ -78,7 +89,61 @@ def resnet50_baseline(warmup, samples):
             start = time.perf_counter()
             net(x_host.cuda()).cpu()
             host_io.append((time.perf_counter() - start) * 1000)
-    return {"input": [1, 3, 224, 224], "device_input": device_only, "host_io": summary_ms(host_io)}
+    return {"input": list(x_host.shape), "device_input": device_only, "host_io": summary_ms(host_io)}
+
+
+def resnet50():
+    torch.manual_seed(0)
+    return torchvision.models.resnet50(weights=None).cuda().eval()
+
+
+def bert_encoder():
+    from make_zoo import BertStyleEncoder  # the zoo's own definition: the exported model's architecture
+    torch.manual_seed(0)
+    return BertStyleEncoder(30522, 256, 4, 4, 128).cuda().eval()
+
+
+def graph_times(fn, warmup, samples, calls=20):
+    """Per-call milliseconds of `fn`, `calls` of them captured in one CUDA graph per sample."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):  # cuDNN picks its algorithm (cudnn.benchmark) before the capture
+            fn()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(calls):
+            fn()
+    return [t / calls for t in time_events(graph.replay, warmup, samples, 1)]
+
+
+def resnet50_convs(warmup, samples):
+    """Each distinct conv of ResNet-50 at batch 1, timed alone through cuDNN."""
+    net = resnet50()
+    seen = {}
+
+    def hook(module, inputs, _):
+        key = (tuple(inputs[0].shape), tuple(module.weight.shape), module.stride, module.padding)
+        seen.setdefault(key, [module, inputs[0].detach().clone(), 0])[2] += 1
+
+    handles = [m.register_forward_hook(hook) for m in net.modules() if isinstance(m, torch.nn.Conv2d)]
+    with torch.inference_mode():
+        net(torch.rand(1, 3, 224, 224, device="cuda"))
+    for h in handles:
+        h.remove()
+    rows = []
+    with torch.inference_mode():
+        for (shape, weight, stride, padding), (module, x, count) in seen.items():
+            bias = torch.rand(weight[0], device="cuda")
+            fn = lambda: torch.nn.functional.conv2d(x, module.weight, bias, module.stride, module.padding)  # noqa: E731
+            s = summary_ms(graph_times(fn, warmup, samples))
+            out = fn().shape
+            flops = 2.0 * out[0] * out[1] * out[2] * out[3] * weight[1] * weight[2] * weight[3]
+            s.update({"input": list(shape), "weight": list(weight), "stride": list(stride), "pad": list(padding),
+                      "count": count, "gflops_at_median": flops / (s["median_ms"] * 1e6)})
+            rows.append(s)
+    return rows
 
 
 def main():
@@ -98,8 +163,15 @@ def main():
               "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version(),
               "tf32": False, "dtype": "float32"}
     # Each part is written as soon as it is measured, so a later failure keeps it.
-    for name, measure in (("matmul", lambda: matmul_baseline(args.n, args.warmup, args.samples)),
-                          ("resnet50", lambda: resnet50_baseline(args.warmup, args.samples))):
+    image = torch.rand(8, 3, 224, 224, generator=torch.Generator().manual_seed(1)) * 2 - 1
+    tokens = torch.randint(0, 30522, (8, 128), generator=torch.Generator().manual_seed(1))
+    parts = (("matmul", lambda: matmul_baseline(args.n, args.warmup, args.samples)),
+             ("resnet50", lambda: model_baseline(resnet50(), image[:1], args.warmup, args.samples)),
+             ("resnet50_b8", lambda: model_baseline(resnet50(), image, args.warmup, args.samples)),
+             ("bert_encoder", lambda: model_baseline(bert_encoder(), tokens[:1], args.warmup, args.samples)),
+             ("bert_encoder_b8", lambda: model_baseline(bert_encoder(), tokens, args.warmup, args.samples)),
+             ("resnet50_convs", lambda: resnet50_convs(args.warmup, args.samples)))
+    for name, measure in parts:
         try:
             result[name] = measure()
         except Exception as e:  # one failed baseline must not lose the other's numbers
@@ -107,7 +179,7 @@ def main():
         with open(args.out, "w") as f:
             json.dump(result, f, indent=1)
         print(name, json.dumps(result[name]))
-    if any("error" in result[k] for k in ("matmul", "resnet50")):
+    if any("error" in result[name] for name, _ in parts if isinstance(result[name], dict)):
         sys.exit(1)
 
 

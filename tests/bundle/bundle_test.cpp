@@ -6,6 +6,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -25,9 +26,11 @@
 #include "runtime/profiling/flop_account.h"
 #include "runtime/session.h"
 #include "runtime/tensor_io.h"
+#include "schedules/schedule_space.h"
 #include "test_key_pair.h"
 #include "tuner/compile/bundle_builder.h"
 #include "tuner/compile/kernel_compiler.h"
+#include "tuning-db/tuning_database.h"
 
 namespace nee {
 namespace {
@@ -272,6 +275,48 @@ TEST_F(Bundle, TunedKernelOfALowerLevelIsPreferred) {
   options.model_path = model_;
   EXPECT_EQ(KernelBundle::load(copy_, options)->kernels_by_level(),
             (std::map<std::string, int>{{low(), 1}, {high(), 2}}));
+}
+
+// A GPU bundle is mostly built where its GPU is not (pack here, nee-measure --batch on
+// the GPU's machine, db import-results here): it takes the records of the device that
+// measured its workloads, which is not this machine.
+TEST_F(Bundle, GpuBundleTakesTheRecordsOfTheDeviceThatMeasuredThem) {
+  TuningDatabase db(root_ + "/gpu-records.db");
+  Target measured = host_target(TargetKind::cuda);
+  measured.device.device = "NVIDIA H200 (sm_90)";
+  const Workload& w = workloads_.at(0);
+  const auto space = make_schedule_space(w, measured);
+  ScheduleConfig picked = space->default_config();
+  picked.knobs.at("unroll_k") = 1;
+  ASSERT_EQ(space->check(picked), "");
+  ASSERT_FALSE(picked == space->default_config());
+  TuningRecord r;
+  r.workload = w;
+  r.target = measured;
+  r.config = picked;
+  r.result.status = MeasureStatus::ok;
+  r.result.median_us = r.result.min_us = 4.0;
+  r.result.repeats = 5;
+  r.strategy = "evolutionary";
+  const int64_t id = db.add_record(r);
+  db.set_confirmed_us(id, 4.0);  // a search's pick ranks above the default once confirmed
+
+  BundleRequest request;
+  request.workloads = workloads_;
+  request.target = host_target(TargetKind::cuda);
+  request.model_path = model_;
+  request.output_dir = root_ + "/gpu-bundle";
+  const BundleManifest m = build_bundle(&db, request);
+  ASSERT_EQ(m.variants.size(), 1u);
+  const auto& kernels = m.variants[0].kernels;
+  const auto entry = std::find_if(kernels.begin(), kernels.end(),
+                                  [&](const BundleKernelEntry& e) { return e.workload.key() == w.key(); });
+  ASSERT_NE(entry, kernels.end());
+  EXPECT_EQ(entry->source, "tuned");
+  EXPECT_EQ(entry->record_id, id);
+  EXPECT_TRUE(entry->schedule == picked);
+  EXPECT_EQ(std::count_if(kernels.begin(), kernels.end(), [](const BundleKernelEntry& e) { return e.source == "tuned"; }),
+            1);
 }
 
 TEST_F(Bundle, NoVariantThisCpuRunsIsRefused) {

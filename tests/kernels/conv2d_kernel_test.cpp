@@ -349,18 +349,31 @@ TEST_F(Conv2dKernel, OpenClStagedKernelsVerifiedByNeeMeasure) {
   }
 }
 
-// The GPU space stages by default where a block's tile fits the plane: ResNet-50's
-// 56x56 3x3 conv in 32-pixel rows, 8 channels a slice; its 7x7 ones in 4-pixel rows; a
-// depthwise conv one channel a slice. The CUDA object of the first builds.
+// The GPU space stages by default where a block's tile fits the plane, in slices as deep
+// as shared memory holds, and in tiles small enough to fill the GPU: ResNet-50's 56x56
+// 3x3 conv in 32-pixel rows, 16 channels a slice (32 would take 52 KiB); its 7x7 ones in
+// 4-pixel rows by 2 rows, 32 channels a slice; its 1x1 conv over 1024 channels of 14x14
+// in tiles of 8 x 2 pixels (224 blocks; 8 x 4 pixels by 32 channels made 64); the RGB
+// stem all 3 channels a slice; a depthwise conv one channel a slice. The CUDA object of
+// the first builds.
 TEST(Conv2dGpuSpace, DefaultsStageAndBuildForCuda) {
   const Workload wide = conv2d_workload_from_shape("1x64x56x56,64x3x3,s1,p1");
   const ScheduleConfig w = make_schedule_space(wide, TargetKind::cuda)->default_config();
-  EXPECT_EQ(w.at("tile_c"), 8);
+  EXPECT_EQ(w.at("tile_c"), 16);
   EXPECT_EQ(w.at("threads_x") * w.at("px_per_thread"), 32);
   const ScheduleConfig narrow =
       make_schedule_space(conv2d_workload_from_shape("1x512x7x7,512x3x3,s1,p1"), TargetKind::cuda)->default_config();
   EXPECT_EQ(narrow.at("threads_x") * narrow.at("px_per_thread"), 4);
-  EXPECT_EQ(narrow.at("tile_c"), 8);
+  EXPECT_EQ(narrow.at("threads_y"), 2);
+  EXPECT_EQ(narrow.at("tile_c"), 32);
+  const ScheduleConfig deep =
+      make_schedule_space(conv2d_workload_from_shape("1x1024x14x14,256x1x1"), TargetKind::cuda)->default_config();
+  EXPECT_EQ(deep.at("threads_x") * deep.at("px_per_thread"), 8);
+  EXPECT_EQ(deep.at("threads_y"), 2);
+  EXPECT_EQ(deep.at("tile_c"), 32);
+  const ScheduleConfig stem =
+      make_schedule_space(conv2d_workload_from_shape("1x3x224x224,64x7x7,s2,p3"), TargetKind::cuda)->default_config();
+  EXPECT_EQ(stem.at("tile_c"), 3);
   const ScheduleConfig depthwise = make_schedule_space(conv2d_workload_from_shape("1x96x28x28,96x3x3,s2,p1,g96"),
                                                        TargetKind::cuda)->default_config();
   EXPECT_EQ(depthwise.at("tile_c"), 1);

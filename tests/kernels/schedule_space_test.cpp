@@ -293,12 +293,17 @@ TEST(ScheduleSpace, StridedCopyPointsAreValid) {
 }
 
 // The MatMul GPU space stages A and B in shared memory by default where the workload
-// holds whole 64 x 64 x 16 tiles, reads them from global memory where it does not, and
+// holds whole tiles, in 64 x 64 tiles where they fill the GPU and 32 x 32 ones where
+// they would leave it idle, reads them from global memory where it does not, and
 // rejects staged points that the tiles cannot serve.
 TEST(ScheduleSpace, MatmulGpuStagesWhereTheTilesFit) {
+  const ScheduleConfig large = make_schedule_space(shape(2048, 2048, 2048), TargetKind::cuda)->default_config();
+  EXPECT_EQ(large.at("threads_n") * large.at("cols_per_thread"), 64);
+  EXPECT_EQ(large.at("tile_k"), 32);
   const auto big = make_schedule_space(shape(256, 256, 256), TargetKind::opencl);
   ScheduleConfig c = big->default_config();
-  EXPECT_EQ(c.at("tile_k"), 16);
+  EXPECT_EQ(c.at("threads_n") * c.at("cols_per_thread"), 32) << "64 x 64 tiles would make a grid of 16 blocks";
+  EXPECT_EQ(c.at("tile_k"), 32);
   EXPECT_EQ(c.at("vector_load"), 4);
   EXPECT_EQ(make_schedule_space(shape(7, 13, 5), TargetKind::opencl)->default_config().at("tile_k"), 0);
 
@@ -317,7 +322,7 @@ TEST(ScheduleSpace, MatmulGpuStagesWhereTheTilesFit) {
 
   const auto odd_k = make_schedule_space(shape(64, 40, 64), TargetKind::opencl);
   ScheduleConfig k40 = odd_k->default_config();
-  EXPECT_EQ(k40.at("tile_k"), 8) << "the 16-deep default does not divide K = 40, so the default falls back";
+  EXPECT_EQ(k40.at("tile_k"), 8) << "32- and 16-deep slices do not divide K = 40, so the default falls back";
   k40.knobs["tile_k"] = 16;
   EXPECT_NE(odd_k->check(k40).find("tile_k does not divide K"), std::string::npos) << odd_k->check(k40);
 

@@ -145,6 +145,21 @@ TEST_F(DeviceResidency, ValuesStayOnTheDeviceBetweenKernels) {
   EXPECT_TRUE(second.round_trip_nodes.empty());
 }
 
+// Profiles wait for each device kernel (Session::wait_for_each_device_kernel), so that a
+// node's time is its kernel's run; the values stay on the device all the same.
+TEST_F(DeviceResidency, WaitingForEachKernelKeepsTheValuesOnTheDevice) {
+  Session s = session_on("direct");
+  run_and_check(s, "direct", 5);
+  s.wait_for_each_device_kernel(true);
+  run_and_check(s, "direct", 6);
+  const DeviceTraffic waited = *s.device_traffic();
+  EXPECT_EQ(waited.bytes_to_device, kInputBytes);
+  EXPECT_EQ(waited.bytes_to_host, kProductBytes);
+  EXPECT_TRUE(waited.round_trip_nodes.empty());
+  s.wait_for_each_device_kernel(false);
+  run_and_check(s, "direct", 7);
+}
+
 TEST_F(DeviceResidency, AHostNodeBetweenDeviceKernelsIsARoundTrip) {
   Session s = session_on("reversed");
   run_and_check(s, "reversed", 3);

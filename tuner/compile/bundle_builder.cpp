@@ -88,9 +88,10 @@ static std::vector<const IsaLevel*> levels_to_build(const BundleRequest& request
   return levels;
 }
 
-// A level this machine cannot run was measured on another machine (pack here,
-// nee-measure --batch there, db import-results here): its records are those of the device
-// that measured the most of the request's workloads for the level's target.
+// A level this machine cannot run, and a GPU target (whose GPU is often on another
+// machine), was measured elsewhere (pack here, nee-measure --batch there, db
+// import-results here): its records are those of the device that measured the most of the
+// request's workloads for the level's target.
 static std::optional<DeviceFingerprint> device_measuring_level(const TuningDatabase& db, const BundleRequest& request,
                                                                const Target& level_target) {
   std::optional<DeviceFingerprint> best;
@@ -122,7 +123,8 @@ static BundleVariant plan_variant(const TuningDatabase* db, const BundleRequest&
   *level_target = request.target;
   level_target->halide = v.halide;
   const bool use_records = request.use_database && db;
-  if (use_records && request.target.kind() == TargetKind::cpu && !missing_cpu_flags(level).empty()) {
+  const bool measured_elsewhere = request.target.kind() != TargetKind::cpu || !missing_cpu_flags(level).empty();
+  if (use_records && measured_elsewhere) {
     if (std::optional<DeviceFingerprint> device = device_measuring_level(*db, request, *level_target)) {
       level_target->device = *device;
     }
