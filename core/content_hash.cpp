@@ -9,10 +9,12 @@
 
 namespace nee {
 
-std::string sha256_hex(const std::string& bytes) {
+std::string sha256_hex(const std::string& bytes) { return sha256_hex(bytes.data(), bytes.size()); }
+
+std::string sha256_hex(const void* data, size_t size) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
-  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr) != 1) {
+  if (EVP_Digest(data, size, digest, &length, EVP_sha256(), nullptr) != 1) {
     throw Error("sha256 failed");
   }
   static const char* hex = "0123456789abcdef";

@@ -1,6 +1,7 @@
 #include "runtime/bundle/bundle_folder.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -85,8 +86,7 @@ BundleFolder::BundleFolder(const std::string& path) : path_(path) {
 
 BundleFolder::~BundleFolder() { close(fd_); }
 
-std::optional<std::string> BundleFolder::read(const std::string& name, uint64_t max_bytes,
-                                              const std::string& what) const {
+int BundleFolder::open_entry(const std::string& name, const std::string& what) const {
   const std::string path = path_ + "/" + name;
   if (name.empty() || name == "." || name == ".." || name.find_first_of(std::string("/\0", 2)) != std::string::npos) {
     throw Error(fmt::format("{} '{}' of bundle '{}' is not a plain file name inside the folder", what, name, path_));
@@ -95,7 +95,7 @@ std::optional<std::string> BundleFolder::read(const std::string& name, uint64_t 
   // arms), and opening a FIFO waits for a writer.
   struct stat st;
   if (fstatat(fd_, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    if (errno == ENOENT) return std::nullopt;
+    if (errno == ENOENT) return -1;
     throw Error(fmt::format("cannot inspect {} '{}': {}", what, path, std::strerror(errno)));
   }
   if (S_ISLNK(st.st_mode)) {
@@ -108,9 +108,36 @@ std::optional<std::string> BundleFolder::read(const std::string& name, uint64_t 
   }
   require_regular(st, path, what);
   // O_NOFOLLOW and O_NONBLOCK again, for a file swapped since it was inspected.
-  const OpenFile file(openat(fd_, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY));
-  if (file.fd() < 0) throw Error(fmt::format("cannot open {} '{}': {}", what, path, std::strerror(errno)));
-  return read_open_file(file.fd(), path, max_bytes, what);
+  const int fd = openat(fd_, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) throw Error(fmt::format("cannot open {} '{}': {}", what, path, std::strerror(errno)));
+  return fd;
+}
+
+std::optional<std::string> BundleFolder::read(const std::string& name, uint64_t max_bytes,
+                                              const std::string& what) const {
+  const OpenFile file(open_entry(name, what));
+  if (file.fd() < 0) return std::nullopt;
+  return read_open_file(file.fd(), path_ + "/" + name, max_bytes, what);
+}
+
+std::optional<MappedBytes> BundleFolder::map(const std::string& name, const std::string& what) const {
+  const OpenFile file(open_entry(name, what));
+  if (file.fd() < 0) return std::nullopt;
+  const std::string path = path_ + "/" + name;
+  struct stat st;
+  if (fstat(file.fd(), &st) != 0) throw Error(fmt::format("cannot inspect {} '{}': {}", what, path, std::strerror(errno)));
+  require_regular(st, path, what);
+  MappedBytes mapped;
+  mapped.size = static_cast<size_t>(st.st_size);
+  if (mapped.size == 0) {
+    mapped.data = std::shared_ptr<uint8_t>(new uint8_t[1](), std::default_delete<uint8_t[]>());
+    return mapped;
+  }
+  void* at = mmap(nullptr, mapped.size, PROT_READ, MAP_PRIVATE, file.fd(), 0);
+  if (at == MAP_FAILED) throw Error(fmt::format("cannot map {} '{}': {}", what, path, std::strerror(errno)));
+  const size_t size = mapped.size;
+  mapped.data = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(at), [size](uint8_t* p) { munmap(p, size); });
+  return mapped;
 }
 
 std::string read_regular_file(const std::string& path, uint64_t max_bytes, const std::string& what) {

@@ -1,9 +1,17 @@
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
 namespace nee {
+
+// A file's bytes mapped read-only; the pointer's owner unmaps them.
+struct MappedBytes {
+  std::shared_ptr<uint8_t> data;
+  size_t size = 0;
+};
 
 // A bundle folder, opened once: every file of the bundle is read through it, by a plain
 // name inside the folder, without following a symbolic link (a link is refused, wherever
@@ -22,9 +30,18 @@ class BundleFolder {
   // and the problem for a name that is not a plain file name, a link, a file of another
   // kind, or one over `max_bytes` (`what` names the kind of file in that message).
   std::optional<std::string> read(const std::string& name, uint64_t max_bytes, const std::string& what) const;
+  // `name` mapped read-only, for large files read in place (a deploy artifact's weights):
+  // the same refusals as read(), no size limit; nullopt when there is no such entry. The
+  // mapping is private: a later change to the file may or may not show through it, so
+  // what matters is checked after mapping, on the mapped bytes.
+  std::optional<MappedBytes> map(const std::string& name, const std::string& what) const;
   const std::string& path() const { return path_; }
 
  private:
+  // The descriptor of entry `name`, opened as read() describes (the caller closes it);
+  // -1 when there is no such entry.
+  int open_entry(const std::string& name, const std::string& what) const;
+
   std::string path_;
   int fd_ = -1;
 };

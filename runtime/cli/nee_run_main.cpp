@@ -17,6 +17,7 @@
 #include "importer/import_onnx.h"
 #include "importer/input_shape_text.h"
 #include "runtime/bundle/kernel_bundle.h"
+#include "runtime/deploy/deploy_artifact.h"
 #include "runtime/output_comparison.h"
 #include "runtime/profiling/chrome_trace.h"
 #include "runtime/profiling/flop_account.h"
@@ -45,6 +46,7 @@ struct Options {
   int spin_us = nee::KernelPoolSettings{}.spin_us;
   uint64_t seed = 1;
   bool each_isa = false;
+  bool skip_weights_check = false;  // DeployLoadOptions::verify_weights off
   std::string max_isa;  // BundleLoadOptions::max_isa
   std::vector<std::string> trust;                  // --trust: key files and folders
   std::shared_ptr<const nee::TrustedKeys> trusted;  // read from them
@@ -73,6 +75,24 @@ std::vector<std::unique_ptr<nee::KernelProvider>> providers_of(const std::shared
 
 // `threads`, when given, receives the size of the bundle's thread pool.
 std::unique_ptr<nee::Session> make_session(const Options& o, const std::string& bundle_dir, int* threads = nullptr) {
+  if (nee::is_deploy_artifact(o.model)) {
+    // Its own bundle (bundle_dir names the artifact), or none: the reference kernels on
+    // its optimized graph.
+    nee::DeployLoadOptions load;
+    load.bundle = {"", nee::target_kind_from_string(o.target), o.threads, o.spin_us, o.max_isa, o.trusted};
+    load.memory_caps = o.caps;
+    load.verify_weights = !o.skip_weights_check;
+    nee::DeployedModel deployed = nee::load_deploy_artifact(o.model, load);
+    if (bundle_dir.empty()) {
+      auto reference = std::make_unique<nee::Session>(std::move(deployed.graph),
+                                                      std::vector<std::unique_ptr<nee::KernelProvider>>{},
+                                                      nee::SessionOptions{false, o.caps});
+      reference->prepare();
+      return reference;
+    }
+    if (threads) *threads = deployed.bundle->threads();
+    return nee::make_deployed_session(std::move(deployed), o.caps);
+  }
   std::shared_ptr<nee::KernelBundle> bundle;
   if (!bundle_dir.empty()) {
     bundle = load_bundle(o, bundle_dir);
@@ -245,14 +265,15 @@ bool time_each_isa(const Options& o, const std::map<std::string, nee::Tensor>& i
 int main(int argc, char** argv) {
   CLI::App app{"nee-run: execute an ONNX model with a NEE kernel bundle"};
   Options o;
-  app.add_option("model", o.model, "ONNX model")->required();
-  app.add_option("--bundle", o.bundle, "kernel bundle folder (without: reference CPU kernels only)");
+  app.add_option("model", o.model, "ONNX model, or a deploy artifact's folder (nee-tune --deploy)")->required();
+  app.add_option("--bundle", o.bundle,
+                 "kernel bundle folder (without: reference CPU kernels only); a deploy artifact (nee-tune --deploy), "
+                 "given as the model, holds its own");
   app.add_option("--trust", o.trust,
                  "load only bundles signed (nee-tune --sign) by one of these Ed25519 public keys: a PEM file, or a "
                  "folder of *.pem files; repeatable; a bundle unsigned or signed otherwise is refused before any of "
                  "its code is loaded (docs/TRUST.md)")
-      ->allow_extra_args(false)  // one value per --trust, so a model path after it stays the model
-      ->needs("--bundle");
+      ->allow_extra_args(false);  // one value per --trust, so a model path after it stays the model
   app.add_option("--target", o.target, "kind of target the bundle was built for")
       ->check(CLI::IsMember({"cpu", "opencl", "cuda"}));
   app.add_option("--input-shape", o.input_shape_texts,
@@ -293,6 +314,9 @@ int main(int argc, char** argv) {
                  "write a Chrome trace (chrome://tracing, ui.perfetto.dev) of the timed runs (--repeat, "
                  "default 1) to this file and print the time per operator; a GPU bundle's kernels are then each "
                  "waited for, so that a node's span is its kernel's run, not its launch");
+  app.add_flag("--skip-weights-check", o.skip_weights_check,
+               "a deploy artifact: do not hash weights.bin against its manifest at load (its size is still checked); "
+               "for artifacts whose integrity something else vouches for, such as a read-only verified image");
   app.add_flag("--print", o.print_outputs, "print the outputs");
   app.add_flag("--placement", o.placement,
                "list which provider and kernel ran each node, and every node left to the reference kernels");
@@ -307,6 +331,16 @@ int main(int argc, char** argv) {
     if (!o.trust.empty()) o.trusted = std::make_shared<const nee::TrustedKeys>(nee::TrustedKeys::load(o.trust));
     if (!o.max_memory.empty()) o.caps = nee::memory_caps_within(nee::parse_byte_size(o.max_memory));
     if (!fs::exists(o.model)) throw nee::Error("model file '" + o.model + "' does not exist");
+    const bool deployed = nee::is_deploy_artifact(o.model);
+    if (deployed) {
+      if (!o.bundle.empty()) throw nee::Error("a deploy artifact holds its own bundle: give no --bundle");
+      if (o.each_isa || !o.compare_bundle.empty() || o.inputs_dirs.size() > 1 || !o.input_shape_texts.empty()) {
+        throw nee::Error("--each-isa, --compare-bundle, several --inputs and --input-shape apply to a model and a "
+                         "bundle; a deploy artifact runs the shapes it was written for");
+      }
+      o.bundle = o.model;  // its bundle runs it
+    }
+    if (!o.trust.empty() && o.bundle.empty()) throw nee::Error("--trust applies to a bundle: give --bundle");
     if (!o.profile.empty()) nee::check_trace_path(o.profile);
     o.input_shapes = nee::parse_input_shapes(o.input_shape_texts);
     if (!o.expect_dirs.empty() && o.expect_dirs.size() != o.inputs_dirs.size()) {
@@ -315,13 +349,15 @@ int main(int argc, char** argv) {
     }
     std::vector<std::map<std::string, nee::Tensor>> data_sets;
     if (!o.inputs_dirs.empty()) {
-      const std::vector<std::string> names = nee::onnx_graph_input_names(o.model);
+      const std::vector<std::string> names =
+          deployed ? nee::deploy_artifact_inputs(o.model) : nee::onnx_graph_input_names(o.model);
       for (const std::string& dir : o.inputs_dirs) data_sets.push_back(read_data_set(dir, names));
       // The data decides the shapes: a model with symbolic dims needs no --input-shape.
       for (const auto& [name, tensor] : data_sets[0]) o.input_shapes.emplace(name, tensor.shape());
     }
     int threads = 0;
     std::unique_ptr<nee::Session> session;
+    const auto created_from = std::chrono::steady_clock::now();
     try {
       session = make_session(o, o.bundle, &threads);
     } catch (const nee::ValueNeeded& e) {
@@ -334,9 +370,15 @@ int main(int argc, char** argv) {
       if (data_sets.empty()) data_sets.push_back(random_inputs(o, model->stage({}).graph));
       return run_data_sets(o, model, data_sets) ? 0 : 2;
     }
+    const auto created = std::chrono::steady_clock::now();
     const nee::Graph& graph = session->graph();
     const auto inputs = data_sets.empty() ? random_inputs(o, graph) : data_sets[0];
+    const auto first_from = std::chrono::steady_clock::now();
     const auto outputs = session->run(inputs);
+    const auto ms = [](auto from, auto to) { return std::chrono::duration<double, std::milli>(to - from).count(); };
+    fmt::print("session created in {:.1f} ms (import or artifact load, graph passes, bundle load, memory plan); "
+               "first run {:.2f} ms\n",
+               ms(created_from, created), ms(first_from, std::chrono::steady_clock::now()));
     const auto& out_names = graph.outputs();
     print_device_traffic(*session, "first");
     // A profile's device nodes are timed to their kernels' ends, not their launches.

@@ -146,7 +146,8 @@ class SlowRunner : public Runner {
   }
 };
 
-// --time covers the re-measurement: once a trial has taken its 0.6 s or more, the
+// --time covers the re-measurement, for the points there are to re-measure (none while a
+// workload has measured its default alone): once a trial has taken its 0.6 s or more, the
 // re-measurement of 3 + 1 points in 3 rounds is expected to take at least 7.2 s, more
 // than the 6 s budget, so the search stops within its first round (the default and two
 // picks), where the elapsed time alone would have let it go on.
@@ -159,8 +160,14 @@ TEST(Confirm, TheSearchLeavesTheTimeBudgetItsReMeasurementNeeds) {
   options.trials = 1000000;
   options.batch = 2;
   options.time_budget_s = 6;
-  WorkloadTuner probe(db, w, target, options, 1);
+  TuningDatabase probe_db(dir.file("probe.db"));
+  WorkloadTuner probe(probe_db, w, target, options, 1);
   EXPECT_EQ(probe.confirm_seconds_estimate(3, 3), 0) << "nothing measured yet";
+  // A model's first round measures the default point alone: nothing to re-measure yet.
+  probe.run_round(0, [] { return false; }, [] {});
+  EXPECT_EQ(probe.confirm_seconds_estimate(3, 3), 0) << "the default alone";
+  probe.run_round(1, [] { return false; }, [] {});
+  EXPECT_GE(probe.confirm_seconds_estimate(3, 3), 2 * 3 * 0.6) << "a pick and the default, 3 rounds, 0.6 s each";
 
   const TuneReport report = tune_workload(db, w, target, options);
   EXPECT_GE(report.measured, 2);

@@ -136,7 +136,8 @@ TEST(ModelTuning, RoundsResumeWithoutMeasuringAnythingTwice) {
   }
   EXPECT_EQ(measured, 6);
   EXPECT_GE(first.rounds, 3);
-  // The second workload's first round took points from the first workload's records.
+  // The second workload's first search round took points from the first workload's
+  // records (its first round measured its default point alone).
   std::set<int64_t> first_ids;
   for (const TuningRecord& r : db.history(workloads[0], target)) first_ids.insert(r.id);
   int transferred = 0;

@@ -1,6 +1,7 @@
 // The task scheduler's allocation, driven by synthetic timings: every workload gets a
 // first round, rounds go where the model's time drops most (beating equal shares),
-// stalled workloads come back only through exploration, and the early stop.
+// stalled workloads come back only through exploration, and the early stop waits for
+// every workload that matters.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -77,13 +78,21 @@ double run(const std::vector<int>& counts, const std::vector<double>& scales, in
   return total;
 }
 
-TEST(TaskScheduler, EveryTaskFirstGetsOneRoundInOrder) {
+TEST(TaskScheduler, EveryTaskFirstGetsOneRoundHeaviestFirst) {
   TaskScheduler scheduler({1, 5, 2}, SchedulerOptions{});
   for (size_t i = 0; i < 3; ++i) {
     ASSERT_EQ(scheduler.next(), i);
     scheduler.record(i, 100.0 * (i + 1), 80.0 * (i + 1), false);
   }
   EXPECT_DOUBLE_EQ(scheduler.estimate_us(), 1 * 80.0 + 5 * 160.0 + 2 * 240.0);
+
+  // With weights (a model's count x FLOPs), the heaviest task's first round comes first.
+  TaskScheduler weighted({1, 5, 2}, SchedulerOptions{}, {10.0, 50.0, 30.0});
+  for (size_t expected : {1u, 2u, 0u}) {
+    ASSERT_EQ(weighted.next(), expected);
+    weighted.record(expected, 100.0, 80.0, false);
+  }
+  EXPECT_THROW(TaskScheduler({1, 2}, SchedulerOptions{}, {1.0}), Error);
 }
 
 TEST(TaskScheduler, GainBlendsRecentImprovementWithTheOptimisticTerm) {
@@ -175,39 +184,69 @@ TEST(TaskScheduler, DoneTasksGetNoRounds) {
   EXPECT_FALSE(scheduler.next());
 }
 
-TEST(TaskScheduler, StopsEarlyWhenTheEstimateStallsAndNotBefore) {
+// The early stop waits for every workload that matters: each of 1% or more of the
+// model's estimated time must have had its rounds and stopped improving. A stalled big
+// workload does not stop the run while a smaller one still improves, and a workload of
+// under 1% needs its first round only.
+TEST(TaskScheduler, StopsEarlyOnlyWhenNoWorkloadThatMattersStillImproves) {
   SchedulerOptions options;
   options.early_stop_threshold = 0.01;
-  options.early_stop_rounds = 4;
-  TaskScheduler scheduler({2, 1}, options);
+  options.early_stop_rounds = 3;
+  // Model time 2 x 50 + 1 x 80 + 1 x 1: the third workload's share is 0.6%.
+  TaskScheduler scheduler({2, 1, 1}, options);
   scheduler.record(0, 100.0, 50.0, false);
-  EXPECT_FALSE(scheduler.converged()) << "not before every task had a round";
+  EXPECT_FALSE(scheduler.converged()) << "not before every workload had a round";
   scheduler.record(1, 100.0, 80.0, false);
-  // 2% per round: improving faster than 1% over 4 rounds.
-  double best = 50;
-  for (int r = 0; r < 6; ++r) {
-    scheduler.record(0, best, best * 0.98, false);
-    best *= 0.98;
+  scheduler.record(2, 2.0, 1.0, false);
+  EXPECT_FALSE(scheduler.improving(2)) << "0.6% of the model: its first round is enough";
+  EXPECT_TRUE(scheduler.improving(1)) << "one round is not its share";
+  // The first workload stalls at once: three rounds of 0.1%.
+  double big = 50;
+  for (int r = 0; r < 3; ++r) {
+    scheduler.record(0, big, big * 0.999, false);
+    big *= 0.999;
+  }
+  EXPECT_FALSE(scheduler.improving(0));
+  EXPECT_FALSE(scheduler.converged()) << "the second workload has had one round";
+  // The second still improves 2% a round: no stop, however long the first has stalled.
+  double small = 80;
+  for (int r = 0; r < 4; ++r) {
+    scheduler.record(1, small, small * 0.98, false);
+    small *= 0.98;
+    EXPECT_TRUE(scheduler.improving(1)) << "round " << r;
     EXPECT_FALSE(scheduler.converged()) << "round " << r;
   }
-  // Stalled: 0.1% per round is under 1% over any 4 rounds.
-  for (int r = 0; r < 3; ++r) {
-    scheduler.record(0, best, best * 0.999, false);
-    best *= 0.999;
+  // Then it stalls: 0.1% a round; 3 rounds back still hold a 2% round until the third.
+  for (int r = 0; r < 2; ++r) {
+    scheduler.record(1, small, small * 0.999, false);
+    small *= 0.999;
+    EXPECT_FALSE(scheduler.converged()) << "stalled round " << r;
   }
-  EXPECT_FALSE(scheduler.converged()) << "4 rounds back still holds a 2% round";
-  scheduler.record(0, best, best * 0.999, false);
+  scheduler.record(1, small, small * 0.999, false);
   EXPECT_TRUE(scheduler.converged());
 
   options.early_stop_threshold = 0;
   TaskScheduler never({1}, options);
   for (int r = 0; r < 20; ++r) never.record(0, 10.0, 10.0, false);
   EXPECT_FALSE(never.converged());
+
+  // A workload whose rounds are spent (done) is not waited for.
+  options.early_stop_threshold = 0.01;
+  TaskScheduler spent({1, 1}, options);
+  spent.record(0, 10.0, 5.0, true);
+  spent.record(1, 10.0, 9.99, false);
+  EXPECT_FALSE(spent.converged());
+  spent.record(1, 9.99, 9.99, false);
+  spent.record(1, 9.99, 9.99, false);
+  EXPECT_TRUE(spent.converged());
 }
 
 TEST(TaskScheduler, RejectsBadCounts) {
   EXPECT_THROW(TaskScheduler({}, SchedulerOptions{}), Error);
   EXPECT_THROW(TaskScheduler({1, 0}, SchedulerOptions{}), Error);
+  SchedulerOptions no_rounds;
+  no_rounds.early_stop_rounds = 0;
+  EXPECT_THROW(TaskScheduler({1}, no_rounds), Error);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// The end-of-run table: each workload's figures and speed-ups, and the model estimate
-// default -> tuned weighted by counts.
+// The end-of-run table: each workload's share of the model's time, figures and
+// speed-ups, and the model estimate default -> tuned weighted by counts.
 #include <gtest/gtest.h>
 
 #include "core/matmul_workload.h"
@@ -45,6 +45,9 @@ TEST(TuningSummary, TableHoldsSpeedupsAndTheModelEstimate) {
   EXPECT_NE(table.find("2.50x"), std::string::npos) << "a: 250 / 100 over Adams2019\n" << table;
   EXPECT_NE(table.find("2.00x"), std::string::npos) << "b: 3000 / 1500 over the default\n" << table;
   EXPECT_NE(table.find("default 4.2 ms -> tuned 1.8 ms (2.33x)"), std::string::npos) << table;
+  // Each workload's share of the tuned model time: 3 x 100 and 1500 of 1800 us.
+  EXPECT_NE(table.find(" 16.7% "), std::string::npos) << table;
+  EXPECT_NE(table.find(" 83.3% "), std::string::npos) << table;
   // Every row has the header's width: the columns line up.
   const size_t width = table.find('\n');
   size_t start = 0;

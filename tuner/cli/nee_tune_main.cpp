@@ -19,8 +19,11 @@
 #include "importer/import_onnx.h"
 #include "importer/input_shape_text.h"
 #include "runtime/bundle/bundle_signature.h"
+#include "runtime/deploy/deploy_artifact.h"
 #include "runtime/node_workload.h"
 #include "runtime/passes/passes.h"
+#include "runtime/tensor_limits.h"
+#include "tuner/cli/bundle_comparison.h"
 #include "tuner/cli/compare_command.h"
 #include "tuner/cli/db_command.h"
 #include "tuner/cli/pack_command.h"
@@ -164,10 +167,12 @@ int main(int argc, char** argv) {
   app.add_option("--confirm-rounds", options.confirm_rounds, "rounds of that re-measurement (default 3)")
       ->check(CLI::Range(1, 100));
   app.add_option("--early-stop", model_options.scheduler.early_stop_threshold,
-                 "model: stop when the estimated model time improved less than this fraction over the last rounds")
+                 "model: stop before the budget only when no workload is still improving: every workload of 1% or "
+                 "more of the model's estimated time has had --early-stop-rounds rounds and its best improved by less "
+                 "than this fraction over them (default 0.01)")
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--early-stop-rounds", model_options.scheduler.early_stop_rounds,
-                 "model: rounds the early stop looks back over (default: the number of workloads, at least 4)")
+                 "model: the rounds of each workload the early stop looks back over (default 3)")
       ->check(CLI::Range(1, 100000));
   bool no_early_stop = false;
   app.add_flag("--no-early-stop", no_early_stop, "model: spend the whole budget");
@@ -180,6 +185,18 @@ int main(int argc, char** argv) {
       ->excludes("--no-winograd");
   app.add_option("--db", db_path, "tuning database (default: $NEE_DB or ~/.local/share/nee/tuning.db)");
   app.add_option("--bundle", bundle_dir, "after tuning, build the model's kernel bundle into this folder");
+  std::string deploy_dir;
+  app.add_option("--deploy", deploy_dir,
+                 "with --bundle: also write a deploy artifact into this new folder: the graph as optimized for the "
+                 "bundle, its weights in the kernels' layouts (mapped at load) and the bundle, with the sha256 of "
+                 "each; `nee-run FOLDER` runs it with no import and no graph pass (for the first set of "
+                 "--input-shape)")
+      ->needs("--bundle");
+  int bundle_timing_runs = 20;
+  app.add_option("--bundle-timing-runs", bundle_timing_runs,
+                 "CPU, after tuning a model with --bundle: runs of the whole model on the tuned bundle and on a "
+                 "default one, alternating, whose medians end the summary (0: none)")
+      ->check(CLI::Range(0, 10000));
   std::string sign_key;
   app.add_option("--sign", sign_key,
                  "sign the bundle with this Ed25519 private key (PEM; make one with `openssl genpkey -algorithm "
@@ -239,6 +256,9 @@ int main(int argc, char** argv) {
     const nee::Family* family = op.empty() ? nullptr : &nee::family_named(op);
     if (!op.empty() && shape.empty()) throw nee::Error("--op needs --shape");
     if (!bundle_dir.empty() && model.empty()) throw nee::Error("--bundle needs a model");
+    if (!deploy_dir.empty() && std::filesystem::exists(deploy_dir) && !std::filesystem::is_empty(deploy_dir)) {
+      throw nee::Error(fmt::format("the deploy folder '{}' exists and is not empty: give a new folder", deploy_dir));
+    }
     // Read now: a bad key fails before the tuning, not after it.
     const std::optional<nee::BundleSigningKey> signing_key =
         sign_key.empty() ? std::nullopt : std::optional(nee::BundleSigningKey::load(sign_key));
@@ -385,6 +405,43 @@ int main(int argc, char** argv) {
       }
       fmt::print("bundle {}: {} kernels for {}\n", bundle_dir, workloads.size(), fmt::join(levels, ", "));
       if (signing_key) fmt::print("bundle {}: signed with {} (key id {})\n", bundle_dir, sign_key, signing_key->id());
+      // The summary's model time is a sum of kernels timed alone; the bundle's worth is the
+      // whole model run against the default bundle's, both measured here.
+      if (!reports.empty() && target.kind() == nee::TargetKind::cpu && bundle_timing_runs > 0 && !nee::interrupted()) {
+        nee::BundleRequest untuned = request;
+        untuned.use_database = false;
+        untuned.isa_levels = {nee::host_isa_level().name};
+        untuned.output_dir = options.work_dir + "/default-bundle";
+        untuned.signing_key.clear();
+        fmt::print("timing the tuned bundle against the default one ({} runs each, alternating; building the default "
+                   "bundle first)\n",
+                   bundle_timing_runs);
+        std::fflush(stdout);
+        nee::build_bundle(nullptr, untuned);
+        const std::vector<nee::InputShapes> shape_sets = nee::parse_input_shape_sets(input_shape_texts);
+        const nee::BundleTimes t = nee::time_bundles_side_by_side(
+            model, shape_sets.empty() ? nee::InputShapes{} : shape_sets.front(), bundle_dir, untuned.output_dir, 3,
+            bundle_timing_runs);
+        std::filesystem::remove_all(options.work_dir);
+        fmt::print("measured model run: tuned bundle {} against the default bundle {}: {:.2f}x ({} level)\n",
+                   nee::to_string(t.first), nee::to_string(t.second), t.second.median_ms / t.first.median_ms,
+                   nee::host_isa_level().name);
+      }
+      if (!deploy_dir.empty()) {
+        const std::vector<nee::InputShapes> shape_sets = nee::parse_input_shape_sets(input_shape_texts);
+        bool complete = true;
+        nee::Graph graph = nee::import_onnx_first_stage(
+            model, shape_sets.empty() ? nee::InputShapes{} : shape_sets.front(), complete);
+        if (!complete) {
+          throw nee::Error("the model's shapes depend on values it computes, so it runs in stages: a deploy artifact "
+                           "holds one graph of static shapes; deploy the model with its bundle instead");
+        }
+        nee::optimize_graph(graph, graph_options);
+        nee::write_deploy_artifact(graph, bundle_dir, deploy_dir);
+        fmt::print("deploy artifact {}: {} nodes, weights {} (run it with `nee-run {}`)\n", deploy_dir,
+                   graph.nodes().size(), nee::format_bytes(static_cast<int64_t>(std::filesystem::file_size(deploy_dir + "/weights.bin"))),
+                   deploy_dir);
+      }
     }
     return nee::interrupted() ? 130 : 0;
   } catch (const std::exception& e) {

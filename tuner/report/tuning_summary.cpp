@@ -62,17 +62,23 @@ ModelEstimate running_model_estimate(const std::vector<TuneReport>& reports) {
 
 std::string tuning_summary(const std::vector<TuneReport>& reports, bool model) {
   const auto row = [](const auto&... cells) {
-    return fmt::format("{:<52} {:>5} {:>6} {:>9} {:<13} {:>9} {:>9} {:>13} {:>7} {:>7} {:>6}\n", cells...);
+    return fmt::format("{:<52} {:>5} {:>6} {:>6} {:>9} {:<13} {:>9} {:>9} {:>13} {:>7} {:>7} {:>6}\n", cells...);
   };
-  std::string out = row("workload", "count", "trials", "best", "best by", "default", "Adams2019", "Mullapudi2016",
-                        "vs def", "vs A19", "to 10%");
+  std::string out = row("workload", "count", "share", "trials", "best", "best by", "default", "Adams2019",
+                        "Mullapudi2016", "vs def", "vs A19", "to 10%");
+  // A workload's share of the model's estimated time: count x best over the sum.
+  const double model_us = model ? model_estimate(reports).tuned_us : 0;
+  const auto share_text = [&](const TuneReport& r) {
+    if (model_us <= 0 || !r.best) return std::string("-");
+    return fmt::format("{:.1f}%", 100 * r.count * r.best->ranked_us() / model_us);
+  };
   for (const TuneReport& r : reports) {
     std::string key = r.workload.key();
     if (key.size() > kKeyWidth) key = key.substr(0, kKeyWidth - 3) + "...";
     // Trials of this run until the search's best was within 10% of its final best.
     const std::optional<int> to_10 = trials_to_within(r.convergence, 0.10);
     const std::optional<TuningRecord> adams = baseline(r, "Adams2019");
-    out += row(key, r.count, r.measured, median_text(r.best), r.best ? r.best->strategy : "-",
+    out += row(key, r.count, share_text(r), r.measured, median_text(r.best), r.best ? r.best->strategy : "-",
                median_text(r.default_record), median_text(adams), median_text(baseline(r, "Mullapudi2016")),
                speedup_text(r.default_record, r.best), speedup_text(adams, r.best),
                to_10 ? std::to_string(*to_10) : "-");

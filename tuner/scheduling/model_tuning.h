@@ -16,7 +16,7 @@ struct ModelTuneOptions {
 struct ModelTuneReport {
   std::vector<TuneReport> workloads;  // in the order given, each with its count
   int rounds = 0;
-  bool stopped_early = false;  // the model's estimate stopped improving
+  bool stopped_early = false;  // no workload was still improving (TaskScheduler::converged)
   double seconds = 0;
   // The estimated model time (running_model_estimate) after each measurement, from the
   // first at which every workload has a time; with a report folder it is written to

@@ -1,20 +1,24 @@
 #include "tuner/scheduling/task_scheduler.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "core/error.h"
 
 namespace nee {
 
-TaskScheduler::TaskScheduler(std::vector<int> counts, SchedulerOptions options)
-    : options_(options), rng_(options.seed) {
+TaskScheduler::TaskScheduler(std::vector<int> counts, SchedulerOptions options, std::vector<double> first_round_weights)
+    : first_round_weights_(std::move(first_round_weights)), options_(options), rng_(options.seed) {
   if (counts.empty()) throw Error("the task scheduler needs at least one workload");
+  if (!first_round_weights_.empty() && first_round_weights_.size() != counts.size()) {
+    throw Error("the task scheduler needs one first-round weight per workload");
+  }
   for (int c : counts) {
     if (c < 1) throw Error("a workload's count must be at least 1");
     tasks_.push_back({c, {}, false});
   }
   if (options_.window < 1) throw Error("the scheduler's window must be at least one round");
-  if (options_.early_stop_rounds <= 0) options_.early_stop_rounds = std::max<int>(4, static_cast<int>(tasks_.size()));
+  if (options_.early_stop_rounds < 1) throw Error("the early stop looks back over one round or more");
 }
 
 std::optional<double> TaskScheduler::best_us(size_t task) const {
@@ -55,9 +59,14 @@ std::optional<size_t> TaskScheduler::next() {
     if (!tasks_[i].done) open.push_back(i);
   }
   if (open.empty()) return std::nullopt;
+  // Every task first gets one round, the heaviest first.
+  std::optional<size_t> unmeasured;
   for (size_t i : open) {
-    if (tasks_[i].rounds.empty()) return i;  // every task first gets one round, in order
+    if (!tasks_[i].rounds.empty()) continue;
+    if (first_round_weights_.empty()) return i;
+    if (!unmeasured || first_round_weights_[i] > first_round_weights_[*unmeasured]) unmeasured = i;
   }
+  if (unmeasured) return unmeasured;
   if (std::uniform_real_distribution<double>(0, 1)(rng_) < options_.epsilon) {
     return open[std::uniform_int_distribution<size_t>(0, open.size() - 1)(rng_)];
   }
@@ -75,17 +84,32 @@ void TaskScheduler::record(size_t task, std::optional<double> start_us, std::opt
   tasks_[task].rounds.push_back({start_us, best_us});
   tasks_[task].done = tasks_[task].done || done;
   ++total_rounds_;
-  const bool warmed_up =
-      std::all_of(tasks_.begin(), tasks_.end(), [](const Task& t) { return !t.rounds.empty() || t.done; });
-  if (warmed_up) estimates_.push_back(estimate_us());
+}
+
+bool TaskScheduler::improving(size_t task) const {
+  const Task& t = tasks_[task];
+  if (t.done) return false;
+  if (t.rounds.empty()) return true;  // not yet measured
+  const std::optional<double> best = best_us(task);
+  const double estimate = estimate_us();
+  // A workload too small to matter needs its first round only. One with nothing correct
+  // yet has no share to judge: it stays open until its rounds are spent.
+  if (best && estimate > 0 && t.count * *best < options_.measurable_share * estimate) return false;
+  const size_t k = static_cast<size_t>(options_.early_stop_rounds);
+  if (t.rounds.size() < k || !best) return true;
+  // The best before the last k rounds: the start of the first of them, or its end where
+  // it started with nothing correct.
+  const Round& first = t.rounds[t.rounds.size() - k];
+  const std::optional<double> before = first.start_us ? first.start_us : first.best_us;
+  return before && *before > 0 && (*before - *best) / *before >= options_.early_stop_threshold;
 }
 
 bool TaskScheduler::converged() const {
   if (options_.early_stop_threshold <= 0) return false;
-  const size_t k = static_cast<size_t>(options_.early_stop_rounds);
-  if (estimates_.size() <= k) return false;
-  const double before = estimates_[estimates_.size() - 1 - k], now = estimates_.back();
-  return before > 0 && (before - now) / before < options_.early_stop_threshold;
+  for (size_t i = 0; i < tasks_.size(); ++i) {
+    if (improving(i)) return false;
+  }
+  return true;
 }
 
 }  // namespace nee

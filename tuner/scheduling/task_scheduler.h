@@ -11,10 +11,13 @@ struct SchedulerOptions {
   int window = 3;         // a task's last rounds whose improvement counts as recent
   // Weight of the recent improvement against the optimistic term; Ansor's default 0.2.
   double alpha = 0.2;
-  // Stop when the model's estimated time improved by less than this fraction over the
-  // last `early_stop_rounds` rounds; 0 never stops early.
+  // Stop when no workload is still improving: each whose share of the model's estimated
+  // time is `measurable_share` or more has had `early_stop_rounds` rounds and improved
+  // its best by less than this fraction over the last of them (and the others their
+  // first round); 0 never stops early.
   double early_stop_threshold = 0.01;
-  int early_stop_rounds = 0;  // 0: the number of tasks, at least 4 (one round per task on average)
+  int early_stop_rounds = 3;
+  double measurable_share = 0.01;
   uint64_t seed = 1;
 };
 
@@ -25,12 +28,15 @@ struct SchedulerOptions {
 // improvement blends the backward difference of the task's curve (its relative
 // improvement per round over its last `window` rounds) with an optimistic forward term
 // (1 / its rounds so far), weighted alpha : 1 - alpha. Every task first gets one round
-// (its default point and one batch); an epsilon share of rounds goes to a random task.
+// (the heaviest by first_round_weights first); an epsilon share of rounds goes to a
+// random task.
 // Timings come from outside (record()), so the allocation is testable with synthetic
 // curves.
 class TaskScheduler {
  public:
-  TaskScheduler(std::vector<int> counts, SchedulerOptions options);
+  // first_round_weights: one per task, the order of the first rounds, heaviest first (a
+  // model passes count x FLOPs); empty: task order.
+  TaskScheduler(std::vector<int> counts, SchedulerOptions options, std::vector<double> first_round_weights = {});
 
   // The task the next round goes to; nullopt once every task is done.
   std::optional<size_t> next();
@@ -43,9 +49,11 @@ class TaskScheduler {
   double estimate_us() const;
   // count x best x (alpha x recent relative improvement per round + (1 - alpha) / rounds).
   double expected_gain(size_t task) const;
-  // Every task has had its first round, and the estimate improved less than the
-  // threshold over the last early_stop_rounds rounds since.
+  // Every task has had its first round, and every task of a measurable share has had
+  // early_stop_rounds rounds and improved less than the threshold over the last of them.
   bool converged() const;
+  // Whether `task` still improves by the early stop's measure (see converged()).
+  bool improving(size_t task) const;
   int rounds(size_t task) const { return static_cast<int>(tasks_[task].rounds.size()); }
   int total_rounds() const { return total_rounds_; }
 
@@ -61,10 +69,10 @@ class TaskScheduler {
   std::optional<double> best_us(size_t task) const;
 
   std::vector<Task> tasks_;
+  std::vector<double> first_round_weights_;
   SchedulerOptions options_;
   std::mt19937_64 rng_;
   int total_rounds_ = 0;
-  std::vector<double> estimates_;  // after each round once every task has had its first
 };
 
 }  // namespace nee

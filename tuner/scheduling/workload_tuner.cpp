@@ -78,9 +78,14 @@ RoundResult WorkloadTuner::run_round(int count, const std::function<bool()>& sto
   round_start_us_ = round.start_us;
   measured_in_round_ = 0;
 
-  if (!seeded_ && options_.transfer_seeds > 0) {
-    // Looked up at the first round, so that in a model's run the workloads tuned
-    // earlier seed the ones tuned later.
+  const bool default_pending = options_.measure_default && !strategy_->seen(default_config_);
+  // count 0: a model's first round of a workload, its default point alone: no transferred
+  // points and no baselines yet (Adams2019's compiles of ResNeXt's large convs took 75 s
+  // each, so first rounds with them gave 8 of 28 workloads a time in 10 minutes).
+  const bool default_only = count == 0;
+  if (!seeded_ && options_.transfer_seeds > 0 && !default_only) {
+    // Looked up at the first round that searches, so that in a model's run the workloads
+    // tuned earlier seed the ones tuned later.
     const auto measured_here = [this](const ScheduleConfig& c) { return stored_.count(c) || strategy_->seen(c); };
     for (TransferSeed& s : transfer_seeds(db_, workload_, target_, *space_, options_.transfer_seeds, measured_here)) {
       seeds_.push_back(std::move(s));
@@ -88,13 +93,13 @@ RoundResult WorkloadTuner::run_round(int count, const std::function<bool()>& sto
     if (strategy_->learns_from_similar()) {
       for (const TuningRecord& r : similar_records_here(db_, workload_, target_)) strategy_->learn_from_similar(r);
     }
+    seeded_ = true;
   }
-  seeded_ = true;
 
   std::vector<Candidate> batch;
   std::set<ScheduleConfig> in_batch;
   const std::optional<int64_t> parent = report_.best ? std::optional<int64_t>(report_.best->id) : std::nullopt;
-  if (options_.measure_default && !strategy_->seen(default_config_)) {
+  if (default_pending) {
     batch.push_back({workload_, target_, default_config_, "default", 0, std::nullopt});
     in_batch.insert(default_config_);
   }
@@ -117,7 +122,7 @@ RoundResult WorkloadTuner::run_round(int count, const std::function<bool()>& sto
   if (!batch.empty()) measure(batch, builder_, stop, after_each, false);
 
   std::vector<Candidate> baselines;
-  if (options_.baselines && target_.kind() == TargetKind::cpu && has_autoscheduler_input(workload_.op)) {
+  if (options_.baselines && !default_only && target_.kind() == TargetKind::cpu && has_autoscheduler_input(workload_.op)) {
     for (const std::string& name : autoscheduler_names()) {
       const ScheduleConfig config = autoscheduler_config(name);
       if (!stored_.count(config)) {
@@ -224,8 +229,11 @@ void WorkloadTuner::measure(std::vector<Candidate>& batch, Builder& builder, con
 }
 
 double WorkloadTuner::confirm_seconds_estimate(int count, int rounds) const {
-  if (count <= 0 || report_.measured == 0) return 0;
-  return report_.seconds / report_.measured * (count + 1) * rounds;
+  // The re-measuring takes the best `count` points and the default; a workload that has
+  // measured nothing but its default point has nothing to re-measure.
+  const int chosen = std::min(count, report_.measured - 1) + 1;
+  if (count <= 0 || chosen < 2) return 0;
+  return report_.seconds / report_.measured * chosen * rounds;
 }
 
 void WorkloadTuner::confirm(int count, int rounds, const std::function<bool()>& stop) {

@@ -35,8 +35,10 @@ class WorkloadTuner {
                 uint64_t seed);
 
   // One round of up to `count` search candidates (the first round also measures the
-  // default point and the baselines when they never were). `stop` is asked before each
-  // measurement but the round's first; `after_each` is called after each.
+  // default point and the baselines when they never were); count 0 measures the default
+  // point alone, if it never was (a model's first round of the workload). `stop` is
+  // asked before each measurement but the round's first; `after_each` is called after
+  // each.
   RoundResult run_round(int count, const std::function<bool()>& stop, const std::function<void()>& after_each);
   // Re-measures the `count` fastest search picks never re-measured, the best record and
   // the default point in `rounds` rounds that each measure every one of them once (in a
@@ -63,7 +65,8 @@ class WorkloadTuner {
   double seconds() const { return report_.seconds; }
   // Seconds confirm(count, rounds) is expected to take: one search trial's seconds, at
   // this tuner's pace so far, for each of the count + 1 points in each round (a trial
-  // builds and measures, so this errs long). 0 before the first round.
+  // builds and measures, so this errs long); fewer points where fewer were measured. 0
+  // before the first search round (the default alone has nothing to be ranked against).
   double confirm_seconds_estimate(int count, int rounds) const;
   const TuneReport& report() const { return report_; }
   // Writes the convergence plot when the options ask for one.

@@ -1,0 +1,146 @@
+#include "runtime/deploy/deploy_artifact.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/content_hash.h"
+#include "core/error.h"
+#include "core/version.h"
+#include "runtime/bundle/bundle_folder.h"
+#include "runtime/deploy/graph_file.h"
+
+namespace nee {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+constexpr const char* kFormat = "nee-deploy";
+constexpr int kFormatVersion = 1;
+// deploy.json and graph.json are descriptions, not data: their size is bounded well
+// above what a model's graph needs (ResNet-50's graph.json: tens of KiB).
+constexpr uint64_t kMaxDescriptionBytes = 64ull << 20;
+
+void write_file(const fs::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw Error(fmt::format("cannot write '{}'", path.string()));
+}
+
+json read_deploy_manifest(const BundleFolder& folder) {
+  const std::optional<std::string> text = folder.read(kDeployManifestName, kMaxDescriptionBytes, "deploy manifest");
+  if (!text) {
+    throw Error(fmt::format("'{}' is not a deploy artifact, or one cut short: it has no {}", folder.path(),
+                            kDeployManifestName));
+  }
+  try {
+    json manifest = json::parse(*text);
+    if (manifest.at("format").get<std::string>() == kFormat) return manifest;
+  } catch (const std::exception&) {
+  }
+  throw Error(fmt::format("'{}/{}' is not a NEE deploy manifest", folder.path(), kDeployManifestName));
+}
+
+}  // namespace
+
+bool is_deploy_artifact(const std::string& path) {
+  std::error_code ec;
+  return fs::is_directory(path, ec) && fs::is_regular_file(fs::path(path) / kDeployManifestName, ec);
+}
+
+std::vector<std::string> deploy_artifact_inputs(const std::string& dir) {
+  const json manifest = read_deploy_manifest(BundleFolder(dir));
+  try {
+    return manifest.at("inputs").get<std::vector<std::string>>();
+  } catch (const json::exception&) {
+    throw Error(fmt::format("'{}/{}' names no graph inputs", dir, kDeployManifestName));
+  }
+}
+
+void write_deploy_artifact(const Graph& optimized, const std::string& bundle_dir, const std::string& out_dir) {
+  std::error_code ec;
+  if (fs::exists(out_dir, ec) && !fs::is_empty(out_dir, ec)) {
+    throw Error(fmt::format("the deploy folder '{}' exists and is not empty: give a new folder", out_dir));
+  }
+  if (!fs::is_regular_file(fs::path(bundle_dir) / "manifest.json", ec)) {
+    throw Error(fmt::format("'{}' holds no bundle manifest: build the bundle first", bundle_dir));
+  }
+  const fs::path out(out_dir);
+  fs::create_directories(out / "bundle");
+  for (const fs::directory_entry& e : fs::directory_iterator(bundle_dir)) {
+    if (e.is_regular_file()) fs::copy_file(e.path(), out / "bundle" / e.path().filename());
+  }
+  const GraphFile file = serialize_graph(optimized);
+  const std::string graph_text = file.description.dump();
+  write_file(out / "graph.json", graph_text);
+  write_file(out / "weights.bin", file.weights);
+  json manifest = {{"format", kFormat},
+                   {"format_version", kFormatVersion},
+                   {"nee_version", kVersion},
+                   {"inputs", optimized.inputs()},
+                   {"outputs", optimized.outputs()},
+                   {"weights_bytes", file.weights.size()},
+                   {"sha256",
+                    {{"graph.json", sha256_hex(graph_text)},
+                     {"weights.bin", sha256_hex(file.weights)},
+                     {"bundle/manifest.json", sha256_file((out / "bundle" / "manifest.json").string())}}}};
+  write_file(out / kDeployManifestName, manifest.dump(2) + "\n");
+}
+
+DeployedModel load_deploy_artifact(const std::string& dir, const DeployLoadOptions& options) {
+  const BundleFolder folder(dir);
+  const json manifest = read_deploy_manifest(folder);
+  const int format_version = manifest.value("format_version", 0);
+  const std::string built_by = manifest.value("nee_version", "");
+  if (format_version != kFormatVersion || built_by != kVersion) {
+    throw Error(fmt::format("deploy artifact '{}' was written by NEE {} (format {}); this is NEE {} (format {}): "
+                            "write it again with this NEE",
+                            dir, built_by, format_version, kVersion, kFormatVersion));
+  }
+  const json hashes = manifest.value("sha256", json::object());
+  const auto check = [&](const std::string& part, const std::string& actual) {
+    const std::string expected = hashes.value(part, "");
+    if (actual != expected) {
+      throw Error(fmt::format("deploy artifact '{}': {} is damaged or was replaced (sha256 {}, the manifest says {})",
+                              dir, part, actual, expected));
+    }
+  };
+  const std::optional<std::string> graph_text = folder.read("graph.json", kMaxDescriptionBytes, "deploy graph");
+  if (!graph_text) throw Error(fmt::format("deploy artifact '{}' has no graph.json", dir));
+  check("graph.json", sha256_hex(*graph_text));
+  const std::optional<MappedBytes> weights = folder.map("weights.bin", "deploy weights");
+  if (!weights) throw Error(fmt::format("deploy artifact '{}' has no weights.bin", dir));
+  const size_t declared = manifest.value("weights_bytes", size_t{0});
+  if (weights->size != declared) {
+    throw Error(fmt::format("deploy artifact '{}': weights.bin is {} bytes, the manifest says {}", dir, weights->size,
+                            declared));
+  }
+  if (options.verify_weights) check("weights.bin", sha256_hex(weights->data.get(), weights->size));
+  const BundleFolder bundle_folder(dir + "/bundle");
+  const std::optional<std::string> bundle_manifest = bundle_folder.read("manifest.json", kMaxDescriptionBytes, "bundle manifest");
+  if (!bundle_manifest) throw Error(fmt::format("deploy artifact '{}' has no bundle/manifest.json", dir));
+  check("bundle/manifest.json", sha256_hex(*bundle_manifest));
+
+  DeployedModel model{deserialize_graph(json::parse(*graph_text), weights->data, weights->size), nullptr};
+  BundleLoadOptions load = options.bundle;
+  load.model_path.clear();
+  model.bundle = KernelBundle::load(dir + "/bundle", load);
+  return model;
+}
+
+std::unique_ptr<Session> make_deployed_session(DeployedModel model, const MemoryCaps& caps) {
+  std::vector<std::unique_ptr<KernelProvider>> providers;
+  providers.push_back(make_bundle_provider(std::move(model.bundle)));
+  auto session = std::make_unique<Session>(std::move(model.graph), std::move(providers), SessionOptions{false, caps});
+  session->prepare();
+  return session;
+}
+
+}  // namespace nee

@@ -1,0 +1,58 @@
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/bundle/kernel_bundle.h"
+#include "runtime/graph.h"
+#include "runtime/session.h"
+#include "runtime/tensor_limits.h"
+
+namespace nee {
+
+// A deploy artifact: a folder that runs a model with no import, no graph pass and no
+// weight repacking at load.
+//   deploy.json   what the folder holds and the sha256 of each part below (written last,
+//                 so a folder cut short by a crash is refused as incomplete)
+//   graph.json    the graph as optimized for the bundle's kernels (runtime/deploy/graph_file.h)
+//   weights.bin   every constant's bytes in the layout those kernels read (conv weights
+//                 already blocked, Winograd-transformed, Linear weights transposed),
+//                 64-byte aligned, mapped at load and read in place
+//   bundle/       the kernel bundle, as nee-tune built it (its manifest holds the
+//                 libraries' sha256)
+inline constexpr const char* kDeployManifestName = "deploy.json";
+
+// Writes the artifact for `optimized` (a graph after optimize_graph with the bundle's
+// graph options, shapes static) and the bundle in `bundle_dir` into `out_dir`, which
+// must not exist or be empty. nee::Error naming the problem otherwise.
+void write_deploy_artifact(const Graph& optimized, const std::string& bundle_dir, const std::string& out_dir);
+
+// Whether `path` is a deploy artifact's folder (it holds deploy.json).
+bool is_deploy_artifact(const std::string& path);
+// The graph inputs deploy.json names, in order, without loading the artifact.
+std::vector<std::string> deploy_artifact_inputs(const std::string& dir);
+
+struct DeployLoadOptions {
+  BundleLoadOptions bundle;  // its model_path is ignored: the artifact's hashes bind its parts
+  MemoryCaps memory_caps;
+  // Hash the mapped weights against deploy.json's sha256 (their size is always checked).
+  // It is most of a load's time: 62 of 74 ms for ResNet-50's 112 MiB on a 2-core EPYC.
+  // Off only where something else vouches for the file (a read-only, verified image).
+  bool verify_weights = true;
+};
+
+// The artifact's graph and bundle, checked: deploy.json's format and NEE version, each
+// part's sha256 against deploy.json (weights hashed on the mapped bytes), then the bundle
+// as KernelBundle::load checks it. nee::Error naming the part that is missing, damaged
+// or of another build.
+struct DeployedModel {
+  Graph graph;
+  std::shared_ptr<KernelBundle> bundle;
+};
+DeployedModel load_deploy_artifact(const std::string& dir, const DeployLoadOptions& options);
+
+// A prepared session over a loaded artifact: the bundle's kernels, the reference kernels
+// for the rest, and no graph pass (the graph is optimized already).
+std::unique_ptr<Session> make_deployed_session(DeployedModel model, const MemoryCaps& caps);
+
+}  // namespace nee

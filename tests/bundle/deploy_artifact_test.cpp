@@ -1,0 +1,210 @@
+// A deploy artifact (nee-tune --deploy) runs the model with no import and no graph pass:
+// its outputs are those of the model and its bundle, its graph is the optimized one
+// (convolution weights already blocked, read in place from the mapped weights at 64-byte
+// alignment), and a missing, cut, damaged, replaced or foreign part is refused by name.
+//
+// nee-tune writes the bundle and the artifact in its own process; this test links the
+// runtime only, as a deployment does.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/subprocess.h"
+#include "importer/import_onnx.h"
+#include "onnx_model_builder.h"
+#include "runtime/bundle/kernel_bundle.h"
+#include "runtime/deploy/deploy_artifact.h"
+#include "runtime/session.h"
+#include "runtime/tensor_io.h"
+#include "tests/tuner/temp_dir.h"
+
+namespace nee {
+namespace {
+
+namespace fs = std::filesystem;
+using test::OnnxModelBuilder;
+using test::set_attr;
+
+const TensorType kInput{DType::f32, {1, 16, 8, 8}};
+
+// x [1,16,8,8] -> Conv 3x3 to 32 channels + Relu -> Conv 1x1 -> GlobalAveragePool ->
+// Flatten -> Gemm to 10 (transposed weights) -> y [1,10].
+std::string model_bytes() {
+  OnnxModelBuilder m;
+  m.input("x", kInput.shape).output("y", {1, 10});
+  m.initializer("w1", random_tensor({DType::f32, {32, 16, 3, 3}}, 1));
+  m.initializer("b1", random_tensor({DType::f32, {32}}, 2));
+  m.initializer("w2", random_tensor({DType::f32, {32, 32, 1, 1}}, 3));
+  m.initializer("w3", random_tensor({DType::f32, {10, 32}}, 4));
+  m.initializer("b3", random_tensor({DType::f32, {10}}, 5));
+  set_attr(m.node("Conv", {"x", "w1", "b1"}, {"c1"}, "conv1"), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  m.node("Relu", {"c1"}, {"r1"}, "relu1");
+  m.node("Conv", {"r1", "w2"}, {"c2"}, "conv2");
+  m.node("GlobalAveragePool", {"c2"}, {"p"}, "pool");
+  m.node("Flatten", {"p"}, {"f"}, "flatten");
+  set_attr(m.node("Gemm", {"f", "w3", "b3"}, {"y"}, "head"), "transB", int64_t{1});
+  return m.bytes();
+}
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+class DeployArtifact : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = std::make_unique<tuner_test::TempDir>("deploy");
+    std::ofstream(model(), std::ios::binary) << model_bytes();
+    const ProcessResult r =
+        run_process({NEE_TUNE_PATH, model(), "--trials", "0", "--isa", "host", "--db", dir_->file("t.db"), "--bundle",
+                     dir_->file("bundle"), "--deploy", dir_->file("app.nee")},
+                    300, true);
+    ASSERT_TRUE(r.exited && r.exit_code == 0) << r.output;
+  }
+  static void TearDownTestSuite() { dir_.reset(); }
+
+  void SetUp() override {
+    copy_ = dir_->file(std::string("copy-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(copy_);
+    fs::copy(dir_->file("app.nee"), copy_, fs::copy_options::recursive);
+  }
+  void TearDown() override { fs::remove_all(copy_); }
+
+  static std::string model() { return dir_->file("net.onnx"); }
+
+  // The message load_deploy_artifact throws for the copy, or a failure when it loads.
+  std::string load_error() const {
+    try {
+      load_deploy_artifact(copy_, {});
+    } catch (const Error& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << "the tampered artifact was loaded";
+    return "";
+  }
+
+  static std::unique_ptr<tuner_test::TempDir> dir_;
+  std::string copy_;
+};
+
+std::unique_ptr<tuner_test::TempDir> DeployArtifact::dir_;
+
+#define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
+
+TEST_F(DeployArtifact, RunsLikeTheModelAndItsBundle) {
+  ASSERT_TRUE(is_deploy_artifact(copy_));
+  EXPECT_EQ(deploy_artifact_inputs(copy_), std::vector<std::string>{"x"});
+  DeployedModel deployed = load_deploy_artifact(copy_, {});
+  // The graph is the optimized one: fused convolutions and Linear layer, weights blocked.
+  int fused = 0;
+  for (const Node& n : deployed.graph.nodes()) {
+    EXPECT_NE(n.op, "Conv") << "an unfused conv: the graph passes did not run before the artifact was written";
+    EXPECT_NE(n.op, "Gemm");
+    if (n.op == "NeeConv") {
+      ++fused;
+      const Tensor* w = deployed.graph.constant(n.inputs[1]);
+      ASSERT_NE(w, nullptr);
+      EXPECT_EQ(w->shape().size(), 5u) << "weights in the blocked layout the kernels read";
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(w->data()) % 64, 0u) << "read in place, 64-byte aligned";
+    }
+  }
+  EXPECT_EQ(fused, 2);
+  std::unique_ptr<Session> session = make_deployed_session(std::move(deployed), {});
+  for (const Placement& p : session->placements()) {
+    if (p.op == "NeeConv" || p.op == "NeeMatMul") {
+      EXPECT_EQ(p.provider, "bundle") << p.node;
+    }
+  }
+
+  BundleLoadOptions load;
+  load.model_path = model();
+  std::vector<std::unique_ptr<KernelProvider>> providers;
+  providers.push_back(make_bundle_provider(KernelBundle::load(dir_->file("bundle"), load)));
+  Session original(import_onnx(model()), std::move(providers));
+  Session reference(import_onnx(model()), {});
+  for (uint64_t seed : {11, 12}) {
+    const Tensor x = random_tensor(kInput, seed);
+    const Tensor got = session->run({{"x", x}}).at("y");
+    const Tensor same = original.run({{"x", x}}).at("y");
+    const Tensor want = reference.run({{"x", x}}).at("y");
+    ASSERT_EQ(got.shape(), want.shape());
+    double spread = 0;
+    for (int64_t i = 0; i < got.elements(); ++i) {
+      EXPECT_EQ(got.data_as<float>()[i], same.data_as<float>()[i]) << "the same kernels on the same weights";
+      EXPECT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-4 * (1 + std::fabs(want.data_as<float>()[i])));
+      spread += std::fabs(want.data_as<float>()[i]);
+    }
+    EXPECT_GT(spread, 1e-3);
+  }
+}
+
+TEST_F(DeployArtifact, DamagedWeightsAreRefused) {
+  std::string weights = read_bytes(copy_ + "/weights.bin");
+  weights[weights.size() / 2] ^= 0x40;
+  write_bytes(copy_ + "/weights.bin", weights);
+  const std::string e = load_error();
+  EXPECT_HAS(e, "weights.bin is damaged or was replaced");
+}
+
+TEST_F(DeployArtifact, CutWeightsAreRefused) {
+  const std::string weights = read_bytes(copy_ + "/weights.bin");
+  write_bytes(copy_ + "/weights.bin", weights.substr(0, weights.size() - 100));
+  EXPECT_HAS(load_error(), "bytes, the manifest says");
+}
+
+TEST_F(DeployArtifact, ChangedGraphIsRefused) {
+  std::string graph = read_bytes(copy_ + "/graph.json");
+  graph.replace(graph.find("\"x\""), 3, "\"z\"");
+  write_bytes(copy_ + "/graph.json", graph);
+  EXPECT_HAS(load_error(), "graph.json is damaged or was replaced");
+}
+
+TEST_F(DeployArtifact, ReplacedBundleIsRefused) {
+  std::string manifest = read_bytes(copy_ + "/bundle/manifest.json");
+  manifest.insert(manifest.find('{') + 1, "\n");
+  write_bytes(copy_ + "/bundle/manifest.json", manifest);
+  EXPECT_HAS(load_error(), "bundle/manifest.json is damaged or was replaced");
+}
+
+TEST_F(DeployArtifact, AFolderWithoutItsManifestIsIncomplete) {
+  fs::remove(copy_ + "/deploy.json");
+  EXPECT_FALSE(is_deploy_artifact(copy_));
+  EXPECT_HAS(load_error(), "cut short: it has no deploy.json");
+}
+
+TEST_F(DeployArtifact, AnotherNeeVersionIsRefused) {
+  nlohmann::json manifest = nlohmann::json::parse(read_bytes(copy_ + "/deploy.json"));
+  manifest["nee_version"] = "0.0.1";
+  write_bytes(copy_ + "/deploy.json", manifest.dump());
+  EXPECT_HAS(load_error(), "was written by NEE 0.0.1");
+}
+
+TEST_F(DeployArtifact, AWeightsLinkIsRefused) {
+  fs::rename(copy_ + "/weights.bin", copy_ + "/real-weights.bin");
+  fs::create_symlink("real-weights.bin", copy_ + "/weights.bin");
+  EXPECT_HAS(load_error(), "is a symbolic link");
+}
+
+TEST_F(DeployArtifact, NeeTuneWritesIntoNewFoldersOnly) {
+  const ProcessResult r = run_process({NEE_TUNE_PATH, model(), "--trials", "0", "--isa", "host", "--db",
+                                       dir_->file("t.db"), "--bundle", dir_->file("bundle2"), "--deploy", copy_},
+                                      300, true);
+  EXPECT_TRUE(r.exited && r.exit_code != 0);
+  EXPECT_HAS(r.output, "exists and is not empty");
+  EXPECT_TRUE(fs::exists(copy_ + "/deploy.json")) << "the artifact there is left as it was";
+}
+
+}  // namespace
+}  // namespace nee
