@@ -15,6 +15,8 @@
 #include "core/error.h"
 #include "importer/import_onnx.h"
 #include "runtime/bundle/bundle_signature.h"
+#include "runtime/deploy/deploy_artifact.h"
+#include "runtime/deploy/deployed_model.h"
 #include "runtime/tensor_limits.h"
 
 using nee::c_api::guarded;
@@ -31,6 +33,28 @@ std::vector<std::vector<const char*>> dim_name_views(const std::vector<nee::Decl
     for (const std::string& n : v.dim_names) names.push_back(n.empty() ? nullptr : n.c_str());
   }
   return views;
+}
+
+// Completes a session whose model (and bundle, if any) are loaded: its declared values
+// and its StagedSession, whose Sessions get `stage_options`.
+NeeStatus* finish_session(std::unique_ptr<NeeSession> session, const nee::SessionOptions& stage_options,
+                          NeeSession** out) {
+  return guarded(NEE_ERROR_RUNTIME, [&] {
+    session->inputs = session->model->declared_inputs();
+    session->outputs = session->model->declared_outputs();
+    session->input_dim_names = dim_name_views(session->inputs);
+    session->output_dim_names = dim_name_views(session->outputs);
+    std::shared_ptr<nee::KernelBundle> bundle = session->bundle;
+    session->staged = std::make_unique<nee::StagedSession>(
+        session->model,
+        [bundle] {
+          std::vector<std::unique_ptr<nee::KernelProvider>> providers;
+          if (bundle) providers.push_back(nee::make_bundle_provider(bundle));
+          return providers;
+        },
+        16, stage_options);
+    *out = session.release();
+  });
 }
 
 // Makes a session: the model from `load_model` (a model error), then the bundle (a bundle
@@ -64,24 +88,37 @@ NeeStatus* create_session(NeeEnv* env, const NeeSessionOptions* options,
     });
     if (s) return s;
   }
-  return guarded(NEE_ERROR_RUNTIME, [&] {
-    session->inputs = session->model->declared_inputs();
-    session->outputs = session->model->declared_outputs();
-    session->input_dim_names = dim_name_views(session->inputs);
-    session->output_dim_names = dim_name_views(session->outputs);
-    std::shared_ptr<nee::KernelBundle> bundle = session->bundle;
-    nee::SessionOptions stage_options;
-    stage_options.memory_caps = caps;
-    session->staged = std::make_unique<nee::StagedSession>(
-        session->model,
-        [bundle] {
-          std::vector<std::unique_ptr<nee::KernelProvider>> providers;
-          if (bundle) providers.push_back(nee::make_bundle_provider(bundle));
-          return providers;
-        },
-        16, stage_options);
-    *out = session.release();
+  return finish_session(std::move(session), nee::SessionOptions{true, caps}, out);
+}
+
+// A session over a deploy artifact (nee-tune --deploy): its graph, already optimized, and
+// its own bundle.
+NeeStatus* create_deployed_session(NeeEnv* env, const NeeSessionOptions* options, const std::string& dir,
+                                   NeeSession** out) {
+  auto session = std::make_unique<NeeSession>();
+  session->env = env;
+  if (options) session->options = *options;
+  if (!session->options.bundle_dir.empty()) {
+    return make_status(NEE_ERROR_INVALID_ARGUMENT,
+                       fmt::format("'{}' is a deploy artifact, which holds its own bundle: set no bundle", dir));
+  }
+  nee::MemoryCaps caps;
+  if (session->options.max_memory > 0) caps = nee::memory_caps_within(static_cast<int64_t>(session->options.max_memory));
+  NeeStatus* s = guarded(NEE_ERROR_INVALID_MODEL, [&] {
+    nee::DeployLoadOptions load;
+    load.bundle.threads = env->options.threads;
+    load.bundle.spin_us = env->options.spin_us;
+    if (!session->options.trusted_keys.empty()) {
+      load.bundle.trusted_keys =
+          std::make_shared<const nee::TrustedKeys>(nee::TrustedKeys::load(session->options.trusted_keys));
+    }
+    load.memory_caps = caps;
+    nee::DeployedModel deployed = nee::load_deploy_artifact(dir, load);
+    if (env->options.use_bundles) session->bundle = std::move(deployed.bundle);
+    session->model = std::make_shared<nee::DeployedStagedModel>(std::move(deployed.graph));
   });
+  if (s) return s;
+  return finish_session(std::move(session), nee::SessionOptions{false, caps}, out);
 }
 
 NeeStatus* value_info(const std::vector<nee::DeclaredValue>& values,
@@ -177,6 +214,7 @@ NeeStatus* nee_session_create(NeeEnv* env, const char* model_path, const NeeSess
   if (!env) return null_argument("nee_session_create", "env");
   if (!model_path) return null_argument("nee_session_create", "model_path");
   const std::string path = model_path;
+  if (nee::is_deploy_artifact(path)) return create_deployed_session(env, options, path, out);
   return create_session(
       env, options, [&](const nee::MemoryCaps& caps) { return nee::load_staged_onnx(path, caps); }, path, nullptr,
       out);

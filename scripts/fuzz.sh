@@ -15,7 +15,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${NEE_FUZZ_BUILD:-$root/build-fuzz}
 jobs=${JOBS:-2}
 targets=("$@")
-if ((${#targets[@]} == 0)); then targets=(model_fuzzer tensor_pb_fuzzer manifest_fuzzer db_import_fuzzer); fi
+if ((${#targets[@]} == 0)); then
+  targets=(model_fuzzer tensor_pb_fuzzer manifest_fuzzer db_import_fuzzer deploy_graph_fuzzer)
+fi
 # clang 14 and libclang-rt-14-dev (libFuzzer and the sanitizer runtimes) are installed
 # here, not by scripts/install-deps.sh: only fuzzing needs them, and `make test` would pay
 # for the download on every fresh machine.
@@ -50,7 +52,7 @@ seed_models=(add conv_with_strides_padding matmul_2d gather_0 if cast_FLOAT_to_S
 while IFS= read -r dir; do seed_models+=("${dir#"$node"/test_}"); done < <(
   find "$node" -maxdepth 1 -name 'test_*' | sort | awk 'NR % 23 == 0')
 declare -A seeds=([model_fuzzer]="" [tensor_pb_fuzzer]="" [manifest_fuzzer]="$root/fuzz/corpus/manifest"
-  [db_import_fuzzer]="$root/fuzz/corpus/db_import")
+  [db_import_fuzzer]="$root/fuzz/corpus/db_import" [deploy_graph_fuzzer]="$root/fuzz/corpus/deploy_graph")
 
 # Stack traces for UBSan's reports too (ASan prints them by default).
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

@@ -145,7 +145,11 @@ NEE_API void nee_session_options_free(NeeSessionOptions* options);
 typedef struct NeeSession NeeSession;
 
 /* A session over the ONNX model at model_path (options may be NULL). The model is read and
- * checked now; kernels are bound for each set of input shapes at its first run. */
+ * checked now; kernels are bound for each set of input shapes at its first run.
+ * model_path may also name a deploy artifact's folder (nee-tune --deploy): its graph,
+ * already optimized, its weights mapped in place and its own bundle (set no bundle in the
+ * options; trusted keys apply to it), checked against the artifact's hashes; it runs the
+ * input shapes it was written for, and a run of others is an invalid argument. */
 NEE_API NeeStatus* nee_session_create(NeeEnv* env, const char* model_path, const NeeSessionOptions* options,
                               NeeSession** out);
 /* The same from the model's bytes (copied; the buffer may be freed on return). A model

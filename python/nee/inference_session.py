@@ -35,7 +35,10 @@ NodeTime.__doc__ = ("One node of a profiled run: its name in NEE's optimized gra
 class InferenceSession:
     """A model NEE runs, with a tuned kernel bundle or NEE's reference kernels.
 
-    path_or_bytes: the ONNX model's path (str or os.PathLike) or its bytes.
+    path_or_bytes: the ONNX model's path (str or os.PathLike) or its bytes, or the folder
+        of a deploy artifact (`nee-tune model.onnx --bundle DIR --deploy APP`), which
+        holds its optimized graph, mapped weights and bundle, and runs the input shapes
+        it was written for (give no bundle with it).
     bundle: the folder `nee-tune model.onnx --bundle DIR` made for this model; without
         one, the reference kernels run every node.
     threads: the kernel pool's threads; 0, one per CPU this process may use.

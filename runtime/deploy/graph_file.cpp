@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "runtime/tensor_limits.h"
 
 namespace nee {
 
@@ -17,8 +18,12 @@ using json = nlohmann::json;
 
 json type_json(const TensorType& t) { return {{"dtype", to_string(t.dtype)}, {"shape", t.shape}}; }
 
-TensorType type_from(const json& j) {
-  return {dtype_from_string(j.at("dtype").get<std::string>()), j.at("shape").get<std::vector<int64_t>>()};
+// A value's type; its dims are checked as an imported model's are (none negative, at most
+// kMaxTensorBytes in all), so that a hostile description cannot overflow a size.
+TensorType type_from(const json& j, const std::string& name) {
+  const TensorType type{dtype_from_string(j.at("dtype").get<std::string>()), j.at("shape").get<std::vector<int64_t>>()};
+  checked_elements(type, "value '" + name + "'");
+  return type;
 }
 
 // A tensor's place in the weights (its bytes appended at the next aligned offset), or
@@ -36,20 +41,24 @@ json tensor_json(const Tensor& t, std::string& weights) {
   return j;
 }
 
-Tensor tensor_from(const json& j, const std::shared_ptr<uint8_t>& weights, size_t weights_bytes) {
-  const TensorType type = type_from(j);
+Tensor tensor_from(const json& j, const std::string& name, const std::shared_ptr<uint8_t>& weights,
+                   size_t weights_bytes) {
+  const TensorType type = type_from(j, name);
   if (type.dtype == DType::string) {
     const auto strings = j.at("strings").get<std::vector<std::string>>();
+    if (static_cast<int64_t>(strings.size()) != type.elements()) {
+      throw Error(fmt::format("string tensor '{}' holds {} strings for its shape {}", name, strings.size(),
+                              type.to_string()));
+    }
     Tensor t(type);
-    if (static_cast<int64_t>(strings.size()) != t.elements()) throw Error("a string tensor's count differs from its shape");
     for (size_t i = 0; i < strings.size(); ++i) t.data_as<std::string>()[i] = strings[i];
     return t;
   }
   const size_t offset = j.at("offset").get<size_t>();
   const size_t bytes = static_cast<size_t>(type.elements()) * dtype_size(type.dtype);
   if (offset % kWeightAlignment || offset > weights_bytes || bytes > weights_bytes - offset) {
-    throw Error(fmt::format("a {} tensor at offset {} lies outside the {}-byte weights or off their alignment",
-                            type.to_string(), offset, weights_bytes));
+    throw Error(fmt::format("tensor '{}' ({} at offset {}) lies outside the {}-byte weights or off their alignment",
+                            name, type.to_string(), offset, weights_bytes));
   }
   return Tensor(type, weights, offset);
 }
@@ -69,15 +78,16 @@ json attribute_json(const Attributes::Value& v, std::string& weights) {
       v);
 }
 
-Attributes::Value attribute_from(const json& j, const std::shared_ptr<uint8_t>& weights, size_t weights_bytes) {
+Attributes::Value attribute_from(const json& j, const std::string& name, const std::shared_ptr<uint8_t>& weights,
+                                 size_t weights_bytes) {
   if (j.contains("int")) return j["int"].get<int64_t>();
   if (j.contains("float")) return j["float"].get<float>();
   if (j.contains("string")) return j["string"].get<std::string>();
   if (j.contains("ints")) return j["ints"].get<std::vector<int64_t>>();
   if (j.contains("floats")) return j["floats"].get<std::vector<float>>();
-  if (j.contains("tensor")) return tensor_from(j["tensor"], weights, weights_bytes);
+  if (j.contains("tensor")) return tensor_from(j["tensor"], name, weights, weights_bytes);
   if (j.contains("strings")) return j["strings"].get<std::vector<std::string>>();
-  throw Error("an attribute of no known type: " + j.dump().substr(0, 200));
+  throw Error(fmt::format("attribute '{}' is of no known type: {}", name, j.dump().substr(0, 200)));
 }
 
 }  // namespace
@@ -109,9 +119,9 @@ GraphFile serialize_graph(const Graph& graph) {
 Graph deserialize_graph(const json& description, std::shared_ptr<uint8_t> weights, size_t weights_bytes) {
   try {
     Graph graph;
-    for (const auto& [name, type] : description.at("values").items()) graph.add_value(name, type_from(type));
+    for (const auto& [name, type] : description.at("values").items()) graph.add_value(name, type_from(type, name));
     for (const auto& [name, tensor] : description.at("constants").items()) {
-      graph.add_constant(name, tensor_from(tensor, weights, weights_bytes));
+      graph.add_constant(name, tensor_from(tensor, name, weights, weights_bytes));
     }
     for (const json& n : description.at("nodes")) {
       Node node;
@@ -120,7 +130,7 @@ Graph deserialize_graph(const json& description, std::shared_ptr<uint8_t> weight
       node.inputs = n.at("inputs").get<std::vector<std::string>>();
       node.outputs = n.at("outputs").get<std::vector<std::string>>();
       for (const auto& [name, value] : n.at("attrs").items()) {
-        node.attrs.set(name, attribute_from(value, weights, weights_bytes));
+        node.attrs.set(name, attribute_from(value, node.name + "." + name, weights, weights_bytes));
       }
       for (const auto* names : {&node.inputs, &node.outputs}) {
         for (const std::string& v : *names) {

@@ -1,9 +1,11 @@
 // NEE's C API (include/nee/nee.h) as an application uses it: through libnee.so, on a
-// small model built here: y = Relu(x W + b) with x [batch, 4] (symbolic batch), W [4, 3].
+// small model built here: y = Relu(x W + b) with x [batch, 4] (symbolic batch), W [4, 3],
+// and on a deploy artifact of it that nee-tune writes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -255,6 +257,52 @@ TEST_F(CApi, BadModelsAndBundlesAreNamed) {
   r = failure(nee_env_options_set_threads(env_options, -1));
   EXPECT_EQ(r.first, NEE_ERROR_INVALID_ARGUMENT);
   nee_env_options_free(env_options);
+}
+
+// A deploy artifact (nee-tune --deploy, for batch 2) is a session too: the shapes it was
+// written for, its own bundle, its parts checked.
+TEST_F(CApi, ADeployArtifactIsASessionOfItsShapes) {
+  const std::string artifact = (dir_ / "app.nee").string();
+  const std::string command = std::string(NEE_TUNE_PATH) + " " + path_ + " --trials 0 --isa host --input-shape x=2x4" +
+                              " --db " + (dir_ / "t.db").string() + " --bundle " + (dir_ / "bundle").string() +
+                              " --deploy " + artifact + " > " + (dir_ / "tune.log").string() + " 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  NeeSession* s = nullptr;
+  ok(nee_session_create(env_, artifact.c_str(), nullptr, &s));
+  NeeValueInfo info;
+  ok(nee_session_input_info(s, 0, &info));
+  ASSERT_EQ(info.rank, 2);
+  EXPECT_EQ(info.dims[0], 2) << "the artifact's batch is fixed";
+  run_and_check(s, 2, 21);
+  std::vector<float> x(3 * kIn, 1.0f);
+  const int64_t dims[] = {3, kIn};
+  NeeTensor* in = nullptr;
+  ok(nee_tensor_wrap(NEE_DTYPE_F32, dims, 2, x.data(), x.size() * sizeof(float), &in));
+  const char* names[] = {"x"};
+  const NeeTensor* inputs[] = {in};
+  NeeTensor* out = nullptr;
+  auto r = failure(nee_session_run(s, names, inputs, 1, nullptr, 1, &out));
+  EXPECT_EQ(r.first, NEE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(r.second.find("input 'x'"), std::string::npos) << r.second;
+  nee_tensor_free(in);
+  nee_session_free(s);
+
+  NeeSessionOptions* options = nullptr;
+  ok(nee_session_options_create(&options));
+  ok(nee_session_options_set_bundle(options, (dir_ / "bundle").c_str()));
+  r = failure(nee_session_create(env_, artifact.c_str(), options, &s));
+  EXPECT_EQ(r.first, NEE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(r.second.find("holds its own bundle"), std::string::npos) << r.second;
+  nee_session_options_free(options);
+
+  std::fstream weights(artifact + "/weights.bin", std::ios::in | std::ios::out | std::ios::binary);
+  weights.seekp(8);
+  weights.put('\x7f');
+  weights.close();
+  r = failure(nee_session_create(env_, artifact.c_str(), nullptr, &s));
+  EXPECT_EQ(r.first, NEE_ERROR_INVALID_MODEL);
+  EXPECT_NE(r.second.find("weights.bin is damaged"), std::string::npos) << r.second;
+  EXPECT_EQ(s, nullptr);
 }
 
 TEST_F(CApi, MemoryBoundAndTrustedKeysApplyToTheSession) {

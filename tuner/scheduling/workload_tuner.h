@@ -63,10 +63,11 @@ class WorkloadTuner {
   std::optional<double> search_best_us() const { return search_best_us_; }
   // Seconds spent in this tuner's rounds.
   double seconds() const { return report_.seconds; }
-  // Seconds confirm(count, rounds) is expected to take: one search trial's seconds, at
-  // this tuner's pace so far, for each of the count + 1 points in each round (a trial
-  // builds and measures, so this errs long); fewer points where fewer were measured. 0
-  // before the first search round (the default alone has nothing to be ranked against).
+  // Seconds confirm(count, rounds) is expected to take: one search trial's seconds (the
+  // baselines' time left out), at this tuner's pace so far, for each of the count + 1
+  // points in each round (a trial builds and measures, so this errs long); fewer points
+  // where fewer were measured. 0 before the first search round (the default alone has
+  // nothing to be ranked against).
   double confirm_seconds_estimate(int count, int rounds) const;
   const TuneReport& report() const { return report_; }
   // Writes the convergence plot when the options ask for one.
@@ -101,6 +102,7 @@ class WorkloadTuner {
   std::optional<double> search_best_us_;  // fastest point of the space, baselines left out
   std::optional<double> round_start_us_;
   std::chrono::steady_clock::time_point round_started_;
+  double baseline_seconds_ = 0;  // of report_.seconds, spent measuring the baselines
   int measured_in_round_ = 0;             // baselines included
   TuneReport report_;
 };
