@@ -161,13 +161,13 @@ TrustedKeys TrustedKeys::load(const std::vector<std::string>& paths) {
 }
 
 void TrustedKeys::verify(const std::string& where, const std::string& manifest,
-                         const std::optional<std::string>& signature) const {
+                         const std::optional<std::string>& signature, const char* signature_file) const {
   std::vector<std::string> files;
   for (const Key& k : keys_) files.push_back(k.file);
   const std::string trusted = fmt::format("the trusted keys: {}", fmt::join(files, ", "));
   if (!signature) {
     throw Error(fmt::format("{} is unsigned (it has no {}); a signature by one of {} is required", where,
-                            kSignatureFile, trusted));
+                            signature_file, trusted));
   }
   nlohmann::json j;
   try {
@@ -178,7 +178,7 @@ void TrustedKeys::verify(const std::string& where, const std::string& manifest,
     j.at("key").get<std::string>();
     j.at("signature").get<std::string>();
   } catch (const std::exception& e) {
-    throw Error(fmt::format("{}: its {} is malformed: {}", where, kSignatureFile, e.what()));
+    throw Error(fmt::format("{}: its {} is malformed: {}", where, signature_file, e.what()));
   }
   const std::string id = j.at("key").get<std::string>();
   const auto key = std::find_if(keys_.begin(), keys_.end(), [&](const Key& k) { return k.id == id; });

@@ -42,10 +42,12 @@ class TrustedKeys {
   // Each path a PEM file of an Ed25519 public key, or a folder whose *.pem files all
   // are; nee::Error naming a file that is not one, or a folder that holds none.
   static TrustedKeys load(const std::vector<std::string>& paths);
-  // nee::Error naming `where` and why unless `signature` (the text of manifest.sig,
-  // nullopt when there is none) is a valid signature of `manifest` by one of the keys:
-  // unsigned, unknown key, or bad signature (the manifest changed after signing).
-  void verify(const std::string& where, const std::string& manifest, const std::optional<std::string>& signature) const;
+  // nee::Error naming `where` and why unless `signature` (the text of manifest.sig, or of
+  // `signature_file` where another file signs another manifest; nullopt when there is
+  // none) is a valid signature of `manifest` by one of the keys: unsigned, unknown key,
+  // or bad signature (the manifest changed after signing).
+  void verify(const std::string& where, const std::string& manifest, const std::optional<std::string>& signature,
+              const char* signature_file = kSignatureFile) const;
   size_t size() const { return keys_.size(); }
 
  private:

@@ -270,9 +270,9 @@ int main(int argc, char** argv) {
                  "kernel bundle folder (without: reference CPU kernels only); a deploy artifact (nee-tune --deploy), "
                  "given as the model, holds its own");
   app.add_option("--trust", o.trust,
-                 "load only bundles signed (nee-tune --sign) by one of these Ed25519 public keys: a PEM file, or a "
-                 "folder of *.pem files; repeatable; a bundle unsigned or signed otherwise is refused before any of "
-                 "its code is loaded (docs/TRUST.md)")
+                 "load only bundles and deploy artifacts signed (nee-tune --sign) by one of these Ed25519 public "
+                 "keys: a PEM file, or a folder of *.pem files; repeatable; one unsigned or signed otherwise is "
+                 "refused before any of its code or graph is read (docs/TRUST.md)")
       ->allow_extra_args(false);  // one value per --trust, so a model path after it stays the model
   app.add_option("--target", o.target, "kind of target the bundle was built for")
       ->check(CLI::IsMember({"cpu", "opencl", "cuda"}));

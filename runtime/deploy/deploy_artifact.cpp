@@ -34,18 +34,24 @@ void write_file(const fs::path& path, const std::string& bytes) {
   if (!out) throw Error(fmt::format("cannot write '{}'", path.string()));
 }
 
-json read_deploy_manifest(const BundleFolder& folder) {
+constexpr const char* kDeploySignatureName = "deploy.sig";
+
+std::string read_deploy_manifest_text(const BundleFolder& folder) {
   const std::optional<std::string> text = folder.read(kDeployManifestName, kMaxDescriptionBytes, "deploy manifest");
   if (!text) {
     throw Error(fmt::format("'{}' is not a deploy artifact, or one cut short: it has no {}", folder.path(),
                             kDeployManifestName));
   }
+  return *text;
+}
+
+json parse_deploy_manifest(const std::string& text, const std::string& dir) {
   try {
-    json manifest = json::parse(*text);
+    json manifest = json::parse(text);
     if (manifest.at("format").get<std::string>() == kFormat) return manifest;
   } catch (const std::exception&) {
   }
-  throw Error(fmt::format("'{}/{}' is not a NEE deploy manifest", folder.path(), kDeployManifestName));
+  throw Error(fmt::format("'{}/{}' is not a NEE deploy manifest", dir, kDeployManifestName));
 }
 
 }  // namespace
@@ -56,7 +62,7 @@ bool is_deploy_artifact(const std::string& path) {
 }
 
 std::vector<std::string> deploy_artifact_inputs(const std::string& dir) {
-  const json manifest = read_deploy_manifest(BundleFolder(dir));
+  const json manifest = parse_deploy_manifest(read_deploy_manifest_text(BundleFolder(dir)), dir);
   try {
     return manifest.at("inputs").get<std::vector<std::string>>();
   } catch (const json::exception&) {
@@ -64,7 +70,8 @@ std::vector<std::string> deploy_artifact_inputs(const std::string& dir) {
   }
 }
 
-void write_deploy_artifact(const Graph& optimized, const std::string& bundle_dir, const std::string& out_dir) {
+void write_deploy_artifact(const Graph& optimized, const std::string& bundle_dir, const std::string& out_dir,
+                           const BundleSigningKey* key) {
   std::error_code ec;
   if (fs::exists(out_dir, ec) && !fs::is_empty(out_dir, ec)) {
     throw Error(fmt::format("the deploy folder '{}' exists and is not empty: give a new folder", out_dir));
@@ -91,22 +98,35 @@ void write_deploy_artifact(const Graph& optimized, const std::string& bundle_dir
                     {{"graph.json", sha256_hex(graph_text)},
                      {"weights.bin", sha256_hex(file.weights)},
                      {"bundle/manifest.json", sha256_file((out / "bundle" / "manifest.json").string())}}}};
-  write_file(out / kDeployManifestName, manifest.dump(2) + "\n");
+  const std::string manifest_text = manifest.dump(2) + "\n";
+  write_file(out / kDeployManifestName, manifest_text);
+  if (key) write_file(out / kDeploySignatureName, key->sign(manifest_text));
 }
 
 DeployedModel load_deploy_artifact(const std::string& dir, const DeployLoadOptions& options) {
   const BundleFolder folder(dir);
-  const json manifest = read_deploy_manifest(folder);
-  const int format_version = manifest.value("format_version", 0);
-  const std::string built_by = manifest.value("nee_version", "");
+  const std::string manifest_text = read_deploy_manifest_text(folder);
+  // Under trusted keys the signature comes first: no other part is read unless a trusted
+  // key signed the manifest that holds their hashes.
+  if (options.bundle.trusted_keys) {
+    options.bundle.trusted_keys->verify(dir + "/" + kDeployManifestName, manifest_text,
+                                        folder.read(kDeploySignatureName, kMaxSignatureBytes, "deploy signature"),
+                                        kDeploySignatureName);
+  }
+  const json manifest = parse_deploy_manifest(manifest_text, dir);
+  // Each field read as the type it must be: a manifest from outside may hold anything.
+  const auto field = [&](const char* name) { return manifest.contains(name) ? manifest[name] : json(); };
+  const json version_field = field("format_version"), built_field = field("nee_version");
+  const int64_t format_version = version_field.is_number_integer() ? version_field.get<int64_t>() : 0;
+  const std::string built_by = built_field.is_string() ? built_field.get<std::string>() : "";
   if (format_version != kFormatVersion || built_by != kVersion) {
     throw Error(fmt::format("deploy artifact '{}' was written by NEE {} (format {}); this is NEE {} (format {}): "
                             "write it again with this NEE",
                             dir, built_by, format_version, kVersion, kFormatVersion));
   }
-  const json hashes = manifest.value("sha256", json::object());
+  const json hashes = field("sha256").is_object() ? field("sha256") : json::object();
   const auto check = [&](const std::string& part, const std::string& actual) {
-    const std::string expected = hashes.value(part, "");
+    const std::string expected = hashes.contains(part) && hashes[part].is_string() ? hashes[part].get<std::string>() : "";
     if (actual != expected) {
       throw Error(fmt::format("deploy artifact '{}': {} is damaged or was replaced (sha256 {}, the manifest says {})",
                               dir, part, actual, expected));
@@ -117,7 +137,8 @@ DeployedModel load_deploy_artifact(const std::string& dir, const DeployLoadOptio
   check("graph.json", sha256_hex(*graph_text));
   const std::optional<MappedBytes> weights = folder.map("weights.bin", "deploy weights");
   if (!weights) throw Error(fmt::format("deploy artifact '{}' has no weights.bin", dir));
-  const size_t declared = manifest.value("weights_bytes", size_t{0});
+  const json declared_field = field("weights_bytes");
+  const uint64_t declared = declared_field.is_number_unsigned() ? declared_field.get<uint64_t>() : ~uint64_t{0};
   if (weights->size != declared) {
     throw Error(fmt::format("deploy artifact '{}': weights.bin is {} bytes, the manifest says {}", dir, weights->size,
                             declared));
@@ -128,7 +149,9 @@ DeployedModel load_deploy_artifact(const std::string& dir, const DeployLoadOptio
   if (!bundle_manifest) throw Error(fmt::format("deploy artifact '{}' has no bundle/manifest.json", dir));
   check("bundle/manifest.json", sha256_hex(*bundle_manifest));
 
-  DeployedModel model{deserialize_graph(json::parse(*graph_text), weights->data, weights->size), nullptr};
+  const json description = json::parse(*graph_text, nullptr, /*allow_exceptions=*/false);
+  if (description.is_discarded()) throw Error(fmt::format("deploy artifact '{}': graph.json is not JSON", dir));
+  DeployedModel model{deserialize_graph(description, weights->data, weights->size), nullptr};
   BundleLoadOptions load = options.bundle;
   load.model_path.clear();
   model.bundle = KernelBundle::load(dir + "/bundle", load);

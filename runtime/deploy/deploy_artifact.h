@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/bundle/bundle_signature.h"
 #include "runtime/bundle/kernel_bundle.h"
 #include "runtime/graph.h"
 #include "runtime/session.h"
@@ -20,12 +21,15 @@ namespace nee {
 //                 64-byte aligned, mapped at load and read in place
 //   bundle/       the kernel bundle, as nee-tune built it (its manifest holds the
 //                 libraries' sha256)
+//   deploy.sig    with nee-tune --sign: the Ed25519 signature of deploy.json
 inline constexpr const char* kDeployManifestName = "deploy.json";
 
 // Writes the artifact for `optimized` (a graph after optimize_graph with the bundle's
 // graph options, shapes static) and the bundle in `bundle_dir` into `out_dir`, which
-// must not exist or be empty. nee::Error naming the problem otherwise.
-void write_deploy_artifact(const Graph& optimized, const std::string& bundle_dir, const std::string& out_dir);
+// must not exist or be empty. With a key, deploy.sig signs deploy.json, and so, through
+// its hashes, every part. nee::Error naming the problem otherwise.
+void write_deploy_artifact(const Graph& optimized, const std::string& bundle_dir, const std::string& out_dir,
+                           const BundleSigningKey* key = nullptr);
 
 // Whether `path` is a deploy artifact's folder (it holds deploy.json).
 bool is_deploy_artifact(const std::string& path);
@@ -33,7 +37,10 @@ bool is_deploy_artifact(const std::string& path);
 std::vector<std::string> deploy_artifact_inputs(const std::string& dir);
 
 struct DeployLoadOptions {
-  BundleLoadOptions bundle;  // its model_path is ignored: the artifact's hashes bind its parts
+  // Its model_path is ignored: the artifact's hashes bind its parts. With trusted keys,
+  // deploy.json must be signed by one of them (deploy.sig), checked before any other
+  // part is read, and the bundle inside too.
+  BundleLoadOptions bundle;
   MemoryCaps memory_caps;
   // Hash the mapped weights against deploy.json's sha256 (their size is always checked).
   // It is most of a load's time: 62 of 74 ms for ResNet-50's 112 MiB on a 2-core EPYC.

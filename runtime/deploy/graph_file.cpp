@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -18,10 +21,44 @@ using json = nlohmann::json;
 
 json type_json(const TensorType& t) { return {{"dtype", to_string(t.dtype)}, {"shape", t.shape}}; }
 
+// Numbers read strictly: nlohmann-json converts a float to an integer (and a double to a
+// float) with a plain cast, which is undefined for values out of range (1.9e36 as a dim
+// was fuzzing's first finding here). An integer field must hold a JSON integer.
+int64_t int_from(const json& j, const std::string& what) {
+  if (!j.is_number_integer() || (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t{INT64_MAX})) {
+    throw Error(fmt::format("{} is not a 64-bit integer: {}", what, j.dump().substr(0, 100)));
+  }
+  return j.get<int64_t>();
+}
+
+std::vector<int64_t> ints_from(const json& j, const std::string& what) {
+  if (!j.is_array()) throw Error(fmt::format("{} is not a list of integers", what));
+  std::vector<int64_t> values;
+  for (const json& v : j) values.push_back(int_from(v, what));
+  return values;
+}
+
+float float_from(const json& j, const std::string& what) {
+  if (!j.is_number()) throw Error(fmt::format("{} is not a number: {}", what, j.dump().substr(0, 100)));
+  const double d = j.get<double>();
+  if (std::isfinite(d) && std::fabs(d) > std::numeric_limits<float>::max()) {
+    throw Error(fmt::format("{} ({}) is beyond a float's range", what, d));
+  }
+  return static_cast<float>(d);
+}
+
+std::vector<float> floats_from(const json& j, const std::string& what) {
+  if (!j.is_array()) throw Error(fmt::format("{} is not a list of numbers", what));
+  std::vector<float> values;
+  for (const json& v : j) values.push_back(float_from(v, what));
+  return values;
+}
+
 // A value's type; its dims are checked as an imported model's are (none negative, at most
 // kMaxTensorBytes in all), so that a hostile description cannot overflow a size.
 TensorType type_from(const json& j, const std::string& name) {
-  const TensorType type{dtype_from_string(j.at("dtype").get<std::string>()), j.at("shape").get<std::vector<int64_t>>()};
+  const TensorType type{dtype_from_string(j.at("dtype").get<std::string>()),
+                        ints_from(j.at("shape"), "the shape of '" + name + "'")};
   checked_elements(type, "value '" + name + "'");
   return type;
 }
@@ -54,9 +91,10 @@ Tensor tensor_from(const json& j, const std::string& name, const std::shared_ptr
     for (size_t i = 0; i < strings.size(); ++i) t.data_as<std::string>()[i] = strings[i];
     return t;
   }
-  const size_t offset = j.at("offset").get<size_t>();
+  const int64_t at = int_from(j.at("offset"), "the offset of '" + name + "'");
+  const size_t offset = static_cast<size_t>(at);
   const size_t bytes = static_cast<size_t>(type.elements()) * dtype_size(type.dtype);
-  if (offset % kWeightAlignment || offset > weights_bytes || bytes > weights_bytes - offset) {
+  if (at < 0 || offset % kWeightAlignment || offset > weights_bytes || bytes > weights_bytes - offset) {
     throw Error(fmt::format("tensor '{}' ({} at offset {}) lies outside the {}-byte weights or off their alignment",
                             name, type.to_string(), offset, weights_bytes));
   }
@@ -80,11 +118,11 @@ json attribute_json(const Attributes::Value& v, std::string& weights) {
 
 Attributes::Value attribute_from(const json& j, const std::string& name, const std::shared_ptr<uint8_t>& weights,
                                  size_t weights_bytes) {
-  if (j.contains("int")) return j["int"].get<int64_t>();
-  if (j.contains("float")) return j["float"].get<float>();
+  if (j.contains("int")) return int_from(j["int"], "attribute '" + name + "'");
+  if (j.contains("float")) return float_from(j["float"], "attribute '" + name + "'");
   if (j.contains("string")) return j["string"].get<std::string>();
-  if (j.contains("ints")) return j["ints"].get<std::vector<int64_t>>();
-  if (j.contains("floats")) return j["floats"].get<std::vector<float>>();
+  if (j.contains("ints")) return ints_from(j["ints"], "attribute '" + name + "'");
+  if (j.contains("floats")) return floats_from(j["floats"], "attribute '" + name + "'");
   if (j.contains("tensor")) return tensor_from(j["tensor"], name, weights, weights_bytes);
   if (j.contains("strings")) return j["strings"].get<std::vector<std::string>>();
   throw Error(fmt::format("attribute '{}' is of no known type: {}", name, j.dump().substr(0, 200)));

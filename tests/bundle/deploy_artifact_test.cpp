@@ -1,7 +1,8 @@
 // A deploy artifact (nee-tune --deploy) runs the model with no import and no graph pass:
 // its outputs are those of the model and its bundle, its graph is the optimized one
 // (convolution weights already blocked, read in place from the mapped weights at 64-byte
-// alignment), and a missing, cut, damaged, replaced or foreign part is refused by name.
+// alignment), a missing, cut, damaged, replaced or foreign part is refused by name, and
+// under trusted keys only an artifact whose deploy.json a trusted key signed loads.
 //
 // nee-tune writes the bundle and the artifact in its own process; this test links the
 // runtime only, as a deployment does.
@@ -15,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/content_hash.h"
 #include "core/error.h"
 #include "core/subprocess.h"
 #include "importer/import_onnx.h"
@@ -23,6 +25,7 @@
 #include "runtime/deploy/deploy_artifact.h"
 #include "runtime/session.h"
 #include "runtime/tensor_io.h"
+#include "test_key_pair.h"
 #include "tests/tuner/temp_dir.h"
 
 namespace nee {
@@ -72,6 +75,19 @@ class DeployArtifact : public ::testing::Test {
                      dir_->file("bundle"), "--deploy", dir_->file("app.nee")},
                     300, true);
     ASSERT_TRUE(r.exited && r.exit_code == 0) << r.output;
+    test::write_ed25519_key_pair(dir_->file("key.pem"), dir_->file("key.pub.pem"));
+    test::write_ed25519_key_pair(dir_->file("other.pem"), dir_->file("other.pub.pem"));
+    const ProcessResult signed_run =
+        run_process({NEE_TUNE_PATH, model(), "--trials", "0", "--isa", "host", "--db", dir_->file("t.db"), "--bundle",
+                     dir_->file("signed-bundle"), "--sign", dir_->file("key.pem"), "--deploy", dir_->file("signed.nee")},
+                    300, true);
+    ASSERT_TRUE(signed_run.exited && signed_run.exit_code == 0) << signed_run.output;
+  }
+
+  static DeployLoadOptions trusting(const std::string& public_key) {
+    DeployLoadOptions options;
+    options.bundle.trusted_keys = std::make_shared<const TrustedKeys>(TrustedKeys::load({dir_->file(public_key)}));
+    return options;
   }
   static void TearDownTestSuite() { dir_.reset(); }
 
@@ -195,6 +211,37 @@ TEST_F(DeployArtifact, AWeightsLinkIsRefused) {
   fs::rename(copy_ + "/weights.bin", copy_ + "/real-weights.bin");
   fs::create_symlink("real-weights.bin", copy_ + "/weights.bin");
   EXPECT_HAS(load_error(), "is a symbolic link");
+}
+
+// Under trusted keys deploy.json must be signed by one of them before any other part is
+// read: an unsigned artifact, another key's, or a manifest changed after signing (with
+// its part changed to match) is refused.
+TEST_F(DeployArtifact, TrustedKeysRequireASignedManifest) {
+  const std::string signed_dir = dir_->file("signed.nee");
+  ASSERT_TRUE(fs::exists(signed_dir + "/deploy.sig"));
+  EXPECT_NO_THROW(load_deploy_artifact(signed_dir, trusting("key.pub.pem")));
+  const auto refusal = [&](const std::string& dir, const std::string& key) {
+    try {
+      load_deploy_artifact(dir, trusting(key));
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    ADD_FAILURE() << dir << " was loaded under " << key;
+    return std::string();
+  };
+  EXPECT_HAS(refusal(copy_, "key.pub.pem"), "is unsigned (it has no deploy.sig)");
+  EXPECT_HAS(refusal(signed_dir, "other.pub.pem"), "deploy.json");
+
+  const std::string forged = dir_->file("forged.nee");
+  fs::remove_all(forged);
+  fs::copy(signed_dir, forged, fs::copy_options::recursive);
+  const std::string graph = read_bytes(forged + "/graph.json") + " ";  // another file, the same graph
+  write_bytes(forged + "/graph.json", graph);
+  nlohmann::json manifest = nlohmann::json::parse(read_bytes(forged + "/deploy.json"));
+  manifest["sha256"]["graph.json"] = sha256_hex(graph);
+  write_bytes(forged + "/deploy.json", manifest.dump(2) + "\n");
+  EXPECT_HAS(refusal(forged, "key.pub.pem"), "deploy.json");
+  EXPECT_NO_THROW(load_deploy_artifact(forged, {})) << "without trust, only the hashes are checked";
 }
 
 TEST_F(DeployArtifact, NeeTuneWritesIntoNewFoldersOnly) {

@@ -203,8 +203,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 10000));
   std::string sign_key;
   app.add_option("--sign", sign_key,
-                 "sign the bundle with this Ed25519 private key (PEM; make one with `openssl genpkey -algorithm "
-                 "ed25519 -out key.pem`), so that `nee-run --trust` with its public half loads it (docs/TRUST.md)")
+                 "sign the bundle, and the deploy artifact's deploy.json with --deploy, with this Ed25519 private key "
+                 "(PEM; make one with `openssl genpkey -algorithm ed25519 -out key.pem`), so that `nee-run --trust` "
+                 "with its public half loads them (docs/TRUST.md)")
       ->needs("--bundle");
   std::string isa_text;
   app.add_option("--isa", isa_text,
@@ -451,7 +452,7 @@ int main(int argc, char** argv) {
                            "holds one graph of static shapes; deploy the model with its bundle instead");
         }
         nee::optimize_graph(graph, graph_options);
-        nee::write_deploy_artifact(graph, bundle_dir, deploy_dir);
+        nee::write_deploy_artifact(graph, bundle_dir, deploy_dir, signing_key ? &*signing_key : nullptr);
         fmt::print("deploy artifact {}: {} nodes, weights {} (run it with `nee-run {}`)\n", deploy_dir,
                    graph.nodes().size(), nee::format_bytes(static_cast<int64_t>(std::filesystem::file_size(deploy_dir + "/weights.bin"))),
                    deploy_dir);
