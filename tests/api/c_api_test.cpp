@@ -119,6 +119,22 @@ class CApi : public testing::Test {
     nee_tensor_free(in);
   }
 
+  // Runs `batch` rows of ones through `s`, which must fail without an output; the
+  // failure's code and message.
+  std::pair<NeeCode, std::string> failed_run(NeeSession* s, int64_t batch) {
+    std::vector<float> x(static_cast<size_t>(batch * kIn), 1.0f);
+    const int64_t dims[] = {batch, kIn};
+    NeeTensor* in = nullptr;
+    ok(nee_tensor_wrap(NEE_DTYPE_F32, dims, 2, x.data(), x.size() * sizeof(float), &in));
+    const char* names[] = {"x"};
+    const NeeTensor* inputs[] = {in};
+    NeeTensor* out = nullptr;
+    const auto r = failure(nee_session_run(s, names, inputs, 1, nullptr, 1, &out));
+    EXPECT_EQ(out, nullptr);
+    nee_tensor_free(in);
+    return r;
+  }
+
   std::filesystem::path dir_;
   std::string path_;
   NeeEnv* env_ = nullptr;
@@ -274,17 +290,9 @@ TEST_F(CApi, ADeployArtifactIsASessionOfItsShapes) {
   ASSERT_EQ(info.rank, 2);
   EXPECT_EQ(info.dims[0], 2) << "the artifact's batch is fixed";
   run_and_check(s, 2, 21);
-  std::vector<float> x(3 * kIn, 1.0f);
-  const int64_t dims[] = {3, kIn};
-  NeeTensor* in = nullptr;
-  ok(nee_tensor_wrap(NEE_DTYPE_F32, dims, 2, x.data(), x.size() * sizeof(float), &in));
-  const char* names[] = {"x"};
-  const NeeTensor* inputs[] = {in};
-  NeeTensor* out = nullptr;
-  auto r = failure(nee_session_run(s, names, inputs, 1, nullptr, 1, &out));
+  auto r = failed_run(s, 3);
   EXPECT_EQ(r.first, NEE_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(r.second.find("input 'x'"), std::string::npos) << r.second;
-  nee_tensor_free(in);
   nee_session_free(s);
 
   NeeSessionOptions* options = nullptr;
@@ -313,18 +321,9 @@ TEST_F(CApi, MemoryBoundAndTrustedKeysApplyToTheSession) {
   // The model is imported for its shapes at the first run, so that is where the bound
   // refuses it.
   ok(nee_session_create(env_, path_.c_str(), options, &s));
-  std::vector<float> x(kIn, 1.0f);
-  const int64_t dims[] = {1, kIn};
-  NeeTensor* in = nullptr;
-  ok(nee_tensor_wrap(NEE_DTYPE_F32, dims, 2, x.data(), x.size() * sizeof(float), &in));
-  const char* names[] = {"x"};
-  const NeeTensor* inputs[] = {in};
-  NeeTensor* out = nullptr;
-  auto r = failure(nee_session_run(s, names, inputs, 1, nullptr, 1, &out));
+  auto r = failed_run(s, 1);
   EXPECT_EQ(r.first, NEE_ERROR_RUNTIME);
   EXPECT_NE(r.second.find("'W'"), std::string::npos) << r.second;
-  EXPECT_EQ(out, nullptr);
-  nee_tensor_free(in);
   nee_session_free(s);
   ok(nee_session_options_set_max_memory(options, 1 << 20));
   ok(nee_session_create(env_, path_.c_str(), options, &s));
