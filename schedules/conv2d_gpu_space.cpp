@@ -56,7 +56,8 @@ Conv2dGpuSpace::Conv2dGpuSpace(const Workload& workload) : workload_(workload) {
 
 // Slices of 1 to 32 input channels, and a group's whole channels where they are fewer
 // than 32 and none of those (the RGB stem's 3). On an H200, ResNet-50's 1x1 convs over
-// 1024 and 2048 channels ran 4 to 7 times cuDNN's time in slices of 8: each slice costs
+// 1024 and 2048 channels ran 4 to 7 times cuDNN's time (cuDNN timed in eager calls, whose
+// dispatch floor flatters NEE) in slices of 8: each slice costs
 // two barriers and a pass over the block's accumulators in shared memory, for 8 steps
 // of arithmetic (docs/DESIGN-NOTES.md, "GPU figures, measured on an H200").
 std::vector<int64_t> Conv2dGpuSpace::staged_slices(int64_t group_channels) {

@@ -98,16 +98,23 @@ class CApi : public testing::Test {
     return s;
   }
 
-  // Runs one batch through `s` into a NEE-allocated output and checks it.
-  void run_and_check(NeeSession* s, int64_t batch, unsigned seed) {
-    std::vector<float> x = random_floats(static_cast<size_t>(batch * kIn), seed);
+  // Runs `batch` rows of `x` through `s` into a NEE-allocated output; the call's status.
+  NeeStatus* run_rows(NeeSession* s, std::vector<float>& x, int64_t batch, NeeTensor** out) {
     const int64_t dims[] = {batch, kIn};
     NeeTensor* in = nullptr;
     ok(nee_tensor_wrap(NEE_DTYPE_F32, dims, 2, x.data(), x.size() * sizeof(float), &in));
     const char* names[] = {"x"};
     const NeeTensor* inputs[] = {in};
+    NeeStatus* status = nee_session_run(s, names, inputs, 1, nullptr, 1, out);
+    nee_tensor_free(in);
+    return status;
+  }
+
+  // Runs one batch through `s` into a NEE-allocated output and checks it.
+  void run_and_check(NeeSession* s, int64_t batch, unsigned seed) {
+    std::vector<float> x = random_floats(static_cast<size_t>(batch * kIn), seed);
     NeeTensor* out = nullptr;
-    ok(nee_session_run(s, names, inputs, 1, nullptr, 1, &out));
+    ok(run_rows(s, x, batch, &out));
     ASSERT_NE(out, nullptr);
     ASSERT_EQ(nee_tensor_rank(out), 2u);
     EXPECT_EQ(nee_tensor_dims(out)[0], batch);
@@ -116,22 +123,15 @@ class CApi : public testing::Test {
     const float* got = static_cast<const float*>(nee_tensor_data(out));
     for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5f) << i;
     nee_tensor_free(out);
-    nee_tensor_free(in);
   }
 
   // Runs `batch` rows of ones through `s`, which must fail without an output; the
   // failure's code and message.
   std::pair<NeeCode, std::string> failed_run(NeeSession* s, int64_t batch) {
     std::vector<float> x(static_cast<size_t>(batch * kIn), 1.0f);
-    const int64_t dims[] = {batch, kIn};
-    NeeTensor* in = nullptr;
-    ok(nee_tensor_wrap(NEE_DTYPE_F32, dims, 2, x.data(), x.size() * sizeof(float), &in));
-    const char* names[] = {"x"};
-    const NeeTensor* inputs[] = {in};
     NeeTensor* out = nullptr;
-    const auto r = failure(nee_session_run(s, names, inputs, 1, nullptr, 1, &out));
+    const auto r = failure(run_rows(s, x, batch, &out));
     EXPECT_EQ(out, nullptr);
-    nee_tensor_free(in);
     return r;
   }
 
