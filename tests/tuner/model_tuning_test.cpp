@@ -104,11 +104,16 @@ TEST(ModelTuning, RoundsResumeWithoutMeasuringAnythingTwice) {
   ModelTuneOptions model_options;
   model_options.total_trials = 6;
   model_options.scheduler.early_stop_threshold = 0;
+  model_options.scheduler.epsilon = 0;
   // Near each other (K and M 2x apart): the second is seeded from the first's records.
+  // The first counts 30 times, so its search rounds come first whatever the two defaults
+  // measure (CI once ran the second's search first, with only the first's default point to
+  // seed from, and it mapped onto the second's own default).
   const std::vector<Workload> workloads = {matmul_workload_from_shape("32x32x32"),
                                            matmul_workload_from_shape("16x64x32")};
+  const std::vector<int> counts = {30, 1};
   options.report_dir = dir.file("report");
-  const ModelTuneReport first = tune_model(db, workloads, {3, 1}, target, options, model_options);
+  const ModelTuneReport first = tune_model(db, workloads, counts, target, options, model_options);
   ASSERT_EQ(first.workloads.size(), 2u);
   // The model's curve: from the measurement that gave both workloads a time (two default
   // points at least) to the last, never rising, and written as SVG and CSV.
@@ -129,7 +134,7 @@ TEST(ModelTuning, RoundsResumeWithoutMeasuringAnythingTwice) {
   for (size_t i = 0; i < 2; ++i) {
     const TuneReport& r = first.workloads[i];
     measured += r.measured;
-    EXPECT_EQ(r.count, i == 0 ? 3 : 1);
+    EXPECT_EQ(r.count, counts[i]);
     EXPECT_LE(r.measured, options.trials);
     ASSERT_TRUE(r.default_record) << "every workload's first round measures its default point";
     expect_no_schedule_twice(db, workloads[i], target);
@@ -152,7 +157,7 @@ TEST(ModelTuning, RoundsResumeWithoutMeasuringAnythingTwice) {
 
   // A second run over the same database continues: no default point and no schedule again.
   options.report_dir.clear();
-  const ModelTuneReport second = tune_model(db, workloads, {3, 1}, target, options, model_options);
+  const ModelTuneReport second = tune_model(db, workloads, counts, target, options, model_options);
   int measured_again = 0;
   for (const TuneReport& r : second.workloads) measured_again += r.measured;
   EXPECT_EQ(measured_again, 6);
