@@ -4,7 +4,7 @@
 namespace nee::fuzz {
 
 // The memory caps the fuzz targets import and run with: far below the defaults (4 GiB a
-// tensor, 16 GiB in all), for the same checks, so that an input that passes them stays
+// tensor, the machine's memory in all), for the same checks, so that an input that passes them stays
 // within libFuzzer's memory limits (scripts/fuzz.sh: -malloc_limit_mb=256,
 // -rss_limit_mb=2048). An allocation over those limits is then a finding, never a model
 // that legitimately sits at the default caps.

@@ -1,8 +1,7 @@
 // Fuzz target: tensor file bytes -> read_tensor_pb (an ONNX TensorProto .pb file, through a
 // temporary file: the reader takes a path). nee::Error is the documented refusal. A
 // tensor that reads must survive the round trip through tensor_to_proto and
-// tensor_from_proto with its type and contents, or abort(). NEE has no .npy reader yet;
-// when one lands it belongs in a target of its own beside this one.
+// tensor_from_proto with its type and contents, or abort(). .npy files have npy_fuzzer.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>

@@ -1,8 +1,10 @@
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
 #include "core/workload.h"
+#include "runtime/process_memory_limit.h"
 
 namespace nee {
 
@@ -13,14 +15,19 @@ inline constexpr int64_t kMaxTensorBytes = int64_t{4} << 30;
 
 // The memory a model may make NEE allocate, checked before each allocation so that an
 // oversized model is refused with the tensor named instead of ending in std::bad_alloc
-// or the kernel's OOM killer. The defaults are generous for real models (the largest
-// model of the zoo, convnext_tiny, holds 109 MiB of weights) yet keep a hostile model
-// within the 24 GiB of the build machines.
+// or the kernel's OOM killer. By default every cap but the one-tensor cap is what this
+// process can have (process_memory_limit(): physical memory, cgroup, ulimit), since an
+// allocation past it can only fail; the fixed 16 GiB these replaced refused nothing on a
+// 24 GiB machine that could fit and let a 64 GiB model through on a 24 GiB one.
 struct MemoryCaps {
-  int64_t tensor_bytes = kMaxTensorBytes;      // any one tensor
-  int64_t weights_bytes = int64_t{16} << 30;   // the model's constants: initializers, Constant nodes, folded values
-  int64_t plan_bytes = int64_t{16} << 30;      // what one run allocates: the memory plan's arena and per-run tensors
-  int64_t total_bytes = int64_t{16} << 30;     // weights, graph inputs and one run's tensors together
+  // Any one tensor.
+  int64_t tensor_bytes = std::min(kMaxTensorBytes, process_memory_limit().bytes);
+  // The model's constants: initializers, Constant nodes, folded values.
+  int64_t weights_bytes = process_memory_limit().bytes;
+  // What one run allocates: the memory plan's arena and per-run tensors.
+  int64_t plan_bytes = process_memory_limit().bytes;
+  // Weights, graph inputs and one run's tensors together.
+  int64_t total_bytes = process_memory_limit().bytes;
 };
 
 // Caps for a bound on the whole (nee-run --max-memory): weights, one run and both

@@ -3,7 +3,8 @@
 # UndefinedBehaviorSanitizer in their own build folder, then runs each for SECONDS
 # (default 60) from the seed corpus, the model target with fuzz/onnx.dict.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
-# Environment: NEE_FUZZ_BUILD (build folder, default build-fuzz), JOBS (default 2).
+# Environment: NEE_FUZZ_BUILD (build folder, default build-fuzz), JOBS (default 2), RUNS (stop
+# a target after this many executions, if it comes before SECONDS: the 10 million).
 # Each target's corpus grows in BUILD/corpus/<target>/; a crash, a sanitizer report, a
 # timeout or an allocation over the limits below is saved in BUILD/findings/<target>/ and
 # makes the script exit 1 (copy it to fuzz/findings/<target>/ for the tests to replay).
@@ -16,7 +17,7 @@ build=${NEE_FUZZ_BUILD:-$root/build-fuzz}
 jobs=${JOBS:-2}
 targets=("$@")
 if ((${#targets[@]} == 0)); then
-  targets=(model_fuzzer tensor_pb_fuzzer manifest_fuzzer db_import_fuzzer deploy_graph_fuzzer)
+  targets=(model_fuzzer tensor_pb_fuzzer npy_fuzzer manifest_fuzzer db_import_fuzzer deploy_graph_fuzzer)
 fi
 # clang 14 and libclang-rt-14-dev (libFuzzer and the sanitizer runtimes) are installed
 # here, not by scripts/install-deps.sh: only fuzzing needs them, and `make test` would pay
@@ -51,7 +52,7 @@ seed_models=(add conv_with_strides_padding matmul_2d gather_0 if cast_FLOAT_to_S
   range_float_type_positive_delta_expanded)
 while IFS= read -r dir; do seed_models+=("${dir#"$node"/test_}"); done < <(
   find "$node" -maxdepth 1 -name 'test_*' | sort | awk 'NR % 23 == 0')
-declare -A seeds=([model_fuzzer]="" [tensor_pb_fuzzer]="" [manifest_fuzzer]="$root/fuzz/corpus/manifest"
+declare -A seeds=([model_fuzzer]="" [tensor_pb_fuzzer]="" [npy_fuzzer]="$root/fuzz/corpus/npy" [manifest_fuzzer]="$root/fuzz/corpus/manifest"
   [db_import_fuzzer]="$root/fuzz/corpus/db_import" [deploy_graph_fuzzer]="$root/fuzz/corpus/deploy_graph")
 
 # Stack traces for UBSan's reports too (ASan prints them by default).
@@ -68,7 +69,7 @@ for target in "${targets[@]}"; do
       done ;;
     *) cp -n "${seeds[$target]}"/* "$corpus"/ ;;
   esac
-  options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=256 -print_final_stats=1
+  options=(-max_total_time="$seconds" ${RUNS:+-runs="$RUNS"} -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=256 -print_final_stats=1
     -artifact_prefix="$findings/")
   if [[ $target == model_fuzzer ]]; then options+=(-dict="$root/fuzz/onnx.dict" -max_len=16384); fi
   echo "fuzz.sh: $target for ${seconds} s (log: $log)"

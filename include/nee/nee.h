@@ -131,7 +131,8 @@ NEE_API NeeStatus* nee_session_options_set_bundle(NeeSessionOptions* options, co
 /* Bounds what the session may allocate, in bytes: the model's weights, one run's tensors,
  * and both together, each checked before it is allocated (an error names the tensor, its
  * size and the bound; the weights are read when a run first needs them); one tensor stays
- * within the lesser of this and 4 GiB. 0 (the default): NEE's own caps (16 GiB). */
+ * within the lesser of this and 4 GiB. 0 (the default): what the process can have, the least
+ * of physical memory, its cgroup's memory limit and its ulimit. */
 NEE_API NeeStatus* nee_session_options_set_max_memory(NeeSessionOptions* options, uint64_t bytes);
 /* Loads the bundle only if it is signed by one of these Ed25519 public keys: a PEM file,
  * or a folder whose *.pem files all are; may be called again to trust more (docs/TRUST.md).

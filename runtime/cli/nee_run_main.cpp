@@ -18,6 +18,7 @@
 #include "importer/input_shape_text.h"
 #include "runtime/bundle/kernel_bundle.h"
 #include "runtime/deploy/deploy_artifact.h"
+#include "runtime/npy_file.h"
 #include "runtime/output_comparison.h"
 #include "runtime/profiling/chrome_trace.h"
 #include "runtime/profiling/flop_account.h"
@@ -106,14 +107,26 @@ std::unique_ptr<nee::Session> make_session(const Options& o, const std::string& 
   return session;
 }
 
-// One data set's inputs from input_<i>.pb files (ONNX test-data layout), named by the
-// file or else by the model's input order.
-std::map<std::string, nee::Tensor> read_data_set(const std::string& dir, const std::vector<std::string>& names) {
+// A data set's tensor file STEM.pb (ONNX test-data layout, which may name its tensor) or
+// STEM.npy (numpy.save), not both.
+nee::Tensor read_data_file(const std::string& dir, const std::string& stem, const nee::MemoryCaps& caps,
+                           std::string* name = nullptr) {
+  const std::string pb = dir + "/" + stem + ".pb", npy = dir + "/" + stem + ".npy";
+  const bool has_pb = fs::exists(pb), has_npy = fs::exists(npy);
+  if (has_pb && has_npy) throw nee::Error(fmt::format("{0} holds both {1}.pb and {1}.npy; keep one", dir, stem));
+  if (has_npy) return nee::read_npy(npy, caps.tensor_bytes);
+  if (!has_pb) throw nee::Error(fmt::format("{0} holds neither {1}.pb nor {1}.npy", dir, stem));
+  return nee::read_tensor_pb(pb, name);
+}
+
+// One data set's inputs from input_<i>.pb or .npy files, named by a .pb file or else by
+// the model's input order.
+std::map<std::string, nee::Tensor> read_data_set(const std::string& dir, const std::vector<std::string>& names,
+                                                 const nee::MemoryCaps& caps) {
   std::map<std::string, nee::Tensor> inputs;
   for (size_t i = 0; i < names.size(); ++i) {
-    const std::string path = dir + "/input_" + std::to_string(i) + ".pb";
     std::string name;
-    nee::Tensor t = nee::read_tensor_pb(path, &name);
+    nee::Tensor t = read_data_file(dir, "input_" + std::to_string(i), caps, &name);
     inputs[name.empty() ? names[i] : name] = t;
   }
   return inputs;
@@ -206,7 +219,7 @@ bool run_data_sets(const Options& o, const std::shared_ptr<const nee::StagedMode
     }
     if (!o.expect_dirs.empty()) {
       ok = check_outputs(got, model->output_names(), [&](size_t i, const std::string&) {
-        return nee::read_tensor_pb(o.expect_dirs[k] + "/output_" + std::to_string(i) + ".pb");
+        return read_data_file(o.expect_dirs[k], "output_" + std::to_string(i), o.caps);
       }, o, o.expect_dirs[k]) && ok;
     }
   }
@@ -281,12 +294,13 @@ int main(int argc, char** argv) {
                  "repeatable; a symbolic batch dim not given is 1")
       ->allow_extra_args(false);  // one value per --input-shape, so a model path after it stays the model
   app.add_option("--inputs", o.inputs_dirs,
-                 "folder with input_<i>.pb tensors (default: random inputs); repeatable: every data set runs in one "
+                 "folder with input_<i>.pb (ONNX TensorProto) or input_<i>.npy (numpy.save) tensors (default: random "
+                 "inputs); repeatable: every data set runs in one "
                  "session, which specializes the model to each distinct set of input shapes, so symbolic dims need "
                  "no --input-shape")
       ->allow_extra_args(false);
   app.add_option("--seed", o.seed, "seed of the random inputs");
-  app.add_option("--expect", o.expect_dirs, "folder with output_<i>.pb tensors to check against; one per --inputs")
+  app.add_option("--expect", o.expect_dirs, "folder with output_<i>.pb or .npy tensors to check against; one per --inputs")
       ->allow_extra_args(false);
   app.add_flag("--check-reference", o.check_reference, "also run the reference CPU kernels and compare");
   app.add_option("--rtol", o.rtol, "relative tolerance of checks");
@@ -322,9 +336,11 @@ int main(int argc, char** argv) {
                "list which provider and kernel ran each node, and every node left to the reference kernels");
   app.add_flag("--stats", o.stats, "print the memory plan's peak, the same tensors without reuse, and peak RSS");
   app.add_option("--max-memory", o.max_memory,
-                 "the most memory the model may make NEE allocate, weights, inputs and one run's tensors together "
-                 "(e.g. 512M, 4G; default 16G); no tensor may exceed it or 4G, and a model over it is refused "
-                 "before the allocation, naming the tensor");
+                 fmt::format("the most memory the model may make NEE allocate, weights, inputs and one run's "
+                             "tensors together (e.g. 512M, 4G; default: what this process can have, the least of "
+                             "physical memory, its cgroup's limit and ulimit, here {} from {}); no tensor may exceed "
+                             "it or 4G, and a model over it is refused before the allocation, naming the tensor",
+                             nee::format_bytes(nee::process_memory_limit().bytes), nee::process_memory_limit().source));
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -351,7 +367,7 @@ int main(int argc, char** argv) {
     if (!o.inputs_dirs.empty()) {
       const std::vector<std::string> names =
           deployed ? nee::deploy_artifact_inputs(o.model) : nee::onnx_graph_input_names(o.model);
-      for (const std::string& dir : o.inputs_dirs) data_sets.push_back(read_data_set(dir, names));
+      for (const std::string& dir : o.inputs_dirs) data_sets.push_back(read_data_set(dir, names, o.caps));
       // The data decides the shapes: a model with symbolic dims needs no --input-shape.
       for (const auto& [name, tensor] : data_sets[0]) o.input_shapes.emplace(name, tensor.shape());
     }
@@ -421,7 +437,7 @@ int main(int argc, char** argv) {
     bool ok = true;
     if (!o.expect_dirs.empty()) {
       ok = check_outputs(outputs, out_names, [&](size_t i, const std::string&) {
-        return nee::read_tensor_pb(o.expect_dirs[0] + "/output_" + std::to_string(i) + ".pb");
+        return read_data_file(o.expect_dirs[0], "output_" + std::to_string(i), o.caps);
       }, o, "expected") && ok;
     }
     if (data_sets.size() > 1) ok = run_data_sets(o, nee::load_staged_onnx(o.model, o.caps), data_sets) && ok;

@@ -14,6 +14,7 @@
 #include "core/isa_level.h"
 #include "core/subprocess.h"
 #include "onnx_model_builder.h"
+#include "runtime/npy_file.h"
 #include "runtime/tensor_io.h"
 
 namespace nee {
@@ -183,6 +184,35 @@ TEST_F(EndToEnd, TuneThenRunMatchesHandComputedOutput) {
   EXPECT_TRUE(bad.exited);
   EXPECT_NE(bad.exit_code, 0) << bad.output;
   EXPECT_NE(bad.output.find("MISMATCH"), std::string::npos) << bad.output;
+}
+
+// Data sets saved by numpy.save run and are checked as .pb ones are (here on the
+// reference kernels); a folder holding both files of one tensor is refused.
+TEST_F(EndToEnd, NumpyDataSetsRunAndAreChecked) {
+  const Mlp mlp;
+  const std::string model = file("mlp.onnx");
+  write_file(model, mlp.bytes());
+  const Tensor x = known({2, 3, 4}, 1.5, 1.0);
+  fs::create_directories(file("in"));
+  fs::create_directories(file("want"));
+  write_npy(file("in/input_0.npy"), x);
+  write_npy(file("want/output_0.npy"), mlp.expected(x));
+  const ProcessResult run = run_tool({NEE_RUN_PATH, model, "--inputs", file("in"), "--expect", file("want")});
+  ASSERT_TRUE(run.exited) << run.output;
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("check y vs expected: ok"), std::string::npos) << run.output;
+
+  Tensor wrong = mlp.expected(x);
+  wrong.data_as<float>()[1] += 0.5f;
+  write_npy(file("want/output_0.npy"), wrong);
+  const ProcessResult bad = run_tool({NEE_RUN_PATH, model, "--inputs", file("in"), "--expect", file("want")});
+  EXPECT_NE(bad.exit_code, 0) << bad.output;
+  EXPECT_NE(bad.output.find("MISMATCH"), std::string::npos) << bad.output;
+
+  write_tensor_pb(file("in/input_0.pb"), x, "x");
+  const ProcessResult both = run_tool({NEE_RUN_PATH, model, "--inputs", file("in")});
+  EXPECT_EQ(both.exit_code, 1) << both.output;
+  EXPECT_NE(both.output.find("holds both input_0.pb and input_0.npy"), std::string::npos) << both.output;
 }
 
 // --profile on the reference kernels: the trace holds a run span and one span per node for

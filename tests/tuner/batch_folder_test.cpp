@@ -10,7 +10,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "core/cuda_device.h"
 #include "core/error.h"
@@ -93,7 +96,8 @@ class BatchFolder : public ::testing::Test {
       tasks.push_back({builds[i], candidates[i], 10});  // as pack gives a workload's candidates
     }
     Candidate crash = candidates[1];
-    crash.config.knobs["unroll_k"] = 99;  // a point of its own
+    strategy->observe(candidates[1].config, MeasureResult{});
+    crash.config = strategy->propose(1).at(0);  // a point of its own, in the space: imports screen it
     crash.trial = 2;
     tasks.push_back({crashing_library(dir_), crash, 12});
     BuildResult failed;
@@ -272,6 +276,37 @@ TEST_F(BatchFolder, ConfirmationsReachWhatAnEarlierImportStored) {
       EXPECT_DOUBLE_EQ(r.result.median_us, batch[1].record.result.median_us) << "its timings stay";
     }
   }
+}
+
+// A folder comes back from another machine: its times are screened as an export's
+// records are, so a negative median or an impossible confirmed speed is refused by name
+// (exit 2) and the rest is stored.
+TEST_F(BatchFolder, PoisonedTimesAreRefusedAndTheRestImported) {
+  const std::string folder = pack();
+  ASSERT_EQ(run_batch_program(folder).exit_code, 0);
+  const auto rewrite = [](const std::string& path, const std::string& task,
+                          const std::function<void(nlohmann::json&)>& edit) {
+    std::istringstream in(read_text(path));
+    std::string out, line;
+    while (std::getline(in, line)) {
+      nlohmann::json j = nlohmann::json::parse(line);
+      if (j["task"] == task) edit(j);
+      out += j.dump() + "\n";
+    }
+    std::ofstream(path, std::ios::trunc) << out;
+  };
+  rewrite(batch_results_path(folder), "c1", [](nlohmann::json& j) { j["result"]["median_us"] = -5.0; });
+  rewrite(batch_confirmations_path(folder), "c0", [](nlohmann::json& j) { j["result"]["median_us"] = 1e-6; });
+  const std::string db_path = dir_.file("tuning.db");
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(import_results(db_path, folder), 2);
+  const std::string said = testing::internal::GetCapturedStderr();
+  EXPECT_NE(said.find("an ok record with median time -5 us"), std::string::npos) << said;
+  EXPECT_NE(said.find("an impossible speed"), std::string::npos) << said;
+  TuningDatabase db(db_path);
+  const std::vector<TuningRecord> stored = db.all_records();
+  ASSERT_EQ(stored.size(), 1u) << "only the crashed candidate's record is stored";
+  EXPECT_EQ(stored[0].result.status, MeasureStatus::crash);
 }
 
 TEST_F(BatchFolder, CutResultsResumeWithoutMeasuringAgain) {

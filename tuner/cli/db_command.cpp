@@ -3,75 +3,19 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <memory>
 #include <optional>
 
 #include "core/error.h"
 #include "core/workload_speed.h"
-#include "schedules/schedule_space.h"
-#include "tuner/compile/autoscheduler_config.h"
+#include "tuner/cli/record_screen.h"
 #include "tuner/runners/batch_folder.h"
-#include "tuning-db/speed_ceiling.h"
 
 namespace nee {
 
 namespace {
-
-// Screens records from elsewhere (RecordScreen::problem), keeping one schedule space
-// per workload and target.
-class RecordScreen {
- public:
-  // Why the record must not be stored, or empty. A time that would rank it must be
-  // physically possible, so that a poisoned export cannot make its record the best; the
-  // schedule must be one the bundle builder can compile and the tuner could propose.
-  std::string problem(const TuningRecord& r) {
-    const auto bad = [](double us) { return !std::isfinite(us) || us <= 0; };
-    const bool ok = r.result.status == MeasureStatus::ok;
-    if (ok && bad(r.result.median_us)) return fmt::format("an ok record with median time {} us", r.result.median_us);
-    if (r.confirmed_us && bad(*r.confirmed_us)) return fmt::format("a confirmed time of {} us", *r.confirmed_us);
-    if (!autoscheduler_of(r.config)) {
-      const std::string space_problem = check_schedule(r);
-      if (!space_problem.empty()) return space_problem;
-    }
-    const std::optional<double> median = ok ? std::optional<double>(r.result.median_us) : std::nullopt;
-    for (const std::optional<double>& us : {median, r.confirmed_us}) {
-      if (!us) continue;
-      const std::string speed_problem = impossible_speed(r.workload, r.target, *us);
-      if (!speed_problem.empty()) return "an impossible speed: " + speed_problem;
-    }
-    return "";
-  }
-
- private:
-  std::string check_schedule(const TuningRecord& r) {
-    const std::string key = r.workload.key() + "@" + r.target.key();
-    auto found = spaces_.find(key);
-    if (found == spaces_.end()) {
-      Space space;
-      try {
-        space.space = make_schedule_space(r.workload, r.target);
-      } catch (const std::exception& e) {
-        space.error = fmt::format("no schedule space for it on target {}: {}", r.target.halide, e.what());
-      }
-      found = spaces_.emplace(key, std::move(space)).first;
-    }
-    if (!found->second.error.empty()) return found->second.error;
-    const std::string why = found->second.space->check(r.config);
-    if (why.empty()) return "";
-    return fmt::format("schedule {} is not a point of the {} space: {}", r.config.to_string(),
-                       found->second.space->name(), why);
-  }
-
-  struct Space {
-    std::unique_ptr<ScheduleSpace> space;
-    std::string error;  // why there is none
-  };
-  std::map<std::string, Space> spaces_;
-};
 
 // The bytes of an import file, refusing what is not a regular file (a device or a FIFO
 // such as /dev/zero would be read without end) and stopping at kImportFileCap.
@@ -377,12 +321,28 @@ int run_db_command(const DbCommand& command, const std::string& default_db_path)
   const std::string db_path = command.db_path.empty() ? default_db_path : command.db_path;
   if (command.action == "import-results") {
     // The whole folder is read and checked before the database is opened.
-    const std::vector<BatchRecord> records = batch_records(command.argument);
+    // Screened as an export's records are: the folder came back from another machine.
+    std::vector<BatchRecord> records;
+    std::vector<RefusedRecord> refused;
+    RecordScreen screen;
+    for (BatchRecord& b : batch_records(command.argument)) {
+      TuningRecord ranked = b.record;
+      if (b.confirmation && b.confirmation->status == MeasureStatus::ok) {
+        ranked.confirmed_us = b.confirmation->median_us;
+      }
+      const std::string problem = screen.problem(ranked);
+      if (problem.empty()) {
+        records.push_back(std::move(b));
+      } else {
+        refused.push_back({fmt::format("{}: candidate {}", command.argument, b.record.config.to_string()), problem});
+      }
+    }
     TuningDatabase db(db_path);
     const BatchImportCounts c = import_batch_records(db, records);
-    fmt::print("{}: added {} record(s), {} already present, {} confirmation(s) applied\n", command.argument, c.added,
-               c.already_present, c.confirmed);
-    return 0;
+    for (const RefusedRecord& r : refused) fmt::print(stderr, "nee-tune: {}: refused: {}\n", r.where, r.reason);
+    fmt::print("{}: added {} record(s), {} already present, {} confirmation(s) applied, {} refused\n",
+               command.argument, c.added, c.already_present, c.confirmed, refused.size());
+    return refused.empty() ? 0 : 2;
   }
   if (command.action == "import" || command.action == "merge") {
     // Read and screened before the database is opened: a damaged file or a missing
