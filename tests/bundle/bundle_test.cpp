@@ -351,6 +351,11 @@ TEST(BundleIsaLevels, IsaOptionNamesLevels) {
   EXPECT_EQ(bundle_isa_levels("all"), all);
   EXPECT_EQ(bundle_isa_levels("host"), std::vector<std::string>{host_isa_level().name});
   EXPECT_EQ(bundle_isa_levels("avx2,arm64"), (std::vector<std::string>{"avx2", "arm64"}));
+  // A portable floor and this machine's own level, once each when they are one.
+  const std::string floor = host_isa_levels().front()->name;
+  std::vector<std::string> floor_and_host = {floor};
+  if (host_isa_level().name != floor) floor_and_host.push_back(host_isa_level().name);
+  EXPECT_EQ(bundle_isa_levels(floor + ",host"), floor_and_host);
   EXPECT_THROW(bundle_isa_levels("avx2,avx3"), Error);
 }
 

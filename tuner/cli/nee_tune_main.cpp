@@ -211,7 +211,7 @@ int main(int argc, char** argv) {
   app.add_option("--isa", isa_text,
                  "CPU bundles: the ISA levels to build a variant of every kernel for, comma-separated (sse41, avx2, "
                  "avx512_skylake, avx512_cannonlake, avx512_zen4, avx512_sapphirerapids, arm64, arm64_dotprod), 'host' for this "
-                 "machine's own level, or 'all' (the default): every level this machine runs, so the bundle also runs "
+                 "machine's own level (also in a list: sse41,host), or 'all' (the default): every level this machine runs, so the bundle also runs "
                  "on lesser CPUs; the runtime picks per kernel the best level the CPU it runs on has");
   app.add_option("--jobs", options.build_jobs, "parallel compiles")->check(CLI::Range(1, 256));
   app.add_option("--threads", options.runner.threads, "kernel threads while measuring (0: all cores)");

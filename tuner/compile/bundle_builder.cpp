@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -57,10 +58,12 @@ std::vector<std::string> bundle_isa_levels(const std::string& text) {
     for (const IsaLevel* l : host_isa_levels()) names.push_back(l->name);
     return names;
   }
-  if (text == "host") return {host_isa_level().name};
   std::stringstream ss(text);
   std::string name;
-  while (std::getline(ss, name, ',')) names.push_back(isa_level_named(name).name);
+  while (std::getline(ss, name, ',')) {
+    const std::string level = name == "host" ? host_isa_level().name : isa_level_named(name).name;
+    if (std::find(names.begin(), names.end(), level) == names.end()) names.push_back(level);
+  }
   return names;
 }
 
