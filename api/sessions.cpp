@@ -17,6 +17,7 @@
 #include "runtime/bundle/bundle_signature.h"
 #include "runtime/deploy/deploy_artifact.h"
 #include "runtime/deploy/deployed_model.h"
+#include "runtime/deploy/verified_file_cache.h"
 #include "runtime/tensor_limits.h"
 
 using nee::c_api::guarded;
@@ -106,6 +107,7 @@ NeeStatus* create_deployed_session(NeeEnv* env, const NeeSessionOptions* options
   if (session->options.max_memory > 0) caps = nee::memory_caps_within(static_cast<int64_t>(session->options.max_memory));
   NeeStatus* s = guarded(NEE_ERROR_INVALID_MODEL, [&] {
     nee::DeployLoadOptions load;
+    load.verified_cache_dir = nee::VerifiedFileCache::default_dir();
     load.bundle.threads = env->options.threads;
     load.bundle.spin_us = env->options.spin_us;
     if (!session->options.trusted_keys.empty()) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include "core/error.h"
 #include "importer/opset_nodes.h"
 #include "importer/value_needed.h"
@@ -67,7 +69,19 @@ const std::vector<std::string>& SequenceValues::elements(const std::string& name
 
 std::vector<Node> SequenceValues::expand(Graph& graph, const Node& node, int64_t opset) {
   const std::string& op = node.op;
-  const std::string& out = node.outputs.at(0);
+  // The inputs each operator needs before its optional ones (ONNX's schemas), checked
+  // before any is read: a fuzzed SequenceInsert without inputs once escaped as
+  // std::out_of_range.
+  static const std::map<std::string, size_t> required = {
+      {"Identity", 1},      {"SequenceEmpty", 0},      {"SequenceConstruct", 1}, {"SequenceInsert", 2},
+      {"SequenceErase", 1}, {"SequenceAt", 2},         {"SequenceLength", 1},    {"ConcatFromSequence", 1},
+      {"SplitToSequence", 1}};
+  const size_t needed = required.at(op);
+  if (node.inputs.size() < needed) {
+    throw Error(fmt::format("{} needs {} input(s), the node has {}", op, needed, node.inputs.size()));
+  }
+  if (node.outputs.empty() || node.outputs[0].empty()) throw Error(fmt::format("{} has no output", op));
+  const std::string& out = node.outputs[0];
   if (op == "Identity") {
     sequences_[out] = sequence(node.inputs[0]);
     return {};

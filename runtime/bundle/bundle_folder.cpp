@@ -129,6 +129,9 @@ std::optional<MappedBytes> BundleFolder::map(const std::string& name, const std:
   require_regular(st, path, what);
   MappedBytes mapped;
   mapped.size = static_cast<size_t>(st.st_size);
+  mapped.identity = {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), st.st_size,
+                     st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec,
+                     st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec};
   if (mapped.size == 0) {
     mapped.data = std::shared_ptr<uint8_t>(new uint8_t[1](), std::default_delete<uint8_t[]>());
     return mapped;

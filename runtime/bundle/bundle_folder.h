@@ -7,10 +7,20 @@
 
 namespace nee {
 
+// What tells a file's contents apart without reading them: its inode and the times a
+// write changes. Every write sets the change time (st_ctime) to the current time, which no
+// unprivileged process can set back, so the same identity later means the same bytes
+// (short of root or a clock set back; docs/TRUST.md).
+struct FileIdentity {
+  uint64_t device = 0, inode = 0;
+  int64_t size = 0, mtime_ns = 0, ctime_ns = 0;
+};
+
 // A file's bytes mapped read-only; the pointer's owner unmaps them.
 struct MappedBytes {
   std::shared_ptr<uint8_t> data;
   size_t size = 0;
+  FileIdentity identity;  // of the file mapped, taken from its open descriptor
 };
 
 // A bundle folder, opened once: every file of the bundle is read through it, by a plain

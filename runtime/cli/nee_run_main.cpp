@@ -18,6 +18,7 @@
 #include "importer/input_shape_text.h"
 #include "runtime/bundle/kernel_bundle.h"
 #include "runtime/deploy/deploy_artifact.h"
+#include "runtime/deploy/verified_file_cache.h"
 #include "runtime/npy_file.h"
 #include "runtime/output_comparison.h"
 #include "runtime/profiling/chrome_trace.h"
@@ -83,7 +84,14 @@ std::unique_ptr<nee::Session> make_session(const Options& o, const std::string& 
     load.bundle = {"", nee::target_kind_from_string(o.target), o.threads, o.spin_us, o.max_isa, o.trusted};
     load.memory_caps = o.caps;
     load.verify_weights = !o.skip_weights_check;
+    load.verified_cache_dir = nee::VerifiedFileCache::default_dir();
     nee::DeployedModel deployed = nee::load_deploy_artifact(o.model, load);
+    if (threads) {
+      fmt::print("weights.bin: {}\n", deployed.weights_hashed ? "hashed, matches deploy.json"
+                                       : o.skip_weights_check ? "not hashed (--skip-weights-check)"
+                                                              : "unchanged since a load verified it (" +
+                                                                    load.verified_cache_dir + "), not hashed again");
+    }
     if (bundle_dir.empty()) {
       auto reference = std::make_unique<nee::Session>(std::move(deployed.graph),
                                                       std::vector<std::unique_ptr<nee::KernelProvider>>{},
@@ -330,7 +338,10 @@ int main(int argc, char** argv) {
                  "waited for, so that a node's span is its kernel's run, not its launch");
   app.add_flag("--skip-weights-check", o.skip_weights_check,
                "a deploy artifact: do not hash weights.bin against its manifest at load (its size is still checked); "
-               "for artifacts whose integrity something else vouches for, such as a read-only verified image");
+               "for artifacts whose integrity something else vouches for, such as a read-only verified image. "
+               "Without it, a load that hashed the file remembers it (in $NEE_VERIFIED_CACHE, else "
+               "~/.cache/nee/verified), and later loads skip the hash while the file is unchanged (inode, size, "
+               "modification and change times)");
   app.add_flag("--print", o.print_outputs, "print the outputs");
   app.add_flag("--placement", o.placement,
                "list which provider and kernel ran each node, and every node left to the reference kernels");

@@ -14,6 +14,7 @@
 #include "core/version.h"
 #include "runtime/bundle/bundle_folder.h"
 #include "runtime/deploy/graph_file.h"
+#include "runtime/deploy/verified_file_cache.h"
 
 namespace nee {
 
@@ -143,7 +144,14 @@ DeployedModel load_deploy_artifact(const std::string& dir, const DeployLoadOptio
     throw Error(fmt::format("deploy artifact '{}': weights.bin is {} bytes, the manifest says {}", dir, weights->size,
                             declared));
   }
-  if (options.verify_weights) check("weights.bin", sha256_hex(weights->data.get(), weights->size));
+  const VerifiedFileCache verified(options.verified_cache_dir);
+  const json expected_weights = hashes.contains("weights.bin") ? hashes["weights.bin"] : json();
+  const std::string weights_sha = expected_weights.is_string() ? expected_weights.get<std::string>() : "";
+  const bool hash_weights = options.verify_weights && !verified.vouches(weights->identity, weights_sha);
+  if (hash_weights) {
+    check("weights.bin", sha256_hex(weights->data.get(), weights->size));
+    verified.remember(weights->identity, weights_sha);
+  }
   const BundleFolder bundle_folder(dir + "/bundle");
   const std::optional<std::string> bundle_manifest = bundle_folder.read("manifest.json", kMaxDescriptionBytes, "bundle manifest");
   if (!bundle_manifest) throw Error(fmt::format("deploy artifact '{}' has no bundle/manifest.json", dir));
@@ -151,7 +159,7 @@ DeployedModel load_deploy_artifact(const std::string& dir, const DeployLoadOptio
 
   const json description = json::parse(*graph_text, nullptr, /*allow_exceptions=*/false);
   if (description.is_discarded()) throw Error(fmt::format("deploy artifact '{}': graph.json is not JSON", dir));
-  DeployedModel model{deserialize_graph(description, weights->data, weights->size), nullptr};
+  DeployedModel model{deserialize_graph(description, weights->data, weights->size), nullptr, hash_weights};
   BundleLoadOptions load = options.bundle;
   load.model_path.clear();
   model.bundle = KernelBundle::load(dir + "/bundle", load);

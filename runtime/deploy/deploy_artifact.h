@@ -46,6 +46,10 @@ struct DeployLoadOptions {
   // It is most of a load's time: 62 of 74 ms for ResNet-50's 112 MiB on a 2-core EPYC.
   // Off only where something else vouches for the file (a read-only, verified image).
   bool verify_weights = true;
+  // Where weights that matched are remembered (VerifiedFileCache), so that a later load
+  // of the same unchanged file skips the hash; "" (the default): hash at every load.
+  // Programs pass VerifiedFileCache::default_dir().
+  std::string verified_cache_dir;
 };
 
 // The artifact's graph and bundle, checked: deploy.json's format and NEE version, each
@@ -55,6 +59,7 @@ struct DeployLoadOptions {
 struct DeployedModel {
   Graph graph;
   std::shared_ptr<KernelBundle> bundle;
+  bool weights_hashed = false;  // false: unchecked, or vouched for by the verified-file cache
 };
 DeployedModel load_deploy_artifact(const std::string& dir, const DeployLoadOptions& options);
 

@@ -8,11 +8,13 @@
 // runtime only, as a deployment does.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -172,6 +174,39 @@ TEST_F(DeployArtifact, DamagedWeightsAreRefused) {
   write_bytes(copy_ + "/weights.bin", weights);
   const std::string e = load_error();
   EXPECT_HAS(e, "weights.bin is damaged or was replaced");
+}
+
+// A load that hashed the weights remembers them, so the next load of the unchanged file
+// skips the hash; any write to the file (here: the same bytes written again, then one
+// byte changed in place, both keeping the inode) makes the next load hash it again. A
+// file written in the last 50 ms is not remembered (its times could repeat), hence the
+// waits.
+TEST_F(DeployArtifact, VerifiedWeightsAreHashedAgainOnlyAfterAWrite) {
+  const auto settle = [] { std::this_thread::sleep_for(std::chrono::milliseconds(60)); };
+  DeployLoadOptions options;
+  options.verified_cache_dir = copy_ + "-verified";
+  fs::remove_all(options.verified_cache_dir);
+  settle();
+  EXPECT_TRUE(load_deploy_artifact(copy_, options).weights_hashed);
+  EXPECT_FALSE(load_deploy_artifact(copy_, options).weights_hashed) << "vouched for by the cache";
+  EXPECT_TRUE(load_deploy_artifact(copy_, {}).weights_hashed) << "no cache: every load hashes";
+
+  const std::string weights = read_bytes(copy_ + "/weights.bin");
+  write_bytes(copy_ + "/weights.bin", weights);
+  EXPECT_TRUE(load_deploy_artifact(copy_, options).weights_hashed) << "just written: hashed, not remembered";
+  settle();
+  EXPECT_TRUE(load_deploy_artifact(copy_, options).weights_hashed) << "written again: hashed again";
+  EXPECT_FALSE(load_deploy_artifact(copy_, options).weights_hashed);
+  std::string damaged = weights;
+  damaged[damaged.size() / 3] ^= 0x01;
+  write_bytes(copy_ + "/weights.bin", damaged);
+  try {
+    load_deploy_artifact(copy_, options);
+    ADD_FAILURE() << "weights changed after they were verified were loaded";
+  } catch (const Error& e) {
+    EXPECT_HAS(std::string(e.what()), "weights.bin is damaged or was replaced");
+  }
+  fs::remove_all(options.verified_cache_dir);
 }
 
 TEST_F(DeployArtifact, CutWeightsAreRefused) {

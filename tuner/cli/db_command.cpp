@@ -298,7 +298,8 @@ CLI::App* add_db_command(CLI::App& app, DbCommand& command) {
   imp->add_option("file", command.argument, "exported file")->required()->check(CLI::ExistingFile);
   imp->callback(action("import"));
   CLI::App* results = db->add_subcommand(
-      "import-results", "add what a batch folder's nee-measure --batch measured (kept with the measuring device)");
+      "import-results", "add what a batch folder's nee-measure --batch measured (kept with the measuring device; "
+      "screened as an import's records are: a refused one is named and the exit status is 2)");
   results->add_option("folder", command.argument, "batch folder (from nee-tune pack)")->required();
   results->callback(action("import-results"));
   CLI::App* merge = db->add_subcommand(
