@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/family.h"
 #include "core/integer_text.h"
+#include "core/json_numbers.h"
 #include "core/winograd_weights.h"
 
 namespace nee {
@@ -68,16 +69,16 @@ std::shared_ptr<const WorkloadAttrs> conv2d_attrs_from_json(const nlohmann::json
   a.strides = j.at("strides").get<std::array<int64_t, 2>>();
   a.pads = j.at("pads").get<std::array<int64_t, 4>>();
   a.dilations = j.at("dilations").get<std::array<int64_t, 2>>();
-  a.group = j.at("group").get<int64_t>();
+  a.group = json_int(j.at("group"), "group");
   a.activation = conv_activation_from_string(j.at("activation").get<std::string>());
-  a.clip_min = j.at("clip_min").get<double>();
-  a.clip_max = j.at("clip_max").get<double>();
-  a.weight_block = j.value("weight_block", int64_t{0});
-  a.input_block = j.value("input_block", int64_t{0});
-  a.output_block = j.value("output_block", int64_t{0});
-  a.winograd_tile = j.value("winograd_tile", int64_t{0});
-  stored->bias = j.at("bias").get<int>() != 0;
-  stored->residual = j.at("residual").get<int>() != 0;
+  a.clip_min = json_double(j.at("clip_min"), "clip_min");
+  a.clip_max = json_double(j.at("clip_max"), "clip_max");
+  a.weight_block = json_int_or(j, "weight_block", 0);
+  a.input_block = json_int_or(j, "input_block", 0);
+  a.output_block = json_int_or(j, "output_block", 0);
+  a.winograd_tile = json_int_or(j, "winograd_tile", 0);
+  stored->bias = json_int(j.at("bias"), "bias") != 0;
+  stored->residual = json_int(j.at("residual"), "residual") != 0;
   return stored;
 }
 

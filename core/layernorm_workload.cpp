@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/family.h"
+#include "core/json_numbers.h"
 #include "core/shape_text.h"
 
 namespace nee {
@@ -22,9 +23,9 @@ struct StoredLayernormAttrs final : WorkloadAttrs {
 
 std::shared_ptr<const WorkloadAttrs> layernorm_attrs_from_json(const nlohmann::json& j) {
   auto stored = std::make_shared<StoredLayernormAttrs>();
-  stored->axis = j.at("axis").get<int64_t>();
-  stored->epsilon = j.at("epsilon").get<double>();
-  stored->bias = j.at("bias").get<int>() != 0;
+  stored->axis = json_int(j.at("axis"), "axis");
+  stored->epsilon = json_double(j.at("epsilon"), "epsilon");
+  stored->bias = json_int(j.at("bias"), "bias") != 0;
   return stored;
 }
 

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/family.h"
 #include "core/integer_text.h"
+#include "core/json_numbers.h"
 
 namespace nee {
 
@@ -32,13 +33,13 @@ struct StoredMatmulAttrs final : WorkloadAttrs {
 std::shared_ptr<const WorkloadAttrs> matmul_attrs_from_json(const nlohmann::json& j) {
   auto stored = std::make_shared<StoredMatmulAttrs>();
   MatmulAttrs& a = stored->attrs;
-  a.trans_a = j.at("trans_a").get<int>() != 0;
-  a.trans_b = j.at("trans_b").get<int>() != 0;
-  a.alpha = j.at("alpha").get<double>();
-  a.beta = j.at("beta").get<double>();
-  a.relu = j.at("relu").get<int>() != 0;
-  a.gelu = j.value("gelu", 0) != 0;
-  stored->bias = j.at("bias").get<int>() != 0;
+  a.trans_a = json_int(j.at("trans_a"), "trans_a") != 0;
+  a.trans_b = json_int(j.at("trans_b"), "trans_b") != 0;
+  a.alpha = json_double(j.at("alpha"), "alpha");
+  a.beta = json_double(j.at("beta"), "beta");
+  a.relu = json_int(j.at("relu"), "relu") != 0;
+  a.gelu = json_int_or(j, "gelu", 0) != 0;
+  stored->bias = json_int(j.at("bias"), "bias") != 0;
   return stored;
 }
 

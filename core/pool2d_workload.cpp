@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/family.h"
+#include "core/json_numbers.h"
 #include "core/shape_text.h"
 #include "core/sliding_window.h"
 
@@ -35,7 +36,7 @@ std::shared_ptr<const WorkloadAttrs> pool2d_attrs_from_json(const nlohmann::json
   a.strides = j.at("strides").get<std::array<int64_t, 2>>();
   a.pads = j.at("pads").get<std::array<int64_t, 4>>();
   a.dilations = j.at("dilations").get<std::array<int64_t, 2>>();
-  a.count_include_pad = j.at("count_include_pad").get<int>() != 0;
+  a.count_include_pad = json_int(j.at("count_include_pad"), "count_include_pad") != 0;
   return stored;
 }
 

@@ -1,6 +1,7 @@
 #include "core/records.h"
 
 #include "core/error.h"
+#include "core/json_numbers.h"
 
 namespace nee {
 
@@ -33,11 +34,11 @@ nlohmann::json MeasureResult::to_json() const {
 MeasureResult MeasureResult::from_json(const nlohmann::json& j) {
   MeasureResult r;
   r.status = measure_status_from_string(j.at("status").get<std::string>());
-  r.median_us = j.value("median_us", 0.0);
-  r.min_us = j.value("min_us", 0.0);
-  r.stddev_us = j.value("stddev_us", 0.0);
-  r.repeats = j.value("repeats", 0);
-  r.max_abs_error = j.value("max_abs_error", 0.0);
+  r.median_us = json_double_or(j, "median_us", 0.0);
+  r.min_us = json_double_or(j, "min_us", 0.0);
+  r.stddev_us = json_double_or(j, "stddev_us", 0.0);
+  r.repeats = json_int32_or(j, "repeats", 0);
+  r.max_abs_error = json_double_or(j, "max_abs_error", 0.0);
   r.error = j.value("error", "");
   return r;
 }

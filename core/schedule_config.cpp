@@ -1,6 +1,7 @@
 #include "core/schedule_config.h"
 
 #include "core/error.h"
+#include "core/json_numbers.h"
 
 namespace nee {
 
@@ -26,7 +27,7 @@ ScheduleConfig ScheduleConfig::from_json(const nlohmann::json& j) {
   if (!j.is_object()) throw Error("a schedule must be a JSON object of knob values");
   for (const auto& [name, value] : j.items()) {
     if (!value.is_number_integer()) throw Error("schedule knob '" + name + "' is not an integer");
-    c.knobs[name] = value.get<int64_t>();
+    c.knobs[name] = json_int(value, "knob '" + name + "'");
   }
   return c;
 }

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/family.h"
+#include "core/json_numbers.h"
 #include "core/shape_text.h"
 
 namespace nee {
@@ -19,7 +20,7 @@ struct StoredSoftmaxAttrs final : WorkloadAttrs {
 };
 
 std::shared_ptr<const WorkloadAttrs> softmax_attrs_from_json(const nlohmann::json& j) {
-  return std::make_shared<StoredSoftmaxAttrs>(j.at("axis").get<int64_t>());
+  return std::make_shared<StoredSoftmaxAttrs>(json_int(j.at("axis"), "axis"));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/family.h"
+#include "core/json_numbers.h"
 #include "core/shape_text.h"
 
 namespace nee {
@@ -25,9 +26,9 @@ struct StoredStridedCopyAttrs final : WorkloadAttrs {
 
 std::shared_ptr<const WorkloadAttrs> strided_copy_attrs_from_json(const nlohmann::json& j) {
   auto stored = std::make_shared<StoredStridedCopyAttrs>();
-  stored->attrs.perm = j.at("perm").get<std::vector<int64_t>>();
-  stored->attrs.starts = j.at("starts").get<std::vector<int64_t>>();
-  stored->attrs.steps = j.at("steps").get<std::vector<int64_t>>();
+  stored->attrs.perm = json_ints(j.at("perm"), "perm");
+  stored->attrs.starts = json_ints(j.at("starts"), "starts");
+  stored->attrs.steps = json_ints(j.at("steps"), "steps");
   return stored;
 }
 

@@ -9,6 +9,7 @@
 #include "core/content_hash.h"
 #include "core/cuda_device.h"
 #include "core/error.h"
+#include "core/json_numbers.h"
 
 namespace nee {
 
@@ -22,10 +23,10 @@ nlohmann::json DeviceFingerprint::to_json() const {
 DeviceFingerprint DeviceFingerprint::from_json(const nlohmann::json& j) {
   DeviceFingerprint d;
   d.cpu_model = j.value("cpu_model", "");
-  d.cores = j.value("cores", 0);
-  d.l1d_bytes = j.value("l1d_bytes", int64_t{0});
-  d.l2_bytes = j.value("l2_bytes", int64_t{0});
-  d.l3_bytes = j.value("l3_bytes", int64_t{0});
+  d.cores = json_int32_or(j, "cores", 0);
+  d.l1d_bytes = json_int_or(j, "l1d_bytes", 0);
+  d.l2_bytes = json_int_or(j, "l2_bytes", 0);
+  d.l3_bytes = json_int_or(j, "l3_bytes", 0);
   d.device = j.value("device", "");
   return d;
 }

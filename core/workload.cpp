@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/family.h"
 #include "core/integer_text.h"
+#include "core/json_numbers.h"
 
 namespace nee {
 
@@ -49,7 +50,7 @@ static nlohmann::json tensor_to_json(const TensorType& t) {
 static TensorType tensor_from_json(const nlohmann::json& j) {
   TensorType t;
   t.dtype = dtype_from_string(j.at("dtype").get<std::string>());
-  t.shape = j.at("shape").get<std::vector<int64_t>>();
+  t.shape = json_ints(j.at("shape"), "a tensor's shape");
   return t;
 }
 

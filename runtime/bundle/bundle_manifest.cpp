@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/json_numbers.h"
 #include "core/version.h"
 #include "runtime/bundle/bundle_folder.h"
 
@@ -29,8 +30,8 @@ static BundleKernelEntry kernel_from_json(const nlohmann::json& e) {
   k.symbol = e.at("symbol").get<std::string>();
   k.source = e.at("source").get<std::string>();
   k.schedule = ScheduleConfig::from_json(e.at("schedule"));
-  if (!e.at("record_id").is_null()) k.record_id = e.at("record_id").get<int64_t>();
-  if (!e.at("median_us").is_null()) k.median_us = e.at("median_us").get<double>();
+  if (!e.at("record_id").is_null()) k.record_id = json_int(e.at("record_id"), "record_id");
+  if (!e.at("median_us").is_null()) k.median_us = json_double(e.at("median_us"), "median_us");
   return k;
 }
 
@@ -60,7 +61,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   if (j.value("format", "") != kFormat) throw Error("not a NEE bundle manifest (format is not 'nee-bundle')");
   BundleManifest m;
   m.nee_version = j.at("nee_version").get<std::string>();
-  m.abi_version = j.at("abi_version").get<int>();
+  m.abi_version = json_int32(j.at("abi_version"), "abi_version");
   // Checked before the rest is read: an older manifest has another layout.
   if (m.abi_version != kBundleAbiVersion || m.nee_version != kVersion) {
     throw Error(fmt::format("built by NEE {} (bundle ABI {}); this runtime is NEE {} (ABI {}): rebuild the bundle",

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/json_numbers.h"
 #include "runtime/tensor_limits.h"
 
 namespace nee {
@@ -21,44 +22,11 @@ using json = nlohmann::json;
 
 json type_json(const TensorType& t) { return {{"dtype", to_string(t.dtype)}, {"shape", t.shape}}; }
 
-// Numbers read strictly: nlohmann-json converts a float to an integer (and a double to a
-// float) with a plain cast, which is undefined for values out of range (1.9e36 as a dim
-// was fuzzing's first finding here). An integer field must hold a JSON integer.
-int64_t int_from(const json& j, const std::string& what) {
-  if (!j.is_number_integer() || (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t{INT64_MAX})) {
-    throw Error(fmt::format("{} is not a 64-bit integer: {}", what, j.dump().substr(0, 100)));
-  }
-  return j.get<int64_t>();
-}
-
-std::vector<int64_t> ints_from(const json& j, const std::string& what) {
-  if (!j.is_array()) throw Error(fmt::format("{} is not a list of integers", what));
-  std::vector<int64_t> values;
-  for (const json& v : j) values.push_back(int_from(v, what));
-  return values;
-}
-
-float float_from(const json& j, const std::string& what) {
-  if (!j.is_number()) throw Error(fmt::format("{} is not a number: {}", what, j.dump().substr(0, 100)));
-  const double d = j.get<double>();
-  if (std::isfinite(d) && std::fabs(d) > std::numeric_limits<float>::max()) {
-    throw Error(fmt::format("{} ({}) is beyond a float's range", what, d));
-  }
-  return static_cast<float>(d);
-}
-
-std::vector<float> floats_from(const json& j, const std::string& what) {
-  if (!j.is_array()) throw Error(fmt::format("{} is not a list of numbers", what));
-  std::vector<float> values;
-  for (const json& v : j) values.push_back(float_from(v, what));
-  return values;
-}
-
 // A value's type; its dims are checked as an imported model's are (none negative, at most
 // kMaxTensorBytes in all), so that a hostile description cannot overflow a size.
 TensorType type_from(const json& j, const std::string& name) {
   const TensorType type{dtype_from_string(j.at("dtype").get<std::string>()),
-                        ints_from(j.at("shape"), "the shape of '" + name + "'")};
+                        json_ints(j.at("shape"), "the shape of '" + name + "'")};
   checked_elements(type, "value '" + name + "'");
   return type;
 }
@@ -91,7 +59,7 @@ Tensor tensor_from(const json& j, const std::string& name, const std::shared_ptr
     for (size_t i = 0; i < strings.size(); ++i) t.data_as<std::string>()[i] = strings[i];
     return t;
   }
-  const int64_t at = int_from(j.at("offset"), "the offset of '" + name + "'");
+  const int64_t at = json_int(j.at("offset"), "the offset of '" + name + "'");
   const size_t offset = static_cast<size_t>(at);
   const size_t bytes = static_cast<size_t>(type.elements()) * dtype_size(type.dtype);
   if (at < 0 || offset % kWeightAlignment || offset > weights_bytes || bytes > weights_bytes - offset) {
@@ -118,11 +86,11 @@ json attribute_json(const Attributes::Value& v, std::string& weights) {
 
 Attributes::Value attribute_from(const json& j, const std::string& name, const std::shared_ptr<uint8_t>& weights,
                                  size_t weights_bytes) {
-  if (j.contains("int")) return int_from(j["int"], "attribute '" + name + "'");
-  if (j.contains("float")) return float_from(j["float"], "attribute '" + name + "'");
+  if (j.contains("int")) return json_int(j["int"], "attribute '" + name + "'");
+  if (j.contains("float")) return json_float(j["float"], "attribute '" + name + "'");
   if (j.contains("string")) return j["string"].get<std::string>();
-  if (j.contains("ints")) return ints_from(j["ints"], "attribute '" + name + "'");
-  if (j.contains("floats")) return floats_from(j["floats"], "attribute '" + name + "'");
+  if (j.contains("ints")) return json_ints(j["ints"], "attribute '" + name + "'");
+  if (j.contains("floats")) return json_floats(j["floats"], "attribute '" + name + "'");
   if (j.contains("tensor")) return tensor_from(j["tensor"], name, weights, weights_bytes);
   if (j.contains("strings")) return j["strings"].get<std::vector<std::string>>();
   throw Error(fmt::format("attribute '{}' is of no known type: {}", name, j.dump().substr(0, 200)));

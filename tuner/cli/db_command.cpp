@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "core/error.h"
+#include "core/json_numbers.h"
 #include "core/workload_speed.h"
 #include "tuner/cli/record_screen.h"
 #include "tuner/runners/batch_folder.h"
@@ -244,10 +245,12 @@ TuningRecord record_from_json(const nlohmann::json& j) {
   r.result = MeasureResult::from_json(j.at("result"));
   if (j.contains("confirmed_us") && !j["confirmed_us"].is_null()) r.confirmed_us = j["confirmed_us"].get<double>();
   const nlohmann::json& p = j.at("provenance");
-  r.id = p.value("id", int64_t{0});
+  r.id = json_int_or(p, "id", 0);
   r.strategy = p.at("strategy").get<std::string>();
-  r.trial = p.at("trial").get<int>();
-  if (p.contains("parent_record") && !p["parent_record"].is_null()) r.parent_record = p["parent_record"].get<int64_t>();
+  r.trial = json_int32(p.at("trial"), "trial");
+  if (p.contains("parent_record") && !p["parent_record"].is_null()) {
+    r.parent_record = json_int(p["parent_record"], "parent_record");
+  }
   if (p.contains("predicted_us") && !p["predicted_us"].is_null()) r.predicted_us = p["predicted_us"].get<double>();
   r.created_at = p.at("created_at").get<std::string>();
   r.nee_version = p.at("nee_version").get<std::string>();

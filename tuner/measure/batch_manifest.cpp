@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/json_numbers.h"
 
 namespace nee {
 
@@ -32,11 +33,11 @@ BatchTask BatchTask::from_json(const nlohmann::json& j) {
   t.symbol = j.at("symbol").get<std::string>();
   t.library = j.at("library").get<std::string>();
   t.workload_file = j.at("workload_file").get<std::string>();
-  t.seed = j.at("seed").get<uint64_t>();
+  t.seed = json_uint(j.at("seed"), "seed");
   t.best_us = j.at("best_us").get<double>();
   t.strategy = j.at("strategy").get<std::string>();
-  t.trial = j.at("trial").get<int>();
-  if (!j.at("parent_record").is_null()) t.parent_record = j["parent_record"].get<int64_t>();
+  t.trial = json_int32(j.at("trial"), "trial");
+  if (!j.at("parent_record").is_null()) t.parent_record = json_int(j["parent_record"], "parent_record");
   return t;
 }
 
@@ -66,7 +67,7 @@ BatchManifest BatchManifest::read(const std::string& folder) {
   try {
     const nlohmann::json j = nlohmann::json::parse(in);
     if (j.value("format", "") != "nee-measure-batch") throw Error("not a nee-measure batch manifest");
-    if (j.at("format_version").get<int>() != kFormatVersion) {
+    if (json_int(j.at("format_version"), "format_version") != kFormatVersion) {
       throw Error(fmt::format("format version {}, this build reads {}", j["format_version"].dump(), kFormatVersion));
     }
     BatchManifest m;
@@ -147,8 +148,8 @@ nlohmann::json BatchConfirmation::to_json() const { return {{"top", top}, {"roun
 
 BatchConfirmation BatchConfirmation::from_json(const nlohmann::json& j) {
   BatchConfirmation c;
-  c.top = j.at("top").get<int>();
-  c.rounds = j.at("rounds").get<int>();
+  c.top = json_int32(j.at("top"), "top");
+  c.rounds = json_int32(j.at("rounds"), "rounds");
   if (c.top < 0 || c.rounds < 1) throw Error("confirmation needs top >= 0 and rounds >= 1");
   return c;
 }

@@ -1,0 +1,62 @@
+// Numbers from outside JSON are read strictly: an integer field refuses a float (whose
+// conversion would be undefined out of range) and a value past its type, by name; the
+// readers of records, manifests and workloads use them.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+#include "core/error.h"
+#include "core/json_numbers.h"
+#include "core/target.h"
+#include "core/workload.h"
+
+namespace nee {
+namespace {
+
+using ::testing::HasSubstr;
+using json = nlohmann::json;
+
+std::string refusal(const std::function<void()>& read) {
+  try {
+    read();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "read";
+}
+
+TEST(JsonNumbers, IntegersAreIntegersWithinTheirType) {
+  EXPECT_EQ(json_int(json(-7), "x"), -7);
+  EXPECT_EQ(json_uint(json(18446744073709551615ull), "seed"), 18446744073709551615ull);
+  EXPECT_EQ(json_int32(json(2147483647), "n"), 2147483647);
+  EXPECT_THAT(refusal([] { json_int(json(2.5), "dim"); }), HasSubstr("dim is not a 64-bit integer"));
+  EXPECT_THAT(refusal([] { json_int(json(2.33e97), "cores"); }), HasSubstr("cores is not a 64-bit integer"));
+  EXPECT_THAT(refusal([] { json_int(json(18446744073709551615ull), "id"); }), HasSubstr("not a 64-bit integer"));
+  EXPECT_THAT(refusal([] { json_int32(json(int64_t{1} << 40), "n"); }), HasSubstr("beyond a 32-bit integer"));
+  EXPECT_THAT(refusal([] { json_uint(json(-1), "seed"); }), HasSubstr("not a non-negative"));
+  EXPECT_THAT(refusal([] { json_ints(json::parse("[1, 2.0]"), "shape"); }), HasSubstr("shape is not"));
+}
+
+TEST(JsonNumbers, FloatsAreNumbersWithinTheirType) {
+  EXPECT_EQ(json_double(json(3), "t"), 3.0);
+  EXPECT_EQ(json_float(json(0.5), "w"), 0.5f);
+  EXPECT_THAT(refusal([] { json_float(json(1e300), "w"); }), HasSubstr("beyond a float's range"));
+  EXPECT_THAT(refusal([] { json_double(json("3"), "t"); }), HasSubstr("t is not a number"));
+  EXPECT_EQ(json_int_or(json::object(), "absent", 4), 4);
+  EXPECT_EQ(json_double_or(json{{"t", 2}}, "t", 0.0), 2.0);
+}
+
+// What fuzzing found in a bundle manifest, and a workload's shape given as floats.
+TEST(JsonNumbers, RecordsAndManifestsUseThem) {
+  const json device = json::parse(R"({"cores": 2.3e97, "cpu_model": "x"})");
+  EXPECT_THAT(refusal([&] { DeviceFingerprint::from_json(device); }), HasSubstr("'cores' is not a 64-bit integer"));
+  const json workload = json::parse(
+      R"({"op": "softmax", "attrs": {"axis": 1}, "inputs": [{"dtype": "f32", "shape": [2, 3.5]}],
+          "output": {"dtype": "f32", "shape": [2, 3]}})");
+  EXPECT_THAT(refusal([&] { Workload::from_json(workload); }), HasSubstr("shape is not a 64-bit integer"));
+}
+
+}  // namespace
+}  // namespace nee
