@@ -136,7 +136,7 @@ nlohmann::json Target::to_json() const {
 Target Target::from_json(const nlohmann::json& j) {
   Target t;
   t.halide = j.at("halide").get<std::string>();
-  t.halide_major = j.value("halide_major", kLegacyHalideMajor);
+  t.halide_major = json_int32_or(j, "halide_major", kLegacyHalideMajor);
   t.device = DeviceFingerprint::from_json(j.at("device"));
   // Manifests and exports written before cache states existed hold warm times.
   t.cache = cache_state_from_string(j.value("cache", "warm"));

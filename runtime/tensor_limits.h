@@ -17,8 +17,8 @@ inline constexpr int64_t kMaxTensorBytes = int64_t{4} << 30;
 // oversized model is refused with the tensor named instead of ending in std::bad_alloc
 // or the kernel's OOM killer. By default every cap but the one-tensor cap is what this
 // process can have (process_memory_limit(): physical memory, cgroup, ulimit), since an
-// allocation past it can only fail; the fixed 16 GiB these replaced refused nothing on a
-// 24 GiB machine that could fit and let a 64 GiB model through on a 24 GiB one.
+// allocation past it can only fail. The fixed 16 GiB these replaced let a model allocate
+// past what a 4 GiB container holds, and refused a 20 GiB model on a 64 GiB machine.
 struct MemoryCaps {
   // Any one tensor.
   int64_t tensor_bytes = std::min(kMaxTensorBytes, process_memory_limit().bytes);

@@ -52,6 +52,8 @@ TEST(JsonNumbers, FloatsAreNumbersWithinTheirType) {
 TEST(JsonNumbers, RecordsAndManifestsUseThem) {
   const json device = json::parse(R"({"cores": 2.3e97, "cpu_model": "x"})");
   EXPECT_THAT(refusal([&] { DeviceFingerprint::from_json(device); }), HasSubstr("'cores' is not a 64-bit integer"));
+  const json target = json::parse(R"({"halide": "x86-64-linux", "halide_major": 3e60, "device": {}})");
+  EXPECT_THAT(refusal([&] { Target::from_json(target); }), HasSubstr("'halide_major' is not a 64-bit integer"));
   const json workload = json::parse(
       R"({"op": "softmax", "attrs": {"axis": 1}, "inputs": [{"dtype": "f32", "shape": [2, 3.5]}],
           "output": {"dtype": "f32", "shape": [2, 3]}})");
