@@ -66,9 +66,16 @@ struct StoredConv2dAttrs final : WorkloadAttrs {
 std::shared_ptr<const WorkloadAttrs> conv2d_attrs_from_json(const nlohmann::json& j) {
   auto stored = std::make_shared<StoredConv2dAttrs>();
   Conv2dAttrs& a = stored->attrs;
-  a.strides = j.at("strides").get<std::array<int64_t, 2>>();
-  a.pads = j.at("pads").get<std::array<int64_t, 4>>();
-  a.dilations = j.at("dilations").get<std::array<int64_t, 2>>();
+  const auto fixed = [&j](const char* key, auto& values) {
+    const std::vector<int64_t> read = json_ints(j.at(key), key);
+    if (read.size() != values.size()) {
+      throw Error(fmt::format("conv2d attribute {} holds {} values, not {}", key, read.size(), values.size()));
+    }
+    std::copy(read.begin(), read.end(), values.begin());
+  };
+  fixed("strides", a.strides);
+  fixed("pads", a.pads);
+  fixed("dilations", a.dilations);
   a.group = json_int(j.at("group"), "group");
   a.activation = conv_activation_from_string(j.at("activation").get<std::string>());
   a.clip_min = json_double(j.at("clip_min"), "clip_min");

@@ -219,6 +219,13 @@ std::vector<Node> ControlFlow::expand_loop(Graph& graph, const Node& node, const
     throw Error(fmt::format("Loop has {} loop-carried inputs but {} outputs", carried, node.outputs.size()));
   }
   const size_t scans = node.outputs.size() - carried;
+  // ONNX: the body returns the condition, the carried values, then the scan outputs.
+  // Checked before any is read (fuzzing found a body with fewer outputs read past them).
+  const int body_outputs = body->second.graph->output_size();
+  if (static_cast<size_t>(body_outputs) != 1 + carried + scans) {
+    throw Error(fmt::format("Loop's body has {} outputs; with {} carried value(s) and {} scan output(s) it needs {}",
+                            body_outputs, carried, scans, 1 + carried + scans));
+  }
   const std::string& trip_name = node.inputs[0];
   const std::string& cond_name = node.inputs[1];
   const int64_t k = record.iteration;
