@@ -23,7 +23,7 @@ fi
 # here, not by scripts/install-deps.sh: only fuzzing needs them, and `make test` would pay
 # for the download on every fresh machine.
 bash "$root/scripts/install-deps.sh"
-if ! dpkg-query -W -f='${Status}' clang-14 libclang-rt-14-dev 2>/dev/null | grep -c "install ok installed" | grep -q 2; then
+if ! dpkg-query -W -f='${Status}\n' clang-14 libclang-rt-14-dev 2>/dev/null | grep -c "install ok installed" | grep -q 2; then
   SUDO=""
   if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; fi
   $SUDO apt-get update -qq
