@@ -385,7 +385,14 @@ Family conv2d_family() {
           "1x64x56x56,64x3x3,s1,p1)",
           {"bias", "residual", "activation", "clip_min", "clip_max"},
           2,
-          conv2d_attrs_from_json};
+          conv2d_attrs_from_json,
+          [](const Workload& w) {
+            require_input_count(w, 2 + (conv2d_has_bias(w) ? 1 : 0) + (conv2d_has_residual(w) ? 1 : 0));
+            if (conv2d_nchw_output(w).shape.size() != 4) {
+              throw Error("conv2d output " + w.output.to_string() + " is neither NCHW nor channel-blocked NCHW");
+            }
+            return conv2d_relaid(w, conv2d_attrs(w));
+          }};
 }
 
 }  // namespace nee

@@ -85,7 +85,8 @@ Family elementwise_family() {
           SpeedUnit::gflops, elementwise_workload_from_shape,
           "DxDx...xD[+DxDx...xD...]:PROGRAM (the inputs' shapes, broadcast to the output's, then the program over "
           "x0, x1, ... with results t0, t1, ...; e.g. the bias and Relu 128x3072+3072:add(x0,x1); relu(t0))",
-          {}, 0, elementwise_attrs_from_json};
+          {}, 0, elementwise_attrs_from_json,
+          [](const Workload& w) { return make_elementwise_workload(w.inputs, w.output, elementwise_program(w)); }};
 }
 
 }  // namespace nee

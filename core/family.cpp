@@ -18,7 +18,8 @@ const std::vector<Family>& families() {
       if (static_cast<size_t>(rows[i].id) != i) {
         throw Error(fmt::format("family row {} ('{}') is out of the list's order", i, rows[i].name));
       }
-      if (!rows[i].flops || !rows[i].reduction_length || !rows[i].from_shape || !rows[i].attrs_from_json) {
+      if (!rows[i].flops || !rows[i].reduction_length || !rows[i].from_shape || !rows[i].attrs_from_json ||
+          !rows[i].remade) {
         throw Error(fmt::format("family row '{}' lacks one of its functions", rows[i].name));
       }
     }
@@ -40,6 +41,24 @@ std::vector<std::string> family_names() {
   std::vector<std::string> names;
   for (const Family& f : families()) names.push_back(f.name);
   return names;
+}
+
+void require_family_made(const Workload& w) {
+  Workload remade;
+  try {
+    remade = family_of(w).remade(w);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{} workload {} is not one NEE makes: {}", w.op, w.key(), e.what()));
+  }
+  if (remade.key() != w.key()) {
+    throw Error(fmt::format("{} workload {} is not what its inputs make ({})", w.op, w.key(), remade.key()));
+  }
+}
+
+void require_input_count(const Workload& w, size_t count) {
+  if (w.inputs.size() != count) {
+    throw Error(fmt::format("{} inputs where its attributes call for {}", w.inputs.size(), count));
+  }
 }
 
 }  // namespace nee

@@ -56,6 +56,9 @@ struct Family {
   // The typed attributes of a workload from their canonical JSON (database rows,
   // manifests); nee::Error naming what is missing or mistyped.
   std::shared_ptr<const WorkloadAttrs> (*attrs_from_json)(const nlohmann::json&);
+  // What the family's constructor (make_<family>_workload) makes of the workload's inputs
+  // and attributes; nee::Error for what it refuses (see require_family_made).
+  Workload (*remade)(const Workload&);
 };
 
 // One function per family gives its row, defined in the family's own file.
@@ -72,5 +75,14 @@ const Family& family_named(const std::string& name);
 const Family& family_of(const Workload& w);
 // Every family's name, in the list's order.
 std::vector<std::string> family_names();
+
+// A workload read from outside (an imported record, a batch folder) is only as sound as
+// its text, while the Halide algorithms index by its shapes: fuzzing `db import` found a
+// matmul record whose output lacked its B's batch dim, read past the algorithm's batch
+// variables. Throws nee::Error unless the workload is exactly what its family makes of
+// its inputs and attributes (its output shape included).
+void require_family_made(const Workload& w);
+// For Family::remade: nee::Error unless the workload has exactly `count` inputs.
+void require_input_count(const Workload& w, size_t count);
 
 }  // namespace nee

@@ -111,7 +111,13 @@ Family layernorm_family() {
           "epsilon default 1e-5; a per-row-element scale, and a bias unless bias=0; e.g. 128x768)",
           {"bias", "epsilon"},
           1,
-          layernorm_attrs_from_json};
+          layernorm_attrs_from_json,
+          [](const Workload& w) {
+            const bool bias = layernorm_has_bias(w);
+            require_input_count(w, bias ? 3 : 2);
+            return make_layernorm_workload(w.inputs[0], w.inputs[1], bias ? &w.inputs[2] : nullptr,
+                                           layernorm_axis(w), layernorm_epsilon(w));
+          }};
 }
 
 }  // namespace nee

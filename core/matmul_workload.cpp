@@ -140,7 +140,12 @@ Family matmul_family() {
           "MxKxN or BxMxKxN",
           {"alpha", "beta", "bias", "relu", "gelu"},
           2,
-          matmul_attrs_from_json};
+          matmul_attrs_from_json,
+          [](const Workload& w) {
+            const bool bias = matmul_has_bias(w);
+            require_input_count(w, bias ? 3 : 2);
+            return make_matmul_workload(w.inputs[0], w.inputs[1], bias ? &w.inputs[2] : nullptr, matmul_attrs(w));
+          }};
 }
 
 }  // namespace nee

@@ -128,7 +128,13 @@ Family pool2d_family() {
           "1x64x112x112,kernel=3x3,strides=2x2,pads=1x1x1x1)",
           {},
           0,
-          pool2d_attrs_from_json};
+          pool2d_attrs_from_json,
+          [](const Workload& w) {
+            require_input_count(w, 1);
+            // ceil_mode is not kept (it only decides the output's shape): either may have made it.
+            const Workload floor = make_pool2d_workload(w.inputs[0], pool2d_attrs(w), false);
+            return floor.output == w.output ? floor : make_pool2d_workload(w.inputs[0], pool2d_attrs(w), true);
+          }};
 }
 
 }  // namespace nee

@@ -57,7 +57,10 @@ Family softmax_family() {
   return {FamilyId::softmax, "softmax", [](const Workload& w) { return 5.0 * static_cast<double>(w.output.elements()); },
           softmax_length, SpeedUnit::gflops, softmax_workload_from_shape,
           "DxDx...xD[,axis=A] (the input shape; the axis normalized, default -1, the last; e.g. 96x128x128)", {}, 0,
-          softmax_attrs_from_json};
+          softmax_attrs_from_json, [](const Workload& w) {
+            require_input_count(w, 1);
+            return make_softmax_workload(w.inputs[0], softmax_axis(w));
+          }};
 }
 
 }  // namespace nee

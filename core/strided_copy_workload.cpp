@@ -127,7 +127,11 @@ Family strided_copy_family() {
           "128x2304,starts=0x768,ends=128x1536)",
           {},
           0,
-          strided_copy_attrs_from_json};
+          strided_copy_attrs_from_json,
+          [](const Workload& w) {
+            require_input_count(w, 1);
+            return make_strided_copy_workload(w.inputs[0], strided_copy_attrs(w), w.output.shape);
+          }};
 }
 
 }  // namespace nee

@@ -68,6 +68,7 @@ static_assert(rows_in_family_order(), "kSpaces needs one row per family of NEE_F
 }  // namespace
 
 std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, const Target& target) {
+  require_family_made(workload);  // the spaces define the family's algorithm over its shapes
   const FamilySpaces& row = kSpaces[static_cast<size_t>(family_of(workload).id)];
   if (target.kind() == TargetKind::cpu) return row.cpu(workload, CpuVectorIsa::of_target(target.halide));
   return row.gpu(workload);

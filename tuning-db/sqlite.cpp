@@ -144,16 +144,22 @@ std::optional<int64_t> Statement::column_optional_int(int column) const {
   return column_int(column);
 }
 
-Transaction::Transaction(Connection& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+Transaction::Transaction(Connection& db) : db_(db), nested_(sqlite3_get_autocommit(db.handle()) == 0) {
+  db_.exec(nested_ ? "SAVEPOINT nee_nested" : "BEGIN IMMEDIATE");
+}
 
 Transaction::~Transaction() {
   // ROLLBACK fails only when no transaction is active any more: SQLite rolls back on its
   // own after errors such as SQLITE_FULL or SQLITE_IOERR, which leaves nothing to undo.
-  if (open_) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+  // A savepoint's name is taken by the innermost one that bears it.
+  if (open_) {
+    sqlite3_exec(db_.handle(), nested_ ? "ROLLBACK TO nee_nested; RELEASE nee_nested" : "ROLLBACK", nullptr, nullptr,
+                 nullptr);
+  }
 }
 
 void Transaction::commit() {
-  db_.exec("COMMIT");
+  db_.exec(nested_ ? "RELEASE nee_nested" : "COMMIT");
   open_ = false;
 }
 

@@ -104,7 +104,8 @@ class Statement {
 
 // A write transaction, taken with BEGIN IMMEDIATE so that the write lock is held from
 // the start: a second writer waits on busy_timeout instead of failing to upgrade a read
-// lock midway. Rolled back unless commit() was reached.
+// lock midway. Rolled back unless commit() was reached. Inside another transaction it is
+// a savepoint, so that what the outer one commits or undoes includes it.
 class Transaction {
  public:
   explicit Transaction(Connection& db);
@@ -116,6 +117,7 @@ class Transaction {
 
  private:
   Connection& db_;
+  bool nested_;
   bool open_ = true;
 };
 

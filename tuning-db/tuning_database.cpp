@@ -291,6 +291,19 @@ TuningDatabase::AddCounts TuningDatabase::add_new_records(const std::vector<Tuni
   return counts;
 }
 
+void TuningDatabase::atomically(const std::function<void()>& body) {
+  require_writable("change records");
+  db::Transaction transaction(*db_);
+  body();
+  transaction.commit();
+}
+
+void TuningDatabase::rehearse(const std::function<void()>& body) {
+  require_writable("change records");
+  const db::Transaction transaction(*db_);  // never committed
+  body();
+}
+
 int64_t TuningDatabase::insert_record(const TuningRecord& record) {
   const MeasureResult& m = record.result;
   for (const auto& [name, value] : {std::pair<const char*, double>{"median_us", m.median_us},

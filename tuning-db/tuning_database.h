@@ -71,6 +71,13 @@ class TuningDatabase {
   // (the ids of another file), all in ONE transaction: if any fails, none is stored.
   AddCounts add_new_records(const std::vector<TuningRecord>& records);
 
+  // Runs `body`, which calls this object's writing methods, in ONE transaction: all of
+  // it is stored, or none of it when body throws (the exception then propagates).
+  void atomically(const std::function<void()>& body);
+  // Runs `body` in one transaction and then undoes it, whatever it did: what a change
+  // would do, counted against this database, with nothing stored (`db import --dry-run`).
+  void rehearse(const std::function<void()>& body);
+
   // Claims a schedule before it is measured, so that tuners sharing the file measure
   // each point once: under the write lock (BEGIN IMMEDIATE) it is `measured` if a record
   // of it is stored, `taken` if another connection's claim stands, else this

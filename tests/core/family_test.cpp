@@ -2,8 +2,10 @@
 // --op`'s families parse their shape texts into workloads of their own family.
 #include "core/family.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "core/conv2d_workload.h"
 #include "core/error.h"
 
 namespace nee {
@@ -102,6 +104,61 @@ TEST(Family, MalformedShapeTextsNameTheirFault) {
   EXPECT_EQ(error_of("elementwise", "8x16+4:add(x0,x1)"), "shapes [8,16] and [4] do not broadcast");
   EXPECT_EQ(error_of("strided_copy", "4xq"),
             "bad strided_copy shape '4xq': it does not start with a shape of integers joined by x (e.g. 8x128)");
+}
+
+// One workload per family, as `nee-tune --op` makes it, and variants that are not what
+// their inputs make.
+std::vector<Workload> samples() {
+  return {family_named("matmul").from_shape("2x8x16x4"),
+          family_named("conv2d").from_shape("1x16x12x12,32x3x3,p1"),
+          family_named("elementwise").from_shape("8x16+16:add(x0,x1); relu(t0)"),
+          family_named("pool2d").from_shape("1x4x9x9,kernel=3x3,strides=2x2,pads=1x1x1x1,ceil_mode=1"),
+          family_named("softmax").from_shape("4x3x10,axis=1"),
+          family_named("layernorm").from_shape("6x32"),
+          family_named("strided_copy").from_shape("16x8x12,perm=2x0x1")};
+}
+
+TEST(Family, EveryFamilysOwnWorkloadsAreWhatTheirInputsMake) {
+  ASSERT_EQ(samples().size(), kFamilyCount);
+  for (const Workload& w : samples()) EXPECT_NO_THROW(require_family_made(w)) << w.key();
+  // The layouts the runtime gives a conv: blocked weights, blocked activations, Winograd.
+  const Workload conv = samples()[1];
+  EXPECT_NO_THROW(require_family_made(conv2d_with_blocked_weights(conv)));
+  EXPECT_NO_THROW(require_family_made(conv2d_runtime_layout(conv, true)));
+  const Workload depthwise = family_named("conv2d").from_shape("1x32x12x12,32x3x3,p1,g32");
+  EXPECT_NE(conv2d_attrs(conv2d_runtime_layout(depthwise, true)).input_block, 0);
+  EXPECT_NO_THROW(require_family_made(conv2d_runtime_layout(depthwise, true)));
+  for (int64_t tile : {2, 4}) {
+    EXPECT_NO_THROW(require_family_made(conv2d_with_winograd(conv2d_runtime_layout(conv, true), tile)));
+  }
+}
+
+// What fuzzing `db import` found for matmul, for every family: a workload from outside
+// whose output, or inputs, are not what its family makes of them is refused by name.
+TEST(Family, WorkloadsTheirInputsDoNotMakeAreRefused) {
+  using ::testing::HasSubstr;
+  using ::testing::ThrowsMessage;
+  for (const Workload& sample : samples()) {
+    Workload longer = sample;
+    longer.output.shape.push_back(1);
+    EXPECT_THAT([&] { require_family_made(longer); },
+                ThrowsMessage<Error>(HasSubstr(sample.op + " workload " + longer.key() + " is not")));
+    Workload wider = sample;
+    wider.output.shape.back() += 1;
+    EXPECT_THAT([&] { require_family_made(wider); }, ThrowsMessage<Error>(HasSubstr(" is not ")));
+    Workload fewer = sample;
+    fewer.inputs.pop_back();
+    EXPECT_THAT([&] { require_family_made(fewer); }, ThrowsMessage<Error>(HasSubstr("is not one NEE makes")));
+  }
+  Workload matmul = samples()[0];  // the finding: B's batch dim missing from the output
+  matmul.output.shape.erase(matmul.output.shape.begin());
+  EXPECT_THAT([&] { require_family_made(matmul); },
+              ThrowsMessage<Error>(
+                  HasSubstr("is not what its inputs make (matmul(f32[2,8,16],f32[2,16,4])->f32[2,8,4]")));
+  Workload blocked = conv2d_runtime_layout(samples()[1], true);
+  blocked.inputs[0].shape = {1, 16, 12, 12};  // NCHW input where the attributes say blocked
+  EXPECT_THAT([&] { require_family_made(blocked); },
+              ThrowsMessage<Error>(HasSubstr("is not a channel-blocked activation shape")));
 }
 
 }  // namespace

@@ -298,6 +298,17 @@ TEST_F(BatchFolder, PoisonedTimesAreRefusedAndTheRestImported) {
   rewrite(batch_results_path(folder), "c1", [](nlohmann::json& j) { j["result"]["median_us"] = -5.0; });
   rewrite(batch_confirmations_path(folder), "c0", [](nlohmann::json& j) { j["result"]["median_us"] = 1e-6; });
   const std::string db_path = dir_.file("tuning.db");
+  DbCommand dry{"import-results", folder, db_path};
+  dry.dry_run = true;
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(run_db_command(dry, ""), 2);
+  testing::internal::GetCapturedStderr();
+  const std::string counted = testing::internal::GetCapturedStdout();
+  EXPECT_NE(counted.find("would add 1 record(s), 0 already present, 0 confirmation(s) to apply, 2 refused (dry run"),
+            std::string::npos)
+      << counted;
+  EXPECT_FALSE(std::filesystem::exists(db_path)) << "a dry run created the database";
   testing::internal::CaptureStderr();
   EXPECT_EQ(import_results(db_path, folder), 2);
   const std::string said = testing::internal::GetCapturedStderr();

@@ -307,5 +307,74 @@ TEST(DbCommand, ReadingCommandsOpenTheDatabaseReadOnly) {
   EXPECT_EQ(std::string((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>()), before);
 }
 
+// What fuzzing found for matmul, screened for every family: a record's workload must be
+// what its family makes of its inputs, or the algorithm would index past its shapes.
+TEST(DbCommand, WorkloadsTheirInputsDoNotMakeAreRefused) {
+  TempDir dir("db-command");
+  const Target t = tuner_test::synthetic_target();
+  const Workload w = matmul_workload_from_shape("2x8x8x8");
+  TuningRecord cut = record(w, t, 0, 10.0, MeasureStatus::ok);
+  cut.workload.output.shape = {8, 8};  // B's batch dim dropped
+  const std::string file = dir.file("cut.jsonl");
+  {
+    TuningDatabase source(dir.file("source.db"));
+    source.add_record(record(w, t, 1, 10.0, MeasureStatus::ok));
+    source.add_record(cut);
+    export_records(source, file);
+  }
+  TuningDatabase db(dir.file("tuning.db"));
+  const ImportCounts c = import_records(db, file);
+  EXPECT_EQ(c.added, 1);
+  ASSERT_EQ(c.refused.size(), 1u);
+  EXPECT_EQ(c.refused[0].where, file + ":3");
+  EXPECT_NE(c.refused[0].reason.find("is not what its inputs make (matmul(f32[2,8,8],f32[2,8,8])->f32[2,8,8]"),
+            std::string::npos)
+      << c.refused[0].reason;
+}
+
+// `--dry-run` screens and counts against the database, prints what would be stored and
+// stores nothing: an existing database is unchanged, a missing one is not created.
+TEST(DbCommand, DryRunsCountAndStoreNothing) {
+  TempDir dir("db-command");
+  const Workload w = matmul_workload_from_shape("8x8x8");
+  const Target t = tuner_test::synthetic_target();
+  const std::string file = dir.file("export.jsonl");
+  TuningRecord negative = record(w, t, 3, -5.0, MeasureStatus::ok);
+  {
+    TuningDatabase source(dir.file("source.db"));
+    for (const TuningRecord& r : {record(w, t, 1, 10.0, MeasureStatus::ok), record(w, t, 2, 12.0, MeasureStatus::ok),
+                                  negative}) {
+      source.add_record(r);
+    }
+    export_records(source, file);
+  }
+  const std::string missing = dir.file("missing.db");
+  DbCommand dry{"import", file, missing};
+  dry.dry_run = true;
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(run_db_command(dry, ""), 2);
+  const std::string said = testing::internal::GetCapturedStdout();
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("median time -5 us"), std::string::npos);
+  EXPECT_NE(said.find("would add 2 record(s), 0 already present, 1 refused (dry run: nothing was stored)"),
+            std::string::npos)
+      << said;
+  EXPECT_FALSE(fs::exists(missing)) << "a dry run created the database";
+
+  const std::string existing = dir.file("existing.db");
+  { TuningDatabase(existing).add_new_records({record_from_json(nlohmann::json::parse(lines_of(file)[1]))}); }
+  for (const char* action : {"import", "merge"}) {
+    DbCommand command{action, std::string(action) == "import" ? file : dir.file("source.db"), existing};
+    command.dry_run = true;
+    testing::internal::CaptureStdout();
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(run_db_command(command, ""), 2) << action;
+    const std::string counted = testing::internal::GetCapturedStdout();
+    testing::internal::GetCapturedStderr();
+    EXPECT_NE(counted.find("would add 1 record(s), 1 already present, 1 refused"), std::string::npos) << counted;
+    EXPECT_EQ(TuningDatabase(existing, DbAccess::read_only).all_records().size(), 1u) << action;
+  }
+}
+
 }  // namespace
 }  // namespace nee

@@ -350,5 +350,61 @@ TEST(TuningDatabase, AddNewRecordsStoresAllOrNothing) {
   EXPECT_EQ(db.add_new_records({record(1, 10.0)}).already_present, 1);
 }
 
+// `db import-results` stores a batch folder's records and their re-measurements through
+// atomically(): a failure midway leaves what was stored before it, and nothing of the
+// batch. Writers inside it nest (their own transactions become savepoints).
+TEST(TuningDatabase, AtomicallyStoresAllOrNothingOfNestedWrites) {
+  TempDir dir;
+  TuningDatabase db(dir.file("tuning.db"));
+  const Workload w = small_matmul();
+  const Target t = make_target();
+  const int64_t kept = db.add_record(make_record(w, t, 1, 10.0));
+  TuningRecord poisoned = make_record(w, t, 4, 40.0);
+  poisoned.result.median_us = std::numeric_limits<double>::infinity();
+  EXPECT_THROW(db.atomically([&] {
+    db.add_record(make_record(w, t, 2, 20.0));
+    db.set_confirmed_us(kept, 9.0);
+    db.add_new_records({make_record(w, t, 3, 30.0)});
+    db.add_record(poisoned);
+  }),
+               Error);
+  ASSERT_EQ(db.all_records().size(), 1u);
+  EXPECT_FALSE(db.all_records()[0].confirmed_us) << "the confirmation was undone with the rest";
+
+  db.atomically([&] {
+    db.add_record(make_record(w, t, 2, 20.0));
+    db.set_confirmed_us(kept, 9.0);
+  });
+  EXPECT_EQ(db.all_records().size(), 2u);
+  EXPECT_EQ(db.all_records()[0].confirmed_us, 9.0);
+  // Committed for good: another connection sees it.
+  EXPECT_EQ(TuningDatabase(dir.file("tuning.db"), DbAccess::read_only).all_records().size(), 2u);
+}
+
+// A dry run counts against the database and stores nothing, and the database stays
+// usable after it (no transaction left open).
+TEST(TuningDatabase, RehearseUndoesWhatItCounted) {
+  TempDir dir;
+  TuningDatabase db(dir.file("tuning.db"));
+  const Workload w = small_matmul();
+  const Target t = make_target();
+  TuningRecord first = make_record(w, t, 1, 10.0);
+  first.created_at = "2026-03-01T00:00:00Z";
+  db.add_record(first);
+  TuningRecord second = make_record(w, t, 2, 20.0);
+  second.created_at = "2026-03-02T00:00:00Z";
+  TuningDatabase::AddCounts counts;
+  db.rehearse([&] {
+    counts = db.add_new_records({first, second});
+    EXPECT_EQ(db.all_records().size(), 2u) << "inside the rehearsal the record is there";
+  });
+  EXPECT_EQ(counts.added, 1);
+  EXPECT_EQ(counts.already_present, 1);
+  EXPECT_EQ(db.all_records().size(), 1u);
+  EXPECT_EQ(db.add_new_records({second}).added, 1);
+  EXPECT_EQ(TuningDatabase(dir.file("tuning.db"), DbAccess::read_only).all_records().size(), 2u);
+  EXPECT_THROW(TuningDatabase(dir.file("tuning.db"), DbAccess::read_only).rehearse([] {}), Error);
+}
+
 }  // namespace
 }  // namespace nee

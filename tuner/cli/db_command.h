@@ -22,6 +22,7 @@ struct DbCommand {
   std::string db_path;   // empty: the nee-tune --db value, else TuningDatabase::default_path()
   double failed_older_than_days = -1;  // prune: drop records not ok older than this
   int keep_top = 0;                    // prune: keep the k fastest ok records per workload and target
+  bool dry_run = false;                // import, import-results, merge: count what would be stored, store nothing
 };
 
 // Adds the `db` subcommand and its subcommands to `app`; the parsed values land in `command`.

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <optional>
 
+#include "core/error.h"
+#include "core/family.h"
 #include "tuner/compile/autoscheduler_config.h"
 #include "tuning-db/speed_ceiling.h"
 
@@ -12,6 +14,11 @@ namespace nee {
 
 std::string RecordScreen::problem(const TuningRecord& r) {
   const auto bad = [](double us) { return !std::isfinite(us) || us <= 0; };
+  try {
+    require_family_made(r.workload);
+  } catch (const Error& e) {
+    return e.what();
+  }
   const bool ok = r.result.status == MeasureStatus::ok;
   if (ok && bad(r.result.median_us)) return fmt::format("an ok record with median time {} us", r.result.median_us);
   if (r.confirmed_us && bad(*r.confirmed_us)) return fmt::format("a confirmed time of {} us", *r.confirmed_us);
