@@ -147,7 +147,9 @@ done
 # The models' tuning batches (prepare.sh --tune-count), each measured under an even share
 # of what is left; their results travel back as one archive, tuning-results.tar.gz.
 if [ -f "$folder/tuning.tar.xz" ] && "$py" -m tarfile -e "$folder/tuning.tar.xz" "$work"; then
-  tuned=(resnet50 bert_encoder)
+  mapfile -t tuned < <("$py" -c 'import sys, tarfile
+print("\n".join(sorted({m.name.split("/")[0] for m in tarfile.open(sys.argv[1]) if m.isdir() and "/" not in m.name})))' \
+    "$folder/tuning.tar.xz")
   for k in "${!tuned[@]}"; do
     share=$(((budget - (SECONDS - started) - 15) / (${#tuned[@]} - k)))
     step "tune-${tuned[k]}" "$share" "$folder/bin/nee-env" "$work/${tuned[k]}/bin/nee-measure" --batch "$work/${tuned[k]}"

@@ -17,14 +17,16 @@
 #   prepared.json                what was prepared, from which commit, and the sizes
 #   tuning.tar.xz                with --tune-count: the models' tuning batches (below),
 #                                compressed (their kernel libraries share most bytes)
-# Usage: prepare.sh [--zoo DIR] [--count N] [--seed S] [--tune-count N] [--db FILE] OUT_DIR
+# Usage: prepare.sh [--zoo DIR] [--count N] [--seed S] [--tune-count N] [--tune-models LIST] [--db FILE] OUT_DIR
 #   --zoo    make_zoo.py's folder (default BUILD/model-zoo; the models are exported there if missing)
 #   --count  MatMul candidates (default 24)
 #   --seed   search seed of the candidates (default 14)
-#   --tune-count  candidates per workload of each model (ResNet-50 at batch 1, the encoder
-#            at batch 1 and 8), the default point first, packed into batch folders in
-#            OUT_DIR.tuning/ (beside OUT_DIR, not carried; summarize.py --tuning imports
-#            their results from there) and carried as OUT_DIR/tuning.tar.xz (default 0: none)
+#   --tune-count  candidates per workload of each model (at batch 1 and 8), the default
+#            point first, packed into batch folders in OUT_DIR.tuning/ (beside OUT_DIR, not
+#            carried; summarize.py --tuning imports their results from there) and carried
+#            as OUT_DIR/tuning.tar.xz (default 0: none)
+#   --tune-models  which models --tune-count packs, comma-separated (default
+#            resnet50,bert_encoder); a later session picks points another seed's left out
 #   --db     build the models' bundles from this tuning database's records (default: a
 #            scratch database, so default schedules)
 # Environment: NEE_BUILD, the build folder (default: the repository's build/).
@@ -38,6 +40,7 @@ zoo=$build/model-zoo
 count=24
 seed=14
 tune_count=0
+tune_models=resnet50,bert_encoder
 db=
 # What may travel: the device tool carries 64 MiB with the working tree, scripts included.
 max_bytes=$((48 * 1024 * 1024))
@@ -50,13 +53,14 @@ while [ $# -gt 1 ]; do
     --count) count=$2 ;;
     --seed) seed=$2 ;;
     --tune-count) tune_count=$2 ;;
+    --tune-models) tune_models=$2 ;;
     --db) db=$(realpath "$2") ;;
     *) echo "prepare.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift 2
 done
 if [ $# -ne 1 ]; then
-  echo "usage: $0 [--zoo DIR] [--count N] [--seed S] [--tune-count N] [--db FILE] OUT_DIR" >&2
+  echo "usage: $0 [--zoo DIR] [--count N] [--seed S] [--tune-count N] [--tune-models LIST] [--db FILE] OUT_DIR" >&2
   exit 2
 fi
 for program in tuner/nee-tune tuner/nee-measure runtime/cli/nee-run; do
@@ -115,16 +119,22 @@ if ! /usr/bin/python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1])
 fi
 
 if ((tune_count > 0)); then
-  echo "== $tune_count candidates per workload of ResNet-50 (batch 1) and the encoder (batch 1 and 8)"
+  IFS=, read -r -a tuned <<<"$tune_models"
+  echo "== $tune_count candidates per workload of ${tuned[*]} (batch 1 and 8)"
   batches=$out.tuning
   rm -rf "$batches" && mkdir -p "$batches"
-  # --batch 1: nee-measure re-measures each workload's fastest and its default in rotated
-  # rounds, whose medians rank them once imported.
-  "${tune[@]}" "$scratch/resnet50/model.onnx" --input-shape input=1x3x224x224 --seed "$seed" --batch 1 \
-    pack --count "$tune_count" --out "$batches/resnet50"
-  "${tune[@]}" "$scratch/bert_encoder/model.onnx" --input-shape input=1x128 --input-shape input=8x128 --seed "$seed" \
-    --batch 1 pack --count "$tune_count" --out "$batches/bert_encoder"
-  tar -cJf "$out/tuning.tar.xz" -C "$batches" resnet50 bert_encoder
+  for name in "${tuned[@]}"; do
+    case $name in
+      resnet50) shapes=(--input-shape input=1x3x224x224 --input-shape input=8x3x224x224) ;;
+      bert_encoder) shapes=(--input-shape input=1x128 --input-shape input=8x128) ;;
+      *) echo "prepare.sh: --tune-models knows resnet50 and bert_encoder, not $name" >&2; exit 2 ;;
+    esac
+    # --batch 1: nee-measure re-measures each workload's fastest and its default in
+    # rotated rounds, whose medians rank them once imported.
+    "${tune[@]}" "$scratch/$name/model.onnx" "${shapes[@]}" --seed "$seed" --batch 1 \
+      pack --count "$tune_count" --out "$batches/$name"
+  done
+  tar -cJf "$out/tuning.tar.xz" -C "$batches" "${tuned[@]}"
 fi
 
 echo "== programs and shared libraries"
