@@ -334,6 +334,7 @@ TEST(DbCommand, WorkloadsTheirInputsDoNotMakeAreRefused) {
 
 // `--dry-run` screens and counts against the database, prints what would be stored and
 // stores nothing: an existing database is unchanged, a missing one is not created.
+// `--all-or-nothing` does the same once a record is refused, and stores a clean file.
 TEST(DbCommand, DryRunsCountAndStoreNothing) {
   TempDir dir("db-command");
   const Workload w = matmul_workload_from_shape("8x8x8");
@@ -374,6 +375,27 @@ TEST(DbCommand, DryRunsCountAndStoreNothing) {
     EXPECT_NE(counted.find("would add 1 record(s), 1 already present, 1 refused"), std::string::npos) << counted;
     EXPECT_EQ(TuningDatabase(existing, DbAccess::read_only).all_records().size(), 1u) << action;
   }
+
+  DbCommand strict{"import", file, existing};
+  strict.all_or_nothing = true;
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(run_db_command(strict, ""), 2);
+  const std::string refused = testing::internal::GetCapturedStdout();
+  testing::internal::GetCapturedStderr();
+  EXPECT_NE(refused.find("would add 1 record(s), 1 already present, 1 refused (--all-or-nothing: nothing was stored)"),
+            std::string::npos)
+      << refused;
+  EXPECT_EQ(TuningDatabase(existing, DbAccess::read_only).all_records().size(), 1u);
+  const std::vector<std::string> lines = lines_of(file);
+  const std::string clean = dir.file("clean.jsonl");  // the records without the refused one, and no header
+  write_file(clean, lines[1] + "\n" + lines[2] + "\n");
+  strict.argument = clean;
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(run_db_command(strict, ""), 0);
+  EXPECT_NE(testing::internal::GetCapturedStdout().find("added 1 record(s), 1 already present, 0 refused\n"),
+            std::string::npos);
+  EXPECT_EQ(TuningDatabase(existing, DbAccess::read_only).all_records().size(), 2u);
 }
 
 }  // namespace

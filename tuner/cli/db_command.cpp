@@ -170,24 +170,35 @@ ImportCounts add_screened(TuningDatabase& db, Screened screened) {
   return counts;
 }
 
-// The database an import, import-results or merge changes. A dry run of a database that
-// does not exist yet counts against an empty one in memory: it must not create the file.
-TuningDatabase open_for_change(const std::string& path, bool dry_run) {
+// Whether an import, import-results or merge stores what it accepted, or counts it and
+// undoes it: a dry run, or --all-or-nothing once a record was refused.
+struct Storing {
+  bool store;
+  const char* note;  // said after the counts
+};
+
+Storing storing(const DbCommand& command, bool any_refused) {
+  if (command.dry_run) return {false, " (dry run: nothing was stored)"};
+  if (command.all_or_nothing && any_refused) return {false, " (--all-or-nothing: nothing was stored)"};
+  return {true, ""};
+}
+
+// The database that change is made in. Counting against a database that does not exist
+// yet is done in an empty one in memory: it must not create the file.
+TuningDatabase open_for_change(const std::string& path, const Storing& how) {
   std::error_code ec;
-  if (dry_run && !std::filesystem::exists(path, ec)) return TuningDatabase(":memory:");
+  if (!how.store && !std::filesystem::exists(path, ec)) return TuningDatabase(":memory:");
   return TuningDatabase(path);
 }
 
-// Runs `body` in one transaction: stored, or with a dry run counted and undone.
-void change(TuningDatabase& db, bool dry_run, const std::function<void()>& body) {
-  if (dry_run) {
-    db.rehearse(body);
-  } else {
+// Runs `body` in one transaction: stored, or counted and undone.
+void change(TuningDatabase& db, const Storing& how, const std::function<void()>& body) {
+  if (how.store) {
     db.atomically(body);
+  } else {
+    db.rehearse(body);
   }
 }
-
-const char* dry_run_note(bool dry_run) { return dry_run ? " (dry run: nothing was stored)" : ""; }
 
 void print_list(const TuningDatabase& db) {
   for (const Target& t : db.targets()) {
@@ -323,7 +334,9 @@ CLI::App* add_db_command(CLI::App& app, DbCommand& command) {
   imp->add_option("file", command.argument, "exported file")->required()->check(CLI::ExistingFile);
   imp->callback(action("import"));
   const char* dry_run_help = "read, screen and count against the database, then store nothing";
+  const char* all_or_nothing_help = "store nothing when any record is refused (exit status 2, counts printed)";
   imp->add_flag("--dry-run", command.dry_run, dry_run_help);
+  imp->add_flag("--all-or-nothing", command.all_or_nothing, all_or_nothing_help);
   CLI::App* results = db->add_subcommand(
       "import-results", "add what a batch folder's nee-measure --batch measured (kept with the measuring device; "
       "screened as an import's records are: a refused one is named and the exit status is 2; what is accepted is "
@@ -331,11 +344,13 @@ CLI::App* add_db_command(CLI::App& app, DbCommand& command) {
   results->add_option("folder", command.argument, "batch folder (from nee-tune pack)")->required();
   results->callback(action("import-results"));
   results->add_flag("--dry-run", command.dry_run, dry_run_help);
+  results->add_flag("--all-or-nothing", command.all_or_nothing, all_or_nothing_help);
   CLI::App* merge = db->add_subcommand(
       "merge", "add the records of another tuning database (read, never written), screened as import screens them");
   merge->add_option("other", command.argument, "the other database")->required()->check(CLI::ExistingFile);
   merge->callback(action("merge"));
   merge->add_flag("--dry-run", command.dry_run, dry_run_help);
+  merge->add_flag("--all-or-nothing", command.all_or_nothing, all_or_nothing_help);
   CLI::App* prune = db->add_subcommand("prune", "delete records, printing what was removed");
   auto* older = prune->add_option("--failed-older-than", command.failed_older_than_days,
                                   "delete failed records older than this many days")
@@ -368,13 +383,14 @@ int run_db_command(const DbCommand& command, const std::string& default_db_path)
         refused.push_back({fmt::format("{}: candidate {}", command.argument, b.record.config.to_string()), problem});
       }
     }
-    TuningDatabase db = open_for_change(db_path, command.dry_run);
+    const Storing how = storing(command, !refused.empty());
+    TuningDatabase db = open_for_change(db_path, how);
     BatchImportCounts c;
-    change(db, command.dry_run, [&] { c = import_batch_records(db, records); });
+    change(db, how, [&] { c = import_batch_records(db, records); });
     for (const RefusedRecord& r : refused) fmt::print(stderr, "nee-tune: {}: refused: {}\n", r.where, r.reason);
     fmt::print("{}: {} {} record(s), {} already present, {} confirmation(s) {}, {} refused{}\n", command.argument,
-               command.dry_run ? "would add" : "added", c.added, c.already_present, c.confirmed,
-               command.dry_run ? "to apply" : "applied", refused.size(), dry_run_note(command.dry_run));
+               how.store ? "added" : "would add", c.added, c.already_present, c.confirmed,
+               how.store ? "applied" : "to apply", refused.size(), how.note);
     return refused.empty() ? 0 : 2;
   }
   if (command.action == "import" || command.action == "merge") {
@@ -383,14 +399,14 @@ int run_db_command(const DbCommand& command, const std::string& default_db_path)
     const std::string& file = command.argument;
     Screened screened = command.action == "import" ? screen_lines(file, parse_export(file, read_import_file(file)))
                                                    : screen_database(file);
-    TuningDatabase db = open_for_change(db_path, command.dry_run);
+    const Storing how = storing(command, !screened.refused.empty());
+    TuningDatabase db = open_for_change(db_path, how);
     ImportCounts c;
-    change(db, command.dry_run, [&] { c = add_screened(db, std::move(screened)); });
+    change(db, how, [&] { c = add_screened(db, std::move(screened)); });
     for (const RefusedRecord& r : c.refused) fmt::print(stderr, "nee-tune: {}: refused: {}\n", r.where, r.reason);
     fmt::print("{}: {} {} record(s), {} already present, {} refused{}\n", command.argument,
-               command.dry_run ? "would add" : "added", c.added, c.already_present, c.refused.size(),
-               dry_run_note(command.dry_run));
-    // 2, not 1: the other records were added.
+               how.store ? "added" : "would add", c.added, c.already_present, c.refused.size(), how.note);
+    // 2, not 1: the file was read, and the other records added or counted.
     return c.refused.empty() ? 0 : 2;
   }
   const bool reads_only = command.action == "list" || command.action == "show" || command.action == "best" ||

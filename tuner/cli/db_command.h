@@ -23,6 +23,7 @@ struct DbCommand {
   double failed_older_than_days = -1;  // prune: drop records not ok older than this
   int keep_top = 0;                    // prune: keep the k fastest ok records per workload and target
   bool dry_run = false;                // import, import-results, merge: count what would be stored, store nothing
+  bool all_or_nothing = false;         // import, import-results, merge: store nothing when a record is refused
 };
 
 // Adds the `db` subcommand and its subcommands to `app`; the parsed values land in `command`.
