@@ -117,7 +117,7 @@ NeeStatus* create_deployed_session(NeeEnv* env, const NeeSessionOptions* options
     load.memory_caps = caps;
     nee::DeployedModel deployed = nee::load_deploy_artifact(dir, load);
     if (env->options.use_bundles) session->bundle = std::move(deployed.bundle);
-    session->model = std::make_shared<nee::DeployedStagedModel>(std::move(deployed.graph));
+    session->model = std::make_shared<nee::DeployedStagedModel>(std::move(deployed.graphs));
   });
   if (s) return s;
   return finish_session(std::move(session), nee::SessionOptions{false, caps}, out);

@@ -93,14 +93,15 @@ std::unique_ptr<nee::Session> make_session(const Options& o, const std::string& 
                                                                     load.verified_cache_dir + "), not hashed again");
     }
     if (bundle_dir.empty()) {
-      auto reference = std::make_unique<nee::Session>(std::move(deployed.graph),
+      nee::Graph& graph = deployed.graphs[nee::deployed_graph_for(deployed.graphs, o.input_shapes)];
+      auto reference = std::make_unique<nee::Session>(std::move(graph),
                                                       std::vector<std::unique_ptr<nee::KernelProvider>>{},
                                                       nee::SessionOptions{false, o.caps});
       reference->prepare();
       return reference;
     }
     if (threads) *threads = deployed.bundle->threads();
-    return nee::make_deployed_session(std::move(deployed), o.caps);
+    return nee::make_deployed_session(std::move(deployed), o.caps, o.input_shapes);
   }
   std::shared_ptr<nee::KernelBundle> bundle;
   if (!bundle_dir.empty()) {
@@ -361,9 +362,9 @@ int main(int argc, char** argv) {
     const bool deployed = nee::is_deploy_artifact(o.model);
     if (deployed) {
       if (!o.bundle.empty()) throw nee::Error("a deploy artifact holds its own bundle: give no --bundle");
-      if (o.each_isa || !o.compare_bundle.empty() || o.inputs_dirs.size() > 1 || !o.input_shape_texts.empty()) {
-        throw nee::Error("--each-isa, --compare-bundle, several --inputs and --input-shape apply to a model and a "
-                         "bundle; a deploy artifact runs the shapes it was written for");
+      if (o.each_isa || !o.compare_bundle.empty() || o.inputs_dirs.size() > 1) {
+        throw nee::Error("--each-isa, --compare-bundle and several --inputs apply to a model and a bundle; a deploy "
+                         "artifact runs the shapes it was written for (--input-shape picks one of its sets)");
       }
       o.bundle = o.model;  // its bundle runs it
     }

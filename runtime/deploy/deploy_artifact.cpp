@@ -1,7 +1,9 @@
 #include "runtime/deploy/deploy_artifact.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <utility>
@@ -24,7 +26,8 @@ using json = nlohmann::json;
 namespace {
 
 constexpr const char* kFormat = "nee-deploy";
-constexpr int kFormatVersion = 1;
+// 2: several graphs, one per set of input shapes ("graphs").
+constexpr int kFormatVersion = 2;
 // deploy.json and graph.json are descriptions, not data: their size is bounded well
 // above what a model's graph needs (ResNet-50's graph.json: tens of KiB).
 constexpr uint64_t kMaxDescriptionBytes = 64ull << 20;
@@ -55,6 +58,18 @@ json parse_deploy_manifest(const std::string& text, const std::string& dir) {
   throw Error(fmt::format("'{}/{}' is not a NEE deploy manifest", dir, kDeployManifestName));
 }
 
+// The file of the graph for the i-th set of input shapes: fixed names, so that a manifest
+// cannot point outside the folder.
+std::string graph_file_name(size_t i) { return i == 0 ? "graph.json" : fmt::format("graph-{}.json", i); }
+
+std::string shapes_text(const Graph& graph) {
+  std::string text;
+  for (const std::string& name : graph.inputs()) {
+    text += (text.empty() ? "" : ", ") + name + " " + graph.type_of(name).to_string();
+  }
+  return "(" + text + ")";
+}
+
 }  // namespace
 
 bool is_deploy_artifact(const std::string& path) {
@@ -71,8 +86,16 @@ std::vector<std::string> deploy_artifact_inputs(const std::string& dir) {
   }
 }
 
-void write_deploy_artifact(const Graph& optimized, const std::string& bundle_dir, const std::string& out_dir,
-                           const BundleSigningKey* key) {
+void write_deploy_artifact(const std::vector<Graph>& optimized, const std::string& bundle_dir,
+                           const std::string& out_dir, const BundleSigningKey* key) {
+  if (optimized.empty() || optimized.size() > kMaxDeployGraphs) {
+    throw Error(fmt::format("a deploy artifact holds 1 to {} graphs, not {}", kMaxDeployGraphs, optimized.size()));
+  }
+  for (const Graph& g : optimized) {
+    if (g.inputs() != optimized[0].inputs() || g.outputs() != optimized[0].outputs()) {
+      throw Error("the graphs of one deploy artifact must have the same inputs and outputs");
+    }
+  }
   std::error_code ec;
   if (fs::exists(out_dir, ec) && !fs::is_empty(out_dir, ec)) {
     throw Error(fmt::format("the deploy folder '{}' exists and is not empty: give a new folder", out_dir));
@@ -85,20 +108,25 @@ void write_deploy_artifact(const Graph& optimized, const std::string& bundle_dir
   for (const fs::directory_entry& e : fs::directory_iterator(bundle_dir)) {
     if (e.is_regular_file()) fs::copy_file(e.path(), out / "bundle" / e.path().filename());
   }
-  const GraphFile file = serialize_graph(optimized);
-  const std::string graph_text = file.description.dump();
-  write_file(out / "graph.json", graph_text);
-  write_file(out / "weights.bin", file.weights);
+  WeightsFile weights;
+  json hashes = json::object(), graph_files = json::array();
+  for (size_t i = 0; i < optimized.size(); ++i) {
+    const std::string text = serialize_graph(optimized[i], weights).dump();
+    write_file(out / graph_file_name(i), text);
+    hashes[graph_file_name(i)] = sha256_hex(text);
+    graph_files.push_back(graph_file_name(i));
+  }
+  write_file(out / "weights.bin", weights.bytes());
+  hashes["weights.bin"] = sha256_hex(weights.bytes());
+  hashes["bundle/manifest.json"] = sha256_file((out / "bundle" / "manifest.json").string());
   json manifest = {{"format", kFormat},
                    {"format_version", kFormatVersion},
                    {"nee_version", kVersion},
-                   {"inputs", optimized.inputs()},
-                   {"outputs", optimized.outputs()},
-                   {"weights_bytes", file.weights.size()},
-                   {"sha256",
-                    {{"graph.json", sha256_hex(graph_text)},
-                     {"weights.bin", sha256_hex(file.weights)},
-                     {"bundle/manifest.json", sha256_file((out / "bundle" / "manifest.json").string())}}}};
+                   {"inputs", optimized[0].inputs()},
+                   {"outputs", optimized[0].outputs()},
+                   {"graphs", graph_files},
+                   {"weights_bytes", weights.bytes().size()},
+                   {"sha256", hashes}};
   const std::string manifest_text = manifest.dump(2) + "\n";
   write_file(out / kDeployManifestName, manifest_text);
   if (key) write_file(out / kDeploySignatureName, key->sign(manifest_text));
@@ -133,9 +161,22 @@ DeployedModel load_deploy_artifact(const std::string& dir, const DeployLoadOptio
                               dir, part, actual, expected));
     }
   };
-  const std::optional<std::string> graph_text = folder.read("graph.json", kMaxDescriptionBytes, "deploy graph");
-  if (!graph_text) throw Error(fmt::format("deploy artifact '{}' has no graph.json", dir));
-  check("graph.json", sha256_hex(*graph_text));
+  const json graphs_field = field("graphs");
+  if (!graphs_field.is_array() || graphs_field.empty() || graphs_field.size() > kMaxDeployGraphs) {
+    throw Error(fmt::format("deploy artifact '{}': its manifest lists no graphs, or more than {}", dir,
+                            kMaxDeployGraphs));
+  }
+  std::vector<std::string> graph_texts;
+  for (size_t i = 0; i < graphs_field.size(); ++i) {
+    const std::string name = graph_file_name(i);
+    if (graphs_field[i] != name) {
+      throw Error(fmt::format("deploy artifact '{}': graph {} of its manifest is not {}", dir, i, name));
+    }
+    std::optional<std::string> text = folder.read(name, kMaxDescriptionBytes, "deploy graph");
+    if (!text) throw Error(fmt::format("deploy artifact '{}' has no {}", dir, name));
+    check(name, sha256_hex(*text));
+    graph_texts.push_back(std::move(*text));
+  }
   const std::optional<MappedBytes> weights = folder.map("weights.bin", "deploy weights");
   if (!weights) throw Error(fmt::format("deploy artifact '{}' has no weights.bin", dir));
   const json declared_field = field("weights_bytes");
@@ -157,19 +198,51 @@ DeployedModel load_deploy_artifact(const std::string& dir, const DeployLoadOptio
   if (!bundle_manifest) throw Error(fmt::format("deploy artifact '{}' has no bundle/manifest.json", dir));
   check("bundle/manifest.json", sha256_hex(*bundle_manifest));
 
-  const json description = json::parse(*graph_text, nullptr, /*allow_exceptions=*/false);
-  if (description.is_discarded()) throw Error(fmt::format("deploy artifact '{}': graph.json is not JSON", dir));
-  DeployedModel model{deserialize_graph(description, weights->data, weights->size), nullptr, hash_weights};
+  DeployedModel model{{}, nullptr, hash_weights};
+  for (size_t i = 0; i < graph_texts.size(); ++i) {
+    const json description = json::parse(graph_texts[i], nullptr, /*allow_exceptions=*/false);
+    if (description.is_discarded()) {
+      throw Error(fmt::format("deploy artifact '{}': {} is not JSON", dir, graph_file_name(i)));
+    }
+    model.graphs.push_back(deserialize_graph(description, weights->data, weights->size));
+    if (model.graphs.back().inputs() != model.graphs[0].inputs()) {
+      throw Error(fmt::format("deploy artifact '{}': {} has other inputs than graph.json", dir, graph_file_name(i)));
+    }
+  }
   BundleLoadOptions load = options.bundle;
   load.model_path.clear();
   model.bundle = KernelBundle::load(dir + "/bundle", load);
   return model;
 }
 
-std::unique_ptr<Session> make_deployed_session(DeployedModel model, const MemoryCaps& caps) {
+size_t deployed_graph_for(const std::vector<Graph>& graphs, const std::map<std::string, std::vector<int64_t>>& shapes) {
+  if (graphs.empty()) throw Error("a deploy artifact without graphs");
+  for (const auto& [name, shape] : shapes) {
+    if (!graphs[0].has_value(name) ||
+        std::find(graphs[0].inputs().begin(), graphs[0].inputs().end(), name) == graphs[0].inputs().end()) {
+      throw Error(fmt::format("the deploy artifact has no input '{}'", name));
+    }
+  }
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    bool all = true;
+    for (const auto& [name, shape] : shapes) all = all && graphs[i].type_of(name).shape == shape;
+    if (all) return i;
+  }
+  std::string given, sets;
+  for (const auto& [name, shape] : shapes) given += fmt::format("{}{} [{}]", given.empty() ? "" : ", ", name, fmt::join(shape, ","));
+  for (const Graph& g : graphs) sets += (sets.empty() ? "" : "; ") + shapes_text(g);
+  throw Error(fmt::format("the deploy artifact was not written for inputs of these shapes ({}): it holds {} (write "
+                          "it for them with nee-tune --input-shape, once per set)",
+                          given, sets));
+}
+
+std::unique_ptr<Session> make_deployed_session(DeployedModel model, const MemoryCaps& caps,
+                                               const std::map<std::string, std::vector<int64_t>>& shapes) {
+  const size_t chosen = deployed_graph_for(model.graphs, shapes);
   std::vector<std::unique_ptr<KernelProvider>> providers;
   providers.push_back(make_bundle_provider(std::move(model.bundle)));
-  auto session = std::make_unique<Session>(std::move(model.graph), std::move(providers), SessionOptions{false, caps});
+  auto session =
+      std::make_unique<Session>(std::move(model.graphs[chosen]), std::move(providers), SessionOptions{false, caps});
   session->prepare();
   return session;
 }

@@ -2,31 +2,46 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include "core/error.h"
+#include "runtime/deploy/deploy_artifact.h"
 
 namespace nee {
+
+DeployedStagedModel::DeployedStagedModel(std::vector<Graph> graphs) : graphs_(std::move(graphs)) {
+  if (graphs_.empty()) throw Error("a deploy artifact without graphs");
+}
 
 std::vector<DeclaredValue> DeployedStagedModel::declared(const std::vector<std::string>& names) const {
   std::vector<DeclaredValue> values;
   for (const std::string& name : names) {
-    const TensorType& t = graph_.type_of(name);
-    values.push_back({name, t.dtype, true, t.shape, std::vector<std::string>(t.shape.size())});
+    const TensorType& t = graphs_[0].type_of(name);
+    std::vector<int64_t> dims = t.shape;
+    for (const Graph& g : graphs_) {
+      const std::vector<int64_t>& other = g.type_of(name).shape;
+      for (size_t d = 0; d < dims.size() && d < other.size(); ++d) {
+        if (other[d] != dims[d]) dims[d] = -1;
+      }
+    }
+    values.push_back({name, t.dtype, true, dims, std::vector<std::string>(dims.size())});
   }
   return values;
 }
 
 Stage DeployedStagedModel::stage(const KnownValues& known) const {
-  for (const std::string& name : graph_.inputs()) {
-    const TensorType& want = graph_.type_of(name);
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (const std::string& name : graphs_[0].inputs()) {
     const auto given = known.typed.find(name);
     if (given == known.typed.end()) throw Error(fmt::format("input '{}' is missing", name));
-    if (given->second.dtype != want.dtype || given->second.shape != want.shape) {
-      throw Error(fmt::format("input '{}' is {}; the deploy artifact was written for {} (write one for these shapes "
-                              "with nee-tune --input-shape)",
-                              name, given->second.to_string(), want.to_string()));
+    const TensorType& want = graphs_[0].type_of(name);
+    if (given->second.dtype != want.dtype) {
+      throw Error(fmt::format("input '{}' is {}; the deploy artifact takes {}", name, given->second.to_string(),
+                              to_string(want.dtype)));
     }
+    shapes[name] = given->second.shape;
   }
-  return Stage{graph_, {}};
+  return Stage{graphs_[deployed_graph_for(graphs_, shapes)], {}};
 }
 
 }  // namespace nee

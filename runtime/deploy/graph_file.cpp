@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -31,18 +33,15 @@ TensorType type_from(const json& j, const std::string& name) {
   return type;
 }
 
-// A tensor's place in the weights (its bytes appended at the next aligned offset), or
-// its strings inline.
-json tensor_json(const Tensor& t, std::string& weights) {
+// A tensor's place in the weights, or its strings inline.
+json tensor_json(const Tensor& t, WeightsFile& weights) {
   json j = type_json(t.type());
   if (t.dtype() == DType::string) {
     std::vector<std::string> strings(t.data_as<std::string>(), t.data_as<std::string>() + t.elements());
     j["strings"] = strings;
     return j;
   }
-  weights.resize((weights.size() + kWeightAlignment - 1) / kWeightAlignment * kWeightAlignment, '\0');
-  j["offset"] = weights.size();
-  weights.append(static_cast<const char*>(t.data()), t.bytes());
+  j["offset"] = weights.place(t.data(), t.bytes());
   return j;
 }
 
@@ -69,7 +68,7 @@ Tensor tensor_from(const json& j, const std::string& name, const std::shared_ptr
   return Tensor(type, weights, offset);
 }
 
-json attribute_json(const Attributes::Value& v, std::string& weights) {
+json attribute_json(const Attributes::Value& v, WeightsFile& weights) {
   return std::visit(
       [&](const auto& value) -> json {
         using T = std::decay_t<decltype(value)>;
@@ -98,12 +97,25 @@ Attributes::Value attribute_from(const json& j, const std::string& name, const s
 
 }  // namespace
 
-GraphFile serialize_graph(const Graph& graph) {
-  GraphFile file;
+size_t WeightsFile::place(const void* data, size_t bytes) {
+  const std::string_view view(static_cast<const char*>(data), bytes);
+  const size_t key = std::hash<std::string_view>()(view);
+  const auto [first, last] = offsets_.equal_range(key);
+  for (auto it = first; it != last; ++it) {
+    if (bytes_.compare(it->second, bytes, view) == 0) return it->second;
+  }
+  bytes_.resize((bytes_.size() + kWeightAlignment - 1) / kWeightAlignment * kWeightAlignment, '\0');
+  const size_t offset = bytes_.size();
+  bytes_.append(view);
+  offsets_.emplace(key, offset);
+  return offset;
+}
+
+json serialize_graph(const Graph& graph, WeightsFile& weights) {
   json values = json::object(), constants = json::object();
   for (const std::string& name : graph.value_names()) {
     if (const Tensor* data = graph.constant(name)) {
-      constants[name] = tensor_json(*data, file.weights);
+      constants[name] = tensor_json(*data, weights);
     } else {
       values[name] = type_json(graph.type_of(name));
     }
@@ -111,15 +123,11 @@ GraphFile serialize_graph(const Graph& graph) {
   json nodes = json::array();
   for (const Node& n : graph.nodes()) {
     json attrs = json::object();
-    for (const auto& [name, value] : n.attrs.all()) attrs[name] = attribute_json(value, file.weights);
+    for (const auto& [name, value] : n.attrs.all()) attrs[name] = attribute_json(value, weights);
     nodes.push_back({{"op", n.op}, {"name", n.name}, {"inputs", n.inputs}, {"outputs", n.outputs}, {"attrs", attrs}});
   }
-  file.description = {{"inputs", graph.inputs()},
-                      {"outputs", graph.outputs()},
-                      {"values", values},
-                      {"constants", constants},
-                      {"nodes", nodes}};
-  return file;
+  return {{"inputs", graph.inputs()}, {"outputs", graph.outputs()}, {"values", values}, {"constants", constants},
+          {"nodes", nodes}};
 }
 
 Graph deserialize_graph(const json& description, std::shared_ptr<uint8_t> weights, size_t weights_bytes) {

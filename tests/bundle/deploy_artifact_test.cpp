@@ -6,6 +6,7 @@
 //
 // nee-tune writes the bundle and the artifact in its own process; this test links the
 // runtime only, as a deployment does.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -25,6 +26,7 @@
 #include "onnx_model_builder.h"
 #include "runtime/bundle/kernel_bundle.h"
 #include "runtime/deploy/deploy_artifact.h"
+#include "runtime/deploy/deployed_model.h"
 #include "runtime/session.h"
 #include "runtime/tensor_io.h"
 #include "test_key_pair.h"
@@ -40,10 +42,15 @@ using test::set_attr;
 const TensorType kInput{DType::f32, {1, 16, 8, 8}};
 
 // x [1,16,8,8] -> Conv 3x3 to 32 channels + Relu -> Conv 1x1 -> GlobalAveragePool ->
-// Flatten -> Gemm to 10 (transposed weights) -> y [1,10].
-std::string model_bytes() {
+// Flatten -> Gemm to 10 (transposed weights) -> y [1,10]; with `batch_dim`, x is
+// [batch_dim,16,8,8] with that symbolic first dim.
+std::string model_bytes(const std::string& batch_dim = "") {
   OnnxModelBuilder m;
-  m.input("x", kInput.shape).output("y", {1, 10});
+  if (batch_dim.empty()) {
+    m.input("x", kInput.shape).output("y", {1, 10});
+  } else {
+    m.input("x", onnx::TensorProto::FLOAT, {batch_dim, "16", "8", "8"}).output("y", onnx::TensorProto::FLOAT);
+  }
   m.initializer("w1", random_tensor({DType::f32, {32, 16, 3, 3}}, 1));
   m.initializer("b1", random_tensor({DType::f32, {32}}, 2));
   m.initializer("w2", random_tensor({DType::f32, {32, 32, 1, 1}}, 3));
@@ -127,12 +134,13 @@ TEST_F(DeployArtifact, RunsLikeTheModelAndItsBundle) {
   DeployedModel deployed = load_deploy_artifact(copy_, {});
   // The graph is the optimized one: fused convolutions and Linear layer, weights blocked.
   int fused = 0;
-  for (const Node& n : deployed.graph.nodes()) {
+  ASSERT_EQ(deployed.graphs.size(), 1u);
+  for (const Node& n : deployed.graphs[0].nodes()) {
     EXPECT_NE(n.op, "Conv") << "an unfused conv: the graph passes did not run before the artifact was written";
     EXPECT_NE(n.op, "Gemm");
     if (n.op == "NeeConv") {
       ++fused;
-      const Tensor* w = deployed.graph.constant(n.inputs[1]);
+      const Tensor* w = deployed.graphs[0].constant(n.inputs[1]);
       ASSERT_NE(w, nullptr);
       EXPECT_EQ(w->shape().size(), 5u) << "weights in the blocked layout the kernels read";
       EXPECT_EQ(reinterpret_cast<uintptr_t>(w->data()) % 64, 0u) << "read in place, 64-byte aligned";
@@ -165,6 +173,48 @@ TEST_F(DeployArtifact, RunsLikeTheModelAndItsBundle) {
       spread += std::fabs(want.data_as<float>()[i]);
     }
     EXPECT_GT(spread, 1e-3);
+  }
+}
+
+// One artifact for several sets of input shapes (nee-tune --input-shape, once per set):
+// a graph for each, the weights they share stored once; a session takes the graph of its
+// inputs' shapes, and shapes none was written for are refused with the sets it holds.
+TEST_F(DeployArtifact, HoldsAGraphPerSetOfInputShapes) {
+  const std::string batched = dir_->file("batched.onnx");
+  std::ofstream(batched, std::ios::binary) << model_bytes("N");
+  const std::string app = dir_->file("batched.nee");
+  const ProcessResult r =
+      run_process({NEE_TUNE_PATH, batched, "--trials", "0", "--isa", "host", "--db", dir_->file("t.db"), "--bundle",
+                   dir_->file("batched-bundle"), "--input-shape", "x=1x16x8x8", "--input-shape", "x=3x16x8x8",
+                   "--deploy", app},
+                  300, true);
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << r.output;
+  EXPECT_HAS(r.output, "2 graph(s)");
+  DeployedModel deployed = load_deploy_artifact(app, {});
+  ASSERT_EQ(deployed.graphs.size(), 2u);
+  EXPECT_EQ(deployed.graphs[1].type_of("x").shape, (std::vector<int64_t>{3, 16, 8, 8}));
+  // The one-set artifact of the same weights: the second graph added no weight bytes.
+  EXPECT_EQ(fs::file_size(app + "/weights.bin"), fs::file_size(dir_->file("app.nee") + "/weights.bin"));
+
+  DeployedStagedModel staged(deployed.graphs);
+  EXPECT_EQ(staged.declared_inputs()[0].dims, (std::vector<int64_t>{-1, 16, 8, 8}));
+  EXPECT_THAT([&] { deployed_graph_for(deployed.graphs, {{"x", {2, 16, 8, 8}}}); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr(
+                  "not written for inputs of these shapes (x [2,16,8,8]): it holds (x f32[1,16,8,8]); "
+                  "(x f32[3,16,8,8])")));
+  EXPECT_THAT([&] { deployed_graph_for(deployed.graphs, {{"z", {1}}}); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("the deploy artifact has no input 'z'")));
+
+  const TensorType three{DType::f32, {3, 16, 8, 8}};
+  std::unique_ptr<Session> session = make_deployed_session(std::move(deployed), {}, {{"x", three.shape}});
+  EXPECT_EQ(session->graph().type_of("x").shape, three.shape);
+  Session reference(import_onnx(batched, {{"x", three.shape}}), {});
+  const Tensor x = random_tensor(three, 21);
+  const Tensor got = session->run({{"x", x}}).at("y");
+  const Tensor want = reference.run({{"x", x}}).at("y");
+  ASSERT_EQ(got.shape(), (std::vector<int64_t>{3, 10}));
+  for (int64_t i = 0; i < got.elements(); ++i) {
+    EXPECT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-4 * (1 + std::fabs(want.data_as<float>()[i])));
   }
 }
 
@@ -220,6 +270,18 @@ TEST_F(DeployArtifact, ChangedGraphIsRefused) {
   graph.replace(graph.find("\"x\""), 3, "\"z\"");
   write_bytes(copy_ + "/graph.json", graph);
   EXPECT_HAS(load_error(), "graph.json is damaged or was replaced");
+}
+
+// deploy.json names its graphs by fixed names: one it points elsewhere is refused before
+// anything is read there.
+TEST_F(DeployArtifact, GraphsNamedOutsideTheirPlaceAreRefused) {
+  nlohmann::json manifest = nlohmann::json::parse(read_bytes(copy_ + "/deploy.json"));
+  manifest["graphs"] = {"../graph.json"};
+  write_bytes(copy_ + "/deploy.json", manifest.dump());
+  EXPECT_HAS(load_error(), "graph 0 of its manifest is not graph.json");
+  manifest["graphs"] = nlohmann::json::array();
+  write_bytes(copy_ + "/deploy.json", manifest.dump());
+  EXPECT_HAS(load_error(), "its manifest lists no graphs");
 }
 
 TEST_F(DeployArtifact, ReplacedBundleIsRefused) {

@@ -193,8 +193,8 @@ int main(int argc, char** argv) {
   app.add_option("--deploy", deploy_dir,
                  "with --bundle: also write a deploy artifact into this new folder: the graph as optimized for the "
                  "bundle, its weights in the kernels' layouts (mapped at load) and the bundle, with the sha256 of "
-                 "each; `nee-run FOLDER` runs it with no import and no graph pass (for the first set of "
-                 "--input-shape)")
+                 "each; `nee-run FOLDER` runs it with no import and no graph pass (one graph per set of "
+                 "--input-shape, their weights stored once)")
       ->needs("--bundle");
   int bundle_timing_runs = 20;
   app.add_option("--bundle-timing-runs", bundle_timing_runs,
@@ -443,18 +443,23 @@ int main(int argc, char** argv) {
         std::filesystem::remove_all(options.work_dir);
       }
       if (!deploy_dir.empty()) {
-        const std::vector<nee::InputShapes> shape_sets = nee::parse_input_shape_sets(input_shape_texts);
-        bool complete = true;
-        nee::Graph graph = nee::import_onnx_first_stage(
-            model, shape_sets.empty() ? nee::InputShapes{} : shape_sets.front(), complete);
-        if (!complete) {
-          throw nee::Error("the model's shapes depend on values it computes, so it runs in stages: a deploy artifact "
-                           "holds one graph of static shapes; deploy the model with its bundle instead");
+        // One graph per set of input shapes the bundle was built for, their weights shared.
+        std::vector<nee::InputShapes> shape_sets = nee::parse_input_shape_sets(input_shape_texts);
+        if (shape_sets.empty()) shape_sets.emplace_back();
+        std::vector<nee::Graph> graphs;
+        for (const nee::InputShapes& shapes : shape_sets) {
+          bool complete = true;
+          graphs.push_back(nee::import_onnx_first_stage(model, shapes, complete));
+          if (!complete) {
+            throw nee::Error("the model's shapes depend on values it computes, so it runs in stages: a deploy "
+                             "artifact holds graphs of static shapes; deploy the model with its bundle instead");
+          }
+          nee::optimize_graph(graphs.back(), graph_options);
         }
-        nee::optimize_graph(graph, graph_options);
-        nee::write_deploy_artifact(graph, bundle_dir, deploy_dir, signing_key ? &*signing_key : nullptr);
-        fmt::print("deploy artifact {}: {} nodes, weights {} (run it with `nee-run {}`)\n", deploy_dir,
-                   graph.nodes().size(), nee::format_bytes(static_cast<int64_t>(std::filesystem::file_size(deploy_dir + "/weights.bin"))),
+        nee::write_deploy_artifact(graphs, bundle_dir, deploy_dir, signing_key ? &*signing_key : nullptr);
+        fmt::print("deploy artifact {}: {} graph(s) of {} nodes, weights {} (run it with `nee-run {}`)\n", deploy_dir,
+                   graphs.size(), graphs[0].nodes().size(),
+                   nee::format_bytes(static_cast<int64_t>(std::filesystem::file_size(deploy_dir + "/weights.bin"))),
                    deploy_dir);
       }
     }
