@@ -218,8 +218,7 @@ DeployedModel load_deploy_artifact(const std::string& dir, const DeployLoadOptio
 size_t deployed_graph_for(const std::vector<Graph>& graphs, const std::map<std::string, std::vector<int64_t>>& shapes) {
   if (graphs.empty()) throw Error("a deploy artifact without graphs");
   for (const auto& [name, shape] : shapes) {
-    if (!graphs[0].has_value(name) ||
-        std::find(graphs[0].inputs().begin(), graphs[0].inputs().end(), name) == graphs[0].inputs().end()) {
+    if (std::find(graphs[0].inputs().begin(), graphs[0].inputs().end(), name) == graphs[0].inputs().end()) {
       throw Error(fmt::format("the deploy artifact has no input '{}'", name));
     }
   }
@@ -229,7 +228,9 @@ size_t deployed_graph_for(const std::vector<Graph>& graphs, const std::map<std::
     if (all) return i;
   }
   std::string given, sets;
-  for (const auto& [name, shape] : shapes) given += fmt::format("{}{} [{}]", given.empty() ? "" : ", ", name, fmt::join(shape, ","));
+  for (const auto& [name, shape] : shapes) {
+    given += fmt::format("{}{} [{}]", given.empty() ? "" : ", ", name, fmt::join(shape, ","));
+  }
   for (const Graph& g : graphs) sets += (sets.empty() ? "" : "; ") + shapes_text(g);
   throw Error(fmt::format("the deploy artifact was not written for inputs of these shapes ({}): it holds {} (write "
                           "it for them with nee-tune --input-shape, once per set)",

@@ -148,7 +148,8 @@ done
 # of what is left; their results travel back as one archive, tuning-results.tar.gz.
 if [ -f "$folder/tuning.tar.xz" ] && "$py" -m tarfile -e "$folder/tuning.tar.xz" "$work"; then
   mapfile -t tuned < <("$py" -c 'import sys, tarfile
-print("\n".join(sorted({m.name.split("/")[0] for m in tarfile.open(sys.argv[1]) if m.isdir() and "/" not in m.name})))' \
+top = {m.name for m in tarfile.open(sys.argv[1]) if m.isdir() and "/" not in m.name}
+print("\n".join(sorted(top)))' \
     "$folder/tuning.tar.xz")
   for k in "${!tuned[@]}"; do
     share=$(((budget - (SECONDS - started) - 15) / (${#tuned[@]} - k)))
