@@ -2,6 +2,7 @@
 #include <functional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "runtime/graph.h"
@@ -17,5 +18,10 @@ using ReferenceFactory = ReferenceFn (*)(const Graph& graph, const Node& node);
 
 // The one table of reference kernels, keyed by op type (reference_registry.cpp).
 const std::unordered_map<std::string, ReferenceFactory>& reference_kernels();
+// The ops whose reference kernel assigns every element of every output it is given, so
+// that the session need not zero their planned bytes before each run (the others may
+// accumulate into theirs). Checked against the ONNX node tests with outputs that start
+// as NaN (tests/runtime/reference_writes_test.cpp).
+const std::unordered_set<std::string>& reference_kernels_writing_every_element();
 
 }  // namespace nee

@@ -8,15 +8,18 @@ namespace {
 
 class ReferenceKernel : public NodeKernel {
  public:
-  ReferenceKernel(std::string op, ReferenceFn fn) : op_(std::move(op)), fn_(std::move(fn)) {}
+  ReferenceKernel(std::string op, ReferenceFn fn)
+      : op_(std::move(op)), fn_(std::move(fn)), writes_all_(reference_kernels_writing_every_element().count(op_) > 0) {}
   void run(const std::vector<const Tensor*>& inputs, const std::vector<Tensor*>& outputs) override {
     fn_(inputs, outputs);
   }
   std::string name() const override { return "reference." + op_; }
+  bool writes_every_output_element() const override { return writes_all_; }
 
  private:
   std::string op_;
   ReferenceFn fn_;
+  bool writes_all_;
 };
 
 class ReferenceProvider : public KernelProvider {
