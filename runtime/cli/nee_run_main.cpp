@@ -300,7 +300,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cpu", "opencl", "cuda"}));
   app.add_option("--input-shape", o.input_shape_texts,
                  "shape of a graph input with symbolic dims, NAME=DxDx...xD (e.g. input=8x3x224x224 for batch 8); "
-                 "repeatable; a symbolic batch dim not given is 1")
+                 "repeatable; a symbolic batch dim not given is 1; for a deploy artifact, which of the sets of shapes "
+                 "it was written for to run (default: the first)")
       ->allow_extra_args(false);  // one value per --input-shape, so a model path after it stays the model
   app.add_option("--inputs", o.inputs_dirs,
                  "folder with input_<i>.pb (ONNX TensorProto) or input_<i>.npy (numpy.save) tensors (default: random "
