@@ -332,6 +332,20 @@ TEST(DbCommand, WorkloadsTheirInputsDoNotMakeAreRefused) {
       << c.refused[0].reason;
 }
 
+// A db command's exit status and what it printed.
+struct CommandRun {
+  int status;
+  std::string out, err;
+};
+
+CommandRun run_captured(const DbCommand& command) {
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  const int status = run_db_command(command, "");
+  std::string out = testing::internal::GetCapturedStdout();
+  return {status, std::move(out), testing::internal::GetCapturedStderr()};
+}
+
 // `--dry-run` screens and counts against the database, prints what would be stored and
 // stores nothing: an existing database is unchanged, a missing one is not created.
 // `--all-or-nothing` does the same once a record is refused, and stores a clean file.
@@ -352,14 +366,12 @@ TEST(DbCommand, DryRunsCountAndStoreNothing) {
   const std::string missing = dir.file("missing.db");
   DbCommand dry{"import", file, missing};
   dry.dry_run = true;
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
-  EXPECT_EQ(run_db_command(dry, ""), 2);
-  const std::string said = testing::internal::GetCapturedStdout();
-  EXPECT_NE(testing::internal::GetCapturedStderr().find("median time -5 us"), std::string::npos);
-  EXPECT_NE(said.find("would add 2 record(s), 0 already present, 1 refused (dry run: nothing was stored)"),
+  const CommandRun said = run_captured(dry);
+  EXPECT_EQ(said.status, 2);
+  EXPECT_NE(said.err.find("median time -5 us"), std::string::npos) << said.err;
+  EXPECT_NE(said.out.find("would add 2 record(s), 0 already present, 1 refused (dry run: nothing was stored)"),
             std::string::npos)
-      << said;
+      << said.out;
   EXPECT_FALSE(fs::exists(missing)) << "a dry run created the database";
 
   const std::string existing = dir.file("existing.db");
@@ -367,34 +379,29 @@ TEST(DbCommand, DryRunsCountAndStoreNothing) {
   for (const char* action : {"import", "merge"}) {
     DbCommand command{action, std::string(action) == "import" ? file : dir.file("source.db"), existing};
     command.dry_run = true;
-    testing::internal::CaptureStdout();
-    testing::internal::CaptureStderr();
-    EXPECT_EQ(run_db_command(command, ""), 2) << action;
-    const std::string counted = testing::internal::GetCapturedStdout();
-    testing::internal::GetCapturedStderr();
-    EXPECT_NE(counted.find("would add 1 record(s), 1 already present, 1 refused"), std::string::npos) << counted;
+    const CommandRun counted = run_captured(command);
+    EXPECT_EQ(counted.status, 2) << action;
+    EXPECT_NE(counted.out.find("would add 1 record(s), 1 already present, 1 refused"), std::string::npos)
+        << counted.out;
     EXPECT_EQ(TuningDatabase(existing, DbAccess::read_only).all_records().size(), 1u) << action;
   }
 
   DbCommand strict{"import", file, existing};
   strict.all_or_nothing = true;
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
-  EXPECT_EQ(run_db_command(strict, ""), 2);
-  const std::string refused = testing::internal::GetCapturedStdout();
-  testing::internal::GetCapturedStderr();
-  EXPECT_NE(refused.find("would add 1 record(s), 1 already present, 1 refused (--all-or-nothing: nothing was stored)"),
-            std::string::npos)
-      << refused;
+  const CommandRun refused = run_captured(strict);
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(
+      refused.out.find("would add 1 record(s), 1 already present, 1 refused (--all-or-nothing: nothing was stored)"),
+      std::string::npos)
+      << refused.out;
   EXPECT_EQ(TuningDatabase(existing, DbAccess::read_only).all_records().size(), 1u);
   const std::vector<std::string> lines = lines_of(file);
   const std::string clean = dir.file("clean.jsonl");  // the records without the refused one, and no header
   write_file(clean, lines[1] + "\n" + lines[2] + "\n");
   strict.argument = clean;
-  testing::internal::CaptureStdout();
-  EXPECT_EQ(run_db_command(strict, ""), 0);
-  EXPECT_NE(testing::internal::GetCapturedStdout().find("added 1 record(s), 1 already present, 0 refused\n"),
-            std::string::npos);
+  const CommandRun stored = run_captured(strict);
+  EXPECT_EQ(stored.status, 0);
+  EXPECT_NE(stored.out.find("added 1 record(s), 1 already present, 0 refused\n"), std::string::npos) << stored.out;
   EXPECT_EQ(TuningDatabase(existing, DbAccess::read_only).all_records().size(), 2u);
 }
 
