@@ -11,9 +11,9 @@
 #include <nee/nee.h>
 
 #include "api/api_objects.h"
+#include "api/onnx_frontend.h"
 #include "core/content_hash.h"
 #include "core/error.h"
-#include "importer/import_onnx.h"
 #include "runtime/bundle/bundle_signature.h"
 #include "runtime/deploy/deploy_artifact.h"
 #include "runtime/deploy/deployed_model.h"
@@ -53,23 +53,28 @@ NeeStatus* finish_session(std::unique_ptr<NeeSession> session, const nee::Sessio
           if (bundle) providers.push_back(nee::make_bundle_provider(bundle));
           return providers;
         },
-        16, stage_options);
+        stage_options);
     *out = session.release();
   });
 }
 
-// Makes a session: the model from `load_model` (a model error), then the bundle (a bundle
-// error). `model_bytes`, for a model given in memory, is checked against the bundle's
-// record of the model it was built from, as KernelBundle::load checks a model file.
-NeeStatus* create_session(NeeEnv* env, const NeeSessionOptions* options,
-                          const std::function<std::shared_ptr<const nee::StagedModel>(const nee::MemoryCaps&)>& load_model,
+using ModelLoader =
+    std::function<std::shared_ptr<const nee::StagedModel>(const nee::OnnxFrontend&, const nee::MemoryCaps&)>;
+
+// Makes a session: the ONNX front end (a runtime error: NEE is not installed whole), the
+// model from `load_model` (a model error), then the bundle (a bundle error). `model_bytes`,
+// for a model given in memory, is checked against the bundle's record of the model it was
+// built from, as KernelBundle::load checks a model file.
+NeeStatus* create_session(NeeEnv* env, const NeeSessionOptions* options, const ModelLoader& load_model,
                           const std::string& model_path, const std::string* model_bytes, NeeSession** out) {
   auto session = std::make_unique<NeeSession>();
   session->env = env;
   if (options) session->options = *options;
   nee::MemoryCaps caps;
   if (session->options.max_memory > 0) caps = nee::memory_caps_within(static_cast<int64_t>(session->options.max_memory));
-  if (NeeStatus* s = guarded(NEE_ERROR_INVALID_MODEL, [&] { session->model = load_model(caps); })) return s;
+  const nee::OnnxFrontend* frontend = nullptr;
+  if (NeeStatus* s = guarded(NEE_ERROR_RUNTIME, [&] { frontend = &nee::onnx_frontend(); })) return s;
+  if (NeeStatus* s = guarded(NEE_ERROR_INVALID_MODEL, [&] { session->model = load_model(*frontend, caps); })) return s;
   if (!session->options.bundle_dir.empty() && env->options.use_bundles) {
     NeeStatus* s = guarded(NEE_ERROR_INVALID_BUNDLE, [&] {
       nee::BundleLoadOptions load;
@@ -89,7 +94,7 @@ NeeStatus* create_session(NeeEnv* env, const NeeSessionOptions* options,
     });
     if (s) return s;
   }
-  return finish_session(std::move(session), nee::SessionOptions{true, caps}, out);
+  return finish_session(std::move(session), nee::SessionOptions{frontend->optimize, caps}, out);
 }
 
 // A session over a deploy artifact (nee-tune --deploy): its graph, already optimized, and
@@ -120,7 +125,7 @@ NeeStatus* create_deployed_session(NeeEnv* env, const NeeSessionOptions* options
     session->model = std::make_shared<nee::DeployedStagedModel>(std::move(deployed.graphs));
   });
   if (s) return s;
-  return finish_session(std::move(session), nee::SessionOptions{false, caps}, out);
+  return finish_session(std::move(session), nee::SessionOptions{nullptr, caps}, out);
 }
 
 NeeStatus* value_info(const std::vector<nee::DeclaredValue>& values,
@@ -217,9 +222,10 @@ NeeStatus* nee_session_create(NeeEnv* env, const char* model_path, const NeeSess
   if (!model_path) return null_argument("nee_session_create", "model_path");
   const std::string path = model_path;
   if (nee::is_deploy_artifact(path)) return create_deployed_session(env, options, path, out);
-  return create_session(
-      env, options, [&](const nee::MemoryCaps& caps) { return nee::load_staged_onnx(path, caps); }, path, nullptr,
-      out);
+  const ModelLoader load = [&](const nee::OnnxFrontend& onnx, const nee::MemoryCaps& caps) {
+    return onnx.load_file(path, caps);
+  };
+  return create_session(env, options, load, path, nullptr, out);
 }
 
 NeeStatus* nee_session_create_from_memory(NeeEnv* env, const void* model_data, size_t model_bytes,
@@ -234,9 +240,10 @@ NeeStatus* nee_session_create_from_memory(NeeEnv* env, const void* model_data, s
       })) {
     return s;
   }
-  return create_session(
-      env, options, [&](const nee::MemoryCaps& caps) { return nee::load_staged_onnx_bytes(bytes, caps); }, "", &bytes,
-      out);
+  const ModelLoader load = [&](const nee::OnnxFrontend& onnx, const nee::MemoryCaps& caps) {
+    return onnx.load_bytes(bytes, caps);
+  };
+  return create_session(env, options, load, "", &bytes, out);
 }
 
 void nee_session_free(NeeSession* session) { delete session; }

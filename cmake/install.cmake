@@ -1,5 +1,6 @@
-# What `cmake --install` puts under the prefix: NEE's programs, libnee with its headers,
-# a CMake package (find_package(nee) gives nee::nee) and a pkg-config file (nee.pc).
+# What `cmake --install` puts under the prefix: NEE's programs, libnee with its headers
+# and its ONNX front end, a CMake package (find_package(nee) gives nee::nee) and a
+# pkg-config file (nee.pc).
 include(CMakePackageConfigHelpers)
 
 # Installed programs find libraries in the prefix's library folder, and the tuner and the
@@ -22,6 +23,8 @@ install(TARGETS ${nee_programs} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS nee EXPORT neeTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# libnee loads its ONNX front end from its own folder (api/onnx_frontend.h).
+install(TARGETS nee_onnx_frontend LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/nee DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 set(nee_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/nee)

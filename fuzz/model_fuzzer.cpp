@@ -15,6 +15,7 @@
 #include "importer/import_onnx.h"
 #include "importer/value_needed.h"
 #include "runtime/node_flops.h"
+#include "runtime/passes/passes.h"
 #include "runtime/session.h"
 #include "runtime/staged_session.h"
 
@@ -52,7 +53,7 @@ void run_whole(Graph graph) {
   const bool small = run_work(graph) <= kMaxRunWork;
   std::map<std::string, TensorType> types;
   for (const std::string& name : graph.inputs()) types.emplace(name, graph.type_of(name));
-  Session session(std::move(graph), {}, SessionOptions(true, fuzz::fuzz_caps()));
+  Session session(std::move(graph), {}, SessionOptions(optimize_graph, fuzz::fuzz_caps()));
   session.prepare();
   std::map<std::string, Tensor> inputs;
   if (small && zero_inputs(types, inputs)) session.run(inputs);
@@ -72,11 +73,11 @@ void run_staged(const std::string& bytes) {
   }
   Stage first = model->stage(known);
   const bool small = run_work(first.graph) <= kMaxRunWork;
-  Session(std::move(first.graph), {}, SessionOptions(true, fuzz::fuzz_caps())).prepare();
+  Session(std::move(first.graph), {}, SessionOptions(optimize_graph, fuzz::fuzz_caps())).prepare();
   std::map<std::string, Tensor> inputs;
   if (!small || !zero_inputs(known.typed, inputs)) return;
-  StagedSession session(model, [] { return std::vector<std::unique_ptr<KernelProvider>>(); }, 16,
-                        SessionOptions(true, fuzz::fuzz_caps()));
+  StagedSession session(model, [] { return std::vector<std::unique_ptr<KernelProvider>>(); },
+                        SessionOptions(optimize_graph, fuzz::fuzz_caps()));
   session.run(inputs);
 }
 

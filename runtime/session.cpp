@@ -9,7 +9,6 @@
 #include <unordered_map>
 
 #include "core/error.h"
-#include "runtime/passes/passes.h"
 #include "runtime/reference/reference_provider.h"
 
 namespace nee {
@@ -45,7 +44,7 @@ Session::~Session() = default;
 
 void Session::prepare() {
   if (prepared_) return;
-  if (options_.optimize) {
+  if (options_.optimizer) {
     GraphOptions graph_options;
     for (const auto& provider : providers_) {
       if (const std::optional<GraphOptions> wanted = provider->graph_options()) {
@@ -53,7 +52,7 @@ void Session::prepare() {
         break;
       }
     }
-    optimize_graph(graph_, graph_options);
+    options_.optimizer(graph_, graph_options);
   }
   graph_.sort_topologically();
 

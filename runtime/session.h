@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runtime/graph.h"
+#include "runtime/graph_options.h"
 #include "runtime/kernel_provider.h"
 #include "runtime/memory_plan.h"
 #include "runtime/tensor.h"
@@ -14,15 +15,19 @@
 
 namespace nee {
 
+// A graph pass pipeline a Session runs in prepare(): optimize_graph (runtime/passes) for a
+// graph as imported. A pointer, not a call in Session, so that what only executes graphs
+// already optimized (libnee over deploy artifacts) links no pass.
+using GraphOptimizer = void (*)(Graph& graph, const GraphOptions& options);
+
 struct SessionOptions {
   SessionOptions() = default;
-  // Spelled out so that SessionOptions{false} leaves the caps at their defaults without
-  // -Wmissing-field-initializers.
-  explicit SessionOptions(bool optimize_graph, MemoryCaps caps = {}) : optimize(optimize_graph), memory_caps(caps) {}
+  explicit SessionOptions(GraphOptimizer graph_optimizer, MemoryCaps caps = {})
+      : optimizer(graph_optimizer), memory_caps(caps) {}
 
-  // Run optimize_graph in prepare(), with the first provider's graph options (a
-  // bundle's) or the defaults; off to execute the graph as imported.
-  bool optimize = true;
+  // Run in prepare(), with the first provider's graph options (a bundle's) or the
+  // defaults; none to execute the graph as given (already optimized, or as imported).
+  GraphOptimizer optimizer = nullptr;
   // What prepare() may allocate (check_memory_caps in runtime/memory_plan.h), checked
   // before the arena is.
   MemoryCaps memory_caps;

@@ -17,8 +17,8 @@ constexpr size_t kMaxStagesPerRun = 10000;
 
 }  // namespace
 
-StagedSession::StagedSession(std::shared_ptr<const StagedModel> model, ProviderMaker make_providers, size_t capacity,
-                             SessionOptions session_options)
+StagedSession::StagedSession(std::shared_ptr<const StagedModel> model, ProviderMaker make_providers,
+                             SessionOptions session_options, size_t capacity)
     : model_(std::move(model)),
       make_providers_(std::move(make_providers)),
       session_options_(session_options),

@@ -70,9 +70,10 @@ class StagedSession {
   // Makes the providers of one new Session (a bundle's, for instance).
   using ProviderMaker = std::function<std::vector<std::unique_ptr<KernelProvider>>()>;
 
-  // Each stage's Session gets `session_options` (its memory caps, for one).
-  StagedSession(std::shared_ptr<const StagedModel> model, ProviderMaker make_providers, size_t capacity = 16,
-                SessionOptions session_options = {});
+  // Each stage's Session gets `session_options`: its optimizer (optimize_graph for the
+  // stages of an imported model) and memory caps.
+  StagedSession(std::shared_ptr<const StagedModel> model, ProviderMaker make_providers, SessionOptions session_options,
+                size_t capacity = 16);
 
   // Every graph input must be given. Returns the model's outputs by name; those named in
   // `into` are written into the given tensors (Session::run).

@@ -19,6 +19,7 @@
 
 #include "importer/import_onnx.h"
 #include "nee/nee.h"
+#include "runtime/passes/passes.h"
 #include "runtime/staged_session.h"
 #include "runtime/tensor_io.h"
 
@@ -58,7 +59,8 @@ void check(NeeStatus* status) {
 
 void InternalSession(benchmark::State& state) {
   const std::shared_ptr<const nee::StagedModel> model = nee::load_staged_onnx(g_model);
-  nee::StagedSession session(model, [] { return std::vector<std::unique_ptr<nee::KernelProvider>>(); });
+  nee::StagedSession session(model, [] { return std::vector<std::unique_ptr<nee::KernelProvider>>(); },
+                             nee::SessionOptions{nee::optimize_graph});
   const std::map<std::string, nee::Tensor> inputs = model_inputs(*model);
   std::map<std::string, nee::Tensor> into;
   for (const auto& [name, tensor] : session.run(inputs)) into[name] = nee::Tensor(tensor.type());

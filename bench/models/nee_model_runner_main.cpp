@@ -24,6 +24,7 @@
 #include "core/version.h"
 #include "importer/import_onnx.h"
 #include "runtime/bundle/kernel_bundle.h"
+#include "runtime/passes/passes.h"
 #include "runtime/profiling/flop_account.h"
 #include "runtime/profiling/run_profile.h"
 #include "runtime/session.h"
@@ -83,7 +84,7 @@ int main(int argc, char** argv) {
     // Shapes from the test data, at batch 1 too: that binds a symbolic batch dim without
     // the importer's warning that it chose 1.
     nee::Session session(nee::import_onnx(model, nee::bench::batched_input_shapes(inputs_dir, batch)),
-                         std::move(providers));
+                         std::move(providers), nee::SessionOptions{nee::optimize_graph});
     session.prepare();
     const std::map<std::string, nee::Tensor> inputs =
         nee::bench::read_batched_inputs(inputs_dir, session.graph().inputs(), batch);

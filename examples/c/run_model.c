@@ -2,6 +2,8 @@
  *
  *   run_model_c MODEL BUNDLE INPUT.f32 EXPECTED.f32
  *
+ * MODEL may be a deploy artifact (nee-tune --deploy) instead, with BUNDLE "": the
+ * artifact holds its own.
  * INPUT.f32 holds the input's float32 elements (batch 1, symbolic dims taken as 1) and
  * EXPECTED.f32 the output's, raw and little-endian. The output is written into a buffer
  * of this program's (no copy), compared with EXPECTED within 1e-4 of its largest
@@ -56,7 +58,7 @@ int main(int argc, char** argv) {
   check(nee_env_create(NULL, &env), "environment");
   NeeSessionOptions* options = NULL;
   check(nee_session_options_create(&options), "session options");
-  check(nee_session_options_set_bundle(options, argv[2]), "bundle");
+  if (argv[2][0]) check(nee_session_options_set_bundle(options, argv[2]), "bundle");
   NeeSession* session = NULL;
   check(nee_session_create(env, argv[1], options, &session), "session");
 

@@ -21,6 +21,7 @@
 #include "runtime/deploy/verified_file_cache.h"
 #include "runtime/npy_file.h"
 #include "runtime/output_comparison.h"
+#include "runtime/passes/passes.h"
 #include "runtime/profiling/chrome_trace.h"
 #include "runtime/profiling/flop_account.h"
 #include "runtime/profiling/op_summary.h"
@@ -96,7 +97,7 @@ std::unique_ptr<nee::Session> make_session(const Options& o, const std::string& 
       nee::Graph& graph = deployed.graphs[nee::deployed_graph_for(deployed.graphs, o.input_shapes)];
       auto reference = std::make_unique<nee::Session>(std::move(graph),
                                                       std::vector<std::unique_ptr<nee::KernelProvider>>{},
-                                                      nee::SessionOptions{false, o.caps});
+                                                      nee::SessionOptions{nullptr, o.caps});
       reference->prepare();
       return reference;
     }
@@ -108,8 +109,7 @@ std::unique_ptr<nee::Session> make_session(const Options& o, const std::string& 
     bundle = load_bundle(o, bundle_dir);
     if (threads) *threads = bundle->threads();
   }
-  nee::SessionOptions options;
-  options.memory_caps = o.caps;
+  const nee::SessionOptions options{nee::optimize_graph, o.caps};
   auto session = std::make_unique<nee::Session>(nee::import_onnx(o.model, o.input_shapes, {}, o.caps),
                                                 providers_of(bundle), options);
   session->prepare();
@@ -199,9 +199,8 @@ double time_run(nee::Session& s, const std::map<std::string, nee::Tensor>& input
 bool run_data_sets(const Options& o, const std::shared_ptr<const nee::StagedModel>& model,
                    const std::vector<std::map<std::string, nee::Tensor>>& data_sets) {
   const std::shared_ptr<nee::KernelBundle> bundle = o.bundle.empty() ? nullptr : load_bundle(o, o.bundle);
-  nee::SessionOptions options;
-  options.memory_caps = o.caps;
-  nee::StagedSession session(model, [&bundle] { return providers_of(bundle); }, 16, options);
+  nee::StagedSession session(model, [&bundle] { return providers_of(bundle); },
+                             nee::SessionOptions{nee::optimize_graph, o.caps});
   bool ok = true;
   for (size_t k = 0; k < data_sets.size(); ++k) {
     const size_t made_before = session.made();

@@ -243,7 +243,7 @@ std::unique_ptr<Session> make_deployed_session(DeployedModel model, const Memory
   std::vector<std::unique_ptr<KernelProvider>> providers;
   providers.push_back(make_bundle_provider(std::move(model.bundle)));
   auto session =
-      std::make_unique<Session>(std::move(model.graphs[chosen]), std::move(providers), SessionOptions{false, caps});
+      std::make_unique<Session>(std::move(model.graphs[chosen]), std::move(providers), SessionOptions{nullptr, caps});
   session->prepare();
   return session;
 }

@@ -9,8 +9,8 @@ namespace nee {
 
 // A deploy artifact's graphs as a StagedModel, so that a StagedSession (the C API's
 // sessions) runs it like a model: one stage, its graph the one written for the inputs'
-// shapes, already optimized (give the StagedSession SessionOptions whose `optimize` is
-// off). Inputs are declared with the dims all its graphs share, -1 where they differ
+// shapes, already optimized (give the StagedSession SessionOptions without an
+// optimizer). Inputs are declared with the dims all its graphs share, -1 where they differ
 // (a batch dim written for 1 and 8). A run of shapes no graph was written for is
 // refused, naming the shapes and the sets it holds.
 class DeployedStagedModel : public StagedModel {

@@ -179,8 +179,8 @@ TEST_F(Bundle, LoadsAndRunsTheModelLikeTheReference) {
 
   std::vector<std::unique_ptr<KernelProvider>> providers;
   providers.push_back(make_bundle_provider(bundle));
-  Session with_bundle(import_onnx(model_), std::move(providers));
-  Session reference(import_onnx(model_), {});
+  Session with_bundle(import_onnx(model_), std::move(providers), SessionOptions{optimize_graph});
+  Session reference(import_onnx(model_), {}, SessionOptions{optimize_graph});
   for (uint64_t seed : {1, 2}) {
     const Tensor x = random_tensor({DType::f32, {3, 8}}, seed);
     const Tensor got = with_bundle.run({{"x", x}}).at("y");
@@ -215,8 +215,8 @@ TEST_F(Bundle, SignedBundleLoadsAndRunsUnderTrust) {
   options.trusted_keys = std::make_shared<const TrustedKeys>(TrustedKeys::load({root_ + "/key.pub.pem"}));
   std::vector<std::unique_ptr<KernelProvider>> providers;
   providers.push_back(make_bundle_provider(KernelBundle::load(copy_, options)));
-  Session with_bundle(import_onnx(model_), std::move(providers));
-  Session reference(import_onnx(model_), {});
+  Session with_bundle(import_onnx(model_), std::move(providers), SessionOptions{optimize_graph});
+  Session reference(import_onnx(model_), {}, SessionOptions{optimize_graph});
   const Tensor x = random_tensor({DType::f32, {3, 8}}, 6);
   const Tensor got = with_bundle.run({{"x", x}}).at("y");
   const Tensor want = reference.run({{"x", x}}).at("y");
@@ -242,8 +242,8 @@ TEST_F(Bundle, CapRunsTheLowerLevelsKernels) {
   EXPECT_EQ(bundle->kernels_by_level(), (std::map<std::string, int>{{low(), 3}}));
   std::vector<std::unique_ptr<KernelProvider>> providers;
   providers.push_back(make_bundle_provider(bundle));
-  Session with_bundle(import_onnx(model_), std::move(providers));
-  Session reference(import_onnx(model_), {});
+  Session with_bundle(import_onnx(model_), std::move(providers), SessionOptions{optimize_graph});
+  Session reference(import_onnx(model_), {}, SessionOptions{optimize_graph});
   const Tensor x = random_tensor({DType::f32, {3, 8}}, 5);
   const Tensor got = with_bundle.run({{"x", x}}).at("y");
   const Tensor want = reference.run({{"x", x}}).at("y");
@@ -380,7 +380,7 @@ TEST_F(Bundle, ProfileShowsTheBundleKernelsAndTheirFlops) {
   options.model_path = model_;
   std::vector<std::unique_ptr<KernelProvider>> providers;
   providers.push_back(make_bundle_provider(KernelBundle::load(copy_, options)));
-  Session session(import_onnx(model_), std::move(providers));
+  Session session(import_onnx(model_), std::move(providers), SessionOptions{optimize_graph});
   session.prepare();
   RunProfile profile = start_profile(session);
   const auto start = std::chrono::steady_clock::now();

@@ -27,6 +27,7 @@
 #include "runtime/bundle/kernel_bundle.h"
 #include "runtime/deploy/deploy_artifact.h"
 #include "runtime/deploy/deployed_model.h"
+#include "runtime/passes/passes.h"
 #include "runtime/session.h"
 #include "runtime/tensor_io.h"
 #include "test_key_pair.h"
@@ -158,8 +159,8 @@ TEST_F(DeployArtifact, RunsLikeTheModelAndItsBundle) {
   load.model_path = model();
   std::vector<std::unique_ptr<KernelProvider>> providers;
   providers.push_back(make_bundle_provider(KernelBundle::load(dir_->file("bundle"), load)));
-  Session original(import_onnx(model()), std::move(providers));
-  Session reference(import_onnx(model()), {});
+  Session original(import_onnx(model()), std::move(providers), SessionOptions{optimize_graph});
+  Session reference(import_onnx(model()), {}, SessionOptions{optimize_graph});
   for (uint64_t seed : {11, 12}) {
     const Tensor x = random_tensor(kInput, seed);
     const Tensor got = session->run({{"x", x}}).at("y");
@@ -208,7 +209,7 @@ TEST_F(DeployArtifact, HoldsAGraphPerSetOfInputShapes) {
   const TensorType three{DType::f32, {3, 16, 8, 8}};
   std::unique_ptr<Session> session = make_deployed_session(std::move(deployed), {}, {{"x", three.shape}});
   EXPECT_EQ(session->graph().type_of("x").shape, three.shape);
-  Session reference(import_onnx(batched, {{"x", three.shape}}), {});
+  Session reference(import_onnx(batched, {{"x", three.shape}}), {}, SessionOptions{optimize_graph});
   const Tensor x = random_tensor(three, 21);
   const Tensor got = session->run({{"x", x}}).at("y");
   const Tensor want = reference.run({{"x", x}}).at("y");

@@ -16,6 +16,7 @@
 #include "importer/import_onnx.h"
 #include "onnx_model_builder.h"
 #include "runtime/bundle/kernel_bundle.h"
+#include "runtime/passes/passes.h"
 #include "runtime/session.h"
 #include "runtime/tensor_io.h"
 #include "tests/tuner/temp_dir.h"
@@ -76,13 +77,13 @@ class StridedCopyBundle : public ::testing::Test {
     load.expected_kind = target_kind_from_string(target);
     std::vector<std::unique_ptr<KernelProvider>> providers;
     providers.push_back(make_bundle_provider(KernelBundle::load(dir_->file(target), load)));
-    return Session(import_onnx(model()), std::move(providers));
+    return Session(import_onnx(model()), std::move(providers), SessionOptions{optimize_graph});
   }
 
   // Runs `s` on a fresh random x: z, a copy, equals the reference's exactly; y within
   // the MatMul's rounding.
   static void run_and_check(Session& s, uint64_t seed) {
-    Session reference(import_onnx(model()), {});
+    Session reference(import_onnx(model()), {}, SessionOptions{optimize_graph});
     const Tensor x = random_tensor(kInput, seed);
     const auto got = s.run({{"x", x}});
     const auto want = reference.run({{"x", x}});

@@ -12,6 +12,7 @@
 #include "importer/import_onnx.h"
 #include "runtime/onnx_tensor.h"
 #include "runtime/output_comparison.h"
+#include "runtime/passes/passes.h"
 #include "runtime/staged_session.h"
 #include "runtime/tensor_io.h"
 
@@ -114,7 +115,8 @@ CaseResult run_conformance_case(const std::string& dir, double rtol, double atol
   std::sort(data_sets.begin(), data_sets.end());
   try {
     const std::shared_ptr<const StagedModel> model = load_staged_onnx(dir + "/model.onnx");
-    StagedSession session(model, [] { return std::vector<std::unique_ptr<KernelProvider>>{}; });
+    StagedSession session(model, [] { return std::vector<std::unique_ptr<KernelProvider>>{}; },
+                          SessionOptions{optimize_graph});
     const std::vector<std::string> output_names = model->output_names();
     for (const fs::path& data : data_sets) {
       const std::vector<Tensor> inputs = read_numbered(data, "input_");

@@ -4,6 +4,7 @@
 
 #include "importer/import_onnx.h"
 #include "onnx_model_builder.h"
+#include "runtime/passes/passes.h"
 #include "runtime/session.h"
 
 namespace nee {
@@ -43,7 +44,7 @@ TEST(ConstantFolding, ShapeChainFoldsAndReshapeSeesConstantShape) {
 }
 
 TEST(ConstantFolding, FoldedGraphOutputIsStillReturned) {
-  Session session(import_onnx_bytes(flatten_chain_model().bytes()), {});
+  Session session(import_onnx_bytes(flatten_chain_model().bytes()), {}, SessionOptions{optimize_graph});
   Tensor x(DType::f32, {2, 3, 4});
   auto out = session.run({{"x", x}});
   ASSERT_EQ(out.count("target"), 1u);
@@ -73,7 +74,7 @@ TEST(ConstantFolding, LargeOutputsAreNotFolded) {
   m.node("ConstantOfShape", {"shape"}, {"big"});
   Graph graph = import_onnx_bytes(m.bytes());
   EXPECT_EQ(graph.nodes().size(), 1u);
-  Session session(std::move(graph), {});
+  Session session(std::move(graph), {}, SessionOptions{optimize_graph});
   EXPECT_EQ(session.run({})["big"].elements(), 2048 * 1024);
 }
 

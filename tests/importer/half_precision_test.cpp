@@ -6,6 +6,7 @@
 #include "core/half_float.h"
 #include "importer/import_onnx.h"
 #include "onnx_model_builder.h"
+#include "runtime/passes/passes.h"
 #include "runtime/session.h"
 
 namespace nee {
@@ -35,7 +36,7 @@ TEST(HalfPrecision, ArithmeticRoundsEachResultToF16) {
   m.initializer("one", make_f16({2}, {1, 1}));
   m.node("Add", {"x", "one"}, {"t"});
   m.node("Add", {"t", "one"}, {"y"});
-  Session session(import_onnx_bytes(m.bytes()), {});
+  Session session(import_onnx_bytes(m.bytes()), {}, SessionOptions{optimize_graph});
   const auto out = session.run({{"x", make_f16({2}, {2048, 0.5f})}});
   EXPECT_THAT(f16_values(out.at("y")), ElementsAre(2048, 2.5f));
 }
@@ -47,7 +48,7 @@ TEST(HalfPrecision, MovesKeepBitsAndOtherDtypesKeepTheirNames) {
   m.output("same", onnx::TensorProto::BOOL);
   m.node("Transpose", {"x"}, {"t"});
   m.node("Equal", {"x", "t"}, {"same"});
-  Session session(import_onnx_bytes(m.bytes()), {});
+  Session session(import_onnx_bytes(m.bytes()), {}, SessionOptions{optimize_graph});
   const auto out = session.run({{"x", make_f16({2, 2}, {1, 2, 2, 65504})}});
   EXPECT_THAT(f16_values(out.at("t")), ElementsAre(1, 2, 2, 65504));
   const Tensor& same = out.at("same");

@@ -4,12 +4,13 @@
 
 #include "core/error.h"
 #include "importer/import_onnx.h"
+#include "runtime/passes/passes.h"
 #include "runtime/session.h"
 
 namespace nee::test {
 
 std::map<std::string, Tensor> run_model(const OnnxModelBuilder& model, const std::map<std::string, Tensor>& inputs) {
-  Session session(import_onnx_bytes(model.bytes()), {});
+  Session session(import_onnx_bytes(model.bytes()), {}, SessionOptions{optimize_graph});
   return session.run(inputs);
 }
 

@@ -7,6 +7,7 @@
 #include "importer/import_onnx.h"
 #include "importer/input_shape_text.h"
 #include "onnx_model_builder.h"
+#include "runtime/passes/passes.h"
 #include "runtime/session.h"
 #include "runtime/tensor_io.h"
 
@@ -94,7 +95,7 @@ TEST(InputShapeText, DynamicBatchModelImportsAndRunsAtBatchThree) {
   EXPECT_EQ(graph.type_of("y").shape, (std::vector<int64_t>{3, 4}));
   EXPECT_EQ(import_onnx_bytes(bytes).type_of("y").shape, (std::vector<int64_t>{1, 4}));
 
-  Session session(graph, {});
+  Session session(graph, {}, SessionOptions{optimize_graph});
   const Tensor x = random_tensor({DType::f32, {3, 2, 3}}, 12);
   const Tensor y = session.run({{"x", x}}).at("y");
   ASSERT_EQ(y.shape(), (std::vector<int64_t>{3, 4}));

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "importer/import_onnx.h"
 #include "onnx_model_builder.h"
+#include "runtime/passes/passes.h"
 #include "runtime/session.h"
 #include "runtime/tensor_limits.h"
 
@@ -192,7 +193,7 @@ TEST(MemoryCaps, ExpandAndConstantOfShapeBombsAreRefusedAtImportNamingTheNode) {
 TEST(MemoryCaps, SessionRefusesAPlanOverItsCapBeforeAllocatingNamingTheNode) {
   // 2^25 floats: a 128 MiB intermediate, within the tensor cap, over a 64 MiB run cap.
   const Graph graph = import_onnx_bytes(bomb_model("Expand", int64_t{1} << 25).bytes());
-  SessionOptions options;
+  SessionOptions options{optimize_graph};
   options.memory_caps.plan_bytes = 64 * kMiB;
   Session session(graph, {}, options);
   const int64_t before = max_rss_bytes();
@@ -205,7 +206,7 @@ TEST(MemoryCaps, SessionRefusesAPlanOverItsCapBeforeAllocatingNamingTheNode) {
   }
   EXPECT_LT(max_rss_bytes() - before, 64 * kMiB);
   // The same graph within the default caps prepares and runs.
-  Session fits(graph, {});
+  Session fits(graph, {}, SessionOptions{optimize_graph});
   const auto out = fits.run({{"x", make_f32({1}, {0.5f})}});
   EXPECT_FLOAT_EQ(out.at("y").data_as<float>()[0], 0.5f * (1 << 25));
 }
@@ -216,7 +217,7 @@ TEST(MemoryCaps, SessionRefusesWeightsAndInputsOverTheTotalCap) {
   m.initializer("w", Tensor(DType::f32, {kMiB / 4}));
   m.node("Add", {"x", "w"}, {"y"});
   const Graph graph = import_onnx_bytes(m.bytes());
-  SessionOptions options;
+  SessionOptions options{optimize_graph};
   options.memory_caps.total_bytes = 2 * kMiB;  // 1 MiB of weights, 1 MiB input, 1 MiB output
   Session session(graph, {}, options);
   try {

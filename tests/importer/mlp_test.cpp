@@ -5,6 +5,7 @@
 #include "importer/import_onnx.h"
 #include "onnx_model_builder.h"
 #include "runtime/node_workload.h"
+#include "runtime/passes/passes.h"
 #include "runtime/session.h"
 #include "runtime/tensor_io.h"
 
@@ -53,7 +54,7 @@ TEST(Mlp, SessionMatchesHandComputedReference) {
   m.node("Relu", {"h2b"}, {"a2"}, "fc2_relu");
   set_attr(m.node("Gemm", {"a2", "w3", "b3"}, {"y"}, "head"), "transB", int64_t{1});
 
-  Session session(import_onnx_bytes(m.bytes()), {});
+  Session session(import_onnx_bytes(m.bytes()), {}, SessionOptions{optimize_graph});
   const auto outputs = session.run({{"x", x}});
 
   const std::vector<float> xv(x.data_as<float>(), x.data_as<float>() + x.elements());

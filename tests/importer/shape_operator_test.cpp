@@ -6,6 +6,7 @@
 #include "importer/import_onnx.h"
 #include "import_and_run.h"
 #include "onnx_model_builder.h"
+#include "runtime/passes/passes.h"
 #include "runtime/session.h"
 
 namespace nee {
@@ -80,7 +81,7 @@ TEST(ShapeOperator, GatherOutOfRangeIndexFails) {
   OnnxModelBuilder m;
   m.input("x", {3}).input("i", onnx::TensorProto::INT64, {"1"}).output("y");
   m.node("Gather", {"x", "i"}, {"y"});
-  Session session(import_onnx_bytes(m.bytes()), {});
+  Session session(import_onnx_bytes(m.bytes()), {}, SessionOptions{optimize_graph});
   EXPECT_THROW(session.run({{"x", iota_f32({3})}, {"i", make_i64({1}, {3})}}), Error);
 }
 

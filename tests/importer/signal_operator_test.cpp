@@ -14,6 +14,7 @@
 #include "import_and_run.h"
 #include "importer/import_onnx.h"
 #include "onnx_model_builder.h"
+#include "runtime/passes/passes.h"
 #include "runtime/staged_session.h"
 
 namespace nee {
@@ -49,7 +50,7 @@ auto near(const std::vector<float>& expected, float tolerance = 1e-5f) {
 
 StagedSession staged(const OnnxModelBuilder& m) {
   return StagedSession(load_staged_onnx_bytes(m.bytes()),
-                       [] { return std::vector<std::unique_ptr<KernelProvider>>{}; });
+                       [] { return std::vector<std::unique_ptr<KernelProvider>>{}; }, SessionOptions{optimize_graph});
 }
 
 // ---- Windows ----

@@ -24,6 +24,7 @@
 #include "runtime/memory_plan.h"
 #include "runtime/onnx_tensor.h"
 #include "runtime/output_comparison.h"
+#include "runtime/passes/passes.h"
 #include "runtime/session.h"
 #include "runtime/staged_session.h"
 #include "runtime/tensor_io.h"
@@ -77,7 +78,7 @@ OnnxModelBuilder cast_model(int32_t from, int32_t to, const std::vector<int64_t>
 std::vector<std::unique_ptr<KernelProvider>> no_providers() { return {}; }
 
 std::map<std::string, Tensor> run_staged(const OnnxModelBuilder& m, const std::map<std::string, Tensor>& inputs) {
-  StagedSession session(load_staged_onnx_bytes(m.bytes()), no_providers);
+  StagedSession session(load_staged_onnx_bytes(m.bytes()), no_providers, SessionOptions{optimize_graph});
   return session.run(inputs);
 }
 
@@ -289,7 +290,7 @@ TEST(StringTensor, StringsAreAllocatedPerRun) {
   set_attr(m.node("Cast", {"x"}, {"s"}), "to", int64_t{kString});
   set_attr(m.node("Cast", {"s"}, {"f"}), "to", int64_t{kFloat});
   set_attr(m.node("Cast", {"f"}, {"y"}), "to", int64_t{kString});
-  Session session(import_onnx_bytes(m.bytes()), {});
+  Session session(import_onnx_bytes(m.bytes()), {}, SessionOptions{optimize_graph});
   session.prepare();
   EXPECT_EQ(session.memory_plan().offsets.count("s"), 0u);
   EXPECT_EQ(session.memory_plan().offsets.count("f"), 1u);
@@ -345,7 +346,8 @@ TEST(StringNormalizer, KeepsOneEmptyStringWhenAllAreRemoved) {
 
 // One session run on other strings: the stage made for them sizes and fills Y anew.
 TEST(StringNormalizer, RunsAgainOnOtherStrings) {
-  StagedSession session(load_staged_onnx_bytes(normalizer_model({3}, {"b"}, "UPPER", 1).bytes()), no_providers);
+  StagedSession session(load_staged_onnx_bytes(normalizer_model({3}, {"b"}, "UPPER", 1).bytes()), no_providers,
+                        SessionOptions{optimize_graph});
   EXPECT_THAT(strings_of(session.run({{"x", make_strings({3}, {"a", "b", "c"})}}).at("y")), ElementsAre("A", "C"));
   EXPECT_THAT(strings_of(session.run({{"x", make_strings({3}, {"x", "y", "z"})}}).at("y")),
               ElementsAre("X", "Y", "Z"));

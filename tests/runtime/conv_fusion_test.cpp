@@ -1,5 +1,5 @@
 // fuse_conv on small ONNX graphs: which nodes it fuses, and that the fused graph computes
-// what the unfused one does (SessionOptions{optimize = false}) on the reference kernels;
+// what the unfused one does (a Session without an optimizer) on the reference kernels;
 // then a small CNN whose NeeConv nodes run from a default-schedule bundle; then
 // block_activations: which values it blocks, and the same graph computed with blocked
 // activations on the reference kernels and from a bundle.
@@ -71,8 +71,8 @@ std::vector<std::string> ops_after_optimize(const std::string& bytes) {
 
 // The fused and unfused graphs on the reference kernels, on two random inputs.
 void expect_fused_matches_unfused(const std::string& bytes, const std::vector<int64_t>& x_shape) {
-  Session fused(import_onnx_bytes(bytes), {});
-  Session unfused(import_onnx_bytes(bytes), {}, SessionOptions{false});
+  Session fused(import_onnx_bytes(bytes), {}, SessionOptions{optimize_graph});
+  Session unfused(import_onnx_bytes(bytes), {});
   for (uint64_t seed : {7, 8}) {
     const Tensor x = random_tensor({DType::f32, x_shape}, seed);
     const Tensor got = fused.run({{"x", x}}).at("y");
@@ -278,8 +278,8 @@ TEST(ConvFusion, GroupOneConstantWeightsAreChannelBlockedOnce) {
   EXPECT_EQ(conv2d_attrs(*w).weight_block, 16);
   EXPECT_DOUBLE_EQ(w->flops(), 2.0 * 20 * 36 * 4 * 9);
 
-  Session fused(import_onnx_bytes(bytes), {});
-  Session unfused(import_onnx_bytes(bytes), {}, SessionOptions{false});
+  Session fused(import_onnx_bytes(bytes), {}, SessionOptions{optimize_graph});
+  Session unfused(import_onnx_bytes(bytes), {});
   const Tensor x = random_tensor({DType::f32, {1, 4, 6, 6}}, 5);
   const Tensor w_in = random_tensor({DType::f32, {20, 4, 1, 1}}, 6);
   auto got = fused.run({{"x", x}, {"w_in", w_in}});
@@ -341,8 +341,8 @@ TEST(ConvFusion, SmallCnnRunsItsConvsFromADefaultScheduleBundle) {
   const std::string model = root + "/cnn.onnx";
   std::vector<std::unique_ptr<KernelProvider>> providers;
   providers.push_back(make_bundle_provider(default_bundle(root, small_cnn_bytes(), GraphOptions{})));
-  Session with_bundle(import_onnx(model), std::move(providers));
-  Session reference(import_onnx(model), {}, SessionOptions{false});
+  Session with_bundle(import_onnx(model), std::move(providers), SessionOptions{optimize_graph});
+  Session reference(import_onnx(model), {});
   for (uint64_t seed : {1, 2}) {
     const Tensor x = random_tensor({DType::f32, {2, 3, 12, 12}}, seed);
     const Tensor got = with_bundle.run({{"x", x}}).at("y");
@@ -487,8 +487,8 @@ TEST(BlockActivations, ReferenceKernelsComputeTheUnblockedGraph) {
     const int64_t side = options.winograd ? kWinogradSide : 10;
     std::vector<std::unique_ptr<KernelProvider>> providers;
     providers.push_back(std::make_unique<BlockingReferenceProvider>(options));
-    Session blocked(import_onnx_bytes(blocking_cnn_bytes(side)), std::move(providers));
-    Session unfused(import_onnx_bytes(blocking_cnn_bytes(side)), {}, SessionOptions{false});
+    Session blocked(import_onnx_bytes(blocking_cnn_bytes(side)), std::move(providers), SessionOptions{optimize_graph});
+    Session unfused(import_onnx_bytes(blocking_cnn_bytes(side)), {});
     for (uint64_t seed : {3, 4}) {
       const Tensor x = random_tensor({DType::f32, {1, 3, side, side}}, seed);
       expect_outputs_near(blocked.run({{"x", x}}), unfused.run({{"x", x}}), 1e-4);
@@ -537,8 +537,8 @@ TEST(BlockActivations, ChannelConcatenationsOfConvOutputsStayBlocked) {
 
   std::vector<std::unique_ptr<KernelProvider>> providers;
   providers.push_back(std::make_unique<BlockingReferenceProvider>(kBlocked));
-  Session blocked(import_onnx_bytes(fire_module_bytes()), std::move(providers));
-  Session unfused(import_onnx_bytes(fire_module_bytes()), {}, SessionOptions{false});
+  Session blocked(import_onnx_bytes(fire_module_bytes()), std::move(providers), SessionOptions{optimize_graph});
+  Session unfused(import_onnx_bytes(fire_module_bytes()), {});
   for (uint64_t seed : {11, 12}) {
     const Tensor x = random_tensor({DType::f32, {1, 16, 8, 8}}, seed);
     const Tensor got = blocked.run({{"x", x}}).at("y"), want = unfused.run({{"x", x}}).at("y");
@@ -561,8 +561,8 @@ TEST_P(BlockedBundle, BundleKernelsComputeTheUnblockedGraph) {
   EXPECT_TRUE(bundle->manifest().graph == options);
   std::vector<std::unique_ptr<KernelProvider>> providers;
   providers.push_back(make_bundle_provider(bundle));
-  Session with_bundle(import_onnx(model), std::move(providers));
-  Session reference(import_onnx(model), {}, SessionOptions{false});
+  Session with_bundle(import_onnx(model), std::move(providers), SessionOptions{optimize_graph});
+  Session reference(import_onnx(model), {});
   for (uint64_t seed : {5, 6}) {
     const Tensor x = random_tensor({DType::f32, {1, 3, side, side}}, seed);
     expect_outputs_near(with_bundle.run({{"x", x}}), reference.run({{"x", x}}), 1e-4);

@@ -20,6 +20,7 @@
 #include "onnx_model_builder.h"
 #include "runtime/bundle/halide_kernel.h"
 #include "runtime/bundle/kernel_bundle.h"
+#include "runtime/passes/passes.h"
 #include "runtime/session.h"
 #include "runtime/tensor_io.h"
 #include "tests/tuner/temp_dir.h"
@@ -99,12 +100,12 @@ class DeviceResidency : public ::testing::Test {
     load.expected_kind = TargetKind::opencl;
     std::vector<std::unique_ptr<KernelProvider>> providers;
     providers.push_back(make_bundle_provider(KernelBundle::load(dir_->file(name), load)));
-    return Session(import_onnx(model(name)), std::move(providers));
+    return Session(import_onnx(model(name)), std::move(providers), SessionOptions{optimize_graph});
   }
 
   // Runs `s` on a fresh random x and checks y against the reference kernels.
   static void run_and_check(Session& s, const std::string& name, uint64_t seed) {
-    Session reference(import_onnx(model(name)), {});
+    Session reference(import_onnx(model(name)), {}, SessionOptions{optimize_graph});
     const Tensor x = random_tensor({DType::f32, {4, 16}}, seed);
     const Tensor got = s.run({{"x", x}}).at("y");
     const Tensor want = reference.run({{"x", x}}).at("y");
@@ -233,7 +234,7 @@ TEST_F(DeviceResidency, RepeatedKernelCallsReuseTheDeviceOperands) {
 }
 
 TEST_F(DeviceResidency, HostSessionsReportNoDeviceTraffic) {
-  Session reference(import_onnx(model("direct")), {});
+  Session reference(import_onnx(model("direct")), {}, SessionOptions{optimize_graph});
   reference.run({{"x", random_tensor({DType::f32, {4, 16}}, 5)}});
   EXPECT_FALSE(reference.device_traffic());
 }

@@ -66,8 +66,8 @@ Graph layer_norm_chain(bool with_affine, bool extra_reader = false) {
 std::vector<std::string> expect_same_outputs(const Graph& g) {
   std::map<std::string, Tensor> inputs;
   for (const std::string& name : g.inputs()) inputs[name] = random_tensor(g.type_of(name), 21);
-  Session unfused(g, {}, SessionOptions{false});
-  Session fused(g, {});
+  Session unfused(g, {});
+  Session fused(g, {}, SessionOptions{optimize_graph});
   const auto expected = unfused.run(inputs);
   const auto actual = fused.run(inputs);
   for (const auto& [name, want] : expected) {

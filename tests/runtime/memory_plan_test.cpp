@@ -111,7 +111,7 @@ TEST(MemoryPlan, ViewKeepsItsBaseAliveAndViewOfOutputIsNotPlanned) {
 
 TEST(MemoryPlan, SessionOutputsSurviveTheNextRun) {
   // Unoptimized: fuse_elementwise would make the chain one node with no intermediates.
-  Session s(chain(), {}, SessionOptions{false});
+  Session s(chain(), {});
   s.prepare();
   EXPECT_EQ(s.memory_plan().arena_bytes, 2u * 4096);
   Tensor x(DType::f32, {1024});

@@ -23,8 +23,8 @@ std::map<std::string, Tensor> random_inputs(const Graph& g) {
 // Runs g fused and unfused; returns the op types of the fused graph's nodes.
 std::vector<std::string> expect_fusion_preserves_outputs(const Graph& g) {
   const auto inputs = random_inputs(g);
-  Session unfused(g, {}, SessionOptions{false});
-  Session fused(g, {});
+  Session unfused(g, {});
+  Session fused(g, {}, SessionOptions{optimize_graph});
   const auto expected = unfused.run(inputs);
   const auto actual = fused.run(inputs);
   EXPECT_EQ(expected.size(), actual.size());

@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "graph_builder.h"
+#include "runtime/passes/passes.h"
 #include "runtime/profiling/chrome_trace.h"
 #include "runtime/profiling/flop_account.h"
 #include "runtime/profiling/op_summary.h"
@@ -45,7 +46,7 @@ Graph small_graph() {
 
 // A session on the small graph, run `runs` times with every run recorded.
 RunProfile profile_small_graph(int runs) {
-  Session session(small_graph(), {}, SessionOptions{false});
+  Session session(small_graph(), {});
   session.prepare();
   RunProfile profile = start_profile(session);
   const std::map<std::string, Tensor> inputs = {{"x", random_tensor(f32({4, 8}), 3)}};
@@ -84,7 +85,7 @@ TEST(FlopAccount, CountsEveryNodeAndListsReferenceNodesLargestFirst) {
 }
 
 TEST(FlopAccount, FusedGraphCountsTheFusedWorkload) {
-  Session session(small_graph(), {});
+  Session session(small_graph(), {}, SessionOptions{optimize_graph});
   session.prepare();
   const FlopAccount account = account_flops(start_profile(session));
   ASSERT_EQ(account.reference_nodes.size(), 2u);  // MatMul + Relu became one NeeMatMul
@@ -158,7 +159,7 @@ TEST(ChromeTrace, BadPathsAreNamed) {
 TEST(RunProfile, RefusesASessionOfAnotherGraph) {
   RunProfile profile = profile_small_graph(0);
   profile.nodes.pop_back();
-  Session session(small_graph(), {}, SessionOptions{false});
+  Session session(small_graph(), {});
   session.run({{"x", random_tensor(f32({4, 8}), 5)}});
   const auto now = std::chrono::steady_clock::now();
   EXPECT_THROW(record_run(profile, session, now, now), Error);

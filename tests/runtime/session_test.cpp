@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 #include "graph_builder.h"
+#include "runtime/passes/passes.h"
 #include "runtime/session.h"
 #include "runtime/tensor_io.h"
 
@@ -33,12 +34,12 @@ std::string run_error(Session& session, const std::map<std::string, Tensor>& inp
 }
 
 TEST(Session, RejectsMissingInput) {
-  Session s(relu_graph(), {});
+  Session s(relu_graph(), {}, SessionOptions{optimize_graph});
   EXPECT_THAT(run_error(s, {}), HasSubstr("input 'x' (f32[2,3]) is missing"));
 }
 
 TEST(Session, RejectsWrongShape) {
-  Session s(relu_graph(), {});
+  Session s(relu_graph(), {}, SessionOptions{optimize_graph});
   const std::string error = run_error(s, {{"x", Tensor(DType::f32, {3, 2})}});
   EXPECT_THAT(error, HasSubstr("'x'"));
   EXPECT_THAT(error, HasSubstr("f32[3,2]"));
@@ -46,14 +47,14 @@ TEST(Session, RejectsWrongShape) {
 }
 
 TEST(Session, RejectsWrongDtype) {
-  Session s(relu_graph(), {});
+  Session s(relu_graph(), {}, SessionOptions{optimize_graph});
   const std::string error = run_error(s, {{"x", Tensor(DType::i64, {2, 3})}});
   EXPECT_THAT(error, HasSubstr("'x' has dtype i64"));
   EXPECT_THAT(error, HasSubstr("expected f32[2,3]"));
 }
 
 TEST(Session, RejectsUnknownInput) {
-  Session s(relu_graph(), {});
+  Session s(relu_graph(), {}, SessionOptions{optimize_graph});
   const std::string error = run_error(s, {{"x", Tensor(DType::f32, {2, 3})}, {"extra", Tensor(DType::f32, {1})}});
   EXPECT_THAT(error, HasSubstr("'extra' is not an input"));
 }
@@ -64,7 +65,7 @@ TEST(Session, UnbindableNodeIsNamed) {
   g.add_input("x");
   add_node(g, "Bogus", "strange_node", {"x"}, "y", f32({2}));
   g.add_output("y");
-  Session s(std::move(g), {});
+  Session s(std::move(g), {}, SessionOptions{optimize_graph});
   try {
     s.prepare();
     FAIL();
@@ -97,7 +98,7 @@ TEST(Session, ProvidersAreTriedInOrderBeforeReference) {
   std::vector<std::unique_ptr<KernelProvider>> providers;
   providers.push_back(std::make_unique<NegatingProvider>());
   // Unoptimized, so the Relu and the Sigmoid are not fused into one elementwise node.
-  Session s(std::move(g), std::move(providers), SessionOptions{false});
+  Session s(std::move(g), std::move(providers));
   const Tensor x = random_tensor(f32({2, 3}), 1);
   const auto out = s.run({{"x", x}});
   EXPECT_EQ(out.at("y").data_as<float>()[0], -x.data_as<float>()[0]);
@@ -115,7 +116,7 @@ TEST(Session, ConstantOutputsAndRepeatedRuns) {
   g.add_constant("k", random_tensor(f32({3}), 2));
   add_node(g, "Add", "plus_k", {"y", "k"}, "z", f32({2, 3}));
   g.add_output("z");
-  Session s(std::move(g), {});
+  Session s(std::move(g), {}, SessionOptions{optimize_graph});
   const Tensor x = random_tensor(f32({2, 3}), 3);
   const auto first = s.run({{"x", x}});
   const auto second = s.run({{"x", x}});

@@ -8,6 +8,7 @@
 
 #include "importer/import_onnx.h"
 #include "onnx_model_builder.h"
+#include "runtime/passes/passes.h"
 #include "runtime/session.h"
 #include "runtime/staged_session.h"
 #include "runtime/tensor_io.h"
@@ -23,7 +24,8 @@ using test::values_of;
 
 StagedSession make(const OnnxModelBuilder& model, size_t capacity = 16) {
   return StagedSession(load_staged_onnx_bytes(model.bytes()),
-                       [] { return std::vector<std::unique_ptr<KernelProvider>>{}; }, capacity);
+                       [] { return std::vector<std::unique_ptr<KernelProvider>>{}; }, SessionOptions{optimize_graph},
+                       capacity);
 }
 
 // y = softmax(x W) over the last dim, x of shape batch x seq x 4.
@@ -44,7 +46,7 @@ TEST(StagedSession, EachShapeMatchesASessionImportedAtIt) {
     const Tensor x = random_tensor(TensorType{DType::f32, shapes[k]}, 100 + k);
     const Tensor got = session.run({{"x", x}}).at("y");
     EXPECT_EQ(session.last_stages().size(), 1u);  // static once the input shapes are known
-    Session alone(import_onnx_bytes(model.bytes(), {{"x", shapes[k]}}), {});
+    Session alone(import_onnx_bytes(model.bytes(), {{"x", shapes[k]}}), {}, SessionOptions{optimize_graph});
     const Tensor want = alone.run({{"x", x}}).at("y");
     ASSERT_EQ(got.shape(), (std::vector<int64_t>{shapes[k][0], shapes[k][1], 3}));
     EXPECT_EQ(values_of(got), values_of(want));

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "runtime/bundle/kernel_bundle.h"
+#include "runtime/passes/passes.h"
 #include "runtime/session.h"
 #include "runtime/tensor_io.h"
 
@@ -19,7 +20,8 @@ std::unique_ptr<Session> session_on(const std::string& model_path, const InputSh
   load.model_path = model_path;
   std::vector<std::unique_ptr<KernelProvider>> providers;
   providers.push_back(make_bundle_provider(KernelBundle::load(bundle_dir, load)));
-  auto session = std::make_unique<Session>(import_onnx(model_path, shapes), std::move(providers));
+  auto session = std::make_unique<Session>(import_onnx(model_path, shapes), std::move(providers),
+                                           SessionOptions{optimize_graph});
   session->prepare();
   return session;
 }
