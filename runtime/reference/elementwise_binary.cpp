@@ -12,11 +12,11 @@ namespace nee {
 
 namespace {
 
-template <typename T, typename E, typename Op>
+template <typename T, typename Op>
 ReferenceFn binary_kernel(Op op) {
   return [op](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
     const T* a = in[0]->data_as<T>();
-    const E* b = in[1]->data_as<E>();
+    const T* b = in[1]->data_as<T>();
     T* o = out[0]->data_as<T>();
     for_each_broadcast(out[0]->shape(), in[0]->shape(), in[1]->shape(),
                        [&](int64_t i, int64_t ia, int64_t ib) { o[i] = static_cast<T>(op(a[ia], b[ib])); });
@@ -31,7 +31,7 @@ ReferenceFn make_binary(const Graph& graph, const Node& node) {
     if constexpr (std::is_same_v<T, bool>) {
       return nullptr;
     } else {
-      return binary_kernel<T, T>(Op<T>{});
+      return binary_kernel<T>(Op<T>{});
     }
   });
 }
@@ -108,13 +108,13 @@ struct Remainder {
   }
 };
 
-// Computed in double and converted to the base's dtype, so integer powers are exact
-// while they fit in 53 bits.
-struct Power {
-  template <typename T, typename E> double operator()(T base, E exponent) const {
-    return std::pow(static_cast<double>(base), static_cast<double>(exponent));
-  }
-};
+// An element of a tensor of type E read as a double: Pow reads its exponent through one,
+// chosen per node, so that it has a kernel per base dtype rather than one per pair of
+// dtypes (100 pairs took 117 KB of libnee's code).
+using ElementAsDouble = double (*)(const void* data, int64_t index);
+template <typename E> double element_as_double(const void* data, int64_t index) {
+  return static_cast<double>(static_cast<const E*>(data)[index]);
+}
 
 }  // namespace
 
@@ -126,18 +126,29 @@ ReferenceFn make_reference_min(const Graph& g, const Node& n) { return make_vari
 ReferenceFn make_reference_max(const Graph& g, const Node& n) { return make_variadic<Maximum>(g, n); }
 ReferenceFn make_reference_sum(const Graph& g, const Node& n) { return make_variadic<std::plus>(g, n); }
 
+// Computed in double and converted to the base's dtype, so integer powers are exact
+// while they fit in 53 bits.
 ReferenceFn make_reference_pow(const Graph& graph, const Node& node) {
-  const DType exponent_dtype = graph.type_of(node.inputs[1]).dtype;
-  return visit_dtype(graph.type_of(node.inputs[0]).dtype, [exponent_dtype](auto base_tag) -> ReferenceFn {
+  const ElementAsDouble exponent_at =
+      visit_dtype(graph.type_of(node.inputs[1]).dtype, [](auto exponent_tag) -> ElementAsDouble {
+        using E = decltype(exponent_tag);
+        if constexpr (std::is_same_v<E, bool>) {
+          return nullptr;
+        } else {
+          return &element_as_double<E>;
+        }
+      });
+  if (!exponent_at) return nullptr;
+  return visit_numeric_dtype(graph.type_of(node.inputs[0]).dtype, [exponent_at](auto base_tag) -> ReferenceFn {
     using T = decltype(base_tag);
-    return visit_dtype(exponent_dtype, [](auto exponent_tag) -> ReferenceFn {
-      using E = decltype(exponent_tag);
-      if constexpr (std::is_same_v<T, bool> || std::is_same_v<E, bool>) {
-        return nullptr;
-      } else {
-        return binary_kernel<T, E>(Power{});
-      }
-    });
+    return [exponent_at](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+      const T* base = in[0]->data_as<T>();
+      const void* exponent = in[1]->data();
+      T* o = out[0]->data_as<T>();
+      for_each_broadcast(out[0]->shape(), in[0]->shape(), in[1]->shape(), [&](int64_t i, int64_t ib, int64_t ie) {
+        o[i] = static_cast<T>(std::pow(static_cast<double>(base[ib]), exponent_at(exponent, ie)));
+      });
+    };
   });
 }
 
@@ -148,7 +159,7 @@ ReferenceFn make_reference_mod(const Graph& graph, const Node& node) {
     if constexpr (std::is_same_v<T, bool>) {
       return nullptr;
     } else {
-      return binary_kernel<T, T>(Remainder<T>{c_style});
+      return binary_kernel<T>(Remainder<T>{c_style});
     }
   });
 }
@@ -160,7 +171,7 @@ ReferenceFn make_reference_prelu(const Graph& graph, const Node& node) {
     if constexpr (std::is_same_v<T, bool>) {
       return nullptr;
     } else {
-      return binary_kernel<T, T>([](T x, T slope) { return x < T{0} ? static_cast<T>(slope * x) : x; });
+      return binary_kernel<T>([](T x, T slope) { return x < T{0} ? static_cast<T>(slope * x) : x; });
     }
   });
 }
@@ -171,7 +182,7 @@ ReferenceFn make_reference_bit_shift(const Graph& graph, const Node& node) {
   return visit_dtype(graph.type_of(node.inputs[0]).dtype, [left](auto tag) -> ReferenceFn {
     using T = decltype(tag);
     if constexpr (std::is_unsigned_v<T> && !std::is_same_v<T, bool>) {
-      return binary_kernel<T, T>([left](T x, T bits) -> T {
+      return binary_kernel<T>([left](T x, T bits) -> T {
         if (bits >= sizeof(T) * 8) return 0;  // a shift by the width or more is C++ undefined behaviour
         return static_cast<T>(left ? x << bits : x >> bits);
       });
