@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs NEE from BUILD_DIR into a temporary prefix (`cmake --install`), checks what the
-# prefix holds (headers, libnee with its SONAME and nee_* exports only, linking no Halide,
-# LLVM, ONNX or protobuf, its ONNX front end beside it, the programs, the CMake package and
-# nee.pc), builds examples/ against it as an outside project would (find_package(nee); and
-# the C example once more through pkg-config), and runs both on the wider zoo's small
-# MobileNetV3 from a default-schedule bundle made by the installed nee-tune, checking the
-# output against PyTorch's; then the C example on a deploy artifact of it with the front end
-# taken away, which such a session does not need, while an ONNX model's is refused.
+# prefix holds (headers; libnee with its SONAME, nee_* exports only, at most 2 MB stripped,
+# linking no Halide, LLVM, ONNX or protobuf; its ONNX front end beside it; the programs,
+# the CMake package and nee.pc), builds examples/ against it as an outside project would
+# (find_package(nee); and the C example once more through pkg-config), and runs both on the
+# wider zoo's small MobileNetV3 from a default-schedule bundle made by the installed
+# nee-tune, checking the output against PyTorch's; then the C example on a deploy artifact
+# of it with the front end taken away, which such a session does not need, while an ONNX
+# model's is refused.
 # Usage: check_installed_examples.sh SOURCE_DIR BUILD_DIR CMAKE
 set -euo pipefail
 src=$1 build=$2 cmake=$3
@@ -29,10 +30,13 @@ others=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRW]$/ && $3 !~ /^nee_/ {p
 [[ -z $others ]] || fail "libnee exports more than nee_*: $(echo $others | head -c 300)"
 if ldd "$lib" | grep -E -i 'halide|llvm'; then fail "libnee links Halide or LLVM"; fi
 if readelf -d "$lib" | grep NEEDED | grep -E -i 'onnx|protobuf'; then fail "libnee links ONNX or protobuf"; fi
+strip -o "$work/libnee.stripped" "$lib"
+stripped=$(stat -c %s "$work/libnee.stripped")
+(( stripped <= 2000000 )) || fail "libnee stripped is $stripped bytes, more than the 2 MB issue 30 allows"
 frontend=$(find "$libdir" -maxdepth 1 -name 'libnee-onnx.so.*' | head -1)
 [[ -n $frontend ]] || fail "libnee's ONNX front end (libnee-onnx.so.*) is not beside it"
 [[ -f $libdir/cmake/nee/neeConfig.cmake && -f $libdir/pkgconfig/nee.pc ]] || fail "no CMake package or nee.pc"
-echo "installed: $(basename "$lib") (SONAME $soname), $(nm -D --defined-only "$lib" | grep -c ' nee_') nee_* functions"
+echo "installed: $(basename "$lib") (SONAME $soname, $stripped bytes stripped), $(nm -D --defined-only "$lib" | grep -c ' nee_') nee_* functions"
 
 "$cmake" -S "$src/examples" -B "$work/build" -DCMAKE_PREFIX_PATH="$prefix" > "$work/configure.log" \
   || { tail "$work/configure.log"; fail "configure the examples"; }
