@@ -49,15 +49,14 @@ struct NeeSession {
   // The C views of `inputs` and `outputs`: per value, its dim names (null for none).
   std::vector<std::vector<const char*>> input_dim_names, output_dim_names;
 
-  // Runs are serialized: a StagedSession keeps the stages it made and the last run's
-  // per-node times.
-  mutable std::mutex run_mutex;
+  // Runs may overlap (StagedSession::run); `profile_mutex` guards `profile`.
   std::unique_ptr<nee::StagedSession> staged;
   struct NodeTime {
     std::string node, op, provider, kernel;
     double us;
   };
-  std::vector<NodeTime> profile;  // the last run's, with profiling on
+  mutable std::mutex profile_mutex;
+  std::vector<NodeTime> profile;  // the last run's to finish, with profiling on
 };
 
 namespace nee::c_api {

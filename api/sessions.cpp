@@ -312,8 +312,10 @@ NeeStatus* nee_session_run(NeeSession* session, const char* const* input_names, 
   });
   if (bad) return bad;
   std::map<std::string, nee::Tensor> results;
-  std::lock_guard<std::mutex> lock(session->run_mutex);
-  if (NeeStatus* s = guarded(NEE_ERROR_RUNTIME, [&] { results = session->staged->run(given, into); })) return s;
+  nee::StagedSession::Stages stages;
+  if (NeeStatus* s = guarded(NEE_ERROR_RUNTIME, [&] { results = session->staged->run(given, into, &stages); })) {
+    return s;
+  }
   return guarded(NEE_ERROR_RUNTIME, [&] {
     for (const std::string& name : wanted) {
       if (results.at(name).dtype() == nee::DType::string) {
@@ -325,7 +327,7 @@ NeeStatus* nee_session_run(NeeSession* session, const char* const* input_names, 
     // runs or the input. Those are copied; computed outputs are the caller's already.
     auto shares_bytes = [&](const std::string& name) {
       const nee::Tensor& t = results.at(name);
-      for (const nee::Session* stage : session->staged->last_stages()) {
+      for (const std::shared_ptr<const nee::Session>& stage : stages) {
         if (stage->graph().constant(name)) return true;
       }
       for (const auto& [input, value] : given) {
@@ -350,29 +352,31 @@ NeeStatus* nee_session_run(NeeSession* session, const char* const* input_names, 
     for (size_t i = 0; i < wanted.size(); ++i) {
       if (made[i]) outputs[i] = made[i];
     }
-    session->profile.clear();
     if (!session->options.profiling) return;
-    for (const nee::Session* stage : session->staged->last_stages()) {
+    std::vector<NeeSession::NodeTime> profile;
+    for (const std::shared_ptr<const nee::Session>& stage : stages) {
       const std::vector<nee::Placement> placements = stage->placements();
       const std::vector<double> times = stage->node_times_us();
       for (size_t i = 0; i < placements.size(); ++i) {
         const nee::Placement& p = placements[i];
-        session->profile.push_back({p.node, p.op, p.provider, p.kernel, times[i]});
+        profile.push_back({p.node, p.op, p.provider, p.kernel, times[i]});
       }
     }
+    std::lock_guard<std::mutex> lock(session->profile_mutex);
+    session->profile = std::move(profile);
   });
 }
 
 size_t nee_session_profile_count(const NeeSession* session) {
   if (!session) return 0;
-  std::lock_guard<std::mutex> lock(session->run_mutex);
+  std::lock_guard<std::mutex> lock(session->profile_mutex);
   return session->profile.size();
 }
 
 NeeStatus* nee_session_profile_entry(const NeeSession* session, size_t index, NeeNodeTime* out) {
   if (!session) return null_argument("nee_session_profile_entry", "session");
   if (!out) return null_argument("nee_session_profile_entry", "out");
-  std::lock_guard<std::mutex> lock(session->run_mutex);
+  std::lock_guard<std::mutex> lock(session->profile_mutex);
   if (index >= session->profile.size()) {
     return make_status(NEE_ERROR_INVALID_ARGUMENT, fmt::format("profile entry {}: the last run recorded {}", index,
                                                                session->profile.size()));

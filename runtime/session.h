@@ -1,7 +1,9 @@
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +42,12 @@ struct Placement {
 
 // Executes a graph. prepare() (optimization passes, kernel binding) is separate from
 // run(), which only checks inputs and calls the bound kernels in order.
+//
+// Runs may overlap: run() is safe to call from several threads at once. Each run takes an
+// arena of its own (one more is allocated when every arena is in use, and kept for later
+// runs), and the kernels read the graph and their bound state only. A session whose
+// kernels run on a device runs one run at a time: its values live in the device memory
+// its kernels share.
 class Session {
  public:
   // Providers are tried in order for each node; the reference provider is appended last.
@@ -48,7 +56,8 @@ class Session {
   ~Session();
 
   // Optimizes the graph and binds every node; throws nee::Error naming a node that no
-  // provider binds. run() calls it when it has not run yet.
+  // provider binds. run() calls it when it has not run yet (once, whichever thread runs
+  // first).
   void prepare();
 
   // Every graph input must be given, with its declared dtype and shape; unknown names are
@@ -61,11 +70,14 @@ class Session {
 
   const Graph& graph() const { return graph_; }
   std::vector<Placement> placements() const;
-  std::vector<double> node_times_us() const { return node_times_us_; }  // last run, per node
-  // Last run, per node: when its kernel was called (for traces on a shared timeline).
-  const std::vector<std::chrono::steady_clock::time_point>& node_starts() const { return node_starts_; }
+  // The last run to finish, per node: its kernel's time, and when it was called (for
+  // traces on a shared timeline).
+  std::vector<double> node_times_us() const;
+  std::vector<std::chrono::steady_clock::time_point> node_starts() const;
   // The static plan of intermediate tensors (after prepare()).
   const MemoryPlan& memory_plan() const { return plan_; }
+  // How many arenas runs have needed at once: 1 until runs overlap.
+  size_t arenas() const;
   // The last run's host-device copies, when a provider's kernels run on a device (a GPU
   // bundle's); none for host-only sessions.
   std::optional<DeviceTraffic> device_traffic() const;
@@ -81,17 +93,27 @@ class Session {
   // from the device first (a round trip), and what it writes is marked newer on the host.
   void run_on_host(const BoundNode& b, const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out);
 
+  // An arena (one allocation for every planned intermediate) not in use by a run, or a
+  // new one; back to the free list when the lease ends.
+  class ArenaLease;
+  ArenaLease lease_arena();
+
   Graph graph_;
   std::vector<std::unique_ptr<KernelProvider>> providers_;
   SessionOptions options_;
-  bool prepared_ = false;
+  std::mutex prepare_mutex_;
+  std::atomic<bool> prepared_{false};
   std::vector<BoundNode> bound_;
+  MemoryPlan plan_;
+  mutable std::mutex arenas_mutex_;
+  std::vector<std::shared_ptr<uint8_t>> free_arenas_;
+  size_t arenas_made_ = 0;
+  mutable std::mutex last_run_mutex_;
   std::vector<double> node_times_us_;
   std::vector<std::chrono::steady_clock::time_point> node_starts_;
-  MemoryPlan plan_;
-  std::shared_ptr<uint8_t> arena_;  // one allocation for every planned intermediate
   DeviceValues* device_ = nullptr;  // the device kernels' shared memory (owned by their provider)
-  DeviceTraffic traffic_;
+  std::mutex device_turn_;          // held by a device session's run
+  DeviceTraffic traffic_;           // a device session's last run
 };
 
 }  // namespace nee

@@ -24,7 +24,7 @@ StagedSession::StagedSession(std::shared_ptr<const StagedModel> model, ProviderM
       session_options_(session_options),
       capacity_(std::max<size_t>(capacity, 1)) {}
 
-StagedSession::Entry& StagedSession::entry_for(const KnownValues& known) {
+StagedSession::Entry StagedSession::entry_for(const KnownValues& known) {
   Key key;
   for (const auto& [name, type] : known.typed) key.first[name] = type.to_string();
   for (const auto& [name, t] : known.constants) {
@@ -39,6 +39,7 @@ StagedSession::Entry& StagedSession::entry_for(const KnownValues& known) {
       bytes += std::to_string(s.size()) + ':' + s;
     }
   }
+  std::lock_guard<std::mutex> lock(mutex_);
   auto it = stages_.find(key);
   if (it == stages_.end()) {
     if (stages_.size() >= capacity_) {
@@ -47,7 +48,7 @@ StagedSession::Entry& StagedSession::entry_for(const KnownValues& known) {
       }));
     }
     Stage stage = model_->stage(known);
-    auto session = std::make_unique<Session>(std::move(stage.graph), make_providers_(), session_options_);
+    auto session = std::make_shared<Session>(std::move(stage.graph), make_providers_(), session_options_);
     session->prepare();
     ++made_;
     it = stages_.emplace(std::move(key), Entry{std::move(session), std::move(stage.values_needed), 0}).first;
@@ -56,15 +57,30 @@ StagedSession::Entry& StagedSession::entry_for(const KnownValues& known) {
   return it->second;
 }
 
+StagedSession::Stages StagedSession::last_stages() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return last_stages_;
+}
+
+size_t StagedSession::made() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return made_;
+}
+
+size_t StagedSession::kept() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stages_.size();
+}
+
 std::map<std::string, Tensor> StagedSession::run(const std::map<std::string, Tensor>& inputs,
-                                                 const std::map<std::string, Tensor>& into) {
+                                                 const std::map<std::string, Tensor>& into, Stages* stages) {
   for (const std::string& name : model_->input_names()) {
     if (!inputs.count(name)) throw Error(fmt::format("graph input '{}' is not given", name));
   }
   std::map<std::string, Tensor> values = inputs;
   std::set<std::string> as_constants;
   const std::vector<std::string> outputs = model_->output_names();
-  last_stages_.clear();
+  Stages used;
   for (size_t round = 0; round < kMaxStagesPerRun; ++round) {
     KnownValues known;
     for (const auto& [name, t] : values) {
@@ -74,9 +90,9 @@ std::map<std::string, Tensor> StagedSession::run(const std::map<std::string, Ten
         known.typed.emplace(name, t.type());
       }
     }
-    Entry& entry = entry_for(known);
+    const Entry entry = entry_for(known);
     Session& session = *entry.session;
-    last_stages_.push_back(&session);
+    used.push_back(entry.session);
     std::map<std::string, Tensor> stage_inputs;
     for (const std::string& name : session.graph().inputs()) stage_inputs.emplace(name, values.at(name));
     const size_t known_before = values.size(), constants_before = as_constants.size();
@@ -92,6 +108,9 @@ std::map<std::string, Tensor> StagedSession::run(const std::map<std::string, Ten
     if (done) {
       std::map<std::string, Tensor> result;
       for (const std::string& name : outputs) result.emplace(name, values.at(name));
+      if (stages) *stages = used;
+      std::lock_guard<std::mutex> lock(mutex_);
+      last_stages_ = std::move(used);
       return result;
     }
     if (values.size() == known_before && as_constants.size() == constants_before) {

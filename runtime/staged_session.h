@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -64,7 +65,9 @@ class StagedModel {
 // (optimized, bound to a bundle's kernels where it holds the workloads, memory planned),
 // kept by what it was specialized on: the input shapes and the deciding values. A call
 // whose shapes and deciding values were seen before costs lookups only; the least recently
-// used stage goes past `capacity`. A model of static shapes is one stage.
+// used stage goes past `capacity`. A model of static shapes is one stage. Runs may
+// overlap (Session::run): a stage is made once, under a lock, and the stages a run uses
+// stay alive until it ends.
 class StagedSession {
  public:
   // Makes the providers of one new Session (a bundle's, for instance).
@@ -75,33 +78,38 @@ class StagedSession {
   StagedSession(std::shared_ptr<const StagedModel> model, ProviderMaker make_providers, SessionOptions session_options,
                 size_t capacity = 16);
 
-  // Every graph input must be given. Returns the model's outputs by name; those named in
-  // `into` are written into the given tensors (Session::run).
-  std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& inputs,
-                                    const std::map<std::string, Tensor>& into = {});
+  using Stages = std::vector<std::shared_ptr<const Session>>;
 
-  // The stages the last run went through, in order.
-  const std::vector<const Session*>& last_stages() const { return last_stages_; }
+  // Every graph input must be given. Returns the model's outputs by name; those named in
+  // `into` are written into the given tensors (Session::run). `stages`, if given, gets
+  // the stages this run went through, in order.
+  std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& inputs,
+                                    const std::map<std::string, Tensor>& into = {}, Stages* stages = nullptr);
+
+  // The stages the last run to finish went through, in order.
+  Stages last_stages() const;
   // How many stages were made, and how many are kept now.
-  size_t made() const { return made_; }
-  size_t kept() const { return stages_.size(); }
+  size_t made() const;
+  size_t kept() const;
 
  private:
   // Each typed value's type text and each constant's type text and bytes.
   using Key = std::pair<std::map<std::string, std::string>, std::map<std::string, std::string>>;
   struct Entry {
-    std::unique_ptr<Session> session;
+    std::shared_ptr<Session> session;
     std::set<std::string> values_needed;
     size_t last_use;
   };
-  Entry& entry_for(const KnownValues& known);
+  // A copy: the entry may be dropped (past `capacity`) while the run uses it.
+  Entry entry_for(const KnownValues& known);
 
   std::shared_ptr<const StagedModel> model_;
   ProviderMaker make_providers_;
   SessionOptions session_options_;
+  mutable std::mutex mutex_;  // guards what follows
   size_t capacity_, made_ = 0, uses_ = 0;
   std::map<Key, Entry> stages_;
-  std::vector<const Session*> last_stages_;
+  Stages last_stages_;
 };
 
 }  // namespace nee

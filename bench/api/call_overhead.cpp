@@ -2,7 +2,7 @@
 // under 5 us): one model run through nee::StagedSession::run, and through
 // nee_session_run with the same input bytes and a caller-owned output buffer, in one
 // process on the reference kernels, so that the difference is the API's own work
-// (argument checks, name lookups, its lock, the output hand-over).
+// (argument checks, name lookups, the output hand-over).
 //   build/bench/api/nee-api-overhead [MODEL.onnx] [--benchmark_repetitions=N ...]
 // Default model: the ONNX backend test's Relu of a 3x4x5 float tensor, a run of a few
 // microseconds, so that the overhead is not lost in the kernel's time.

@@ -6,10 +6,12 @@
  * file, input, tensor or option at fault); the caller frees it with nee_status_free. No
  * C++ exception ever crosses this interface.
  *
- * Threads: a NeeEnv and a NeeSession may be used from several threads at once. Runs of
- * one session are serialized (each run already spreads its kernels over the process's
- * kernel pool); independent sessions run concurrently. A NeeTensor may be
- * read by several threads, written by one.
+ * Threads: a NeeEnv and a NeeSession may be used from several threads at once, and runs
+ * of one session overlap: each run has intermediate memory of its own (a run that finds
+ * every arena in use allocates one more, kept for later runs) and shares the model's
+ * weights and kernels. A parallel loop that a run starts while another run's holds the
+ * kernel pool runs on that run's own thread. A NeeTensor may be read by several
+ * threads, written by one.
  *
  * Typical use:
  *   NeeEnv* env; NeeSession* session; NeeSessionOptions* so;
@@ -222,7 +224,8 @@ typedef struct NeeNodeTime {
   double microseconds;
 } NeeNodeTime;
 
-/* Nodes of the last run (0 without profiling or before the first run). */
+/* Nodes of the last run to finish (0 without profiling or before the first run); with
+ * runs overlapping, a node's time may be another run's of the same specialization. */
 NEE_API size_t nee_session_profile_count(const NeeSession* session);
 /* The pointers in *out stay valid until the session's next run. */
 NEE_API NeeStatus* nee_session_profile_entry(const NeeSession* session, size_t index, NeeNodeTime* out);

@@ -98,8 +98,8 @@ class InferenceSession:
         The outputs are numpy arrays over the buffers NEE allocated (no copy), which
         they keep alive; an output whose buffer is an input's or another output's is
         copied, so no output shares memory with an input or another output. Other
-        Python threads run while the model does (the GIL is released); runs of one
-        session are serialized.
+        Python threads run while the model does (the GIL is released), and runs of
+        one session from several threads overlap.
         """
         return self._session.run(None if output_names is None else list(output_names), input_feed)
 

@@ -66,8 +66,14 @@ class Pool {
   int run(void* user_context, halide_task_t task, int min, int size, uint8_t* closure) {
     if (size <= 0) return 0;
     if (t_in_task || size == 1) return run_serially(user_context, task, min, size, closure);
-    std::lock_guard<std::mutex> submit(submit_mutex_);
-    if (workers_.empty()) return run_serially(user_context, task, min, size, closure);
+    // A loop started while another runs (an overlapping run's, another session's) runs on
+    // its own thread rather than waiting for the pool, as every loop of a pool without
+    // workers does: overlapping runs keep their threads busy instead of taking turns.
+    std::unique_lock<std::mutex> submit(submit_mutex_, std::try_to_lock);
+    if (!submit.owns_lock() || workers_.empty()) {
+      if (submit.owns_lock()) submit.unlock();
+      return run_serially(user_context, task, min, size, closure);
+    }
 
     loop_.task = task;
     loop_.user_context = user_context;

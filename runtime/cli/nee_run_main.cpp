@@ -210,17 +210,18 @@ bool run_data_sets(const Options& o, const std::shared_ptr<const nee::StagedMode
     std::vector<std::string> shapes;
     for (const auto& [name, tensor] : data_sets[k]) shapes.push_back(name + " " + tensor.type().to_string());
     int bundled = 0, nodes = 0;
-    for (const nee::Session* s : session.last_stages()) {
+    const nee::StagedSession::Stages stages = session.last_stages();
+    for (const std::shared_ptr<const nee::Session>& s : stages) {
       for (const nee::Placement& p : s->placements()) bundled += p.provider == "bundle";
       nodes += static_cast<int>(s->placements().size());
     }
     fmt::print("data set {} ({}): {} stage(s), {} new; specializations made so far {}; {} of {} nodes ran bundle "
                "kernels; {:.1f} ms with specializing\n",
                o.inputs_dirs.empty() ? "random" : o.inputs_dirs[k], fmt::join(shapes, ", "),
-               session.last_stages().size(), session.made() - made_before, session.made(), bundled, nodes, ms);
+               stages.size(), session.made() - made_before, session.made(), bundled, nodes, ms);
     if (o.placement) {
-      for (size_t stage = 0; stage < session.last_stages().size(); ++stage) {
-        for (const nee::Placement& p : session.last_stages()[stage]->placements()) {
+      for (size_t stage = 0; stage < stages.size(); ++stage) {
+        for (const nee::Placement& p : stages[stage]->placements()) {
           fmt::print("stage {:<3} {:<28} {:<14} {:<10} {}\n", stage + 1, p.node, p.op, p.provider, p.kernel);
         }
       }

@@ -1,6 +1,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 #include "core/error.h"
 #include "graph_builder.h"
 #include "runtime/passes/passes.h"
@@ -121,6 +127,75 @@ TEST(Session, ConstantOutputsAndRepeatedRuns) {
   const auto first = s.run({{"x", x}});
   const auto second = s.run({{"x", x}});
   for (int64_t i = 0; i < 6; ++i) EXPECT_EQ(first.at("z").data_as<float>()[i], second.at("z").data_as<float>()[i]);
+}
+
+// Binds Relu to a kernel that writes its output, then waits until `runs` calls are inside
+// it at once (or 20 s have passed, which marks the wait as timed out): runs that took
+// turns would never meet there.
+class MeetingProvider : public KernelProvider {
+ public:
+  explicit MeetingProvider(int runs) : runs_(runs) {}
+  std::string name() const override { return "meeting"; }
+  bool timed_out() const { return timed_out_; }
+  std::unique_ptr<NodeKernel> bind(const Graph&, const Node& node) override {
+    if (node.op != "Relu") return nullptr;
+    struct Kernel : NodeKernel {
+      explicit Kernel(MeetingProvider& provider) : provider(provider) {}
+      void run(const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) override {
+        for (int64_t i = 0; i < in[0]->elements(); ++i) {
+          out[0]->data_as<float>()[i] = std::max(in[0]->data_as<float>()[i], 0.0f);
+        }
+        std::unique_lock<std::mutex> lock(provider.mutex_);
+        ++provider.inside_;
+        provider.met_.notify_all();
+        const auto all_inside = [&] { return provider.inside_ >= provider.runs_; };
+        if (!provider.met_.wait_for(lock, std::chrono::seconds(20), all_inside)) provider.timed_out_ = true;
+      }
+      std::string name() const override { return "meeting"; }
+      MeetingProvider& provider;
+    };
+    return std::make_unique<Kernel>(*this);
+  }
+
+ private:
+  const int runs_;
+  std::mutex mutex_;
+  std::condition_variable met_;
+  int inside_ = 0;
+  bool timed_out_ = false;
+};
+
+TEST(Session, RunsFromSeveralThreadsOverlapEachInAnArenaOfItsOwn) {
+  constexpr int kRuns = 4;
+  // x -> Relu (the meeting kernel) -> h, an intermediate in the arena -> Sigmoid -> y.
+  Graph g;
+  g.add_value("x", f32({64}));
+  g.add_input("x");
+  add_node(g, "Relu", "act", {"x"}, "h", f32({64}));
+  add_node(g, "Sigmoid", "sig", {"h"}, "y", f32({64}));
+  g.add_output("y");
+  auto meeting = std::make_unique<MeetingProvider>(kRuns);
+  const MeetingProvider& provider = *meeting;
+  std::vector<std::unique_ptr<KernelProvider>> providers;
+  providers.push_back(std::move(meeting));
+  Session s(std::move(g), std::move(providers));
+  s.prepare();
+  ASSERT_TRUE(s.memory_plan().offsets.count("h"));  // h lives in an arena
+  std::vector<Tensor> xs, ys(kRuns);
+  for (int r = 0; r < kRuns; ++r) xs.push_back(random_tensor(f32({64}), 40 + r));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < kRuns; ++r) {
+    threads.emplace_back([&, r] { ys[r] = s.run({{"x", xs[r]}}).at("y"); });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_FALSE(provider.timed_out()) << "the runs did not overlap";
+  EXPECT_EQ(s.arenas(), static_cast<size_t>(kRuns));
+  for (int r = 0; r < kRuns; ++r) {
+    for (int64_t i = 0; i < 64; ++i) {
+      const float expected = 1.0f / (1.0f + std::exp(-std::max(xs[r].data_as<float>()[i], 0.0f)));
+      ASSERT_NEAR(ys[r].data_as<float>()[i], expected, 1e-6f) << "run " << r << ", element " << i;
+    }
+  }
 }
 
 }  // namespace
