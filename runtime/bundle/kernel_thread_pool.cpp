@@ -66,12 +66,15 @@ class Pool {
   int run(void* user_context, halide_task_t task, int min, int size, uint8_t* closure) {
     if (size <= 0) return 0;
     if (t_in_task || size == 1) return run_serially(user_context, task, min, size, closure);
-    // A loop started while another runs (an overlapping run's, another session's) runs on
-    // its own thread rather than waiting for the pool, as every loop of a pool without
-    // workers does: overlapping runs keep their threads busy instead of taking turns.
-    std::unique_lock<std::mutex> submit(submit_mutex_, std::try_to_lock);
-    if (!submit.owns_lock() || workers_.empty()) {
-      if (submit.owns_lock()) submit.unlock();
+    // A pool without workers runs every loop on the thread that starts it, outside the
+    // lock, so that overlapping runs do not take turns. With workers, a loop waits for the
+    // one running: running it on its own thread instead took the BERT-style encoder's
+    // throughput from two threads of one session to 0.70 of one thread's on 2 cores,
+    // against 0.89 waiting (bench/api/concurrent_runs.py, session 26: the spinning worker
+    // and both callers share the 2 cores).
+    std::unique_lock<std::mutex> submit(submit_mutex_);
+    if (workers_.empty()) {
+      submit.unlock();
       return run_serially(user_context, task, min, size, closure);
     }
 

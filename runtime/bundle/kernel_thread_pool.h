@@ -19,9 +19,9 @@ struct KernelPoolSettings {
 // the last tasks are not its own; a model runs dozens of short kernels back to back, so
 // every kernel paid for waking threads.
 //
-// Loops run one at a time on the pool: a loop started while another runs, or inside a
-// task, runs serially on the thread that started it. A task's nonzero return is the
-// loop's result.
+// Loops run one at a time: a second thread that starts a loop waits for the first, and a
+// loop started inside a task, or in a pool without workers, runs serially on the thread
+// that started it (without waiting). A task's nonzero return is the loop's result.
 void configure_kernel_pool(const KernelPoolSettings& settings);
 KernelPoolSettings kernel_pool_settings();
 int kernel_pool_do_par_for(void* user_context, halide_task_t task, int min, int size, uint8_t* closure);
