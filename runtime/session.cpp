@@ -130,8 +130,6 @@ void Session::prepare() {
   }
   node_times_us_.assign(bound_.size(), 0.0);
   node_starts_.assign(bound_.size(), {});
-  arenas_made_ = 0;
-  free_arenas_.clear();
   // A device session's arena is mirrored on the device, where an OpenCL sub-buffer's
   // origin must be a multiple of the device's base address alignment: 4096 bits on
   // NVIDIA's OpenCL, the largest of the common ones.
