@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <set>
 #include <vector>
 
@@ -120,7 +121,7 @@ struct Largest {
 
 }  // namespace
 
-void check_memory_caps(const Graph& graph, const MemoryPlan& plan, const MemoryCaps& caps) {
+size_t check_memory_caps(const Graph& graph, const MemoryPlan& plan, const MemoryCaps& caps) {
   int64_t weights = 0, inputs = 0, per_run = 0;
   Largest largest_constant, largest_run;
   for (const std::string& name : graph.value_names()) {
@@ -158,6 +159,9 @@ void check_memory_caps(const Graph& graph, const MemoryPlan& plan, const MemoryC
                             format_bytes(run), format_bytes(caps.total_bytes), largest_run.describe(),
                             largest_constant.describe()));
   }
+  const int64_t each = inputs + run;
+  if (each == 0) return std::numeric_limits<size_t>::max();
+  return 1 + static_cast<size_t>((caps.total_bytes - weights - inputs - run) / each);
 }
 
 }  // namespace nee

@@ -27,8 +27,10 @@ MemoryPlan plan_memory(const Graph& graph, size_t alignment = 64);
 // one run's tensors (the arena, and the node outputs allocated per run outside it: graph
 // outputs, strings, views) within caps.plan_bytes; and those with the graph inputs within
 // caps.total_bytes. Throws nee::Error naming the cap, the sizes, and the largest tensor
-// with the node that makes it.
-void check_memory_caps(const Graph& graph, const MemoryPlan& plan, const MemoryCaps& caps);
+// with the node that makes it. Returns how many runs may be in progress at once within
+// caps.total_bytes, each with its own inputs and tensors beside the one set of constants:
+// at least 1.
+size_t check_memory_caps(const Graph& graph, const MemoryPlan& plan, const MemoryCaps& caps);
 
 // Ops whose output 0 is a view of input 0 (same bytes) with the reference kernels.
 bool output_is_view_of_input(const std::string& op);

@@ -40,8 +40,11 @@ class Session::ArenaLease {
   ArenaLease(const ArenaLease&) = delete;
   ArenaLease& operator=(const ArenaLease&) = delete;
   ~ArenaLease() {
-    std::lock_guard<std::mutex> lock(session_.arenas_mutex_);
-    session_.free_arenas_.push_back(std::move(arena_));
+    {
+      std::lock_guard<std::mutex> lock(session_.arenas_mutex_);
+      session_.free_arenas_.push_back(std::move(arena_));
+    }
+    session_.arena_returned_.notify_one();
   }
   const std::shared_ptr<uint8_t>& get() const { return arena_; }
 
@@ -52,17 +55,24 @@ class Session::ArenaLease {
 
 Session::ArenaLease Session::lease_arena() {
   {
-    std::lock_guard<std::mutex> lock(arenas_mutex_);
+    std::unique_lock<std::mutex> lock(arenas_mutex_);
+    arena_returned_.wait(lock, [this] { return !free_arenas_.empty() || arenas_made_ < max_arenas_; });
     if (!free_arenas_.empty()) {
       std::shared_ptr<uint8_t> arena = std::move(free_arenas_.back());
       free_arenas_.pop_back();
       return ArenaLease(*this, std::move(arena));
     }
+    ++arenas_made_;  // counted before the allocation, so that no other run makes one past the cap
   }
   void* arena = std::aligned_alloc(64, std::max<size_t>(plan_.arena_bytes, 64));
-  if (!arena) throw Error(fmt::format("cannot allocate the {}-byte tensor arena", plan_.arena_bytes));
-  std::lock_guard<std::mutex> lock(arenas_mutex_);
-  ++arenas_made_;
+  if (!arena) {
+    {
+      std::lock_guard<std::mutex> lock(arenas_mutex_);
+      --arenas_made_;
+    }
+    arena_returned_.notify_one();
+    throw Error(fmt::format("cannot allocate the {}-byte tensor arena", plan_.arena_bytes));
+  }
   return ArenaLease(*this, std::shared_ptr<uint8_t>(static_cast<uint8_t*>(arena), [](uint8_t* p) { std::free(p); }));
 }
 
@@ -134,7 +144,7 @@ void Session::prepare() {
   // origin must be a multiple of the device's base address alignment: 4096 bits on
   // NVIDIA's OpenCL, the largest of the common ones.
   plan_ = plan_memory(graph_, device_ ? 512 : 64);
-  check_memory_caps(graph_, plan_, options_.memory_caps);
+  max_arenas_ = check_memory_caps(graph_, plan_, options_.memory_caps);
   if (device_) device_->plan(plan_);
   lease_arena();  // the first run's, allocated now: a run that cannot have one fails here
   prepared_.store(true, std::memory_order_release);

@@ -1,6 +1,7 @@
 #pragma once
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -45,7 +46,8 @@ struct Placement {
 //
 // Runs may overlap: run() is safe to call from several threads at once. Each run takes an
 // arena of its own (one more is allocated when every arena is in use, and kept for later
-// runs), and the kernels read the graph and their bound state only. A session whose
+// runs, as long as the memory caps' total allows another run; beyond, a run waits for an
+// arena), and the kernels read the graph and their bound state only. A session whose
 // kernels run on a device runs one run at a time: its values live in the device memory
 // its kernels share.
 class Session {
@@ -106,8 +108,10 @@ class Session {
   std::vector<BoundNode> bound_;
   MemoryPlan plan_;
   mutable std::mutex arenas_mutex_;
+  std::condition_variable arena_returned_;
   std::vector<std::shared_ptr<uint8_t>> free_arenas_;
   size_t arenas_made_ = 0;
+  size_t max_arenas_ = 1;  // runs the memory caps allow at once (check_memory_caps)
   mutable std::mutex last_run_mutex_;
   std::vector<double> node_times_us_;
   std::vector<std::chrono::steady_clock::time_point> node_starts_;

@@ -8,8 +8,9 @@
  *
  * Threads: a NeeEnv and a NeeSession may be used from several threads at once, and runs
  * of one session overlap: each run has intermediate memory of its own (a run that finds
- * every arena in use allocates one more, kept for later runs) and shares the model's
- * weights and kernels. The kernel pool runs one parallel loop at a time, so runs overlap
+ * every arena in use allocates one more, kept for later runs, while the session's memory
+ * bound, nee_session_options_set_max_memory, holds another run; beyond it, a run waits
+ * for an arena) and shares the model's weights and kernels. The kernel pool runs one parallel loop at a time, so runs overlap
  * best with an environment of 1 kernel thread: the zoo's ResNet-50 from two calling
  * threads ran 1.97 times one thread's runs per second on 2 cores, 1.24 times those of one
  * caller with 2 kernel threads. A NeeTensor may be read by several threads, written by

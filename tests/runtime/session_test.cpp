@@ -165,37 +165,63 @@ class MeetingProvider : public KernelProvider {
   bool timed_out_ = false;
 };
 
-TEST(Session, RunsFromSeveralThreadsOverlapEachInAnArenaOfItsOwn) {
-  constexpr int kRuns = 4;
-  // x -> Relu (the meeting kernel) -> h, an intermediate in the arena -> Sigmoid -> y.
+// x [64] -> Relu (the meeting kernel) -> h, an intermediate in the arena -> Sigmoid -> y.
+Graph relu_sigmoid_graph() {
   Graph g;
   g.add_value("x", f32({64}));
   g.add_input("x");
   add_node(g, "Relu", "act", {"x"}, "h", f32({64}));
   add_node(g, "Sigmoid", "sig", {"h"}, "y", f32({64}));
   g.add_output("y");
-  auto meeting = std::make_unique<MeetingProvider>(kRuns);
-  const MeetingProvider& provider = *meeting;
-  std::vector<std::unique_ptr<KernelProvider>> providers;
-  providers.push_back(std::move(meeting));
-  Session s(std::move(g), std::move(providers));
-  s.prepare();
-  ASSERT_TRUE(s.memory_plan().offsets.count("h"));  // h lives in an arena
-  std::vector<Tensor> xs, ys(kRuns);
-  for (int r = 0; r < kRuns; ++r) xs.push_back(random_tensor(f32({64}), 40 + r));
+  return g;
+}
+
+// Runs `s` from `runs` threads at once on fresh random inputs and checks every output.
+void run_from_threads(Session& s, int runs) {
+  std::vector<Tensor> xs, ys(runs);
+  for (int r = 0; r < runs; ++r) xs.push_back(random_tensor(f32({64}), 40 + r));
   std::vector<std::thread> threads;
-  for (int r = 0; r < kRuns; ++r) {
+  for (int r = 0; r < runs; ++r) {
     threads.emplace_back([&, r] { ys[r] = s.run({{"x", xs[r]}}).at("y"); });
   }
   for (std::thread& t : threads) t.join();
-  EXPECT_FALSE(provider.timed_out()) << "the runs did not overlap";
-  EXPECT_EQ(s.arenas(), static_cast<size_t>(kRuns));
-  for (int r = 0; r < kRuns; ++r) {
+  for (int r = 0; r < runs; ++r) {
     for (int64_t i = 0; i < 64; ++i) {
       const float expected = 1.0f / (1.0f + std::exp(-std::max(xs[r].data_as<float>()[i], 0.0f)));
       ASSERT_NEAR(ys[r].data_as<float>()[i], expected, 1e-6f) << "run " << r << ", element " << i;
     }
   }
+}
+
+TEST(Session, RunsFromSeveralThreadsOverlapEachInAnArenaOfItsOwn) {
+  constexpr int kRuns = 4;
+  auto meeting = std::make_unique<MeetingProvider>(kRuns);
+  const MeetingProvider& provider = *meeting;
+  std::vector<std::unique_ptr<KernelProvider>> providers;
+  providers.push_back(std::move(meeting));
+  Session s(relu_sigmoid_graph(), std::move(providers));
+  s.prepare();
+  ASSERT_TRUE(s.memory_plan().offsets.count("h"));  // h lives in an arena
+  run_from_threads(s, kRuns);
+  EXPECT_FALSE(provider.timed_out()) << "the runs did not overlap";
+  EXPECT_EQ(s.arenas(), static_cast<size_t>(kRuns));
+}
+
+TEST(Session, OverlappingRunsStayWithinTheMemoryCap) {
+  Session probe(relu_sigmoid_graph(), {});
+  probe.prepare();
+  // A run takes its input x, its arena and its output y; the cap holds two and a half.
+  const int64_t run_bytes = 256 + static_cast<int64_t>(probe.memory_plan().arena_bytes) + 256;
+  MemoryCaps caps;
+  caps.total_bytes = 2 * run_bytes + run_bytes / 2;
+  auto meeting = std::make_unique<MeetingProvider>(2);
+  const MeetingProvider& provider = *meeting;
+  std::vector<std::unique_ptr<KernelProvider>> providers;
+  providers.push_back(std::move(meeting));
+  Session s(relu_sigmoid_graph(), std::move(providers), SessionOptions{nullptr, caps});
+  run_from_threads(s, 6);
+  EXPECT_FALSE(provider.timed_out()) << "two runs did not overlap";
+  EXPECT_EQ(s.arenas(), 2u);  // the other four runs waited for an arena
 }
 
 }  // namespace
