@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <thread>
 
 #include "importer/import_onnx.h"
 #include "onnx_model_builder.h"
@@ -53,6 +54,35 @@ TEST(StagedSession, EachShapeMatchesASessionImportedAtIt) {
   }
   EXPECT_EQ(session.made(), 3u);  // the fourth shape is the first again
   EXPECT_EQ(session.kept(), 3u);
+}
+
+TEST(StagedSession, RunsFromSeveralThreadsSurviveTheirStagesLeavingTheCache) {
+  // Capacity 1 and three shapes: nearly every run drops the stage another run is using.
+  const OnnxModelBuilder model = symbolic_model();
+  StagedSession session = make(model, 1);
+  const std::vector<std::vector<int64_t>> shapes = {{1, 5, 4}, {2, 9, 4}, {1, 16, 4}};
+  std::vector<Tensor> xs, wants;
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    xs.push_back(random_tensor(TensorType{DType::f32, shapes[k]}, 200 + k));
+    Session alone(import_onnx_bytes(model.bytes(), {{"x", shapes[k]}}), {}, SessionOptions{optimize_graph});
+    wants.push_back(alone.run({{"x", xs[k]}}).at("y"));
+  }
+  std::vector<int> wrong(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) {
+        const size_t k = static_cast<size_t>(t + i) % shapes.size();
+        StagedSession::Stages stages;
+        const Tensor got = session.run({{"x", xs[k]}}, {}, &stages).at("y");
+        if (stages.size() != 1 || values_of(got) != values_of(wants[k])) ++wrong[t];
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(wrong, std::vector<int>(4, 0));
+  EXPECT_EQ(session.kept(), 1u);
+  EXPECT_GE(session.made(), 3u);
 }
 
 TEST(StagedSession, TheLeastRecentlyUsedGoesPastCapacity) {
