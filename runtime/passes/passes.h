@@ -34,6 +34,7 @@ namespace nee {
 // axis (int, non-negative) and epsilon (float); inputs X, Scale and an optional B, both
 // broadcasting to X without growing it.
 
+// Drops Identity nodes, and Pads whose pads are all zero (remove_identity.cpp).
 void remove_identity(Graph& graph);
 // A Transpose that moves only dims of extent 1 (BERT's [1,128,256] to [128,1,256]) keeps
 // the element order: it becomes a Reshape to its output's shape, which the runtime runs

@@ -1,16 +1,32 @@
 #include "runtime/passes/passes.h"
 
+#include <algorithm>
+
 namespace nee {
 
-// An Identity whose output is internal is dropped and its readers read the input. When
-// the output is a graph output, the input's producer is renamed to write it directly,
-// provided the input is itself internal; otherwise the Identity stays (it then copies a
-// graph input or constant to an output, which needs a node).
+namespace {
+
+// Identity, and a Pad that pads nothing (PyTorch exports DenseNet's transition pooling
+// with one: 3 copies of its feature maps, 4.3 of its 41.7 ms per run on the reference
+// kernel, `nee-run --profile` of session 26).
+bool copies_its_input(const Node& node) {
+  if (node.op == "Identity") return true;
+  if (node.op != "Pad" || !node.attrs.has("pads")) return false;
+  const std::vector<int64_t> pads = node.attrs.get_ints("pads");
+  return std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; });
+}
+
+}  // namespace
+
+// A node that copies its input (copies_its_input) whose output is internal is dropped and
+// its readers read the input. When the output is a graph output, the input's producer is
+// renamed to write it directly, provided the input is itself internal; otherwise the node
+// stays (it then copies a graph input or constant to an output, which needs a node).
 void remove_identity(Graph& graph) {
   auto& nodes = graph.nodes();
   for (size_t i = 0; i < nodes.size();) {
     const Node& node = nodes[i];
-    if (node.op != "Identity") {
+    if (!copies_its_input(node)) {
       ++i;
       continue;
     }

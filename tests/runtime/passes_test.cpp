@@ -156,6 +156,22 @@ TEST(Passes, IdentityIsRemoved) {
   EXPECT_EQ(optimized.nodes()[0].outputs[0], "y");
 }
 
+TEST(Passes, APadOfNothingIsRemovedAndARealOneStays) {
+  Graph g;
+  g.add_value("x", f32({1, 2, 3, 3}));
+  g.add_input("x");
+  Attributes none, some;
+  none.set("mode", std::string("constant"));
+  none.set("pads", std::vector<int64_t>(8, 0));
+  some.set("mode", std::string("constant"));
+  some.set("pads", std::vector<int64_t>{0, 0, 1, 0, 0, 0, 0, 1});
+  add_node(g, "Relu", "relu", {"x"}, "r", f32({1, 2, 3, 3}));
+  add_node(g, "Pad", "pad_nothing", {"r"}, "p", f32({1, 2, 3, 3}), none);
+  add_node(g, "Pad", "pad_some", {"p"}, "y", f32({1, 2, 4, 4}), some);
+  g.add_output("y");
+  EXPECT_EQ(expect_fusion_preserves_outputs(g), (Ops{"NeeElementwise", "Pad"}));
+}
+
 TEST(Passes, IdentityFromInputToOutputStays) {
   Graph g;
   g.add_value("x", f32({2}));
