@@ -48,28 +48,19 @@ constexpr int64_t kMinParallelTasks = 8;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Rows of M a schedule computes. Halide shifts a ragged last register block, and a ragged
-// last outer tile, inwards, so the rows they overlap are computed twice: at M = 128 a 6-row
-// block in 16-block tiles computes 192 rows (the old default ran at 78 GFLOP/s against
-// OpenBLAS's 150 on 128x768x768).
-int64_t computed_rows(int64_t m, int64_t mr, int64_t mc_blocks) {
-  const int64_t blocks = (m + mr - 1) / mr;
-  if (blocks <= mc_blocks) return blocks * mr;
-  return (blocks + mc_blocks - 1) / mc_blocks * mc_blocks * mr;
-}
+// Rows of M a schedule computes. Halide shifts a ragged last register block inwards, so
+// the rows it overlaps are computed twice; the outer tile loops are guarded instead
+// (GuardWithIf in apply), so a ragged last outer tile costs nothing. Shifted outer
+// tiles computed 256 rows for ViT's 197 (197x384x1536 ran at 170 GFLOP/s, guarded at
+// 216; oneDNN 229).
+int64_t computed_rows(int64_t m, int64_t mr) { return ceil_div(m, mr) * mr; }
 
-// Register blocks per outer tile: the most (up to 32, MC = 192 rows: 8 parallel tasks at
-// M = 1024) that waste at most 1/8 of M, but no fewer than 64 rows' worth, since B's packed
-// panel is reused once per block; where none qualifies, the least wasteful.
+// Register blocks per outer tile: enough for all of M, up to 32 (MC = 192 rows: 8 parallel
+// tasks at M = 1024). B's packed panel is reused once per block and packed once per row tile.
 int64_t outer_tile_blocks(int64_t m, int64_t mr) {
-  int64_t chosen = 0;
-  for (int64_t mc_blocks = 32; mc_blocks >= 1; mc_blocks /= 2) {
-    if (mr * mc_blocks > m && mc_blocks > 1) continue;
-    if (chosen != 0 && mr * mc_blocks < std::min<int64_t>(64, m)) break;
-    if (chosen == 0 || computed_rows(m, mr, mc_blocks) < computed_rows(m, mr, chosen)) chosen = mc_blocks;
-    if (computed_rows(m, mr, mc_blocks) * 8 <= m * 9) return mc_blocks;
-  }
-  return chosen;
+  int64_t mc_blocks = 1;
+  while (mc_blocks < 32 && mr * mc_blocks < m) mc_blocks *= 2;
+  return mc_blocks;
 }
 
 }  // namespace
@@ -80,17 +71,17 @@ ScheduleConfig MatmulCpuSpace::default_config() const {
   const bool wide = isa_.wide();
   c.knobs["vec"] = largest_value_up_to(knobs_, "vec", isa_.lanes);
   // Register blocks that fill the vector registers, best first: at 1024 cubed the 6x64 block
-  // in 32-block tiles ran at 158-169 GFLOP/s (1/8 of its rows computed twice) against
-  // 132 for 8x48 and 148-158 for 6x64 in 16-block tiles (1/32 twice).
-  // The default takes the first block whose tiling wastes at most 1/8 of M, or else the
-  // least wasteful one.
+  // in 32-block tiles ran at 158-169 GFLOP/s against 132 for 8x48, when shifted outer tiles
+  // still recomputed 1/8 of the rows; guarded, 215-222 (oneDNN 219 in the same run).
+  // The default takes the first block whose ragged last block wastes at most 1/8 of M, or
+  // else the least wasteful one.
   const std::vector<std::pair<int64_t, int64_t>> blocks =
       wide ? std::vector<std::pair<int64_t, int64_t>>{{6, 4}, {8, 3}} : std::vector<std::pair<int64_t, int64_t>>{{4, 3}, {6, 2}};
   int64_t best_rows = 0;
   for (const auto& [wanted_mr, wanted_nr_vecs] : blocks) {
     const int64_t mr = largest_value_up_to(knobs_, "mr", std::min(wanted_mr, m_));
     const int64_t mc_blocks = outer_tile_blocks(m_, mr);
-    const int64_t rows = computed_rows(m_, mr, mc_blocks);
+    const int64_t rows = computed_rows(m_, mr);
     if (best_rows != 0 && rows >= best_rows) continue;
     best_rows = rows;
     c.knobs["mr"] = mr;
@@ -127,7 +118,10 @@ ScheduleConfig MatmulCpuSpace::default_config() const {
 std::string MatmulCpuSpace::check_constraints(const ScheduleConfig& c) const {
   const int64_t vec = c.at("vec"), nr = vec * c.at("nr_vecs"), mr = c.at("mr");
   if (nr > n_) return "register block width " + std::to_string(nr) + " exceeds N";
-  if (mr * c.at("mc_blocks") > m_) return "outer tile rows exceed M";
+  // A guarded outer tile (kc = 0) may reach past M, but one twice the size of M adds nothing.
+  if (c.at("kc") > 0 ? mr * c.at("mc_blocks") > m_ : c.at("mc_blocks") > 1 && mr * c.at("mc_blocks") / 2 >= m_) {
+    return "outer tile rows exceed M";
+  }
   if (nr * c.at("nc_panels") > n_) return "outer tile columns exceed N";
   // The accumulators plus one row of B and a broadcast of A must fit in the vector
   // registers (16 on AVX2, 32 on AVX-512), or the block spills.
@@ -176,8 +170,12 @@ ScheduledKernel MatmulCpuSpace::apply(const ScheduleConfig& c) const {
 
   Var ni("ni"), mi("mi"), nt("nt"), mt("mt"), no("no"), mo("mo");
   p.out.split(p.n, nt, ni, nr).split(p.m, mt, mi, mr);
-  p.out.split(mt, mo, mt, static_cast<int>(c.at("mc_blocks")));
-  p.out.split(nt, no, nt, static_cast<int>(c.at("nc_panels")));
+  // A guarded last row tile computes only the rows left, where a shifted one recomputes the
+  // rows it overlaps; but the accumulator of a kc split spans the whole tile, so there a
+  // guarded tile would read A past M (test MatmulKernel.RandomScheduleWithKcSplit).
+  p.out.split(mt, mo, mt, static_cast<int>(c.at("mc_blocks")),
+              kc == 0 ? TailStrategy::GuardWithIf : TailStrategy::ShiftInwards);
+  p.out.split(nt, no, nt, static_cast<int>(c.at("nc_panels")), TailStrategy::GuardWithIf);
   std::vector<VarOrRVar> order = {ni, mi, mt, nt};
   Var inner_tile = c.at("loop_order") == 0 ? mo : no;
   Var outer_tile = c.at("loop_order") == 0 ? no : mo;
