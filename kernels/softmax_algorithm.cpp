@@ -45,7 +45,10 @@ SoftmaxPipeline define_softmax(const Workload& w) {
   p.row_sum(stat_args) = 0.0f;
   p.row_sum(stat_args) += p.exps(along_axis(p.r.x));
   p.out = Func("out");
-  p.out(p.dims) = p.exps(p.dims) / p.row_sum(stat_coords);
+  // One division per row, not per element: the reciprocal is invariant in the row's loop
+  // (ViT's [6,197,197] softmax, `nee-run` on a one-node model, 300 runs: 120 us dividing
+  // each element, 113 us multiplying).
+  p.out(p.dims) = p.exps(p.dims) * (1.0f / p.row_sum(stat_coords));
   return p;
 }
 

@@ -52,7 +52,7 @@ constexpr FamilySpaces kSpaces[] = {
     {FamilyId::conv2d, make_conv2d_cpu_space, make_conv2d_gpu_space},
     {FamilyId::elementwise, plain<ElementwiseCpuSpace>, gpu<ElementwiseGpuSpace>},
     {FamilyId::pool2d, plain<Pool2dCpuSpace>, gpu<Pool2dGpuSpace>},
-    {FamilyId::softmax, plain<SoftmaxCpuSpace>, gpu<SoftmaxGpuSpace>},
+    {FamilyId::softmax, fitted<SoftmaxCpuSpace>, gpu<SoftmaxGpuSpace>},
     {FamilyId::layernorm, plain<LayernormCpuSpace>, gpu<LayernormGpuSpace>},
     {FamilyId::strided_copy, fitted<StridedCopyCpuSpace>, gpu<StridedCopyGpuSpace>},
 };

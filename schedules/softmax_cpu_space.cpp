@@ -12,7 +12,7 @@ using namespace Halide;
 // axis and the dims below it, vectorized over the innermost dim. When the axis is the
 // innermost dim the row reductions can be split into vector lanes (rfactor); otherwise
 // the statistics are vectorized over the innermost dim directly.
-SoftmaxCpuSpace::SoftmaxCpuSpace(const Workload& workload) : workload_(workload) {
+SoftmaxCpuSpace::SoftmaxCpuSpace(const Workload& workload, CpuVectorIsa isa) : workload_(workload), isa_(isa) {
   const SoftmaxPipeline shape = define_softmax(workload);
   axis_innermost_ = shape.axis_dim == 0;
   rows_ = row_count(shape.extents, shape.axis_dim + 1);
@@ -28,7 +28,9 @@ SoftmaxCpuSpace::SoftmaxCpuSpace(const Workload& workload) : workload_(workload)
 
 ScheduleConfig SoftmaxCpuSpace::default_config() const {
   ScheduleConfig c;
-  c.knobs["vec"] = largest_value_up_to(knobs_, "vec", 8);
+  // A native vector: on AVX-512 16 lanes took the [6,197,197] softmax from 113 to 109 us
+  // against 8 (`nee-run` on a one-node model, 300 runs, three alternations).
+  c.knobs["vec"] = largest_value_up_to(knobs_, "vec", isa_.lanes);
   c.knobs["rows"] = largest_value_up_to(knobs_, "rows", 4);
   c.knobs["parallel"] = rows_ > 1 ? 1 : 0;
   // exp is the costliest step; storing it once per row avoids computing it twice.

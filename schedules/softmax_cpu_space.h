@@ -1,5 +1,6 @@
 #pragma once
 #include "kernels/softmax_algorithm.h"
+#include "schedules/cpu_vector_isa.h"
 #include "schedules/schedule_space.h"
 
 namespace nee {
@@ -7,7 +8,7 @@ namespace nee {
 // CPU schedule space of the softmax family (see the .cpp for the loop nest).
 class SoftmaxCpuSpace : public ScheduleSpace {
  public:
-  explicit SoftmaxCpuSpace(const Workload& workload);
+  SoftmaxCpuSpace(const Workload& workload, CpuVectorIsa isa);
   std::string name() const override { return "softmax-cpu"; }
   ScheduleConfig default_config() const override;
 
@@ -17,6 +18,7 @@ class SoftmaxCpuSpace : public ScheduleSpace {
 
  private:
   Workload workload_;
+  CpuVectorIsa isa_;
   bool axis_innermost_;
   int64_t rows_;
 };
