@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/activation_layout.h"
 #include "core/error.h"
 #include "core/family.h"
 #include "core/json_numbers.h"
@@ -17,12 +18,15 @@ struct StoredPool2dAttrs final : WorkloadAttrs {
   Pool2dAttrs attrs;
 
   nlohmann::json to_json() const override {
-    return {{"kind", attrs.kind == PoolKind::average ? "average" : "max"},
-            {"kernel", attrs.kernel},
-            {"strides", attrs.strides},
-            {"pads", attrs.pads},
-            {"dilations", attrs.dilations},
-            {"count_include_pad", attrs.count_include_pad ? 1 : 0}};
+    nlohmann::json j = {{"kind", attrs.kind == PoolKind::average ? "average" : "max"},
+                        {"kernel", attrs.kernel},
+                        {"strides", attrs.strides},
+                        {"pads", attrs.pads},
+                        {"dilations", attrs.dilations},
+                        {"count_include_pad", attrs.count_include_pad ? 1 : 0}};
+    // Only where set, so that the keys of NCHW pools stay as they were.
+    if (attrs.block != 0) j["block"] = attrs.block;
+    return j;
   }
 };
 
@@ -37,6 +41,7 @@ std::shared_ptr<const WorkloadAttrs> pool2d_attrs_from_json(const nlohmann::json
   a.pads = j.at("pads").get<std::array<int64_t, 4>>();
   a.dilations = j.at("dilations").get<std::array<int64_t, 2>>();
   a.count_include_pad = json_int(j.at("count_include_pad"), "count_include_pad") != 0;
+  a.block = json_int_or(j, "block", 0);
   return stored;
 }
 
@@ -65,6 +70,10 @@ Workload make_pool2d_workload(const TensorType& x, const Pool2dAttrs& attrs, boo
     }
     out_shape.push_back(size);
   }
+  if (attrs.block != 0 && (attrs.block != kActivationBlock || !can_block_activations(x.shape))) {
+    throw Error(fmt::format("pool2d block {} on {}: only blocks of {} channels, of a C that they divide, exist",
+                            attrs.block, x.to_string(), kActivationBlock));
+  }
   const bool average = attrs.kind == PoolKind::average;
   Workload w;
   w.op = "pool2d";
@@ -74,6 +83,10 @@ Workload make_pool2d_workload(const TensorType& x, const Pool2dAttrs& attrs, boo
   w.attrs = stored;
   w.inputs = {x};
   w.output = TensorType{DType::f32, out_shape};
+  if (attrs.block != 0) {
+    w.inputs[0].shape = blocked_activation_shape(x.shape);
+    w.output.shape = blocked_activation_shape(out_shape);
+  }
   return w;
 }
 
@@ -87,6 +100,16 @@ Workload make_global_pool2d_workload(const TensorType& x, PoolKind kind) {
 
 Pool2dAttrs pool2d_attrs(const Workload& w) { return w.attrs_as<StoredPool2dAttrs>().attrs; }
 
+TensorType pool2d_nchw_input(const Workload& w) {
+  if (pool2d_attrs(w).block == 0) return w.inputs[0];
+  return TensorType{DType::f32, unblocked_activation_shape(w.inputs[0].shape)};
+}
+
+TensorType pool2d_nchw_output(const Workload& w) {
+  if (pool2d_attrs(w).block == 0) return w.output;
+  return TensorType{DType::f32, unblocked_activation_shape(w.output.shape)};
+}
+
 int64_t pool2d_window_size(const Workload& w) {
   const std::array<int64_t, 2>& kernel = w.attrs_as<StoredPool2dAttrs>().attrs.kernel;
   return kernel[0] * kernel[1];
@@ -94,7 +117,7 @@ int64_t pool2d_window_size(const Workload& w) {
 
 Workload pool2d_workload_from_shape(const std::string& text) {
   const ShapeText parsed("pool2d", text,
-                         {"kind", "kernel", "strides", "pads", "dilations", "ceil_mode", "count_include_pad"});
+                         {"kind", "kernel", "strides", "pads", "dilations", "ceil_mode", "count_include_pad", "block"});
   const TensorType x{DType::f32, parsed.shape()};
   if (x.shape.size() != 4) parsed.refuse("the input is NxCxHxW");
   if (!parsed.has("kernel")) parsed.refuse("kernel=KHxKW or kernel=global is missing");
@@ -111,6 +134,7 @@ Workload pool2d_workload_from_shape(const std::string& text) {
   const std::vector<int64_t> pads = parsed.integers("pads", {0, 0, 0, 0}, 4);
   attrs.pads = {pads[0], pads[1], pads[2], pads[3]};
   attrs.count_include_pad = parsed.choice("count_include_pad", "0", {"0", "1"}) == "1";
+  attrs.block = parsed.choice("block", "0", {"0", "16"}) == "16" ? kActivationBlock : 0;
   return make_pool2d_workload(x, attrs, parsed.choice("ceil_mode", "0", {"0", "1"}) == "1");
 }
 
@@ -124,16 +148,17 @@ Family pool2d_family() {
           SpeedUnit::gflops,
           pool2d_workload_from_shape,
           "NxCxHxW,kernel=KHxKW|global[,kind=max|average][,strides=SHxSW][,pads=TxLxBxR][,dilations=DHxDW]"
-          "[,ceil_mode=1][,count_include_pad=1] (the input shape; kind default max; e.g. the stem pool "
-          "1x64x112x112,kernel=3x3,strides=2x2,pads=1x1x1x1)",
+          "[,ceil_mode=1][,count_include_pad=1][,block=16] (the input shape; kind default max; block=16: "
+          "channel-blocked X and Y; e.g. the stem pool 1x64x112x112,kernel=3x3,strides=2x2,pads=1x1x1x1)",
           {},
           0,
           pool2d_attrs_from_json,
           [](const Workload& w) {
             require_input_count(w, 1);
             // ceil_mode is not kept (it only decides the output's shape): either may have made it.
-            const Workload floor = make_pool2d_workload(w.inputs[0], pool2d_attrs(w), false);
-            return floor.output == w.output ? floor : make_pool2d_workload(w.inputs[0], pool2d_attrs(w), true);
+            const TensorType x = pool2d_nchw_input(w);
+            const Workload floor = make_pool2d_workload(x, pool2d_attrs(w), false);
+            return floor.output == w.output ? floor : make_pool2d_workload(x, pool2d_attrs(w), true);
           }};
 }
 

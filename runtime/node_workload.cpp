@@ -108,7 +108,10 @@ static std::optional<Workload> pool2d_workload_of(const Graph& graph, const Node
   attrs.pads = {pads[0], pads[1], pads[2], pads[3]};
   attrs.dilations = {dilations[0], dilations[1]};
   attrs.count_include_pad = node.attrs.get_int("count_include_pad", 0) != 0;
-  return matching_output(graph, node, make_pool2d_workload(x, attrs, node.attrs.get_int("ceil_mode", 0) != 0));
+  // block_activations marks a pool between blocked convs; X's type is then the blocked one.
+  attrs.block = node.attrs.get_int("input_block", 0);
+  const TensorType nchw = attrs.block == 0 ? x : TensorType{x.dtype, unblocked_activation_shape(x.shape)};
+  return matching_output(graph, node, make_pool2d_workload(nchw, attrs, node.attrs.get_int("ceil_mode", 0) != 0));
 }
 
 // NeeLayerNorm's inputs are X, Scale and an optional B (see passes.h).

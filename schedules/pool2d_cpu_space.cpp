@@ -1,5 +1,7 @@
 #include "schedules/pool2d_cpu_space.h"
 
+#include "core/activation_layout.h"
+
 #include "schedules/static_output.h"
 
 namespace nee {
@@ -19,26 +21,41 @@ std::string check_pool2d_unroll(int64_t unroll_window, int64_t kernel_w, int64_t
 //   yi  rows                       output rows of one row tile
 //   yt, then the planes (c, n fused); parallel over planes or over (row tiles, planes),
 //   `grain` of them per task.
+// A channel-blocked pool, out(lane, x, y, c, n), vectorizes the block's 16 channels
+// instead (one vector load per tap, where NCHW columns of a stride-2 window are a strided
+// gather) and unrolls px columns around them: lane, xi (px), then the loops above.
 // The padded input is inlined (a select per load) or computed per row tile.
 Pool2dCpuSpace::Pool2dCpuSpace(const Workload& workload) : workload_(workload) {
   const Pool2dPipeline shape = define_pool2d(workload);
+  blocked_ = shape.blocked;
   kernel_w_ = shape.kernel_w;
   kernel_h_ = shape.kernel_h;
-  knobs_ = {
-      {"vec", values_up_to({1, 4, 8, 16}, shape.out_w), "vector width in floats, over output columns"},
+  planes_ = blocked_ ? shape.planes / kActivationBlock : shape.planes;
+  out_h_ = shape.out_h;
+  out_w_ = shape.out_w;
+  if (blocked_) {
+    knobs_ = {{"px", values_up_to({1, 2, 4, 8}, shape.out_w), "output columns per block of 16 channels, unrolled"}};
+  } else {
+    knobs_ = {{"vec", values_up_to({1, 4, 8, 16}, shape.out_w), "vector width in floats, over output columns"}};
+  }
+  const std::vector<Knob> loops = {
       {"rows", values_up_to({1, 2, 4, 8}, shape.out_h), "output rows of a row tile"},
       {"unroll_window", {0, 1, 2}, "0: window loops as loops; 1: kx unrolled; 2: kx and ky unrolled"},
       {"pad_at", {0, 1}, "padded input: 0: inlined (a select per load); 1: computed per row tile"},
       {"parallel", {0, 1, 2}, "0: serial; 1: over planes (c x n); 2: over row tiles x planes"},
       {"grain", {1, 4, 16, 64}, "iterations of the parallel loop per task", 1},
   };
-  planes_ = shape.planes;
-  out_h_ = shape.out_h;
+  knobs_.insert(knobs_.end(), loops.begin(), loops.end());
 }
 
 ScheduleConfig Pool2dCpuSpace::default_config() const {
   ScheduleConfig c;
-  c.knobs["vec"] = largest_value_up_to(knobs_, "vec", 8);
+  if (blocked_) {
+    // 4 vectors of 16 channels: columns enough to overlap the loads of neighbouring windows.
+    c.knobs["px"] = dividing_value(knobs_[0].values, out_w_, 4);
+  } else {
+    c.knobs["vec"] = largest_value_up_to(knobs_, "vec", 8);
+  }
   c.knobs["rows"] = largest_value_up_to(knobs_, "rows", 4);
   c.knobs["unroll_window"] = check_pool2d_unroll(2, kernel_w_, kernel_h_).empty()   ? 2
                              : check_pool2d_unroll(1, kernel_w_, kernel_h_).empty() ? 1
@@ -61,13 +78,18 @@ std::string Pool2dCpuSpace::check_constraints(const ScheduleConfig& c) const {
 ScheduledKernel Pool2dCpuSpace::apply(const ScheduleConfig& c) const {
   Pool2dPipeline p = define_pool2d(workload_);
   constrain_dense_output(p.out, workload_.output.shape);
-  const int vec = static_cast<int>(c.at("vec"));
+  // NCHW: vec columns per vector; blocked: px columns of one 16-channel vector each.
+  const int columns = static_cast<int>(blocked_ ? c.at("px") : c.at("vec"));
+  const int vec = blocked_ ? 1 : columns;
   Var xo("xo"), xi("xi"), yt("yt"), yi("yi"), plane("plane");
-  p.out.split(p.x, xo, xi, vec)
-      .split(p.y, yt, yi, static_cast<int>(c.at("rows")))
-      .reorder(xi, xo, yi, yt, p.c, p.n)
-      .fuse(p.c, p.n, plane);
-  if (vec > 1) p.out.vectorize(xi);
+  p.out.split(p.x, xo, xi, columns).split(p.y, yt, yi, static_cast<int>(c.at("rows")));
+  if (blocked_) {
+    p.out.reorder(p.lane, xi, xo, yi, yt, p.c, p.n).vectorize(p.lane).unroll(xi);
+  } else {
+    p.out.reorder(xi, xo, yi, yt, p.c, p.n);
+    if (vec > 1) p.out.vectorize(xi);
+  }
+  p.out.fuse(p.c, p.n, plane);
   Var tile_level = yt;
   const int grain = static_cast<int>(c.at("grain"));
   if (c.at("parallel") == 1) {
@@ -80,7 +102,12 @@ ScheduledKernel Pool2dCpuSpace::apply(const ScheduleConfig& c) const {
 
   p.pooled.compute_at(p.out, xo);
   Stage update = p.pooled.update();
-  update.reorder(p.x, p.r.x, p.r.y);
+  if (blocked_) {
+    update.reorder(p.lane, p.x, p.r.x, p.r.y).vectorize(p.lane).unroll(p.x);
+    p.pooled.vectorize(p.lane).unroll(p.x);
+  } else {
+    update.reorder(p.x, p.r.x, p.r.y);
+  }
   if (vec > 1) {
     p.pooled.vectorize(p.x, vec);
     update.vectorize(p.x, vec);
@@ -89,6 +116,7 @@ ScheduledKernel Pool2dCpuSpace::apply(const ScheduleConfig& c) const {
   if (c.at("unroll_window") == 2) update.unroll(p.r.y);
   if (c.at("pad_at") == 1) {
     p.padded.compute_at(p.out, tile_level);
+    if (blocked_) p.padded.vectorize(p.lane);
     if (vec > 1) p.padded.vectorize(p.x, vec);
   }
   return ScheduledKernel{Pipeline(p.out), p.arguments()};

@@ -17,7 +17,8 @@ class Pool2dCpuSpace : public ScheduleSpace {
 
  private:
   Workload workload_;
-  int64_t kernel_w_, kernel_h_, planes_, out_h_;
+  bool blocked_;
+  int64_t kernel_w_, kernel_h_, planes_, out_h_, out_w_;
 };
 
 // Window unrolls the pool2d spaces allow: kx only up to 8 taps, kx and ky up to 16.

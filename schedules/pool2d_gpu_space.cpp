@@ -1,5 +1,6 @@
 #include "schedules/pool2d_gpu_space.h"
 
+#include "core/error.h"
 #include "schedules/gpu_block.h"
 #include "schedules/pool2d_cpu_space.h"
 #include "schedules/static_output.h"
@@ -10,6 +11,8 @@ using namespace Halide;
 
 Pool2dGpuSpace::Pool2dGpuSpace(const Workload& workload) : workload_(workload) {
   const Pool2dPipeline shape = define_pool2d(workload);
+  // Channel-blocked activations exist only between CPU kernels (the blocked conv space).
+  if (shape.blocked) throw Error("pool2d-gpu schedules NCHW pools, not the channel-blocked " + workload.key());
   kernel_w_ = shape.kernel_w;
   kernel_h_ = shape.kernel_h;
   knobs_ = {

@@ -65,47 +65,59 @@ bool concats_channels(const Graph& graph, const Node& node) {
   return true;
 }
 
+// A MaxPool or AveragePool of an NCHW f32 tensor of 16k channels, without MaxPool's
+// Indices: pooling each channel alone, it pools a blocked tensor's 16 lanes the same way.
+bool pools_channels(const Graph& graph, const Node& node) {
+  if ((node.op != "MaxPool" && node.op != "AveragePool") || node.inputs.size() != 1 ||
+      graph.is_output(node.outputs[0]) || (node.outputs.size() > 1 && !node.outputs[1].empty())) {
+    return false;
+  }
+  const TensorType& x = graph.type_of(node.inputs[0]);
+  return x.dtype == DType::f32 && can_block_activations(x.shape) && node.attrs.get_ints("kernel_shape").size() == 2;
+}
+
 // Whether `reader` takes `value` in the blocked layout: one of `convs` as its X or its
-// residual, or one of `concats`.
+// residual, or one of `carriers`.
 bool reads_as_blocked(const Node& reader, const std::string& value, const std::set<std::string>& convs,
-                      const std::set<std::string>& concats) {
-  if (concats.count(reader.name)) return true;
+                      const std::set<std::string>& carriers) {
+  if (carriers.count(reader.name)) return true;
   const int r = residual_slot(reader);
   return convs.count(reader.name) &&
          (reader.inputs[0] == value || (r >= 0 && reader.inputs[static_cast<size_t>(r)] == value));
 }
 
-// Which channel concatenations run blocked: those whose result a blocked reader takes
-// (SqueezeNet's fire modules and GoogLeNet's inception blocks concatenate conv outputs
-// that the next convs read), found again until no more join, for concats of concats.
-std::set<std::string> concats_to_block(const Graph& graph, const std::set<std::string>& convs) {
-  std::set<std::string> concats;
+// Which channel concatenations and pools carry the blocked layout through: those whose
+// result a blocked reader takes (SqueezeNet's fire modules and GoogLeNet's inception
+// blocks concatenate conv outputs that the next convs read; their max pools sit between
+// such convs and concats), found again until no more join, for chains of them.
+std::set<std::string> carriers_to_block(const Graph& graph, const std::set<std::string>& convs) {
+  std::set<std::string> carriers;
   for (bool grew = true; grew;) {
     grew = false;
     for (const Node& node : graph.nodes()) {
-      if (concats.count(node.name) || !concats_channels(graph, node)) continue;
+      if (carriers.count(node.name) || !(concats_channels(graph, node) || pools_channels(graph, node))) continue;
       for (const Node* reader : graph.consumers(node.outputs[0])) {
-        if (reads_as_blocked(*reader, node.outputs[0], convs, concats)) {
-          concats.insert(node.name);
+        if (reads_as_blocked(*reader, node.outputs[0], convs, carriers)) {
+          carriers.insert(node.name);
           grew = true;
           break;
         }
       }
     }
   }
-  return concats;
+  return carriers;
 }
 
-// Which values to block: the outputs of `convs` and `concats` that a blocked reader takes.
+// Which values to block: the outputs of `convs` and `carriers` that a blocked reader takes.
 std::set<std::string> values_to_block(const Graph& graph, const std::set<std::string>& convs,
-                                      const std::set<std::string>& concats) {
+                                      const std::set<std::string>& carriers) {
   std::set<std::string> blocked;
   for (const Node& node : graph.nodes()) {
-    if (!convs.count(node.name) && !concats.count(node.name)) continue;
+    if (!convs.count(node.name) && !carriers.count(node.name)) continue;
     const std::string& y = node.outputs[0];
     if (graph.is_output(y) || !can_block_activations(graph.type_of(y).shape)) continue;
     for (const Node* reader : graph.consumers(y)) {
-      if (reads_as_blocked(*reader, y, convs, concats)) {
+      if (reads_as_blocked(*reader, y, convs, carriers)) {
         blocked.insert(y);
         break;
       }
@@ -123,8 +135,8 @@ void block_activations(Graph& graph) {
   }
   // A depthwise conv stays only if its X is blocked; dropping one may unblock the value
   // it read, so this repeats until nothing changes.
-  std::set<std::string> concats = concats_to_block(graph, convs);
-  std::set<std::string> blocked = values_to_block(graph, convs, concats);
+  std::set<std::string> carriers = carriers_to_block(graph, convs);
+  std::set<std::string> blocked = values_to_block(graph, convs, carriers);
   for (bool dropped = true; dropped;) {
     dropped = false;
     for (const Node& node : graph.nodes()) {
@@ -134,8 +146,8 @@ void block_activations(Graph& graph) {
       }
     }
     if (dropped) {
-      concats = concats_to_block(graph, convs);
-      blocked = values_to_block(graph, convs, concats);
+      carriers = carriers_to_block(graph, convs);
+      blocked = values_to_block(graph, convs, carriers);
     }
   }
   if (blocked.empty()) return;
@@ -145,11 +157,14 @@ void block_activations(Graph& graph) {
 
   std::vector<Node> conversions;
   for (Node& node : graph.nodes()) {
-    if (concats.count(node.name)) {
-      // Every input comes blocked; one that no conv or concat blocks is converted.
+    if (carriers.count(node.name)) {
+      // Every input comes blocked; one that no conv or carrier blocks is converted.
       for (std::string& in : node.inputs) {
         if (!blocked.count(in)) in = converted(graph, in, "nchw16c", conversions);
       }
+      // A pool's kernel and reference read the layout from this attribute (a concat's
+      // axis 1 is the block axis in either layout).
+      if (node.op != "Concat") node.attrs.set("input_block", kActivationBlock);
       continue;
     }
     const bool conv = convs.count(node.name) != 0;

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/activation_layout.h"
 #include "core/pool2d_workload.h"
 #include "runtime/reference/family_reference.h"
 #include "runtime/reference/reference_ops.h"
@@ -100,6 +101,35 @@ ReferenceFn average_pool_kernel(const Window3d& w, int64_t planes, bool count_in
   };
 }
 
+// A pool between channel-blocked convs ([N, C/16, H, W, 16] in and out) as the NCHW
+// kernel on unpacked copies: the reference favours plain loops over speed.
+ReferenceFn on_unblocked_copies(ReferenceFn nchw_kernel, const std::vector<int64_t>& nchw_in,
+                                const std::vector<int64_t>& nchw_out) {
+  return [nchw_kernel, nchw_in, nchw_out](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    Tensor x(DType::f32, nchw_in), y(DType::f32, nchw_out);
+    unpack_blocked_activations(in[0]->data_as<float>(), nchw_in, x.data_as<float>());
+    nchw_kernel({&x}, {&y});
+    pack_blocked_activations(y.data_as<float>(), nchw_out, out[0]->data_as<float>());
+  };
+}
+
+// The NCHW shapes of a MaxPool or AveragePool node's X and Y, and whether
+// block_activations made them channel-blocked.
+struct PoolShapes {
+  std::vector<int64_t> x, y;
+  bool blocked = false;
+};
+
+PoolShapes pool_shapes(const Graph& graph, const Node& node) {
+  PoolShapes s{graph.type_of(node.inputs[0]).shape, graph.type_of(node.outputs[0]).shape};
+  s.blocked = node.attrs.get_int("input_block", 0) != 0;
+  if (s.blocked) {
+    s.x = unblocked_activation_shape(s.x);
+    s.y = unblocked_activation_shape(s.y);
+  }
+  return s;
+}
+
 }  // namespace
 
 // Padding never wins a maximum: only taps inside X are compared. Indices, when
@@ -107,9 +137,15 @@ ReferenceFn average_pool_kernel(const Window3d& w, int64_t planes, bool count_in
 // column-major (the first spatial dim varies fastest), as ONNX Runtime does.
 ReferenceFn make_reference_max_pool(const Graph& graph, const Node& node) {
   const TensorType& x = graph.type_of(node.inputs[0]);
-  const Window3d w = window_3d(node.attrs, x.shape, graph.type_of(node.outputs[0]).shape);
-  const int64_t planes = x.shape[0] * x.shape[1];
+  const PoolShapes shapes = pool_shapes(graph, node);
+  const Window3d w = window_3d(node.attrs, shapes.x, shapes.y);
+  const int64_t planes = shapes.x[0] * shapes.x[1];
   const bool column_major = node.attrs.get_int("storage_order") == 1;
+  if (shapes.blocked) {
+    // block_activations blocks f32 pools without an Indices output only.
+    if (x.dtype != DType::f32 || (node.outputs.size() > 1 && !node.outputs[1].empty())) return nullptr;
+    return on_unblocked_copies(max_pool_kernel<float>(w, planes, false), shapes.x, shapes.y);
+  }
   switch (x.dtype) {
     case DType::f32: return max_pool_kernel<float>(w, planes, column_major);
     case DType::i8: return max_pool_kernel<int8_t>(w, planes, column_major);
@@ -119,10 +155,11 @@ ReferenceFn make_reference_max_pool(const Graph& graph, const Node& node) {
 }
 
 ReferenceFn make_reference_average_pool(const Graph& graph, const Node& node) {
-  const TensorType& x = graph.type_of(node.inputs[0]);
-  if (x.dtype != DType::f32) return nullptr;
-  return average_pool_kernel(window_3d(node.attrs, x.shape, graph.type_of(node.outputs[0]).shape),
-                             x.shape[0] * x.shape[1], node.attrs.get_int("count_include_pad") != 0);
+  if (graph.type_of(node.inputs[0]).dtype != DType::f32) return nullptr;
+  const PoolShapes shapes = pool_shapes(graph, node);
+  ReferenceFn nchw = average_pool_kernel(window_3d(node.attrs, shapes.x, shapes.y), shapes.x[0] * shapes.x[1],
+                                         node.attrs.get_int("count_include_pad") != 0);
+  return shapes.blocked ? on_unblocked_copies(std::move(nchw), shapes.x, shapes.y) : nchw;
 }
 
 ReferenceFn make_reference_global_average_pool(const Graph& graph, const Node& node) {
@@ -156,10 +193,12 @@ ReferenceFn make_reference_global_max_pool(const Graph& graph, const Node& node)
 // Global pools are pool2d workloads with the whole plane as the window.
 ReferenceFn make_pool2d_reference(const Workload& w) {
   const Pool2dAttrs a = pool2d_attrs(w);
-  const Window3d window = window_2d(a.kernel, a.strides, a.dilations, a.pads, w.inputs[0].shape, w.output.shape);
-  const int64_t planes = w.inputs[0].shape[0] * w.inputs[0].shape[1];
-  if (a.kind == PoolKind::max) return max_pool_kernel<float>(window, planes, false);
-  return average_pool_kernel(window, planes, a.count_include_pad);
+  const std::vector<int64_t> x = pool2d_nchw_input(w).shape, y = pool2d_nchw_output(w).shape;
+  const Window3d window = window_2d(a.kernel, a.strides, a.dilations, a.pads, x, y);
+  const int64_t planes = x[0] * x[1];
+  ReferenceFn nchw = a.kind == PoolKind::max ? max_pool_kernel<float>(window, planes, false)
+                                             : average_pool_kernel(window, planes, a.count_include_pad);
+  return a.block != 0 ? on_unblocked_copies(std::move(nchw), x, y) : nchw;
 }
 
 }  // namespace nee

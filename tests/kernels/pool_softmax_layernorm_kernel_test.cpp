@@ -47,6 +47,14 @@ std::map<std::string, Workload> cases() {
   Pool2dAttrs include = pool(PoolKind::average, {3, 3}, {2, 2}, {1, 1, 1, 1});
   include.count_include_pad = true;
   all["pool_avg_include_pad_ceil"] = make_pool2d_workload(f32({1, 2, 13, 8}), include, true);
+  // Channel-blocked pools (between blocked convs): 32 channels as 2 blocks of 16, on planes
+  // whose widths no column block divides.
+  Pool2dAttrs blocked_max = pool(PoolKind::max, {3, 3}, {2, 2}, {1, 1, 1, 1});
+  blocked_max.block = 16;
+  all["pool_max_blocked"] = make_pool2d_workload(f32({1, 32, 13, 11}), blocked_max, false);
+  Pool2dAttrs blocked_avg = include;
+  blocked_avg.block = 16;
+  all["pool_avg_blocked_include_pad_ceil"] = make_pool2d_workload(f32({2, 16, 9, 7}), blocked_avg, true);
   all["pool_global_avg"] = make_global_pool2d_workload(f32({1, 5, 7, 7}), PoolKind::average);
   all["pool_global_max"] = make_global_pool2d_workload(f32({2, 3, 13, 1}), PoolKind::max);
   all["softmax_last"] = make_softmax_workload(f32({3, 13}), -1);
@@ -117,6 +125,14 @@ TEST_F(PoolSoftmaxLayernormKernel, MaxPoolDilatedAsymmetricPads) {
 TEST_F(PoolSoftmaxLayernormKernel, AveragePoolExcludingPad) { kernels().check_points("pool_avg_exclude_pad"); }
 TEST_F(PoolSoftmaxLayernormKernel, AveragePoolIncludingPadCeilMode) {
   kernels().check_points("pool_avg_include_pad_ceil");
+}
+TEST_F(PoolSoftmaxLayernormKernel, ChannelBlockedMaxPool) {
+  EXPECT_EQ(cases().at("pool_max_blocked").output.shape,
+            (std::vector<int64_t>{1, 2, 7, 6, 16}));
+  kernels().check_points("pool_max_blocked");
+}
+TEST_F(PoolSoftmaxLayernormKernel, ChannelBlockedAveragePoolIncludingPadCeilMode) {
+  kernels().check_points("pool_avg_blocked_include_pad_ceil");
 }
 TEST_F(PoolSoftmaxLayernormKernel, GlobalAveragePool) { kernels().check_points("pool_global_avg"); }
 TEST_F(PoolSoftmaxLayernormKernel, GlobalMaxPool) { kernels().check_points("pool_global_max"); }
@@ -196,6 +212,21 @@ TEST(PoolSoftmaxLayernormWorkload, ValidatesShapesAndAttributes) {
       make_pool2d_workload(f32({1, 8, 7, 7}), pool(PoolKind::average, {7, 7}, {1, 1}, {0, 0, 0, 0}), true);
   EXPECT_EQ(global.key(), windowed.key());
   EXPECT_DOUBLE_EQ(global.flops(), 8.0 * 49);
+  // A channel-blocked pool: 16k channels in blocks of 16, stored blocked, its key
+  // round-tripping; an NCHW pool's key does not name a block.
+  Pool2dAttrs blocked = pool(PoolKind::max, {3, 3}, {2, 2}, {1, 1, 1, 1});
+  blocked.block = 16;
+  EXPECT_THROW(make_pool2d_workload(f32({1, 24, 8, 8}), blocked, false), Error);
+  const Workload b = make_pool2d_workload(f32({1, 32, 8, 8}), blocked, false);
+  EXPECT_EQ(b.inputs[0].shape, (std::vector<int64_t>{1, 2, 8, 8, 16}));
+  EXPECT_EQ(b.output.shape, (std::vector<int64_t>{1, 2, 4, 4, 16}));
+  EXPECT_EQ(pool2d_nchw_output(b).shape, (std::vector<int64_t>{1, 32, 4, 4}));
+  EXPECT_EQ(b.key(), Workload::from_json(b.to_json()).key());
+  EXPECT_EQ(b.key(), pool2d_workload_from_shape("1x32x8x8,kernel=3x3,strides=2x2,pads=1x1x1x1,block=16").key());
+  EXPECT_DOUBLE_EQ(b.flops(), 32.0 * 16 * 9);
+  blocked.block = 8;
+  EXPECT_THROW(make_pool2d_workload(f32({1, 32, 8, 8}), blocked, false), Error);
+  EXPECT_EQ(global.key().find("block"), std::string::npos);
   EXPECT_EQ(make_softmax_workload(f32({2, 3}), -1).key(), make_softmax_workload(f32({2, 3}), 1).key());
   const Workload ln = make_layernorm_workload(f32({4, 6}), f32({6}), nullptr, -1, 1e-5);
   EXPECT_EQ(ln.key(), Workload::from_json(ln.to_json()).key());

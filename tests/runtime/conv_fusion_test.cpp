@@ -11,6 +11,7 @@
 #include <map>
 
 #include "core/conv2d_workload.h"
+#include "core/pool2d_workload.h"
 #include "importer/import_onnx.h"
 #include "onnx_model_builder.h"
 #include "runtime/bundle/kernel_bundle.h"
@@ -444,15 +445,22 @@ TEST(BlockActivations, BlocksValuesThatConvsPassToConvs) {
   EXPECT_EQ(blocks("c3"), std::make_pair(int64_t{16}, int64_t{16}));
   EXPECT_EQ(blocks("dw"), std::make_pair(int64_t{16}, int64_t{16}));  // depthwise after a conv
   EXPECT_EQ(by_name.at("dw")->attrs.get_int("weight_block", 0), 16);
-  EXPECT_EQ(blocks("c4"), std::make_pair(int64_t{16}, int64_t{0}));   // read by the pool
+  EXPECT_EQ(blocks("c4"), std::make_pair(int64_t{16}, int64_t{0}));   // read by the global pool
   EXPECT_EQ(blocks("c5"), std::make_pair(int64_t{16}, int64_t{0}));   // a graph output
-  EXPECT_EQ(blocks("dw2"), std::make_pair(int64_t{0}, int64_t{0}));   // after a MaxPool: NCHW
-  EXPECT_EQ(by_name.at("dw2")->attrs.get_int("weight_block", 0), 0);
-  EXPECT_EQ(blocks("c6"), std::make_pair(int64_t{0}, int64_t{0}));
-  // Copies back to NCHW: c3's output for c4's residual, c2's for the MaxPool.
-  EXPECT_EQ(layouts, 2);
+  // The MaxPool between c2 and the depthwise dw2 pools the blocked tensor.
+  EXPECT_EQ(by_name.at("maxpool")->attrs.get_int("input_block", 0), 16);
+  EXPECT_EQ(g.type_of(by_name.at("maxpool")->outputs[0]).shape, (std::vector<int64_t>{1, 2, 10, 10, 16}));
+  EXPECT_EQ(g.producer(by_name.at("maxpool")->inputs[0])->name, "c2");
+  EXPECT_EQ(blocks("dw2"), std::make_pair(int64_t{16}, int64_t{16}));
+  EXPECT_EQ(by_name.at("dw2")->attrs.get_int("weight_block", 0), 16);
+  EXPECT_EQ(blocks("c6"), std::make_pair(int64_t{16}, int64_t{0}));  // a graph output
+  const std::optional<Workload> pool = workload_of(g, *by_name.at("maxpool"));
+  ASSERT_TRUE(pool);
+  EXPECT_EQ(pool2d_attrs(*pool).block, 16);
+  EXPECT_EQ(pool->inputs[0].shape, (std::vector<int64_t>{1, 2, 10, 10, 16}));
+  // The one copy back to NCHW: c3's output for c4's residual.
+  EXPECT_EQ(layouts, 1);
   EXPECT_EQ(g.producer(by_name.at("c4")->inputs.back())->op, "NeeLayout");
-  EXPECT_EQ(g.producer(by_name.at("maxpool")->inputs[0])->op, "NeeLayout");
   EXPECT_EQ(g.type_of(by_name.at("c2")->outputs[0]).shape, (std::vector<int64_t>{1, 2, 10, 10, 16}));
   const std::optional<Workload> w = workload_of(g, *by_name.at("c3"));
   ASSERT_TRUE(w);
@@ -567,13 +575,14 @@ TEST_P(BlockedBundle, BundleKernelsComputeTheUnblockedGraph) {
     const Tensor x = random_tensor({DType::f32, {1, 3, side, side}}, seed);
     expect_outputs_near(with_bundle.run({{"x", x}}), reference.run({{"x", x}}), 1e-4);
   }
-  int convs = 0;
+  int convs = 0, pools = 0;
   for (const Placement& p : with_bundle.placements()) {
-    if (p.op != "NeeConv") continue;
-    ++convs;
+    if (p.op != "NeeConv" && p.op != "MaxPool") continue;
+    ++(p.op == "NeeConv" ? convs : pools);
     EXPECT_EQ(p.provider, "bundle") << p.node;
   }
   EXPECT_EQ(convs, 8);
+  EXPECT_EQ(pools, 1);  // the channel-blocked MaxPool
   bool winograd_conv = false;
   for (const Node& n : with_bundle.graph().nodes()) winograd_conv |= n.attrs.get_int("winograd_tile", 0) != 0;
   EXPECT_EQ(winograd_conv, options.winograd);
