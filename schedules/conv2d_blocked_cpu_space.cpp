@@ -88,7 +88,7 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   // 4 blocks by 4 columns (8 computed for 7) ran 1169-1203 us, 2 blocks by 7 932-984 us.
   const bool stride1_window_onto_7_wide = !one_by_one && !strided && out_w_ <= 7;
   const int64_t chunk_blocks = blocks_ % 4 == 0 && !stride1_window_onto_7_wide ? 4 : blocks_ % 2 == 0 ? 2 : 1;
-  const int64_t chunk_rows = dividing_value(knobs_[2].values, out_h_, 14);
+  const int64_t chunk_rows = fitting_tile(knobs_[2].values, out_h_, 14);
   const int64_t window = workload_.inputs[1].shape[2] * kernel_w_;
   const int64_t tile_weight_bytes = chunk_blocks * kConvWeightBlock * input_blocks_ * kConvWeightBlock * window * 4;
   const int64_t batch = conv2d_nchw_output(workload_).shape[0];
@@ -114,13 +114,13 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
     for (int64_t v : knobs_[1].values) px = v <= wanted ? std::max(px, v) : px;
     c.knobs["px"] = px;
   } else {
-    c.knobs["px"] = dividing_value(knobs_[1].values, out_w_, px_limit);
+    c.knobs["px"] = fitting_tile(knobs_[1].values, out_w_, px_limit);
   }
   // Whole 14-row tiles (or the whole plane) won for chunked tiles, which reuse a chunk's
   // weights over the tile, and for unchunked 1x1 convs (425 -> 373 us for 256->64 on 56x56)
   // that keep 4 tiles or more (MobileNetV2's 192->64 on 14x14 with one: 86 against 44 us).
   const bool whole_rows = chunked || (one_by_one && wide && tiles(oc_blocks, chunk_rows) >= 4);
-  c.knobs["rows"] = whole_rows ? chunk_rows : dividing_value(knobs_[2].values, out_h_, 8);
+  c.knobs["rows"] = whole_rows ? chunk_rows : fitting_tile(knobs_[2].values, out_h_, 8);
   c.knobs["red_order"] = 0;
   c.knobs["pad_at"] = unpadded_ || blocked_input_ ? 0 : 1;
   c.knobs["tile_order"] = 1;
@@ -168,8 +168,12 @@ ScheduledKernel Conv2dBlockedCpuSpace::apply(const ScheduleConfig& c) const {
   // tiles of 16 * oc_blocks channels, vectorizes columns and unrolls channels (reading
   // the block back transposed); blocked output splits the weight blocks ob, vectorizes
   // the 16 channels of a block and unrolls columns and blocks, as the accumulator does.
+  // A guarded last row tile computes only the rows left, where a shifted one recomputes
+  // those it overlaps (13 rows in tiles of 8 computed 16); but a chunked accumulator spans
+  // its whole tile, which a guard would let reach past the input, so that one shifts.
+  const TailStrategy row_tail = c.at("ci_chunk") == 0 ? TailStrategy::GuardWithIf : TailStrategy::ShiftInwards;
   Var xo("xo"), xi("xi"), oo("oo"), oc("oc"), yt("yt"), yi("yi");
-  p.out.split(p.x, xo, xi, px).split(p.y, yt, yi, static_cast<int>(c.at("rows")));
+  p.out.split(p.x, xo, xi, px).split(p.y, yt, yi, static_cast<int>(c.at("rows")), row_tail);
   const Var inner_tile = c.at("tile_order") == 0 ? oo : yt;
   const Var outer_tile = c.at("tile_order") == 0 ? yt : oo;
   if (p.output_block == 0) {

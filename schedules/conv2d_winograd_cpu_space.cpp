@@ -53,7 +53,7 @@ ScheduleConfig Conv2dWinogradCpuSpace::default_config() const {
   const bool wide = isa_.wide();
   const int64_t oc_blocks = wide && blocks_ % 2 == 0 ? 2 : 1;
   c.knobs["oc_blocks"] = oc_blocks;
-  c.knobs["px"] = dividing_value(knobs_[1].values, tiles_w_, isa_.default_block_columns(oc_blocks));
+  c.knobs["px"] = fitting_tile(knobs_[1].values, tiles_w_, isa_.default_block_columns(oc_blocks));
   c.knobs["rows"] = 1;
   c.knobs["parallel"] = tiles_h_ * batch_ >= 4 ? 0 : 1;
   c.knobs["product_at"] = 0;

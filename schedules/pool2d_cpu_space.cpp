@@ -52,7 +52,7 @@ ScheduleConfig Pool2dCpuSpace::default_config() const {
   ScheduleConfig c;
   if (blocked_) {
     // 4 vectors of 16 channels: columns enough to overlap the loads of neighbouring windows.
-    c.knobs["px"] = dividing_value(knobs_[0].values, out_w_, 4);
+    c.knobs["px"] = fitting_tile(knobs_[0].values, out_w_, 4);
   } else {
     c.knobs["vec"] = largest_value_up_to(knobs_, "vec", 8);
   }

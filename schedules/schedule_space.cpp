@@ -75,13 +75,20 @@ int64_t largest_value_up_to(const std::vector<Knob>& knobs, const std::string& n
 // A tile that divides its loop needs no overlap, but a far smaller one costs more than
 // the overlap (7-wide 1x1 convs got 1-column blocks: ResNet-50's 2048->512 at 7x7 ran
 // 2609 us on one thread with 1 column, against 2134-2228 us with 6 columns and one
-// overlapping; default points through nee-measure).
-int64_t dividing_value(const std::vector<int64_t>& values, int64_t extent, int64_t limit) {
-  int64_t best = 0, fallback = values.front();
+// overlapping; default points through nee-measure). Where no tile in range divides the
+// loop, the least overlap wins: SqueezeNet's 13-wide planes took 8-column blocks (16
+// columns computed) before 7-column ones (14).
+int64_t fitting_tile(const std::vector<int64_t>& values, int64_t extent, int64_t limit) {
+  int64_t best = 0, best_covered = 0, fallback = values.front();
   for (int64_t v : values) {
     if (v > limit) continue;
     fallback = std::max(fallback, v);
-    if (extent % v == 0 && 2 * v >= limit) best = std::max(best, v);
+    if (2 * v < limit) continue;
+    const int64_t covered = (extent + v - 1) / v * v;
+    if (best == 0 || covered < best_covered || (covered == best_covered && v > best)) {
+      best = v;
+      best_covered = covered;
+    }
   }
   return best ? best : fallback;
 }

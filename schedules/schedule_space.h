@@ -73,8 +73,9 @@ std::vector<int64_t> values_up_to(std::vector<int64_t> values, int64_t limit);
 // domain's first value: how default points pick sizes that fit the workload.
 int64_t largest_value_up_to(const std::vector<Knob>& knobs, const std::string& name, int64_t wanted);
 
-// The largest of `values` that divides `extent` and lies in [limit / 2, limit], else
-// the largest that does not exceed `limit` (or the first): how default points pick tiles.
-int64_t dividing_value(const std::vector<int64_t>& values, int64_t extent, int64_t limit);
+// Of `values` in [limit / 2, limit], the tile whose whole tiles cover `extent` with the
+// least excess (a divisor where one lies there; the largest on ties), else the largest
+// that does not exceed `limit` (or the first): how default points pick tiles.
+int64_t fitting_tile(const std::vector<int64_t>& values, int64_t extent, int64_t limit);
 
 }  // namespace nee
