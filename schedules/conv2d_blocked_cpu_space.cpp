@@ -86,8 +86,14 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   // the threads (1-3), so chunks need more than 48 KB of weights per tile and 4 tiles.
   // 3x3 convs with stride 1 onto a 7-wide plane were the exception to 4 weight blocks:
   // 4 blocks by 4 columns (8 computed for 7) ran 1169-1203 us, 2 blocks by 7 932-984 us.
+  // An odd count of blocks divisible by 3 chunks 3 at a time: SqueezeNet's 512->1000 1x1
+  // classifier on 13x13 (63 blocks) took 1238 us unchunked and 948 us chunked (cold,
+  // `nee-measure` on the default bundle's kernel; 4 minutes of nee-tune found 844 us).
   const bool stride1_window_onto_7_wide = !one_by_one && !strided && out_w_ <= 7;
-  const int64_t chunk_blocks = blocks_ % 4 == 0 && !stride1_window_onto_7_wide ? 4 : blocks_ % 2 == 0 ? 2 : 1;
+  const int64_t chunk_blocks = blocks_ % 4 == 0 && !stride1_window_onto_7_wide ? 4
+                               : blocks_ % 2 == 0                              ? 2
+                               : blocks_ % 3 == 0                              ? 3
+                                                                               : 1;
   const int64_t chunk_rows = fitting_tile(knobs_[2].values, out_h_, 14);
   const int64_t window = workload_.inputs[1].shape[2] * kernel_w_;
   const int64_t tile_weight_bytes = chunk_blocks * kConvWeightBlock * input_blocks_ * kConvWeightBlock * window * 4;
