@@ -25,6 +25,48 @@ struct Buffer {
   bool planned = true;
 };
 
+// Where a Concat whose dims before its axis are all 1 (a batch-1 channel concatenation,
+// in NCHW or blocked) keeps each input as one contiguous run of its output, an input that
+// only this Concat reads can be produced in place: its bytes are that run, and the
+// Concat's kernel finds it there and copies nothing (the reference Concat skips an input
+// already in place). Returns each such input with the concatenation holding it and the
+// byte offset there. `root` maps values to the buffer holding their bytes; an input that
+// is a view, a graph input or output, or itself holds other inputs stays a copy, as does
+// one whose offset is off the plan's alignment.
+std::unordered_map<std::string, std::pair<std::string, size_t>> inputs_made_in_place(
+    const Graph& graph, const std::unordered_map<std::string, std::string>& root,
+    const std::unordered_map<std::string, Buffer>& buffers, size_t alignment) {
+  std::unordered_map<std::string, std::pair<std::string, size_t>> inside;
+  std::set<std::string> hosts;
+  const auto own_buffer = [&](const std::string& value) {
+    const auto r = root.find(value);
+    const auto b = buffers.find(value);
+    return r != root.end() && r->second == value && b != buffers.end() && b->second.planned;
+  };
+  for (const Node& node : graph.nodes()) {
+    if (node.op != "Concat" || node.outputs.empty() || !own_buffer(node.outputs[0])) continue;
+    const std::string& y = node.outputs[0];
+    const std::vector<int64_t>& shape = graph.type_of(y).shape;
+    const int64_t axis = node.attrs.get_int("axis", -1);
+    if (axis < 0 || axis >= static_cast<int64_t>(shape.size())) continue;
+    int64_t outer = 1;
+    for (int64_t d = 0; d < axis; ++d) outer *= shape[static_cast<size_t>(d)];
+    if (outer != 1) continue;
+    size_t offset = 0;
+    for (const std::string& x : node.inputs) {
+      const TensorType& type = graph.type_of(x);
+      const size_t bytes = static_cast<size_t>(type.elements()) * dtype_size(type.dtype);
+      const bool once = std::count(node.inputs.begin(), node.inputs.end(), x) == 1;
+      if (once && own_buffer(x) && !hosts.count(x) && graph.consumers(x).size() == 1 && offset % alignment == 0) {
+        inside[x] = {y, offset};
+        hosts.insert(y);
+      }
+      offset += bytes;
+    }
+  }
+  return inside;
+}
+
 }  // namespace
 
 MemoryPlan plan_memory(const Graph& graph, size_t alignment) {
@@ -63,6 +105,14 @@ MemoryPlan plan_memory(const Graph& graph, size_t alignment) {
     auto it = root.find(out);
     if (it != root.end() && !it->second.empty()) buffers[it->second].planned = false;
   }
+  // An input made in place lives in its concatenation's buffer, which is then live from
+  // the first such input's producer on.
+  const auto inside = inputs_made_in_place(graph, root, buffers, alignment);
+  for (const auto& [x, host] : inside) {
+    Buffer& concat = buffers[host.first];
+    concat.first = std::min(concat.first, buffers[x].first);
+    buffers[x].planned = false;
+  }
 
   // Greedy by size: the largest tensors are placed first, each at the lowest offset
   // that no placed tensor with an overlapping lifetime occupies.
@@ -91,6 +141,7 @@ MemoryPlan plan_memory(const Graph& graph, size_t alignment) {
     plan.offsets[b->name] = offset;
     plan.arena_bytes = std::max(plan.arena_bytes, offset + size);
   }
+  for (const auto& [x, host] : inside) plan.offsets[x] = plan.offsets.at(host.first) + host.second;
   return plan;
 }
 

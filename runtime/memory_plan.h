@@ -10,8 +10,10 @@ namespace nee {
 
 // A static plan for a graph's intermediate tensors: each gets an offset in one arena,
 // and two tensors share bytes only when their lifetimes (producing node to last reading
-// node, in execution order) do not overlap. Graph outputs, and views of them, are not
-// planned: they are returned to the caller and must outlive the next run.
+// node, in execution order) do not overlap, or when one is an input that a batch-1
+// Concat alone reads, placed where the Concat's output holds it (copy-free
+// concatenation). Graph outputs, and views of them, are not planned: they are returned
+// to the caller and must outlive the next run.
 struct MemoryPlan {
   std::unordered_map<std::string, size_t> offsets;  // planned values -> byte offset
   size_t arena_bytes = 0;                           // planned peak

@@ -4,7 +4,9 @@
 
 namespace nee {
 
-// Concatenates along the importer-normalized `axis`; any dtype, copied as bytes.
+// Concatenates along the importer-normalized `axis`; any dtype, copied as bytes. An input
+// whose producer wrote it in place (the memory plan's copy-free concatenation) is not
+// copied onto itself.
 ReferenceFn make_reference_concat(const Graph& graph, const Node& node) {
   const size_t axis = static_cast<size_t>(node.attrs.get_int("axis"));
   const std::vector<int64_t> out_shape = graph.type_of(node.outputs[0]).shape;
@@ -17,7 +19,8 @@ ReferenceFn make_reference_concat(const Graph& graph, const Node& node) {
     for (int64_t o = 0; o < outer; ++o) {
       for (const Tensor* t : in) {
         const size_t chunk = static_cast<size_t>(t->shape()[axis] * inner) * size;
-        std::memcpy(dst, static_cast<const uint8_t*>(t->data()) + o * chunk, chunk);
+        const uint8_t* src = static_cast<const uint8_t*>(t->data()) + o * chunk;
+        if (src != dst) std::memcpy(dst, src, chunk);
         dst += chunk;
       }
     }

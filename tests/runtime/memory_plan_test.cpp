@@ -1,5 +1,7 @@
 #include "runtime/memory_plan.h"
 
+#include <cmath>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -107,6 +109,65 @@ TEST(MemoryPlan, ViewKeepsItsBaseAliveAndViewOfOutputIsNotPlanned) {
   add_node(h, "Identity", "id", {"a"}, "y", f32({8}));
   h.add_output("y");
   EXPECT_TRUE(plan_memory(h).offsets.empty());
+}
+
+// x -> Relu a [N,16,4,4]; b = Concat(Sigmoid b1, Sigmoid b2) [N,32,4,4]; Tanh c
+// [N,16,4,4], which the last Add reads too; Concat(a, b, c) along channels -> Relu y.
+Graph concatenation(int64_t batch) {
+  Graph g;
+  g.add_value("x", f32({batch, 16, 4, 4}));
+  g.add_input("x");
+  Attributes axis;
+  axis.set("axis", int64_t{1});
+  add_node(g, "Relu", "ra", {"x"}, "a", f32({batch, 16, 4, 4}));
+  add_node(g, "Sigmoid", "rb1", {"x"}, "b1", f32({batch, 16, 4, 4}));
+  add_node(g, "Sigmoid", "rb2", {"x"}, "b2", f32({batch, 16, 4, 4}));
+  add_node(g, "Concat", "widen", {"b1", "b2"}, "b", f32({batch, 32, 4, 4}), axis);
+  add_node(g, "Tanh", "rc", {"x"}, "c", f32({batch, 16, 4, 4}));
+  add_node(g, "Concat", "cat", {"a", "b", "c"}, "cat_out", f32({batch, 64, 4, 4}), axis);
+  add_node(g, "Relu", "ry", {"cat_out"}, "y", f32({batch, 64, 4, 4}));
+  add_node(g, "Add", "plus_c", {"c", "c"}, "z", f32({batch, 16, 4, 4}));
+  g.add_output("y");
+  g.add_output("z");
+  return g;
+}
+
+TEST(MemoryPlan, ABatchOneConcatenationIsWrittenInPlaceByTheInputsOnlyItReads) {
+  const Graph g = concatenation(1);
+  const MemoryPlan plan = plan_memory(g);
+  const size_t bytes16 = 16 * 4 * 4 * 4;
+  const size_t cat = plan.offsets.at("cat_out");
+  // a is made where cat_out holds it, b1 and b2 where b holds them; b, which holds
+  // them, and c, which the last Add reads too, are copied.
+  EXPECT_EQ(plan.offsets.at("a"), cat);
+  EXPECT_EQ(plan.offsets.at("b1"), plan.offsets.at("b"));
+  EXPECT_EQ(plan.offsets.at("b2"), plan.offsets.at("b") + bytes16);
+  // cat_out is live from a's producer on, so nothing made meanwhile shares its bytes.
+  for (const auto& [other, bytes] : {std::make_pair("b", 2 * bytes16), std::make_pair("c", bytes16)}) {
+    const size_t o = plan.offsets.at(other);
+    EXPECT_TRUE(o + bytes <= cat || o >= cat + 4 * bytes16) << other;
+  }
+  // At batch 2 no input is one run of the output.
+  const MemoryPlan batched = plan_memory(concatenation(2));
+  EXPECT_NE(batched.offsets.at("a"), batched.offsets.at("cat_out"));
+  EXPECT_NE(batched.offsets.at("b1"), batched.offsets.at("b"));
+
+  for (int64_t batch : {1, 2}) {
+    Session s(concatenation(batch), {});
+    Tensor x(DType::f32, {batch, 16, 4, 4});
+    for (int64_t i = 0; i < x.elements(); ++i) x.data_as<float>()[i] = static_cast<float>(i % 11) * 0.25f - 1.0f;
+    const auto out = s.run({{"x", x}});
+    const Tensor& y = out.at("y");
+    for (int64_t n = 0; n < batch; ++n) {
+      for (int64_t c = 0; c < 64; ++c) {
+        for (int64_t p = 0; p < 16; ++p) {
+          const float v = x.data_as<float>()[(n * 16 + c % 16) * 16 + p];
+          const float want = c < 16 ? std::max(v, 0.0f) : c < 48 ? 1.0f / (1.0f + std::exp(-v)) : std::tanh(v);
+          ASSERT_NEAR(y.data_as<float>()[(n * 64 + c) * 16 + p], std::max(want, 0.0f), 1e-6) << batch << " " << c;
+        }
+      }
+    }
+  }
 }
 
 TEST(MemoryPlan, SessionOutputsSurviveTheNextRun) {
