@@ -25,42 +25,70 @@ struct Buffer {
   bool planned = true;
 };
 
-// Where a Concat whose dims before its axis are all 1 (a batch-1 channel concatenation,
-// in NCHW or blocked) keeps each input as one contiguous run of its output, an input that
-// only this Concat reads can be produced in place: its bytes are that run, and the
-// Concat's kernel finds it there and copies nothing (the reference Concat skips an input
-// already in place). Returns each such input with the concatenation holding it and the
-// byte offset there. `root` maps values to the buffer holding their bytes; an input that
-// is a view, a graph input or output, or itself holds other inputs stays a copy, as does
-// one whose offset is off the plan's alignment.
-std::unordered_map<std::string, std::pair<std::string, size_t>> inputs_made_in_place(
+// Copy-free concatenation. A Concat whose dims before its axis are all 1 (a batch-1
+// channel concatenation, NCHW or blocked) keeps each input as one contiguous run of its
+// output, so an input can be produced in place: its bytes are that run, and the Concat's
+// kernel finds it there and copies nothing (the reference Concat skips an input already
+// in place). Concats whose inputs begin with another's inputs form a chain (DenseNet's
+// dense blocks concatenate the same features again with one more each time): every one
+// of them is then a prefix of the longest, so it is a view of that one's bytes, and an
+// input that only the chain's Concats read is made in place once for all of them.
+// Returns each value placed inside another with that host and the byte offset there.
+// `root` maps values to the buffer holding their bytes; a value that is a view, a graph
+// input or output, or a Concat's output read as an input stays a copy, as does one off
+// the plan's alignment.
+std::unordered_map<std::string, std::pair<std::string, size_t>> made_in_place(
     const Graph& graph, const std::unordered_map<std::string, std::string>& root,
     const std::unordered_map<std::string, Buffer>& buffers, size_t alignment) {
-  std::unordered_map<std::string, std::pair<std::string, size_t>> inside;
-  std::set<std::string> hosts;
   const auto own_buffer = [&](const std::string& value) {
     const auto r = root.find(value);
     const auto b = buffers.find(value);
     return r != root.end() && r->second == value && b != buffers.end() && b->second.planned;
   };
+  std::unordered_map<std::string, const Node*> concats;  // batch-1 Concats by output
   for (const Node& node : graph.nodes()) {
     if (node.op != "Concat" || node.outputs.empty() || !own_buffer(node.outputs[0])) continue;
-    const std::string& y = node.outputs[0];
-    const std::vector<int64_t>& shape = graph.type_of(y).shape;
+    const std::vector<int64_t>& shape = graph.type_of(node.outputs[0]).shape;
     const int64_t axis = node.attrs.get_int("axis", -1);
     if (axis < 0 || axis >= static_cast<int64_t>(shape.size())) continue;
     int64_t outer = 1;
     for (int64_t d = 0; d < axis; ++d) outer *= shape[static_cast<size_t>(d)];
-    if (outer != 1) continue;
+    if (outer == 1) concats[node.outputs[0]] = &node;
+  }
+  // Each Concat's parent: the one with the fewest more inputs whose inputs begin with its own.
+  std::unordered_map<std::string, std::string> parent;
+  for (const auto& [y, a] : concats) {
+    const Node* best = nullptr;
+    for (const auto& [other, b] : concats) {
+      if (b == a || b->inputs.size() <= a->inputs.size() || b->attrs.get_int("axis") != a->attrs.get_int("axis") ||
+          !std::equal(a->inputs.begin(), a->inputs.end(), b->inputs.begin())) {
+        continue;
+      }
+      if (!best || b->inputs.size() < best->inputs.size()) best = b;
+    }
+    if (best) parent[y] = best->outputs[0];
+  }
+  const auto chain_root = [&](std::string y) {
+    for (auto it = parent.find(y); it != parent.end(); it = parent.find(y)) y = it->second;
+    return y;
+  };
+  std::unordered_map<std::string, std::pair<std::string, size_t>> inside;
+  for (const auto& [y, node] : concats) {
+    if (parent.count(y)) inside[y] = {chain_root(y), 0};
+  }
+  for (const auto& [y, node] : concats) {
+    if (parent.count(y)) continue;
     size_t offset = 0;
-    for (const std::string& x : node.inputs) {
+    for (const std::string& x : node->inputs) {
       const TensorType& type = graph.type_of(x);
       const size_t bytes = static_cast<size_t>(type.elements()) * dtype_size(type.dtype);
-      const bool once = std::count(node.inputs.begin(), node.inputs.end(), x) == 1;
-      if (once && own_buffer(x) && !hosts.count(x) && graph.consumers(x).size() == 1 && offset % alignment == 0) {
-        inside[x] = {y, offset};
-        hosts.insert(y);
+      bool chain_only = own_buffer(x) && !concats.count(x) && offset % alignment == 0;
+      for (const Node* reader : graph.consumers(x)) {
+        chain_only = chain_only && reader->op == "Concat" && concats.count(reader->outputs[0]) &&
+                     chain_root(reader->outputs[0]) == y &&
+                     std::count(reader->inputs.begin(), reader->inputs.end(), x) == 1;
       }
+      if (chain_only) inside[x] = {y, offset};
       offset += bytes;
     }
   }
@@ -105,12 +133,13 @@ MemoryPlan plan_memory(const Graph& graph, size_t alignment) {
     auto it = root.find(out);
     if (it != root.end() && !it->second.empty()) buffers[it->second].planned = false;
   }
-  // An input made in place lives in its concatenation's buffer, which is then live from
-  // the first such input's producer on.
-  const auto inside = inputs_made_in_place(graph, root, buffers, alignment);
+  // A value made in place lives in its host's buffer, which is then live from the first
+  // such value's producer to the last one's last reader.
+  const auto inside = made_in_place(graph, root, buffers, alignment);
   for (const auto& [x, host] : inside) {
     Buffer& concat = buffers[host.first];
     concat.first = std::min(concat.first, buffers[x].first);
+    concat.last = std::max(concat.last, buffers[x].last);
     buffers[x].planned = false;
   }
 

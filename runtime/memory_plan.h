@@ -10,8 +10,9 @@ namespace nee {
 
 // A static plan for a graph's intermediate tensors: each gets an offset in one arena,
 // and two tensors share bytes only when their lifetimes (producing node to last reading
-// node, in execution order) do not overlap, or when one is an input that a batch-1
-// Concat alone reads, placed where the Concat's output holds it (copy-free
+// node, in execution order) do not overlap, or when one is placed where a batch-1
+// Concat's output holds it: an input that only that Concat (or a chain of Concats that
+// each extend the last one's inputs) reads, and the chain's shorter Concats (copy-free
 // concatenation). Graph outputs, and views of them, are not planned: they are returned
 // to the caller and must outlive the next run.
 struct MemoryPlan {

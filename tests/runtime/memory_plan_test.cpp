@@ -170,6 +170,58 @@ TEST(MemoryPlan, ABatchOneConcatenationIsWrittenInPlaceByTheInputsOnlyItReads) {
   }
 }
 
+// A dense block (DenseNet's): x0 = Relu(x); c1 = Concat(x0, y1) with y1 = Sigmoid(x);
+// u1 = Tanh(c1); y2 = Relu(x); c2 = Concat(x0, y1, y2) repeats c1's inputs and adds
+// one; the output concatenates u1 and c2.
+Graph dense_block() {
+  Graph g;
+  g.add_value("x", f32({1, 16, 2, 2}));
+  g.add_input("x");
+  Attributes axis;
+  axis.set("axis", int64_t{1});
+  add_node(g, "Relu", "r0", {"x"}, "x0", f32({1, 16, 2, 2}));
+  add_node(g, "Sigmoid", "s1", {"x"}, "y1", f32({1, 16, 2, 2}));
+  add_node(g, "Concat", "cat1", {"x0", "y1"}, "c1", f32({1, 32, 2, 2}), axis);
+  add_node(g, "Tanh", "t1", {"c1"}, "u1", f32({1, 32, 2, 2}));
+  add_node(g, "Relu", "r2", {"x"}, "y2", f32({1, 16, 2, 2}));
+  add_node(g, "Concat", "cat2", {"x0", "y1", "y2"}, "c2", f32({1, 48, 2, 2}), axis);
+  add_node(g, "Concat", "out", {"u1", "c2"}, "y", f32({1, 80, 2, 2}), axis);
+  g.add_output("y");
+  return g;
+}
+
+TEST(MemoryPlan, AChainOfConcatenationsSharesTheLongestOnesBytes) {
+  const Graph g = dense_block();
+  const MemoryPlan plan = plan_memory(g, 16);
+  const size_t block = 16 * 2 * 2 * 4;
+  const size_t c2 = plan.offsets.at("c2");
+  EXPECT_EQ(plan.offsets.at("c1"), c2);  // a prefix of c2
+  EXPECT_EQ(plan.offsets.at("x0"), c2);
+  EXPECT_EQ(plan.offsets.at("y1"), c2 + block);
+  EXPECT_EQ(plan.offsets.at("y2"), c2 + 2 * block);
+  // u1, made while c2's bytes are live, does not share them.
+  EXPECT_TRUE(plan.offsets.at("u1") + 2 * block <= c2 || plan.offsets.at("u1") >= c2 + 3 * block);
+
+  Session s(dense_block(), {});
+  Tensor x(DType::f32, {1, 16, 2, 2});
+  for (int64_t i = 0; i < x.elements(); ++i) x.data_as<float>()[i] = static_cast<float>(i % 9) * 0.5f - 2.0f;
+  for (int run = 0; run < 2; ++run) {
+    const Tensor y = s.run({{"x", x}}).at("y");
+    for (int64_t c = 0; c < 80; ++c) {
+      for (int64_t p = 0; p < 4; ++p) {
+        const float v = x.data_as<float>()[(c % 16) * 4 + p];
+        const float relu = std::max(v, 0.0f), sigmoid = 1.0f / (1.0f + std::exp(-v));
+        const float want = c < 16   ? std::tanh(relu)
+                           : c < 32 ? std::tanh(sigmoid)
+                           : c < 48 ? relu
+                           : c < 64 ? sigmoid
+                                    : relu;
+        ASSERT_NEAR(y.data_as<float>()[c * 4 + p], want, 1e-6) << run << " " << c;
+      }
+    }
+  }
+}
+
 TEST(MemoryPlan, SessionOutputsSurviveTheNextRun) {
   // Unoptimized: fuse_elementwise would make the chain one node with no intermediates.
   Session s(chain(), {});
