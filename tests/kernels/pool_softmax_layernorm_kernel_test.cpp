@@ -57,6 +57,10 @@ std::map<std::string, Workload> cases() {
   all["pool_avg_blocked_include_pad_ceil"] = make_pool2d_workload(f32({2, 16, 9, 7}), blocked_avg, true);
   all["pool_global_avg"] = make_global_pool2d_workload(f32({1, 5, 7, 7}), PoolKind::average);
   all["pool_global_max"] = make_global_pool2d_workload(f32({2, 3, 13, 1}), PoolKind::max);
+  // Planes 20 and 16 wide: the default splits each window row into 8 vector lanes, the
+  // first with a ragged last step.
+  all["pool_global_avg_lanes"] = make_global_pool2d_workload(f32({1, 3, 9, 20}), PoolKind::average);
+  all["pool_global_max_lanes"] = make_global_pool2d_workload(f32({2, 2, 11, 16}), PoolKind::max);
   all["softmax_last"] = make_softmax_workload(f32({3, 13}), -1);
   all["softmax_middle"] = make_softmax_workload(f32({2, 7, 5}), 1);
   all["softmax_single_row"] = make_softmax_workload(f32({13}), 0);
@@ -136,6 +140,12 @@ TEST_F(PoolSoftmaxLayernormKernel, ChannelBlockedAveragePoolIncludingPadCeilMode
 }
 TEST_F(PoolSoftmaxLayernormKernel, GlobalAveragePool) { kernels().check_points("pool_global_avg"); }
 TEST_F(PoolSoftmaxLayernormKernel, GlobalMaxPool) { kernels().check_points("pool_global_max"); }
+TEST_F(PoolSoftmaxLayernormKernel, GlobalPoolsInWindowLanes) {
+  for (const char* name : {"pool_global_avg_lanes", "pool_global_max_lanes"}) {
+    EXPECT_EQ(make_schedule_space(cases().at(name), TargetKind::cpu)->default_config().at("window_lanes"), 8) << name;
+    kernels().check_points(name);
+  }
+}
 TEST_F(PoolSoftmaxLayernormKernel, SoftmaxLastAxis) { kernels().check_points("softmax_last"); }
 TEST_F(PoolSoftmaxLayernormKernel, SoftmaxMiddleAxis) { kernels().check_points("softmax_middle"); }
 TEST_F(PoolSoftmaxLayernormKernel, SoftmaxSingleRow) { kernels().check_points("softmax_single_row"); }
