@@ -15,10 +15,14 @@ struct GraphOptions {
   // Run the convs that conv2d_winograd_tile picks as Winograd F(m x m, 3x3) over
   // transformed weights (passes.h: use_winograd); only CPU kernels schedule them.
   bool winograd = false;
+  // With block_activations, MaxPool and AveragePool between blocked convs pool the blocked
+  // tensor (passes.h: block_activations). A manifest from before it was recorded reads as
+  // false, which is how those bundles were built.
+  bool block_pools = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
-           winograd == o.winograd;
+           winograd == o.winograd && block_pools == o.block_pools;
   }
 };
 

@@ -53,7 +53,8 @@ nlohmann::json BundleManifest::to_json() const {
           {"graph",
            {{"block_activations", graph.block_activations},
             {"fold_matmul_batch", graph.fold_matmul_batch},
-            {"winograd", graph.winograd}}},
+            {"winograd", graph.winograd},
+            {"block_pools", graph.block_pools}}},
           {"variants", variants_json}};
 }
 
@@ -73,6 +74,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.block_activations = j.at("graph").at("block_activations").get<bool>();
   m.graph.fold_matmul_batch = j.at("graph").at("fold_matmul_batch").get<bool>();
   m.graph.winograd = j.at("graph").at("winograd").get<bool>();
+  m.graph.block_pools = j.at("graph").value("block_pools", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;
     variant.isa = v.at("isa").get<std::string>();

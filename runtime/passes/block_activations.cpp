@@ -90,12 +90,14 @@ bool reads_as_blocked(const Node& reader, const std::string& value, const std::s
 // result a blocked reader takes (SqueezeNet's fire modules and GoogLeNet's inception
 // blocks concatenate conv outputs that the next convs read; their max pools sit between
 // such convs and concats), found again until no more join, for chains of them.
-std::set<std::string> carriers_to_block(const Graph& graph, const std::set<std::string>& convs) {
+std::set<std::string> carriers_to_block(const Graph& graph, const std::set<std::string>& convs, bool pools) {
   std::set<std::string> carriers;
   for (bool grew = true; grew;) {
     grew = false;
     for (const Node& node : graph.nodes()) {
-      if (carriers.count(node.name) || !(concats_channels(graph, node) || pools_channels(graph, node))) continue;
+      if (carriers.count(node.name) || !(concats_channels(graph, node) || (pools && pools_channels(graph, node)))) {
+        continue;
+      }
       for (const Node* reader : graph.consumers(node.outputs[0])) {
         if (reads_as_blocked(*reader, node.outputs[0], convs, carriers)) {
           carriers.insert(node.name);
@@ -128,14 +130,14 @@ std::set<std::string> values_to_block(const Graph& graph, const std::set<std::st
 
 }  // namespace
 
-void block_activations(Graph& graph) {
+void block_activations(Graph& graph, bool pools) {
   std::set<std::string> convs;  // names of the NeeConv nodes that read and write blocked
   for (const Node& node : graph.nodes()) {
     if (reads_blocked(graph, node)) convs.insert(node.name);
   }
   // A depthwise conv stays only if its X is blocked; dropping one may unblock the value
   // it read, so this repeats until nothing changes.
-  std::set<std::string> carriers = carriers_to_block(graph, convs);
+  std::set<std::string> carriers = carriers_to_block(graph, convs, pools);
   std::set<std::string> blocked = values_to_block(graph, convs, carriers);
   for (bool dropped = true; dropped;) {
     dropped = false;
@@ -146,7 +148,7 @@ void block_activations(Graph& graph) {
       }
     }
     if (dropped) {
-      carriers = carriers_to_block(graph, convs);
+      carriers = carriers_to_block(graph, convs, pools);
       blocked = values_to_block(graph, convs, carriers);
     }
   }

@@ -18,7 +18,7 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   fuse_elementwise(graph);
   if (options.fold_matmul_batch) fold_matmul_batch(graph);
   pack_conv_weights(graph);
-  if (options.block_activations) block_activations(graph);
+  if (options.block_activations) block_activations(graph, options.block_pools);
   if (options.winograd) use_winograd(graph);
 }
 

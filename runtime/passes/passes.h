@@ -89,13 +89,15 @@ bool block_conv_weights(Graph& graph, Node& node);
 // Keeps activations channel-blocked between convolutions: the output of a NeeConv with
 // blocked weights (group 1, channels a multiple of 16, not a graph output) that another
 // such NeeConv reads, as X or as its residual, becomes blocked (output_block), and its
-// readers read it so (input_block); any other reader gets one NeeLayout copy back to
-// NCHW, and a residual whose layout differs from its conv's output one copy across. A
+// readers read it so (input_block); channel Concats, and with `pools` MaxPool and
+// AveragePool, carry the layout through when a blocked reader takes their output; any
+// other reader gets one NeeLayout copy back to NCHW, and a residual whose layout differs
+// from its conv's output one copy across. A
 // depthwise NeeConv with constant weights and 16k channels joins in when its X is
 // blocked: its weights are blocked here and it reads X blocked (vectorized over
 // channels, it would gather from NCHW planes). Runs after pack_conv_weights. Only CPU
 // kernels schedule blocked activations.
-void block_activations(Graph& graph);
+void block_activations(Graph& graph, bool pools);
 
 // Transforms the constant weights of every NeeConv for which conv2d_winograd_tile (of its
 // workload) picks a tile, and sets its winograd_tile. Runs after block_activations.

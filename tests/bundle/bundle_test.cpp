@@ -166,6 +166,13 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
   j["graph"]["block_activations"] = true;
   save_manifest(j);
   EXPECT_TRUE(BundleManifest::load(copy_).graph.block_activations);
+  // Bundles from before blocked pools were recorded were built without them.
+  j["graph"].erase("block_pools");
+  save_manifest(j);
+  EXPECT_FALSE(BundleManifest::load(copy_).graph.block_pools);
+  j["graph"]["block_pools"] = true;
+  save_manifest(j);
+  EXPECT_TRUE(BundleManifest::load(copy_).graph.block_pools);
   j.erase("graph");
   save_manifest(j);
   EXPECT_HAS(load_error(), "malformed");

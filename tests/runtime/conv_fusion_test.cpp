@@ -409,7 +409,7 @@ class BlockingReferenceProvider : public KernelProvider {
   GraphOptions options_;
 };
 
-const GraphOptions kBlocked{true, true, false}, kBlockedWinograd{true, true, true};
+const GraphOptions kBlocked{true, true, false, true}, kBlockedWinograd{true, true, true, true};
 // The runtime runs 3x3 convs as Winograd on planes of 14x14 or more (conv2d_winograd_tile).
 constexpr int64_t kWinogradSide = 14;
 
@@ -467,6 +467,16 @@ TEST(BlockActivations, BlocksValuesThatConvsPassToConvs) {
   EXPECT_EQ(conv2d_attrs(*w).input_block, 16);
   EXPECT_EQ(conv2d_attrs(*w).output_block, 16);
   EXPECT_DOUBLE_EQ(w->flops(), 2.0 * 32 * 100 * 32);
+
+  // Without block_pools (bundles from before it was recorded) the MaxPool reads NCHW.
+  Graph nchw_pool = import_onnx_bytes(blocking_cnn_bytes());
+  optimize_graph(nchw_pool, GraphOptions{true, true, false, false});
+  for (const Node& n : nchw_pool.nodes()) {
+    if (n.name == "maxpool") {
+      EXPECT_EQ(n.attrs.get_int("input_block", 0), 0);
+      EXPECT_EQ(nchw_pool.producer(n.inputs[0])->op, "NeeLayout");
+    }
+  }
 
   // With Winograd on, c2 (3x3, stride 1, blocked on both sides) on 14x14 takes F(2x2, 3x3)
   // weights [32/16 blocks, 4x4 elements, 16 input channels, 16]; nothing else changes.
