@@ -1,7 +1,6 @@
 #include "schedules/pool2d_cpu_space.h"
 
 #include "core/activation_layout.h"
-
 #include "schedules/static_output.h"
 
 namespace nee {
