@@ -12,6 +12,7 @@
 #include "temp_dir.h"
 #include "tuner/compile/builder.h"
 #include "tuner/compile/kernel_compiler.h"
+#include "tuner/measure/measurement.h"
 #include "tuner/runners/local_runner.h"
 #include "tuning-db/tuning_database.h"
 
@@ -39,7 +40,7 @@ class FakeMeasure : public ::testing::Test {
   MeasureResult measure_with(const std::string& script_body, double timeout_s = 10) {
     RunnerOptions o;
     o.timeout_seconds = timeout_s;
-    LocalRunner runner(o, dir_.script("fake-measure", script_body));
+    LocalRunner runner(o, dir_.script("fake-measure", script_body), /*shared_child=*/false);
     return runner.measure(build_, candidate_, 1);
   }
   TempDir dir_;
@@ -164,6 +165,28 @@ TEST(WrongResult, IsReportedAndNeverBest) {
   EXPECT_GT(cold.median_us, 0);
   EXPECT_EQ(cold.repeats, 3);
   EXPECT_EQ(cold_runner.measure(builds[0], liar, 3).status, MeasureStatus::wrong_result);
+
+  // Against a best it cannot reach (the kernel's own time / 1.5), timing stops after two
+  // samples; checked first all the same.
+  const MeasureResult losing = runner.measure(builds[0], honest, 3, right.median_us / 1.5);
+  ASSERT_EQ(losing.status, MeasureStatus::ok) << losing.error;
+  EXPECT_EQ(losing.repeats, 2);
+  EXPECT_EQ(runner.measure(builds[0], liar, 3, right.median_us / 1.5).status, MeasureStatus::wrong_result);
+}
+
+TEST(TimingIsEnough, AfterTwoSamplesThatCannotWinOrThreeThatAgree) {
+  EXPECT_FALSE(timing_is_enough({}, 0));
+  EXPECT_FALSE(timing_is_enough({100}, 10));
+  // Losing: the faster of the first two samples above 1.2x the best.
+  EXPECT_TRUE(timing_is_enough({130, 125}, 100));
+  EXPECT_FALSE(timing_is_enough({130, 119}, 100));
+  EXPECT_FALSE(timing_is_enough({130, 125}, 0));  // no best yet
+  // Settled: three or more within 2% of the fastest.
+  EXPECT_TRUE(timing_is_enough({100, 101.5, 102}, 0));
+  EXPECT_FALSE(timing_is_enough({100, 101, 102.5}, 0));
+  EXPECT_FALSE(timing_is_enough({100, 101}, 0));
+  EXPECT_FALSE(timing_is_enough({110, 101, 100, 101.9, 101}, 0));  // one outlier keeps it going
+  EXPECT_TRUE(timing_is_enough({101, 100, 101.9}, 95));
 }
 
 TEST(RunnerOptionsJson, CacheStateTravelsAndOldBatchFlagsRead) {

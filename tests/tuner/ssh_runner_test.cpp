@@ -61,7 +61,9 @@ TEST(SshRunner, TunesThroughLoopbackSshd) {
   for (const TuningRecord& r : records) {
     EXPECT_EQ(r.result.status, MeasureStatus::ok) << r.result.error;
     EXPECT_GT(r.result.median_us, 0);
-    EXPECT_EQ(r.result.repeats, 3);
+    // The default's 3 samples; a later point's timing may stop at 2 when it cannot win.
+    EXPECT_GE(r.result.repeats, r.strategy == "default" ? 3 : 2);
+    EXPECT_LE(r.result.repeats, 3);
     EXPECT_EQ(r.target.device.hash(), remote_device.hash());
   }
   EXPECT_EQ(records.front().strategy, "default");

@@ -38,6 +38,10 @@
 
 namespace {
 
+// A candidate conv's object is 20 KB here, the Halide runtime's 170 KB: 1 GiB keeps tens
+// of thousands of schedules.
+constexpr uint64_t kObjectCacheBytes = uint64_t{1} << 30;
+
 // "300", "90s", "5m", "1h" -> seconds.
 double parse_duration(const std::string& text) {
   static const std::regex pattern(R"(^\s*([0-9]+(\.[0-9]+)?)\s*([smh]?)\s*$)");
@@ -217,13 +221,21 @@ int main(int argc, char** argv) {
   app.add_option("--threads", options.runner.threads, "kernel threads while measuring (0: all cores)");
   app.add_option("--seed", options.seed, "search seed (0: from the clock)");
   app.add_option("--work-dir", work_dir, "scratch folder for candidate libraries");
+  std::string object_cache_dir = nee::default_object_cache_dir();
+  app.add_option("--object-cache", object_cache_dir,
+                 "folder of compiled kernel objects kept by what made them (program, Halide, target, workload, "
+                 "schedule), so no schedule is compiled twice, within a run or across runs; 'none': compile "
+                 "everything (default: $NEE_CACHE_DIR, else $XDG_CACHE_HOME/nee/objects, else ~/.cache/nee/objects; "
+                 "pruned to 1 GiB, least recently used first)")
+      ->capture_default_str();
   app.add_option("--report", options.report_dir, "write convergence curves (SVG plot and CSV) per workload, and for a model its estimated time, into this folder");
   std::string runner_url;
   nee::SshSettings ssh;
   app.add_option("--runner", runner_url, "where to measure: local (default) or ssh://[user@]host[:port]");
   app.add_option("--ssh-identity", ssh.identity, "with an ssh runner: private key file")->check(CLI::ExistingFile);
   app.add_option("--ssh-option", ssh.options, "with an ssh runner: an ssh -o option (NAME=VALUE), repeatable");
-  app.add_option("--repeat", options.runner.repeats, "timed samples per candidate (the median is kept)")
+  app.add_option("--repeat", options.runner.repeats,
+                 "timed samples per candidate at most, fewer once 3 lie within 2% of each other (the median is kept)")
       ->check(CLI::Range(1, 1000));
   app.add_option("--number", options.runner.number, "calls per sample, at least")->check(CLI::Range(1, 1000000));
   app.add_option("--min-repeat-ms", options.runner.min_sample_ms, "calls per sample grow until a sample lasts this long")
@@ -334,6 +346,10 @@ int main(int argc, char** argv) {
       workloads.push_back(w.workload);
       counts.push_back(w.count);
     }
+    if (object_cache_dir != "none") {
+      options.object_cache = nee::ObjectCache(object_cache_dir);
+      options.object_cache.prune(kObjectCacheBytes);
+    }
     options.work_dir = work_dir.empty() ? (std::filesystem::temp_directory_path() / fmt::format("nee-tune-{}", getpid())).string()
                                         : work_dir;
     // A bad runner URL is refused before the database is opened.
@@ -346,6 +362,7 @@ int main(int argc, char** argv) {
       pack.strategy = options.strategy;
       pack.seed = options.seed ? options.seed : static_cast<uint64_t>(getpid());
       pack.build_jobs = options.build_jobs;
+      pack.object_cache = options.object_cache;
       pack.runner = options.runner;
       pack.confirmation = {options.confirm_top, options.confirm_rounds};
       const nee::PackReport r = nee::pack_candidates(db, pack);
@@ -401,6 +418,7 @@ int main(int argc, char** argv) {
       request.jobs = options.build_jobs;
       request.graph = graph_options;
       request.signing_key = sign_key;
+      request.object_cache = options.object_cache;
       if (target.kind() == nee::TargetKind::cpu && cpu_level && isa_text.empty()) {
         for (const nee::IsaLevel* l : nee::isa_levels_up_to(*cpu_level)) request.isa_levels.push_back(l->name);
       } else if (target.kind() == nee::TargetKind::cpu) {

@@ -30,7 +30,7 @@ PackReport pack_candidates(const TuningDatabase& db, const PackRequest& request)
   }
   std::mt19937_64 rng(request.seed);
   const std::string build_dir = (fs::temp_directory_path() / fmt::format("nee-pack-{}", getpid())).string();
-  Builder builder(build_dir, request.build_jobs, request.build_timeout_s);
+  Builder builder(build_dir, request.build_jobs, request.build_timeout_s, request.object_cache);
   std::vector<MeasureTask> tasks;
   std::map<std::string, double> best_us;
   for (const Workload& w : request.workloads) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/records.h"
+#include "tuner/compile/object_cache.h"
 #include "tuner/measure/batch_manifest.h"
 #include "tuner/measure/runner_options.h"
 #include "tuning-db/tuning_database.h"
@@ -21,6 +22,7 @@ struct PackRequest {
   uint64_t seed = 1;
   int build_jobs = 2;
   double build_timeout_s = 120;
+  ObjectCache object_cache;  // off by default
   RunnerOptions runner;  // how the folder's nee-measure will measure
   // The nee-measure copied into the folder, built for the kernels' architecture (empty:
   // the one beside the running executable).

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -174,23 +175,34 @@ BundleManifest build_bundle(const TuningDatabase* db, const BundleRequest& reque
   fs::remove_all(staging);
   fs::create_directories(staging);
 
-  // Every level's runtime and kernels in one pool of forked jobs.
+  // Every level's runtime and kernels in one pool of forked jobs; what the cache holds is
+  // only linked.
+  const ObjectCache& cache = request.object_cache;
   std::vector<ForkedJob> jobs;
   std::vector<std::string> what;
   std::vector<std::vector<std::string>> objects(levels.size());
+  const auto add_job = [&](const std::string& object, const std::string& name,
+                           std::function<void(const std::string&)> compile) {
+    if (cache.on() && ObjectCache::take(object)) return;
+    jobs.push_back({[object, compile] { ObjectCache::store(object, compile); },
+                    (staging / (fs::path(object).stem().string() + ".log")).string()});
+    what.push_back(name);
+  };
   for (size_t i = 0; i < levels.size(); ++i) {
     const Target& target = targets[i];
-    const std::string runtime_object = (staging / fmt::format("halide_runtime_{}.o", levels[i]->name)).string();
-    jobs.push_back({[&target, runtime_object] { compile_runtime_object(target, runtime_object); },
-                    runtime_object + ".log"});
-    what.push_back("the Halide runtime for " + levels[i]->name);
+    const std::string runtime_object =
+        cache.on() ? cache.runtime_path(target)
+                   : (staging / fmt::format("halide_runtime_{}.o", levels[i]->name)).string();
     objects[i].push_back(runtime_object);
+    add_job(runtime_object, "the Halide runtime for " + levels[i]->name,
+            [&target](const std::string& to) { compile_runtime_object(target, to); });
     for (const BundleKernelEntry& k : m.variants[i].kernels) {
-      const std::string object = (staging / (k.symbol + ".o")).string();
+      const std::string object = cache.on() ? cache.kernel_path(target, k.workload, k.schedule, k.symbol)
+                                            : (staging / (k.symbol + ".o")).string();
       objects[i].push_back(object);
-      jobs.push_back({[&k, &target, object] { compile_kernel_object(k.workload, target, k.schedule, k.symbol, object); },
-                      object + ".log"});
-      what.push_back(k.symbol);
+      add_job(object, k.symbol, [&k, &target](const std::string& to) {
+        compile_kernel_object(k.workload, target, k.schedule, k.symbol, to);
+      });
     }
   }
   const auto results = run_forked_jobs(jobs, request.jobs, request.timeout_s);
@@ -214,7 +226,9 @@ BundleManifest build_bundle(const TuningDatabase* db, const BundleRequest& reque
     objects[i].push_back(table_o);
     const std::string library = (staging / v.library_file).string();
     link_shared_library(objects[i], library, levels[i]->arch);
-    for (const std::string& o : objects[i]) fs::remove(o);
+    for (const std::string& o : objects[i]) {
+      if (fs::path(o).parent_path() == staging) fs::remove(o);
+    }
     v.library_sha256 = sha256_file(library);
   }
   for (const auto& entry : fs::directory_iterator(staging)) {

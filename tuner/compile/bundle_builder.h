@@ -5,6 +5,7 @@
 #include "core/target.h"
 #include "core/workload.h"
 #include "runtime/bundle/bundle_manifest.h"
+#include "tuner/compile/object_cache.h"
 #include "tuning-db/tuning_database.h"
 
 namespace nee {
@@ -24,6 +25,8 @@ struct BundleRequest {
   // A PEM file of an Ed25519 private key: the bundle is signed with it (manifest.sig,
   // runtime/bundle/bundle_signature.h); empty: unsigned.
   std::string signing_key;
+  // Objects compiled before are linked from here, and new ones kept here; off: all compiled.
+  ObjectCache object_cache;
 };
 
 // The levels `--isa` names: comma-separated level names, "host" for this machine's own

@@ -81,14 +81,14 @@ BatchRunCounts run_batch(const std::string& folder_arg, const std::vector<std::s
     }
     return path;
   };
-  const auto child_for = [&](const BatchTask& task, double slow_cutoff_us) {
+  const auto child_for = [&](const BatchTask& task, double best) {
     return ChildMeasurement{folder + "/" + task.library, task.symbol, folder + "/" + task.workload_file, task.seed,
-                            slow_cutoff_us, reference_for(task)};
+                            best, reference_for(task)};
   };
   for (const BatchTask& task : manifest.tasks) {
     if (done.count(task.id)) continue;
     BatchResult line{task.id, device, "",
-                     measure_in_child(command, child_for(task, 3 * best_us[task.workload.key()]), manifest.settings)};
+                     measure_in_child(command, child_for(task, best_us[task.workload.key()]), manifest.settings)};
     line.measured_at = utc_now_iso8601();
     append_synced(results_path, line.to_json().dump());
     observe(task, line.result);

@@ -7,11 +7,22 @@
 
 namespace nee {
 
+nlohmann::json ChildMeasurement::to_json() const {
+  return {{"library", library}, {"symbol", symbol},   {"workload_file", workload_file},
+          {"seed", seed},       {"best_us", best_us}, {"reference_file", reference_file}};
+}
+
+ChildMeasurement ChildMeasurement::from_json(const nlohmann::json& j) {
+  return {j.at("library").get<std::string>(), j.at("symbol").get<std::string>(),
+          j.at("workload_file").get<std::string>(), j.at("seed").get<uint64_t>(),
+          j.at("best_us").get<double>(), j.at("reference_file").get<std::string>()};
+}
+
 MeasureResult measure_in_child(const std::vector<std::string>& command, const ChildMeasurement& m,
                                const RunnerOptions& options) {
   std::vector<std::string> argv = command;
   argv.insert(argv.end(), {"--library", m.library, "--symbol", m.symbol, "--workload", m.workload_file, "--seed",
-                           std::to_string(m.seed), "--slow-cutoff-us", std::to_string(m.slow_cutoff_us)});
+                           std::to_string(m.seed), "--best-us", std::to_string(m.best_us)});
   if (!m.reference_file.empty()) {
     argv.push_back("--reference");
     argv.push_back(m.reference_file);

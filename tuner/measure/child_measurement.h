@@ -14,8 +14,12 @@ struct ChildMeasurement {
   std::string symbol;         // kernel symbol (without _argv)
   std::string workload_file;  // the workload as JSON
   uint64_t seed = 1;          // of the fresh random inputs
-  double slow_cutoff_us = 0;  // fewer samples for kernels slower than this (0: off)
+  double best_us = 0;         // the best median so far: far slower kernels get fewer samples (0: none)
   std::string reference_file;  // the expected output for the seed (empty: the child computes it)
+
+  // One line of `nee-measure --serve`'s input.
+  nlohmann::json to_json() const;
+  static ChildMeasurement from_json(const nlohmann::json& j);
 };
 
 // Runs `command` (nee-measure, after the words of a launcher where there is one: an

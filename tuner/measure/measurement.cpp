@@ -53,6 +53,14 @@ void evict(const std::vector<const Tensor*>& inputs, const Tensor& output) {
 
 }  // namespace
 
+bool timing_is_enough(const std::vector<double>& samples_us, double best_us) {
+  if (samples_us.empty()) return false;
+  const auto [low, high] = std::minmax_element(samples_us.begin(), samples_us.end());
+  const bool losing = best_us > 0 && samples_us.size() == 2 && *low > kLosingFactor * best_us;
+  const bool settled = samples_us.size() >= kSettledSamples && *high - *low <= kSettledSpread * *low;
+  return losing || settled;
+}
+
 Tensor reference_output(const Workload& workload, uint64_t seed) {
   std::mt19937_64 rng(seed);
   const std::vector<Tensor> inputs = random_inputs(workload, rng);
@@ -115,7 +123,7 @@ MeasureResult measure_kernel(const HalideKernel& kernel, const Workload& workloa
   const auto warm_start = clock::now();
   timed_call();
   ++calls;
-  const bool slow = options.slow_cutoff_us > 0 && ms_since(warm_start) * 1000.0 > options.slow_cutoff_us;
+  const bool slow = options.best_us > 0 && ms_since(warm_start) * 1000.0 > kSlowFactor * options.best_us;
   if (slow) repeats = std::min(repeats, 3);
   while (!slow && (calls < 2 || ms_since(warm_start) < options.warmup_ms)) {
     timed_call();
@@ -131,6 +139,7 @@ MeasureResult measure_kernel(const HalideKernel& kernel, const Workload& workloa
       const auto start = clock::now();
       for (int i = 0; i < per_sample; ++i) timed_call();
       samples_us.push_back(ms_since(start) * 1000.0 / per_sample);
+      if (timing_is_enough(samples_us, options.best_us)) break;
       continue;
     }
     // Each call of a cold sample is timed on its own, after its eviction.
@@ -142,6 +151,7 @@ MeasureResult measure_kernel(const HalideKernel& kernel, const Workload& workloa
       total_ms += ms_since(start);
     }
     samples_us.push_back(total_ms * 1000.0 / per_sample);
+    if (timing_is_enough(samples_us, options.best_us)) break;
   }
   const size_t n = samples_us.size();
   result.median_us = median(samples_us);

@@ -1,9 +1,10 @@
-// nee-measure: checks and times one compiled kernel, in its own process. The tuner runs
-// it per candidate under a time limit, so a kernel that crashes or hangs takes only this
-// process down. It links no compiler: it runs where the kernels run (OpenCL on PoCL
-// included, which cannot share a process with libHalide's LLVM). With --batch it measures
-// a whole batch folder, each candidate in a child of its own; it is linked to need only
-// the C library, so a copied batch folder runs on a machine without NEE's dependencies.
+// nee-measure: checks and times compiled kernels in a process of their own. The tuner runs
+// it under a time limit, so a kernel that crashes or hangs takes only this process down:
+// one process per candidate, or with --serve one for many CPU candidates in turn. It
+// links no compiler: it runs where the kernels run (OpenCL on PoCL included, which cannot
+// share a process with libHalide's LLVM). With --batch it measures a whole batch folder,
+// each candidate in a child of its own; it is linked to need only the C library, so a
+// copied batch folder runs on a machine without NEE's dependencies.
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <fstream>
@@ -11,9 +12,8 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "runtime/bundle/halide_kernel.h"
 #include "tuner/measure/batch_measurement.h"
-#include "tuner/measure/measurement.h"
+#include "tuner/measure/library_measurement.h"
 #include "tuner/measure/reference_file.h"
 
 int main(int argc, char** argv) {
@@ -29,13 +29,15 @@ int main(int argc, char** argv) {
   app.add_option("--reference", reference_file,
                  "the expected output on the seed's inputs, raw float32 as --batch stores it once per workload and "
                  "seed (default: computed here)");
-  app.add_option("--repeats", options.repeats, "timed samples")->check(CLI::Range(1, 1000));
+  app.add_option("--repeats", options.repeats, "timed samples at most: timing stops once 3 lie within 2% of each other")
+      ->check(CLI::Range(1, 1000));
   app.add_option("--number", options.number, "calls per sample, at least")->check(CLI::Range(1, 1000000));
   app.add_option("--min-sample-ms", options.min_sample_ms, "minimum length of one sample")->check(CLI::NonNegativeNumber);
   std::string cache = "warm";
   app.add_option("--cache", cache, "cache state of the timed calls: warm, or cold (the kernel's buffers evicted before each call)")
       ->check(CLI::IsMember({"warm", "cold"}));
-  app.add_option("--slow-cutoff-us", options.slow_cutoff_us, "fewer samples for kernels slower than this");
+  app.add_option("--best-us", options.best_us,
+                 "the best median of the kernel's workload so far: kernels far slower get fewer samples (0: none)");
   app.add_option("--threads", threads, "threads of the kernel pool (0: all cores this process may use)");
   auto* batch_option = app.add_option("--batch", batch, "measure every task of this batch folder not measured yet");
   std::string launcher;
@@ -44,6 +46,12 @@ int main(int argc, char** argv) {
                  "e.g. 'taskset -c 1', or an emulator: 'qemu-aarch64-static -L /usr/aarch64-linux-gnu' (qemu-user does "
                  "not follow a program's exec into a child of another architecture)")
       ->needs(batch_option);
+  bool serve = false;
+  app.add_flag("--serve", serve,
+               "measure the candidates named on standard input, one JSON line each (library, symbol, workload_file, "
+               "seed, best_us, reference_file), answering each with a result line: the tuner keeps one such process "
+               "for many CPU candidates")
+      ->excludes(batch_option);
   app.add_option("--fingerprint", fingerprint_kind, "print this machine's device fingerprint for a target kind")
       ->check(CLI::IsMember({"cpu", "opencl", "cuda"}))
       ->excludes(batch_option);
@@ -72,6 +80,10 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  if (serve) {
+    nee::serve_measurements(std::cin, std::cout, options, threads);
+    return 0;
+  }
   if (library.empty() || symbol.empty() || workload_file.empty()) {
     std::cerr << "nee-measure: give --library, --symbol and --workload, or --batch DIR, or --fingerprint KIND"
               << std::endl;
@@ -83,15 +95,11 @@ int main(int argc, char** argv) {
     std::ifstream in(workload_file);
     if (!in) throw nee::Error("cannot read workload file '" + workload_file + "'");
     const nee::Workload workload = nee::Workload::from_json(nlohmann::json::parse(in));
-    nee::SharedLibrary lib(library);
-    nee::attach_kernel_pool(lib, threads);
-    nee::HalideKernel kernel(lib, symbol);
-    kernel.check_signature(workload.inputs, workload.output);
     if (reference_file.empty()) {
-      result = nee::measure_kernel(kernel, workload, options);
+      result = nee::measure_library_kernel(library, symbol, workload, options, threads);
     } else {
       const nee::Tensor expected = nee::read_reference_file(reference_file, workload.output);
-      result = nee::measure_kernel(kernel, workload, options, &expected);
+      result = nee::measure_library_kernel(library, symbol, workload, options, threads, &expected);
     }
   } catch (const std::exception& e) {
     result.status = nee::MeasureStatus::runtime_error;

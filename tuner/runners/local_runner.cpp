@@ -9,10 +9,11 @@
 
 namespace nee {
 
-LocalRunner::LocalRunner(RunnerOptions options, std::string measure_program)
+LocalRunner::LocalRunner(RunnerOptions options, std::string measure_program, bool shared_child)
     : options_(options), program_(std::move(measure_program)) {
   if (program_.empty()) program_ = executable_dir() + "/nee-measure";
   if (!std::filesystem::exists(program_)) throw Error("measuring program '" + program_ + "' not found");
+  if (shared_child) shared_ = std::make_unique<MeasuringChild>(std::vector<std::string>{program_}, options_);
 }
 
 MeasureResult LocalRunner::measure(const BuildResult& build, const Candidate& candidate, uint64_t seed,
@@ -28,7 +29,9 @@ MeasureResult LocalRunner::measure(const BuildResult& build, const Candidate& ca
     std::ofstream out(workload_file);
     out << candidate.workload.to_json().dump();
   }
-  return measure_in_child({program_}, {build.artifact, build.symbol, workload_file, seed, 3 * best_us}, options_);
+  const ChildMeasurement m{build.artifact, build.symbol, workload_file, seed, best_us, ""};
+  if (shared_ && candidate.target.kind() == TargetKind::cpu) return shared_->measure(m);
+  return measure_in_child({program_}, m, options_);
 }
 
 void LocalRunner::measure(const std::vector<MeasureTask>& tasks, double best_us, const ResultSink& sink) {

@@ -6,11 +6,13 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <set>
 
 #include "core/error.h"
 #include "tuner/report/convergence_csv.h"
 #include "tuner/report/convergence_svg.h"
 #include "tuner/report/tuning_summary.h"
+#include "tuner/scheduling/baseline_verdicts.h"
 #include "tuner/scheduling/interrupt.h"
 #include "tuner/scheduling/progress_bar.h"
 #include "tuner/scheduling/workload_tuner.h"
@@ -80,6 +82,20 @@ ModelTuneReport tune_model(TuningDatabase& db, const std::vector<Workload>& work
                     left);
   };
 
+  // Baselines that lost everywhere they ran are not built for the remaining workloads.
+  BaselineVerdicts verdicts;
+  std::vector<std::set<std::string>> judged(tuners.size());  // baselines recorded per workload
+  const auto judge_baselines = [&] {
+    for (size_t i = 0; i < tuners.size(); ++i) {
+      const std::optional<double> search_best = tuners[i]->search_best_us();
+      if (!search_best) continue;
+      for (const auto& [name, record] : tuners[i]->report().baselines) {
+        if (judged[i].insert(name).second) verdicts.record(name, record.result.median_us, *search_best);
+      }
+    }
+    for (auto& t : tuners) t->skip_baselines(verdicts.skipped());
+  };
+
   while (!out_of_budget()) {
     const std::optional<size_t> task = scheduler.next();
     if (!task) break;  // every workload spent its trials or exhausted its space
@@ -92,6 +108,7 @@ ModelTuneReport tune_model(TuningDatabase& db, const std::vector<Workload>& work
     // `--time 2m` ran out.
     const int count = scheduler.rounds(*task) == 0 ? 0 : static_cast<int>(std::min<int64_t>(options.batch, room));
     const RoundResult round = tuner.run_round(count, time_is_up, show);
+    if (options.baselines) judge_baselines();
     scheduler.record(*task, round.start_us, round.best_us, tuner.exhausted() || tuner.measured() >= options.trials);
     if (scheduler.converged()) {
       report.stopped_early = true;
@@ -107,10 +124,16 @@ ModelTuneReport tune_model(TuningDatabase& db, const std::vector<Workload>& work
     }
   }
   const ModelEstimate e = model_estimate(reports());
-  progress.finish(fmt::format("{} workloads: {} measured in {} rounds, {}; model estimate {} (default {}){}",
+  const std::string skipped =
+      verdicts.skipped().empty()
+          ? ""
+          : fmt::format("; baselines skipped after losing by over {}x on {} workloads: {}",
+                        BaselineVerdicts::kLosingFactor, BaselineVerdicts::kWorkloads,
+                        fmt::join(verdicts.skipped(), ", "));
+  progress.finish(fmt::format("{} workloads: {} measured in {} rounds, {}; model estimate {} (default {}){}{}",
                               workloads.size(), measured(), scheduler.total_rounds(), format_duration(elapsed()),
                               format_us(e.tuned_us), format_us(e.default_us),
-                              report.stopped_early ? ", stopped: no workload is still improving" : ""));
+                              report.stopped_early ? ", stopped: no workload is still improving" : "", skipped));
   for (const auto& t : tuners) t->write_report();
   if (!options.report_dir.empty() && !report.convergence.empty()) {
     std::filesystem::create_directories(options.report_dir);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/records.h"
+#include "tuner/compile/object_cache.h"
 #include "tuner/report/convergence_svg.h"
 #include "tuner/runners/runner.h"
 #include "tuning-db/tuning_database.h"
@@ -37,6 +38,7 @@ struct TuneOptions {
   std::shared_ptr<Runner> measurer;
   uint64_t seed = 0;             // 0: from the clock
   std::string work_dir;          // scratch space for candidate libraries
+  ObjectCache object_cache;      // compiled objects kept across rounds and runs; off by default
   std::string report_dir;        // when set, convergence plots and CSVs per workload (and model) go here
 };
 

@@ -38,7 +38,8 @@ WorkloadTuner::WorkloadTuner(TuningDatabase& db, const Workload& workload, const
       space_(make_schedule_space(workload, target)),
       rng_(seed),
       default_config_(space_->default_config()),
-      builder_(options.work_dir + "/" + workload.hash(), options.build_jobs, options.build_timeout_s),
+      builder_(options.work_dir + "/" + workload.hash(), options.build_jobs, options.build_timeout_s,
+               options.object_cache),
       runner_(options.measurer ? options.measurer : std::make_shared<LocalRunner>(options.runner)) {
   report_.workload = workload;
   report_.strategy = options.strategy;
@@ -125,7 +126,7 @@ RoundResult WorkloadTuner::run_round(int count, const std::function<bool()>& sto
   if (options_.baselines && !default_only && target_.kind() == TargetKind::cpu && has_autoscheduler_input(workload_.op)) {
     for (const std::string& name : autoscheduler_names()) {
       const ScheduleConfig config = autoscheduler_config(name);
-      if (!stored_.count(config)) {
+      if (!stored_.count(config) && !skipped_baselines_.count(name)) {
         baselines.push_back({workload_, target_, config, autoscheduler_strategy(name), 0, std::nullopt});
       }
     }
@@ -133,7 +134,8 @@ RoundResult WorkloadTuner::run_round(int count, const std::function<bool()>& sto
   if (!baselines.empty() && (measured_in_round_ == 0 || !stop())) {
     if (!baseline_builder_) {
       baseline_builder_ = std::make_unique<Builder>(options_.work_dir + "/" + workload_.hash() + "-baselines",
-                                                    options_.build_jobs, options_.baseline_build_timeout_s);
+                                                    options_.build_jobs, options_.baseline_build_timeout_s,
+                                                    options_.object_cache);
     }
     const auto baselines_started = std::chrono::steady_clock::now();
     measure(baselines, *baseline_builder_, stop, after_each, true);
@@ -176,8 +178,11 @@ void WorkloadTuner::measure(std::vector<Candidate>& batch, Builder& builder, con
   keep_claimed(batch, baseline);
   if (batch.empty()) return;
   const std::vector<BuildResult> builds = builder.build(batch);
+  // Fresh inputs for each batch, shared by its candidates: a shared measuring process
+  // computes their reference once.
+  const uint64_t seed = rng_();
   std::vector<MeasureTask> tasks;
-  for (size_t i = 0; i < batch.size(); ++i) tasks.push_back({builds[i], batch[i], rng_()});
+  for (size_t i = 0; i < batch.size(); ++i) tasks.push_back({builds[i], batch[i], seed});
   // A baseline is measured in full even when slow: it is the figure to beat.
   const double best_us = !baseline && report_.best ? report_.best->ranked_us() : 0;
   // The first candidate of a batch is always measured, so a round always leaves a record.
@@ -304,11 +309,12 @@ bool WorkloadTuner::confirm_pass(const std::vector<TuningRecord>& chosen, int ro
     // Rotated, so that no point always runs first or right after the same neighbour.
     std::vector<size_t> order;
     std::vector<MeasureTask> tasks;
+    const uint64_t seed = rng_();
     for (size_t j = 0; j < chosen.size(); ++j) {
       const size_t i = (j + static_cast<size_t>(round)) % chosen.size();
       if (!builds[i].ok()) continue;
       order.push_back(i);
-      tasks.push_back({builds[i], batch[i], rng_()});
+      tasks.push_back({builds[i], batch[i], seed});
     }
     size_t done = 0;
     runner_->measure(tasks, 0, [&](size_t task, const MeasureResult& result) {

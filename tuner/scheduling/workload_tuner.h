@@ -70,6 +70,8 @@ class WorkloadTuner {
   // nothing to be ranked against).
   double confirm_seconds_estimate(int count, int rounds) const;
   const TuneReport& report() const { return report_; }
+  // Autoscheduler baselines (by name) later rounds do not build (BaselineVerdicts).
+  void skip_baselines(const std::set<std::string>& names) { skipped_baselines_ = names; }
   // Writes the convergence plot when the options ask for one.
   void write_report() const;
 
@@ -103,6 +105,7 @@ class WorkloadTuner {
   std::optional<double> round_start_us_;
   std::chrono::steady_clock::time_point round_started_;
   double baseline_seconds_ = 0;  // of report_.seconds, spent measuring the baselines
+  std::set<std::string> skipped_baselines_;
   int measured_in_round_ = 0;             // baselines included
   TuneReport report_;
 };
