@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <random>
+#include <vector>
 
 #include "core/records.h"
 #include "runtime/bundle/halide_kernel.h"
