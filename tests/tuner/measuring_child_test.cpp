@@ -3,6 +3,7 @@
 // happens to it (a crash, a hang, an exit, an unreadable answer) becomes that
 // candidate's result while the next candidate gets a fresh process.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <string>
 
@@ -50,6 +51,15 @@ TEST_F(FakeServer, CandidatesShareOneProcessAndTheirLinesReachIt) {
     EXPECT_DOUBLE_EQ(r.median_us, i);
   }
   EXPECT_EQ(c.started(), 1);
+}
+
+TEST_F(FakeServer, TheProcessIsInAGroupOfItsOwnSoCtrlCReachesOnlyTheTuner) {
+  // The fake answers its process group as the median.
+  MeasuringChild c = child("read -r line\npg=$(cut -d' ' -f5 /proc/$$/stat)\n" + ok_answer("$pg"));
+  const MeasureResult r = c.measure(candidate("/lib/a.so"));
+  ASSERT_EQ(r.status, MeasureStatus::ok) << r.error;
+  EXPECT_GT(r.median_us, 0);
+  EXPECT_NE(static_cast<pid_t>(r.median_us), getpgrp());
 }
 
 TEST_F(FakeServer, ACrashIsThatCandidatesAndTheNextGetsAFreshProcess) {

@@ -33,6 +33,9 @@ void MeasuringChild::start() {
   const pid_t pid = fork();
   if (pid < 0) throw Error("fork() failed");
   if (pid == 0) {
+    // A group of its own, as run_process gives each candidate's child: Ctrl-C reaches
+    // the tuner, which stops between candidates, and not the candidate being measured.
+    setpgid(0, 0);
     dup2(fds[1], STDIN_FILENO);
     dup2(fds[1], STDOUT_FILENO);
     std::vector<char*> args;
@@ -41,6 +44,7 @@ void MeasuringChild::start() {
     execvp(args[0], args.data());
     _exit(127);
   }
+  setpgid(pid, pid);
   close(fds[1]);
   pid_ = pid;
   socket_ = fds[0];
