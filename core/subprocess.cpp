@@ -22,11 +22,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
     setpgid(0, 0);
     dup2(pipe_fds[1], STDOUT_FILENO);
     if (merge_stderr) dup2(pipe_fds[1], STDERR_FILENO);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
+    exec_or_exit(argv);
   }
   setpgid(pid, pid);
   close(pipe_fds[1]);
@@ -78,6 +74,14 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
     }
   }
   return result;
+}
+
+void exec_or_exit(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  execvp(args[0], args.data());
+  _exit(127);
 }
 
 std::string executable_dir() {

@@ -17,6 +17,9 @@ struct ProcessResult {
 ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds,
                           bool merge_stderr = false);
 
+// In a forked child: becomes argv's program (looked up in PATH), or exits 127.
+[[noreturn]] void exec_or_exit(const std::vector<std::string>& argv);
+
 // Folder of the running executable (where nee-measure sits beside nee-tune).
 std::string executable_dir();
 

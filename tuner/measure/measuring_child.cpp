@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "core/subprocess.h"
 #include "tuner/measure/library_measurement.h"
 
 namespace nee {
@@ -38,11 +39,7 @@ void MeasuringChild::start() {
     setpgid(0, 0);
     dup2(fds[1], STDIN_FILENO);
     dup2(fds[1], STDOUT_FILENO);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
+    exec_or_exit(argv);
   }
   setpgid(pid, pid);
   close(fds[1]);
