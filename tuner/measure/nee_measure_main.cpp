@@ -7,14 +7,11 @@
 // copied batch folder runs on a machine without NEE's dependencies.
 #include <CLI/CLI.hpp>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
-#include "core/error.h"
 #include "tuner/measure/batch_measurement.h"
 #include "tuner/measure/library_measurement.h"
-#include "tuner/measure/reference_file.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"nee-measure: verify and time one compiled NEE kernel, or every kernel of a batch folder"};
@@ -90,21 +87,8 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  nee::MeasureResult result;
-  try {
-    std::ifstream in(workload_file);
-    if (!in) throw nee::Error("cannot read workload file '" + workload_file + "'");
-    const nee::Workload workload = nee::Workload::from_json(nlohmann::json::parse(in));
-    if (reference_file.empty()) {
-      result = nee::measure_library_kernel(library, symbol, workload, options, threads);
-    } else {
-      const nee::Tensor expected = nee::read_reference_file(reference_file, workload.output);
-      result = nee::measure_library_kernel(library, symbol, workload, options, threads, &expected);
-    }
-  } catch (const std::exception& e) {
-    result.status = nee::MeasureStatus::runtime_error;
-    result.error = e.what();
-  }
+  const nee::ChildMeasurement request{library, symbol, workload_file, options.seed, options.best_us, reference_file};
+  const nee::MeasureResult result = nee::measure_child_request(request, options, threads);
   std::cout << result.to_json().dump() << std::endl;
   return 0;
 }
