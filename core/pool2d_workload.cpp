@@ -90,10 +90,11 @@ Workload make_pool2d_workload(const TensorType& x, const Pool2dAttrs& attrs, boo
   return w;
 }
 
-Workload make_global_pool2d_workload(const TensorType& x, PoolKind kind) {
+Workload make_global_pool2d_workload(const TensorType& x, PoolKind kind, int64_t block) {
   if (x.shape.size() != 4) throw Error("global pool2d needs a rank-4 NCHW input, got " + x.to_string());
   Pool2dAttrs attrs;
   attrs.kind = kind;
+  attrs.block = block;
   attrs.kernel = {x.shape[2], x.shape[3]};
   return make_pool2d_workload(x, attrs, false);
 }
@@ -123,7 +124,8 @@ Workload pool2d_workload_from_shape(const std::string& text) {
   if (!parsed.has("kernel")) parsed.refuse("kernel=KHxKW or kernel=global is missing");
   Pool2dAttrs attrs;
   attrs.kind = parsed.choice("kind", "max", {"max", "average"}) == "max" ? PoolKind::max : PoolKind::average;
-  if (parsed.text("kernel") == "global") return make_global_pool2d_workload(x, attrs.kind);
+  const int64_t block = parsed.choice("block", "0", {"0", "16"}) == "16" ? kActivationBlock : 0;
+  if (parsed.text("kernel") == "global") return make_global_pool2d_workload(x, attrs.kind, block);
   const auto pair = [&](const char* name, int64_t fallback) {
     const std::vector<int64_t> v = parsed.integers(name, {fallback, fallback}, 2);
     return std::array<int64_t, 2>{v[0], v[1]};
@@ -134,7 +136,7 @@ Workload pool2d_workload_from_shape(const std::string& text) {
   const std::vector<int64_t> pads = parsed.integers("pads", {0, 0, 0, 0}, 4);
   attrs.pads = {pads[0], pads[1], pads[2], pads[3]};
   attrs.count_include_pad = parsed.choice("count_include_pad", "0", {"0", "1"}) == "1";
-  attrs.block = parsed.choice("block", "0", {"0", "16"}) == "16" ? kActivationBlock : 0;
+  attrs.block = block;
   return make_pool2d_workload(x, attrs, parsed.choice("ceil_mode", "0", {"0", "1"}) == "1");
 }
 

@@ -29,8 +29,9 @@ struct Pool2dAttrs {
 // nee::Error naming the problem (a pad as wide as the dilated window would let a window
 // hold padding only).
 Workload make_pool2d_workload(const TensorType& x, const Pool2dAttrs& attrs, bool ceil_mode);
-// The window is X's whole H x W plane; the output is [N,C,1,1].
-Workload make_global_pool2d_workload(const TensorType& x, PoolKind kind);
+// The window is X's whole H x W plane; the output is [N,C,1,1]; with block 16 both are
+// stored channel-blocked, as make_pool2d_workload's attrs.block says.
+Workload make_global_pool2d_workload(const TensorType& x, PoolKind kind, int64_t block = 0);
 Pool2dAttrs pool2d_attrs(const Workload& w);
 // X and Y as NCHW shapes, whatever their stored layout.
 TensorType pool2d_nchw_input(const Workload& w);

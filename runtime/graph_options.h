@@ -19,10 +19,15 @@ struct GraphOptions {
   // tensor (passes.h: block_activations). A manifest from before it was recorded reads as
   // false, which is how those bundles were built.
   bool block_pools = false;
+  // With block_activations, elementwise ops whose other operands are per channel or
+  // scalar, and global pools, take blocked tensors too (passes.h: block_activations); a
+  // manifest from before it was recorded reads as false.
+  bool block_elementwise = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
-           winograd == o.winograd && block_pools == o.block_pools;
+           winograd == o.winograd && block_pools == o.block_pools &&
+           block_elementwise == o.block_elementwise;
   }
 };
 

@@ -92,9 +92,12 @@ static std::optional<Workload> matching_output(const Graph& graph, const Node& n
 static std::optional<Workload> pool2d_workload_of(const Graph& graph, const Node& node) {
   if (node.inputs.size() != 1 || (node.outputs.size() > 1 && !node.outputs[1].empty())) return std::nullopt;
   const TensorType& x = graph.type_of(node.inputs[0]);
+  // block_activations marks a pool of a blocked tensor; X's type is then the blocked one.
+  const int64_t block = node.attrs.get_int("input_block", 0);
+  const TensorType nchw = block == 0 ? x : TensorType{x.dtype, unblocked_activation_shape(x.shape)};
   if (node.op == "GlobalAveragePool" || node.op == "GlobalMaxPool") {
-    return matching_output(graph, node, make_global_pool2d_workload(x, node.op == "GlobalMaxPool" ? PoolKind::max
-                                                                                                  : PoolKind::average));
+    const PoolKind kind = node.op == "GlobalMaxPool" ? PoolKind::max : PoolKind::average;
+    return matching_output(graph, node, make_global_pool2d_workload(nchw, kind, block));
   }
   const std::vector<int64_t> kernel = node.attrs.get_ints("kernel_shape");
   const std::vector<int64_t> strides = node.attrs.get_ints("strides");
@@ -108,9 +111,7 @@ static std::optional<Workload> pool2d_workload_of(const Graph& graph, const Node
   attrs.pads = {pads[0], pads[1], pads[2], pads[3]};
   attrs.dilations = {dilations[0], dilations[1]};
   attrs.count_include_pad = node.attrs.get_int("count_include_pad", 0) != 0;
-  // block_activations marks a pool between blocked convs; X's type is then the blocked one.
-  attrs.block = node.attrs.get_int("input_block", 0);
-  const TensorType nchw = attrs.block == 0 ? x : TensorType{x.dtype, unblocked_activation_shape(x.shape)};
+  attrs.block = block;
   return matching_output(graph, node, make_pool2d_workload(nchw, attrs, node.attrs.get_int("ceil_mode", 0) != 0));
 }
 

@@ -54,7 +54,8 @@ nlohmann::json BundleManifest::to_json() const {
            {{"block_activations", graph.block_activations},
             {"fold_matmul_batch", graph.fold_matmul_batch},
             {"winograd", graph.winograd},
-            {"block_pools", graph.block_pools}}},
+            {"block_pools", graph.block_pools},
+            {"block_elementwise", graph.block_elementwise}}},
           {"variants", variants_json}};
 }
 
@@ -75,6 +76,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.fold_matmul_batch = j.at("graph").at("fold_matmul_batch").get<bool>();
   m.graph.winograd = j.at("graph").at("winograd").get<bool>();
   m.graph.block_pools = j.at("graph").value("block_pools", false);
+  m.graph.block_elementwise = j.at("graph").value("block_elementwise", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;
     variant.isa = v.at("isa").get<std::string>();

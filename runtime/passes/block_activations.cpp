@@ -1,9 +1,11 @@
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "core/activation_layout.h"
 #include "core/conv_weight_layout.h"
+#include "runtime/passes/constant_operands.h"
 #include "runtime/passes/passes.h"
 
 namespace nee {
@@ -33,15 +35,32 @@ int residual_slot(const Node& conv) {
   return conv.attrs.get_int("bias", 0) != 0 ? 3 : 2;
 }
 
-// A NeeLayout node converting `value` to `to` ("nchw" or "nchw16c"), made once per value
-// and direction; returns the converted value's name.
+// A Reshape node viewing `value` as `shape`, named `name`.
+Node reshape_view(Graph& graph, const std::string& value, const std::string& name, const std::vector<int64_t>& shape) {
+  graph.add_value(name, TensorType{graph.type_of(value).dtype, shape});
+  Node node;
+  node.op = "Reshape";
+  node.name = name;
+  node.inputs = {value, add_shape_constant(graph, name + ".shape", shape)};
+  node.outputs = {name};
+  return node;
+}
+
+// `value` converted to `to` ("nchw" or "nchw16c"), by a node made once per value and
+// direction; returns the converted value's name. Planes of one pixel hold the same bytes
+// in both layouts, so a Reshape views them; larger ones take a NeeLayout copy.
 std::string converted(Graph& graph, const std::string& value, const std::string& to,
                       std::vector<Node>& conversions) {
   const std::string name = value + "." + to;
   if (graph.has_value(name)) return name;
   const TensorType& from = graph.type_of(value);
-  graph.add_value(name, TensorType{from.dtype, to == "nchw" ? unblocked_activation_shape(from.shape)
-                                                            : blocked_activation_shape(from.shape)});
+  const std::vector<int64_t> shape =
+      to == "nchw" ? unblocked_activation_shape(from.shape) : blocked_activation_shape(from.shape);
+  if (shape[2] * shape[3] == 1) {
+    conversions.push_back(reshape_view(graph, value, name, shape));
+    return name;
+  }
+  graph.add_value(name, TensorType{from.dtype, shape});
   Node node;
   node.op = "NeeLayout";
   node.name = name;
@@ -76,6 +95,43 @@ bool pools_channels(const Graph& graph, const Node& node) {
   return x.dtype == DType::f32 && can_block_activations(x.shape) && node.attrs.get_ints("kernel_shape").size() == 2;
 }
 
+// How an elementwise operand broadcasts against a blocked output of NCHW shape `nchw`:
+// one that is per channel or the same over the planes ([n, c, 1, 1] with n 1 or N and c 1
+// or C, missing leading dims read as 1) as [n, C/16 or 1, 1, 1, 16 or 1], the same bytes
+// broadcast the same way; none for any other broadcast (along H or W, which would align
+// with the block's lanes).
+std::optional<std::vector<int64_t>> blocked_broadcast_shape(std::vector<int64_t> operand,
+                                                            const std::vector<int64_t>& nchw) {
+  if (operand.size() > 4) return std::nullopt;
+  operand.insert(operand.begin(), 4 - operand.size(), 1);
+  if ((operand[0] != 1 && operand[0] != nchw[0]) || (operand[1] != 1 && operand[1] != nchw[1]) || operand[2] != 1 ||
+      operand[3] != 1) {
+    return std::nullopt;
+  }
+  const bool per_channel = operand[1] != 1;
+  return std::vector<int64_t>{operand[0], per_channel ? operand[1] / kActivationBlock : 1, 1, 1,
+                              per_channel ? kActivationBlock : 1};
+}
+
+// A NeeElementwise with an f32 output of 16k channels (not a graph output) whose every
+// operand is either computed and of the output's shape, or broadcast per channel or over
+// everything: blocking the former and viewing the latter as blocked_broadcast_shape,
+// it computes the blocked output element for element (SE blocks' scaling Mul, or
+// DenseNet's lone BatchNormalization as a Mul and Add, between blocked convs).
+bool elementwise_carries(const Graph& graph, const Node& node) {
+  if (node.op != "NeeElementwise" || graph.is_output(node.outputs[0])) return false;
+  const TensorType& y = graph.type_of(node.outputs[0]);
+  if (y.dtype != DType::f32 || !can_block_activations(y.shape)) return false;
+  for (const std::string& in : node.inputs) {
+    const std::vector<int64_t>& shape = graph.type_of(in).shape;
+    const bool full = shape == y.shape;
+    if (full ? graph.constant(in) != nullptr : !blocked_broadcast_shape(shape, y.shape)) return false;
+  }
+  return true;
+}
+
+bool is_global_pool(const Node& node) { return node.op == "GlobalAveragePool" || node.op == "GlobalMaxPool"; }
+
 // Whether `reader` takes `value` in the blocked layout: one of `convs` as its X or its
 // residual, or one of `carriers`.
 bool reads_as_blocked(const Node& reader, const std::string& value, const std::set<std::string>& convs,
@@ -86,18 +142,21 @@ bool reads_as_blocked(const Node& reader, const std::string& value, const std::s
          (reader.inputs[0] == value || (r >= 0 && reader.inputs[static_cast<size_t>(r)] == value));
 }
 
-// Which channel concatenations and pools carry the blocked layout through: those whose
-// result a blocked reader takes (SqueezeNet's fire modules and GoogLeNet's inception
-// blocks concatenate conv outputs that the next convs read; their max pools sit between
-// such convs and concats), found again until no more join, for chains of them.
-std::set<std::string> carriers_to_block(const Graph& graph, const std::set<std::string>& convs, bool pools) {
+// Which channel concatenations, pools and elementwise ops carry the blocked layout
+// through: those whose result a blocked reader takes (SqueezeNet's fire modules and
+// GoogLeNet's inception blocks concatenate conv outputs that the next convs read; their
+// max pools sit between such convs and concats; an SE block's Mul between a depthwise
+// and a 1x1 conv), found again until no more join, for chains of them.
+std::set<std::string> carriers_to_block(const Graph& graph, const std::set<std::string>& convs,
+                                        const GraphOptions& options) {
   std::set<std::string> carriers;
   for (bool grew = true; grew;) {
     grew = false;
     for (const Node& node : graph.nodes()) {
-      if (carriers.count(node.name) || !(concats_channels(graph, node) || (pools && pools_channels(graph, node)))) {
-        continue;
-      }
+      const bool carries = concats_channels(graph, node) ||
+                           (options.block_pools && pools_channels(graph, node)) ||
+                           (options.block_elementwise && elementwise_carries(graph, node));
+      if (carriers.count(node.name) || !carries) continue;
       for (const Node* reader : graph.consumers(node.outputs[0])) {
         if (reads_as_blocked(*reader, node.outputs[0], convs, carriers)) {
           carriers.insert(node.name);
@@ -128,16 +187,31 @@ std::set<std::string> values_to_block(const Graph& graph, const std::set<std::st
   return blocked;
 }
 
+// The global pools that read a blocked value (with block_elementwise): their [N, C, 1, 1]
+// results are blocked too, which changes no byte.
+std::set<std::string> global_pools_to_block(const Graph& graph, const std::set<std::string>& blocked,
+                                            const GraphOptions& options) {
+  std::set<std::string> pools;
+  if (!options.block_elementwise) return pools;
+  for (const Node& node : graph.nodes()) {
+    if (is_global_pool(node) && node.inputs.size() == 1 && blocked.count(node.inputs[0]) &&
+        graph.type_of(node.inputs[0]).dtype == DType::f32 && !graph.is_output(node.outputs[0])) {
+      pools.insert(node.name);
+    }
+  }
+  return pools;
+}
+
 }  // namespace
 
-void block_activations(Graph& graph, bool pools) {
+void block_activations(Graph& graph, const GraphOptions& options) {
   std::set<std::string> convs;  // names of the NeeConv nodes that read and write blocked
   for (const Node& node : graph.nodes()) {
     if (reads_blocked(graph, node)) convs.insert(node.name);
   }
   // A depthwise conv stays only if its X is blocked; dropping one may unblock the value
   // it read, so this repeats until nothing changes.
-  std::set<std::string> carriers = carriers_to_block(graph, convs, pools);
+  std::set<std::string> carriers = carriers_to_block(graph, convs, options);
   std::set<std::string> blocked = values_to_block(graph, convs, carriers);
   for (bool dropped = true; dropped;) {
     dropped = false;
@@ -148,17 +222,42 @@ void block_activations(Graph& graph, bool pools) {
       }
     }
     if (dropped) {
-      carriers = carriers_to_block(graph, convs, pools);
+      carriers = carriers_to_block(graph, convs, options);
       blocked = values_to_block(graph, convs, carriers);
     }
   }
   if (blocked.empty()) return;
+  const std::set<std::string> global_pools = global_pools_to_block(graph, blocked, options);
+  for (const Node& node : graph.nodes()) {
+    if (global_pools.count(node.name)) blocked.insert(node.outputs[0]);
+  }
   for (const std::string& y : blocked) {
     graph.set_type(y, TensorType{graph.type_of(y).dtype, blocked_activation_shape(graph.type_of(y).shape)});
   }
 
   std::vector<Node> conversions;
   for (Node& node : graph.nodes()) {
+    if (global_pools.count(node.name)) {
+      node.attrs.set("input_block", kActivationBlock);
+      continue;
+    }
+    if (carriers.count(node.name) && node.op == "NeeElementwise") {
+      // Operands of the output's shape come blocked; the broadcast ones are viewed so.
+      const std::vector<int64_t> nchw = unblocked_activation_shape(graph.type_of(node.outputs[0]).shape);
+      for (std::string& in : node.inputs) {
+        if (blocked.count(in)) continue;
+        const std::vector<int64_t>& shape = graph.type_of(in).shape;
+        if (shape == nchw) {
+          in = converted(graph, in, "nchw16c", conversions);
+          continue;
+        }
+        const std::vector<int64_t> view = *blocked_broadcast_shape(shape, nchw);
+        const std::string name = in + ".blocked_broadcast";
+        if (!graph.has_value(name)) conversions.push_back(reshape_view(graph, in, name, view));
+        in = name;
+      }
+      continue;
+    }
     if (carriers.count(node.name)) {
       // Every input comes blocked; one that no conv or carrier blocks is converted.
       for (std::string& in : node.inputs) {

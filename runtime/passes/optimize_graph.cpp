@@ -15,10 +15,11 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   fuse_matmul_gelu(graph);
   // Before fuse_elementwise, which would otherwise take the chain's Sub, Pow, Sqrt and Div.
   fuse_layer_norm(graph);
+  if (options.block_elementwise) batch_norm_as_mul_add(graph);
   fuse_elementwise(graph);
   if (options.fold_matmul_batch) fold_matmul_batch(graph);
   pack_conv_weights(graph);
-  if (options.block_activations) block_activations(graph, options.block_pools);
+  if (options.block_activations) block_activations(graph, options);
   if (options.winograd) use_winograd(graph);
 }
 

@@ -63,6 +63,15 @@ void fuse_matmul_gelu(Graph& graph);   // NeeMatMul then PyTorch's GELU nodes ->
 // reader -> one NeeElementwise per tree, a single node included. One-element f32
 // constants become immediates; other operands become input slots in order of first use.
 void fuse_elementwise(Graph& graph);
+
+// An inference-mode BatchNormalization that no conv took (fuse_conv), of an NCHW f32
+// tensor of 16k channels, with constant parameters -> Mul and Add by per-channel
+// constants [C, 1, 1], which fuse_elementwise joins with the ops around them and
+// block_activations can run channel-blocked (DenseNet's BatchNormalization and Relu before
+// each conv). Runs before fuse_elementwise, with the block_elementwise option only: on
+// NCHW tensors the reference kernel was faster (DESIGN-NOTES, session 26).
+void batch_norm_as_mul_add(Graph& graph);
+
 // LayerNormalization with only its Y output -> NeeLayerNorm; and the chain exporters emit
 // for torch.nn.LayerNorm before opset 17 -> NeeLayerNorm: ReduceMean(X) over trailing
 // axes, Sub, Pow 2, ReduceMean, Add epsilon, Sqrt, Div, then optionally Mul Scale and Add
@@ -89,15 +98,18 @@ bool block_conv_weights(Graph& graph, Node& node);
 // Keeps activations channel-blocked between convolutions: the output of a NeeConv with
 // blocked weights (group 1, channels a multiple of 16, not a graph output) that another
 // such NeeConv reads, as X or as its residual, becomes blocked (output_block), and its
-// readers read it so (input_block); channel Concats, and with `pools` MaxPool and
-// AveragePool, carry the layout through when a blocked reader takes their output; any
-// other reader gets one NeeLayout copy back to NCHW, and a residual whose layout differs
-// from its conv's output one copy across. A
+// readers read it so (input_block); channel Concats, with `block_pools` MaxPool and
+// AveragePool, and with `block_elementwise` NeeElementwise ops whose other operands are
+// per channel or scalar carry the layout through when a blocked reader takes their
+// output. With `block_elementwise` a global pool of a blocked tensor reads it blocked too
+// (its [N, C, 1, 1] result has the same bytes in either layout). Any other reader gets one
+// NeeLayout copy back to NCHW (a Reshape where the planes are 1x1), and a residual whose
+// layout differs from its conv's output one copy across. A
 // depthwise NeeConv with constant weights and 16k channels joins in when its X is
 // blocked: its weights are blocked here and it reads X blocked (vectorized over
 // channels, it would gather from NCHW planes). Runs after pack_conv_weights. Only CPU
 // kernels schedule blocked activations.
-void block_activations(Graph& graph, bool pools);
+void block_activations(Graph& graph, const GraphOptions& options);
 
 // Transforms the constant weights of every NeeConv for which conv2d_winograd_tile (of its
 // workload) picks a tile, and sets its winograd_tile. Runs after block_activations.
@@ -106,7 +118,8 @@ void use_winograd(Graph& graph);
 // The passes in the order: remove_identity, transpose_as_reshape, fuse_conv, fuse_gemm,
 // convert_matmul, fold_matmul_scale, fuse_matmul_add, fold_matmul_scale again (a scaling
 // after the bias Add, as BERT's query projection has), fuse_matmul_relu,
-// fuse_matmul_gelu, fuse_layer_norm, fuse_elementwise, fold_matmul_batch (when options
+// fuse_matmul_gelu, fuse_layer_norm, batch_norm_as_mul_add (when options say),
+// fuse_elementwise, fold_matmul_batch (when options
 // say), pack_conv_weights, then block_activations and use_winograd (when options say).
 // The epilogue and layer-norm fusions come first so they take precedence;
 // fuse_elementwise collects what is left.

@@ -173,6 +173,13 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
   j["graph"]["block_pools"] = true;
   save_manifest(j);
   EXPECT_TRUE(BundleManifest::load(copy_).graph.block_pools);
+  // So were those from before blocked elementwise ops and global pools.
+  j["graph"].erase("block_elementwise");
+  save_manifest(j);
+  EXPECT_FALSE(BundleManifest::load(copy_).graph.block_elementwise);
+  j["graph"]["block_elementwise"] = true;
+  save_manifest(j);
+  EXPECT_TRUE(BundleManifest::load(copy_).graph.block_elementwise);
   j.erase("graph");
   save_manifest(j);
   EXPECT_HAS(load_error(), "malformed");

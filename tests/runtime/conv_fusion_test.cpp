@@ -567,6 +567,125 @@ TEST(BlockActivations, ChannelConcatenationsOfConvOutputsStayBlocked) {
   }
 }
 
+// A squeeze-and-excite block (EfficientNet's) and a lone BatchNormalization (DenseNet's):
+// a conv, a depthwise conv whose output a global pool squeezes, two 1x1 convs making a
+// per-channel gate, the gate times the depthwise output, a BatchNormalization and Relu,
+// and the 1x1 conv that reads them.
+std::string squeeze_excite_bytes() {
+  OnnxModelBuilder m;
+  m.input("x", {1, 16, 8, 8}).output("y", {1, 16, 8, 8});
+  conv(m, "c1", "x", "c1_out", {32, 16, 3, 3}, true, 1, 1, 1, 200);
+  m.node("Relu", {"c1_out"}, {"a1"}, "relu1");
+  conv(m, "dw", "a1", "d", {32, 1, 3, 3}, true, 1, 1, 32, 210);
+  m.node("GlobalAveragePool", {"d"}, {"squeezed"}, "pool");
+  conv(m, "fc1", "squeezed", "fc1_out", {8, 32, 1, 1}, true, 0, 1, 1, 220);
+  m.node("Relu", {"fc1_out"}, {"r"}, "relu_fc1");
+  conv(m, "fc2", "r", "fc2_out", {32, 8, 1, 1}, true, 0, 1, 1, 230);
+  m.node("Sigmoid", {"fc2_out"}, {"gate"}, "sigmoid");
+  m.node("Mul", {"gate", "d"}, {"excited"}, "excite");
+  batch_norm(m, "bn", "excited", "normed", 32, 240);
+  m.node("Relu", {"normed"}, {"a2"}, "relu2");
+  conv(m, "c2", "a2", "y", {16, 32, 1, 1}, true, 0, 1, 1, 250);
+  return m.bytes();
+}
+
+const GraphOptions kBlockedElementwise = [] {
+  GraphOptions o = kBlocked;
+  o.block_elementwise = true;
+  return o;
+}();
+
+TEST(BlockActivations, SqueezeExciteAndLoneBatchNormsRunBlocked) {
+  Graph g = import_onnx_bytes(squeeze_excite_bytes());
+  optimize_graph(g, kBlockedElementwise);
+  std::map<std::string, const Node*> by_name;
+  const Node* elementwise = nullptr;
+  for (const Node& n : g.nodes()) {
+    by_name[n.name] = &n;
+    EXPECT_NE(n.op, "NeeLayout") << n.name;  // nothing is copied between layouts
+    EXPECT_NE(n.op, "BatchNormalization");
+    if (n.op == "NeeElementwise") {
+      EXPECT_EQ(elementwise, nullptr) << "the gate's Mul, the BatchNormalization and the Relu are one node";
+      elementwise = &n;
+    }
+  }
+  EXPECT_EQ(by_name.at("dw")->attrs.get_int("output_block", 0), 16);
+  const Node& pool = *by_name.at("pool");
+  EXPECT_EQ(pool.attrs.get_int("input_block", 0), 16);
+  EXPECT_EQ(g.type_of(pool.outputs[0]).shape, (std::vector<int64_t>{1, 2, 1, 1, 16}));
+  const std::optional<Workload> pool_work = workload_of(g, pool);
+  ASSERT_TRUE(pool_work);
+  EXPECT_EQ(pool2d_attrs(*pool_work).block, 16);
+  // The 1x1 convs of the gate read and write the [1, 32, 1, 1] values blocked (the same bytes).
+  EXPECT_EQ(by_name.at("fc1")->attrs.get_int("input_block", 0), 16);
+  EXPECT_EQ(by_name.at("fc2")->attrs.get_int("output_block", 0), 16);
+  ASSERT_NE(elementwise, nullptr);
+  EXPECT_EQ(g.type_of(elementwise->outputs[0]).shape, (std::vector<int64_t>{1, 2, 8, 8, 16}));
+  int views = 0;
+  for (const std::string& in : elementwise->inputs) {
+    const std::vector<int64_t>& shape = g.type_of(in).shape;
+    if (shape == std::vector<int64_t>{1, 2, 8, 8, 16}) continue;  // the depthwise output
+    EXPECT_EQ(shape, (std::vector<int64_t>{1, 2, 1, 1, 16})) << in;
+    // The norm's [32, 1, 1] constants are viewed blocked.
+    views += g.producer(in)->op == "Reshape";
+  }
+  EXPECT_EQ(views, 2);
+  EXPECT_EQ(by_name.at("c2")->attrs.get_int("input_block", 0), 16);
+
+  // Without the option the pool and the elementwise node read NCHW, and the norm stays.
+  Graph nchw = import_onnx_bytes(squeeze_excite_bytes());
+  optimize_graph(nchw, kBlocked);
+  int norms = 0;
+  for (const Node& n : nchw.nodes()) {
+    norms += n.op == "BatchNormalization";
+    if (n.name == "pool") {
+      EXPECT_EQ(n.attrs.get_int("input_block", 0), 0);
+    }
+  }
+  EXPECT_EQ(norms, 1);
+
+  std::vector<std::unique_ptr<KernelProvider>> providers;
+  providers.push_back(std::make_unique<BlockingReferenceProvider>(kBlockedElementwise));
+  Session blocked(import_onnx_bytes(squeeze_excite_bytes()), std::move(providers), SessionOptions{optimize_graph});
+  Session unfused(import_onnx_bytes(squeeze_excite_bytes()), {});
+  for (uint64_t seed : {13, 14}) {
+    const Tensor x = random_tensor({DType::f32, {1, 16, 8, 8}}, seed);
+    const Tensor got = blocked.run({{"x", x}}).at("y"), want = unfused.run({{"x", x}}).at("y");
+    ASSERT_EQ(got.shape(), want.shape());
+    for (int64_t i = 0; i < got.elements(); ++i) {
+      ASSERT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-4) << i;
+    }
+  }
+}
+
+TEST(BlockActivations, SqueezeExciteRunsBlockedFromABundle) {
+  std::string root = ::testing::TempDir() + "nee-blocked-se-XXXXXX";
+  ASSERT_NE(mkdtemp(root.data()), nullptr);
+  const std::shared_ptr<KernelBundle> bundle = default_bundle(root, squeeze_excite_bytes(), kBlockedElementwise);
+  EXPECT_TRUE(bundle->manifest().graph == kBlockedElementwise);
+  std::vector<std::unique_ptr<KernelProvider>> providers;
+  providers.push_back(make_bundle_provider(bundle));
+  Session with_bundle(import_onnx(root + "/cnn.onnx"), std::move(providers), SessionOptions{optimize_graph});
+  Session reference(import_onnx(root + "/cnn.onnx"), {});
+  for (uint64_t seed : {15, 16}) {
+    const Tensor x = random_tensor({DType::f32, {1, 16, 8, 8}}, seed);
+    const Tensor got = with_bundle.run({{"x", x}}).at("y"), want = reference.run({{"x", x}}).at("y");
+    ASSERT_EQ(got.shape(), want.shape());
+    for (int64_t i = 0; i < got.elements(); ++i) {
+      ASSERT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-4) << i;
+    }
+  }
+  int on_bundle = 0;
+  for (const Placement& p : with_bundle.placements()) {
+    if (p.op != "GlobalAveragePool" && p.op != "NeeElementwise") continue;
+    EXPECT_EQ(p.provider, "bundle") << p.node;
+    ++on_bundle;
+  }
+  EXPECT_EQ(on_bundle, 2);
+  std::error_code ec;
+  fs::remove_all(root, ec);
+}
+
 class BlockedBundle : public ::testing::TestWithParam<bool> {};
 
 TEST_P(BlockedBundle, BundleKernelsComputeTheUnblockedGraph) {
