@@ -143,8 +143,10 @@ Workload make_conv2d_workload(const TensorType& x, const TensorType& w, const Te
     throw Error("conv2d clip has min > max");
   }
   const bool depthwise = g > 1 && g == c && g == o;
-  if (attrs.weight_block != 0 && (attrs.weight_block != kConvWeightBlock || (g != 1 && !depthwise))) {
-    throw Error(fmt::format("conv2d weight_block {} (group {}): only blocks of {} with group 1 or depthwise exist",
+  if (attrs.weight_block != 0 &&
+      (attrs.weight_block != kConvWeightBlock || (!groups_fill_weight_blocks(c, o, g) && !depthwise))) {
+    throw Error(fmt::format("conv2d weight_block {} (group {}): only blocks of {} with group 1, depthwise, or groups "
+                            "of whole blocks exist",
                             attrs.weight_block, g, kConvWeightBlock));
   }
   for (int64_t block : {attrs.input_block, attrs.output_block}) {
@@ -241,7 +243,8 @@ static Workload conv2d_relaid(const Workload& w, const Conv2dAttrs& a) {
 
 bool conv2d_can_block_weights(const Workload& w) {
   const Conv2dAttrs a = conv2d_attrs(w);
-  return a.group == 1 && a.weight_block == 0;
+  return a.weight_block == 0 &&
+         groups_fill_weight_blocks(conv2d_nchw_input(w).shape[1], conv2d_nchw_output(w).shape[1], a.group);
 }
 
 Workload conv2d_with_blocked_weights(const Workload& w) {
@@ -258,7 +261,7 @@ bool conv2d_is_depthwise(const Workload& w) {
 
 bool conv2d_can_block_activations(const Workload& w) {
   const Conv2dAttrs a = conv2d_attrs(w);
-  return (a.group == 1 || conv2d_is_depthwise(w)) && a.weight_block == kConvWeightBlock &&
+  return a.weight_block == kConvWeightBlock &&
          can_block_activations(conv2d_nchw_input(w).shape) && can_block_activations(conv2d_nchw_output(w).shape);
 }
 
@@ -284,7 +287,10 @@ Workload conv2d_runtime_layout(const Workload& w, bool block_activations, bool w
     a.input_block = a.output_block = kActivationBlock;
     return conv2d_relaid(w, a);
   }
-  const Workload blocked = conv2d_can_block_weights(w) ? conv2d_with_blocked_weights(w) : w;
+  // Grouped weights are blocked only where the activations may be (CPU targets), as
+  // nee-tune's block_grouped_convs goes with its block_activations.
+  const bool block_weights = conv2d_can_block_weights(w) && (conv2d_attrs(w).group == 1 || block_activations);
+  const Workload blocked = block_weights ? conv2d_with_blocked_weights(w) : w;
   if (!block_activations || !conv2d_can_block_activations(blocked)) return blocked;
   return conv2d_with_activation_layout(blocked, true, true);
 }

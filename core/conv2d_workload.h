@@ -64,21 +64,22 @@ void unpack_conv2d_weights(const float* stored, const std::vector<int64_t>& oihw
 TensorType conv2d_oihw_weights(const Workload& w);
 TensorType conv2d_nchw_input(const Workload& w);
 TensorType conv2d_nchw_output(const Workload& w);
-// Whether W may be channel-blocked (group 1, not blocked yet), and the same convolution
+// Whether W may be channel-blocked (groups_fill_weight_blocks, not blocked yet), and the same convolution
 // with blocked W (throws nee::Error when it may not).
 bool conv2d_can_block_weights(const Workload& w);
 Workload conv2d_with_blocked_weights(const Workload& w);
 // group = C = O > 1: one KHxKW window per channel.
 bool conv2d_is_depthwise(const Workload& w);
-// Whether X and the output may be channel-blocked (group 1 or depthwise, blocked
-// weights, channel counts multiples of 16), and the same convolution with X blocked where
+// Whether X and the output may be channel-blocked (blocked weights, which only group 1,
+// groups of whole blocks and depthwise convs have; channel counts multiples of 16), and the same convolution with X blocked where
 // `input` and the output (and residual) blocked where `output` (throws nee::Error when it
 // may not).
 bool conv2d_can_block_activations(const Workload& w);
 Workload conv2d_with_activation_layout(const Workload& w, bool input, bool output);
 // The form NEE's runtime runs a convolution with constant weights in between other
-// convolutions: blocked weights where they may be, with `block_activations` (CPU
-// targets) blocked activations on both sides where they may be, with `winograd` (CPU
+// convolutions: blocked weights where they may be (grouped ones only with
+// `block_activations`), with `block_activations` (CPU targets) blocked activations on
+// both sides where they may be, with `winograd` (CPU
 // targets) transformed weights where conv2d_winograd_tile picks a tile, else unchanged.
 // nee-tune --op and nee-bench tune and time this form.
 Workload conv2d_runtime_layout(const Workload& w, bool block_activations, bool winograd = false);

@@ -8,6 +8,12 @@
 
 namespace nee {
 
+bool groups_fill_weight_blocks(int64_t in_channels, int64_t out_channels, int64_t group) {
+  if (group == 1) return true;
+  return group > 1 && in_channels % group == 0 && out_channels % group == 0 &&
+         (in_channels / group) % kConvWeightBlock == 0 && (out_channels / group) % kConvWeightBlock == 0;
+}
+
 std::vector<int64_t> blocked_weight_shape(const std::vector<int64_t>& oihw, int64_t block) {
   if (oihw.size() != 4 || block <= 0) throw Error(fmt::format("cannot block conv weights of rank {}", oihw.size()));
   return {(oihw[0] + block - 1) / block, oihw[1], oihw[2], oihw[3], block};

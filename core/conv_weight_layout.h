@@ -12,6 +12,12 @@ namespace nee {
 // both ISAs. The runtime packs constant weights once when it prepares a model.
 constexpr int64_t kConvWeightBlock = 16;
 
+// Whether a conv of `group` groups blocks its weights as a group-1 conv does: group 1, or
+// every group's input and output channels whole blocks of 16 (ShuffleNet's grouped 1x1
+// convs, ResNeXt-50's 3x3 convs from its third stage), so each 16-channel output vector
+// reads the input channels of one group.
+bool groups_fill_weight_blocks(int64_t in_channels, int64_t out_channels, int64_t group);
+
 // [O, C, KH, KW] -> [ceil(O/block), C, KH, KW, block]; throws nee::Error unless rank 4.
 std::vector<int64_t> blocked_weight_shape(const std::vector<int64_t>& oihw, int64_t block);
 // The blocked shape and the output channel count -> [O, C, KH, KW]; throws nee::Error

@@ -186,10 +186,16 @@ Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
   } else if (options.accumulator == ConvAccumulator::winograd) {
     value = define_winograd(p, attrs, clamp_reads);
   } else {
-    // Group 1 (ci = r.z) or depthwise (r.z is 0 and the input channel is the output's):
-    // make_conv2d_workload allows blocked weights only there.
+    // Group 1 (ci = r.z), depthwise (r.z is 0 and the input channel is the output's), or
+    // groups of whole blocks (block ob reads its group's channels): make_conv2d_workload
+    // allows blocked weights only there.
     const int block = static_cast<int>(p.weight_block);
-    const Expr blocked_in_c = p.group == 1 ? Expr(p.r.z) : p.ob * block + p.oi;
+    Expr blocked_in_c = p.r.z;
+    if (p.is_depthwise()) {
+      blocked_in_c = p.ob * block + p.oi;
+    } else if (p.group > 1) {
+      blocked_in_c = p.ob / (group_out / block) * group_channels + p.r.z;
+    }
     p.acc_blocked = Func("acc_blocked");
     p.acc_blocked(p.oi, x, y, p.ob, n) = 0.0f;
     const Expr block_index = clamp_reads ? clamp(p.ob, 0, static_cast<int>(ws[0]) - 1) : Expr(p.ob);

@@ -55,6 +55,8 @@ struct Conv2dPipeline {
   int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0, kernel_h = 0, kernel_w = 0;
 
   std::vector<Halide::Argument> arguments() const;  // input, weights, [bias], [residual]
+  // group = C = O > 1: one window per channel, no reduction over channels.
+  bool is_depthwise() const { return group > 1 && group == channels && group == out_channels; }
 };
 
 struct Conv2dOptions {

@@ -23,11 +23,15 @@ struct GraphOptions {
   // scalar, and global pools, take blocked tensors too (passes.h: block_activations); a
   // manifest from before it was recorded reads as false.
   bool block_elementwise = false;
+  // Grouped convs whose groups are whole blocks of 16 channels get blocked weights, and
+  // with block_activations read and write blocked tensors (passes.h: pack_conv_weights);
+  // a manifest from before it was recorded reads as false.
+  bool block_grouped_convs = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
            winograd == o.winograd && block_pools == o.block_pools &&
-           block_elementwise == o.block_elementwise;
+           block_elementwise == o.block_elementwise && block_grouped_convs == o.block_grouped_convs;
   }
 };
 

@@ -40,7 +40,10 @@ Conv2dBlockedCpuSpace::Conv2dBlockedCpuSpace(const Workload& workload, CpuVector
   // 80 trials (`nee-tune --op conv2d --shape 1x2048x7x7,512x1x1`, 2 threads) put chunked
   // points in all eight first places, the best at 370 us against the default's 568 us
   // (oneDNN: 352 us in nee-bench's resnet50-conv suite).
-  input_blocks_ = blocked_input_ && attrs.group == 1 ? conv2d_nchw_input(workload).shape[1] / attrs.input_block : 0;
+  // A group's channels (all of them for group 1); a depthwise conv reduces over none.
+  input_blocks_ = blocked_input_ && !conv2d_is_depthwise(workload)
+                      ? conv2d_nchw_input(workload).shape[1] / attrs.group / attrs.input_block
+                      : 0;
   knobs_ = {
       {"oc_blocks", values_up_to({1, 2, 3, 4}, blocks_), "16-channel weight blocks per register block"},
       {"px", values_up_to({1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 28}, out_w_),
@@ -217,7 +220,7 @@ ScheduledKernel Conv2dBlockedCpuSpace::apply(const ScheduleConfig& c) const {
   // Blocked input: the channel loop splits at block boundaries, so each input read is
   // [ci % 16, x, y, ci / 16] with both parts loop variables. (A depthwise conv has no
   // channel loop: it reads the 16 channels of its own block as one vector.)
-  const bool split_channels = p.input_block != 0 && p.group == 1;
+  const bool split_channels = input_blocks_ > 0;
   RVar ci = p.r.z, cb = p.r.z;
   if (split_channels) {
     ci = RVar("ci");

@@ -55,7 +55,8 @@ nlohmann::json BundleManifest::to_json() const {
             {"fold_matmul_batch", graph.fold_matmul_batch},
             {"winograd", graph.winograd},
             {"block_pools", graph.block_pools},
-            {"block_elementwise", graph.block_elementwise}}},
+            {"block_elementwise", graph.block_elementwise},
+            {"block_grouped_convs", graph.block_grouped_convs}}},
           {"variants", variants_json}};
 }
 
@@ -77,6 +78,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.winograd = j.at("graph").at("winograd").get<bool>();
   m.graph.block_pools = j.at("graph").value("block_pools", false);
   m.graph.block_elementwise = j.at("graph").value("block_elementwise", false);
+  m.graph.block_grouped_convs = j.at("graph").value("block_grouped_convs", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;
     variant.isa = v.at("isa").get<std::string>();

@@ -21,13 +21,12 @@ bool is_depthwise(const Graph& graph, const Node& node) {
 }
 
 // A NeeConv whose kernel may read and write channel-blocked activations (only
-// conv2d-blocked-cpu schedules them): group 1 with blocked weights, or depthwise over
-// 16k channels with constant weights that this pass may block.
+// conv2d-blocked-cpu schedules them): one with blocked weights (group 1 or groups of whole
+// blocks, pack_conv_weights), or depthwise over 16k channels with constant weights that
+// this pass may block.
 bool reads_blocked(const Graph& graph, const Node& node) {
   if (node.op != "NeeConv" || graph.type_of(node.outputs[0]).shape.size() != 4) return false;
-  const int64_t group = node.attrs.get_int("group", 1);
-  if (group == 1) return node.attrs.get_int("weight_block", 0) == kConvWeightBlock;
-  return is_depthwise(graph, node);
+  return node.attrs.get_int("weight_block", 0) == kConvWeightBlock || is_depthwise(graph, node);
 }
 
 int residual_slot(const Node& conv) {
@@ -216,7 +215,7 @@ void block_activations(Graph& graph, const GraphOptions& options) {
   for (bool dropped = true; dropped;) {
     dropped = false;
     for (const Node& node : graph.nodes()) {
-      if (convs.count(node.name) && node.attrs.get_int("group", 1) != 1 && !blocked.count(node.inputs[0])) {
+      if (convs.count(node.name) && is_depthwise(graph, node) && !blocked.count(node.inputs[0])) {
         convs.erase(node.name);
         dropped = true;
       }
@@ -269,7 +268,8 @@ void block_activations(Graph& graph, const GraphOptions& options) {
       continue;
     }
     const bool conv = convs.count(node.name) != 0;
-    if (conv && node.attrs.get_int("group", 1) != 1) block_conv_weights(graph, node);
+    // The depthwise convs are those whose weights are not blocked yet.
+    if (conv && node.attrs.get_int("weight_block", 0) == 0) block_conv_weights(graph, node);
     const bool output_blocked = blocked.count(node.outputs[0]) != 0;
     if (output_blocked) node.attrs.set("output_block", kActivationBlock);
     const int r = conv ? residual_slot(node) : -1;

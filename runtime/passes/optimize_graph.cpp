@@ -18,7 +18,7 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   if (options.block_elementwise) batch_norm_as_mul_add(graph);
   fuse_elementwise(graph);
   if (options.fold_matmul_batch) fold_matmul_batch(graph);
-  pack_conv_weights(graph);
+  pack_conv_weights(graph, options.block_grouped_convs);
   if (options.block_activations) block_activations(graph, options);
   if (options.winograd) use_winograd(graph);
 }

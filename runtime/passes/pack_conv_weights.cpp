@@ -22,9 +22,15 @@ bool block_conv_weights(Graph& graph, Node& node) {
   return true;
 }
 
-void pack_conv_weights(Graph& graph) {
+void pack_conv_weights(Graph& graph, bool grouped) {
   for (Node& node : graph.nodes()) {
-    if (node.op == "NeeConv" && node.attrs.get_int("group", 1) == 1) block_conv_weights(graph, node);
+    if (node.op != "NeeConv") continue;
+    const std::vector<int64_t>& x = graph.type_of(node.inputs[0]).shape;
+    const std::vector<int64_t>& y = graph.type_of(node.outputs[0]).shape;
+    const int64_t group = node.attrs.get_int("group", 1);
+    if (x.size() == 4 && y.size() == 4 && (group == 1 || grouped) && groups_fill_weight_blocks(x[1], y[1], group)) {
+      block_conv_weights(graph, node);
+    }
   }
 }
 

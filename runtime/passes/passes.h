@@ -86,11 +86,12 @@ void fuse_layer_norm(Graph& graph);
 // 128-row GEMM instead of 128 one-row ones).
 void fold_matmul_batch(Graph& graph);
 
-// NeeConv of group 1 with constant W -> the same with W channel-blocked (a new constant,
+// NeeConv of group 1, or with `grouped` of groups of whole blocks
+// (groups_fill_weight_blocks), with constant W -> the same with W channel-blocked (a new constant,
 // the plain one removed when nothing else reads it), so kernels that vectorize over
 // output channels read whole weight vectors. Runs last: the fusions edit W in ONNX's
 // layout (BatchNormalization folding scales its rows).
-void pack_conv_weights(Graph& graph);
+void pack_conv_weights(Graph& graph, bool grouped);
 // The step pack_conv_weights takes for one NeeConv; false (and nothing changed) unless W
 // is a rank-4 f32 constant not blocked yet.
 bool block_conv_weights(Graph& graph, Node& node);
@@ -120,7 +121,8 @@ void use_winograd(Graph& graph);
 // after the bias Add, as BERT's query projection has), fuse_matmul_relu,
 // fuse_matmul_gelu, fuse_layer_norm, batch_norm_as_mul_add (when options say),
 // fuse_elementwise, fold_matmul_batch (when options
-// say), pack_conv_weights, then block_activations and use_winograd (when options say).
+// say), pack_conv_weights (grouped convs when options say), then block_activations and
+// use_winograd (when options say).
 // The epilogue and layer-norm fusions come first so they take precedence;
 // fuse_elementwise collects what is left.
 void optimize_graph(Graph& graph, const GraphOptions& options = {});

@@ -173,13 +173,17 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
   j["graph"]["block_pools"] = true;
   save_manifest(j);
   EXPECT_TRUE(BundleManifest::load(copy_).graph.block_pools);
-  // So were those from before blocked elementwise ops and global pools.
-  j["graph"].erase("block_elementwise");
-  save_manifest(j);
-  EXPECT_FALSE(BundleManifest::load(copy_).graph.block_elementwise);
-  j["graph"]["block_elementwise"] = true;
-  save_manifest(j);
-  EXPECT_TRUE(BundleManifest::load(copy_).graph.block_elementwise);
+  // So were those from before blocked elementwise ops and global pools, and grouped convs.
+  for (const char* option : {"block_elementwise", "block_grouped_convs"}) {
+    j["graph"].erase(option);
+    save_manifest(j);
+    const GraphOptions before = BundleManifest::load(copy_).graph;
+    EXPECT_FALSE(option == std::string("block_elementwise") ? before.block_elementwise : before.block_grouped_convs);
+    j["graph"][option] = true;
+    save_manifest(j);
+    const GraphOptions after = BundleManifest::load(copy_).graph;
+    EXPECT_TRUE(option == std::string("block_elementwise") ? after.block_elementwise : after.block_grouped_convs);
+  }
   j.erase("graph");
   save_manifest(j);
   EXPECT_HAS(load_error(), "malformed");

@@ -31,7 +31,7 @@ struct ConvCase {
   std::vector<int64_t> x, w;
   Conv2dAttrs attrs;
   bool bias = false, residual = false;
-  bool blocked = false;  // W channel-blocked, as the runtime gives group-1 convs
+  bool blocked = false;  // W channel-blocked, as the runtime gives group-1 convs and groups of whole blocks
   // X, and the output and residual, channel-blocked, as the CPU runtime gives convs
   // between convs (needs `blocked`).
   bool input_blocked = false, output_blocked = false;
@@ -47,7 +47,7 @@ Workload workload_of_case(const ConvCase& c) {
   const Workload w_plain =
       make_conv2d_workload(x, w, c.bias ? &bias : nullptr, c.residual ? &residual : nullptr, c.attrs);
   // Depthwise convs block their weights only together with the activations.
-  if (c.attrs.group != 1 && c.blocked) return conv2d_runtime_layout(w_plain, true);
+  if (c.attrs.group > 1 && c.attrs.group == c.x[1] && c.blocked) return conv2d_runtime_layout(w_plain, true);
   const Workload w_blocked = c.blocked ? conv2d_with_blocked_weights(w_plain) : w_plain;
   if (!c.input_blocked && !c.output_blocked) return w_blocked;
   const Workload relaid = conv2d_with_activation_layout(w_blocked, c.input_blocked, c.output_blocked);
@@ -123,6 +123,19 @@ std::map<std::string, ConvCase> cases() {
   depthwise16_stride2.group = 16;
   all["blocked_depthwise_stride2"] = {
       {2, 16, 9, 10}, {16, 1, 3, 3}, depthwise16_stride2, true, false, true, true, true};
+  // Groups of whole blocks (ResNeXt's 3x3 convs from its third stage, ShuffleNet's grouped
+  // 1x1 convs): 2 groups of 32 channels (two blocks each, chunked in the points below)
+  // with bias, residual and Relu; a strided one from NCHW to NCHW at batch 2; a 1x1 one
+  // from a blocked input to an NCHW output, 16 input and 32 output channels a group.
+  Conv2dAttrs groups2_relu = relu;
+  groups2_relu.group = 2;
+  all["blocked_groups_residual_relu"] = {{1, 64, 9, 11}, {64, 32, 3, 3}, groups2_relu, true, true, true, true, true};
+  Conv2dAttrs groups2_stride2 = stride2;
+  groups2_stride2.group = 2;
+  all["blocked_groups_nchw_stride2"] = {{2, 32, 9, 10}, {32, 16, 3, 3}, groups2_stride2, true, false, true};
+  Conv2dAttrs groups3;
+  groups3.group = 3;
+  all["blocked_groups_pointwise_input"] = {{1, 48, 5, 7}, {96, 16, 1, 1}, groups3, true, false, true, true, false};
   // Winograd F(2x2, 3x3) and F(4x4, 3x3): planes that no tile divides (9x11 and 7x7),
   // asymmetric pads, batch 2, and an NCHW input with channels no vector divides.
   ConvCase winograd2 = all["blocked_activations_residual_relu"];
@@ -154,6 +167,11 @@ class Conv2dKernel : public test::CompiledKernelsTest<Conv2dKernel> {
     kernels.add_changed_default("blocked_chunked_residual_relu", "chunk2_ci_inner", chunked, cpu,
                                 {{"ci_chunk", 2}, {"px", 3}, {"oc_blocks", 1}, {"red_order", 1}, {"unroll_kx", 0},
                                  {"parallel", 0}, {"tile_order", 0}, {"rows", 2}});
+    // A group's two input blocks in chunks of one, each output register block spanning
+    // both groups' blocks.
+    kernels.add_changed_default("blocked_groups_residual_relu", "chunk1_two_groups",
+                                workload_of_case(cases().at("blocked_groups_residual_relu")), cpu,
+                                {{"ci_chunk", 1}, {"oc_blocks", 4}, {"px", 3}});
     kernels.add_changed_default("blocked_activations_pointwise_stride2", "chunk1_serial_tiles",
                                 workload_of_case(cases().at("blocked_activations_pointwise_stride2")), cpu,
                                 {{"ci_chunk", 1}, {"parallel", 0}, {"px", 3}});
@@ -225,6 +243,11 @@ TEST_F(Conv2dKernel, BlockedActivationsPointwiseStride2) {
 }
 
 TEST_F(Conv2dKernel, BlockedChunkedReduction) { kernels().check_points("blocked_chunked_residual_relu"); }
+TEST_F(Conv2dKernel, BlockedGroupsBothSides) { kernels().check_points("blocked_groups_residual_relu"); }
+TEST_F(Conv2dKernel, BlockedGroupsNchwStride2) { kernels().check_points("blocked_groups_nchw_stride2"); }
+TEST_F(Conv2dKernel, BlockedGroupsPointwiseFromBlockedInput) {
+  kernels().check_points("blocked_groups_pointwise_input");
+}
 
 TEST_F(Conv2dKernel, ChunksDivideTheInputBlocksAndOlderPointsAreUnchunked) {
   const Workload& w = kernels().get("blocked_chunked_residual_relu/default").candidate.workload;

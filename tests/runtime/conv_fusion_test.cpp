@@ -686,6 +686,62 @@ TEST(BlockActivations, SqueezeExciteRunsBlockedFromABundle) {
   fs::remove_all(root, ec);
 }
 
+// ResNeXt's grouped convs: one of 2 groups of 32 channels (whole blocks) and one of 16
+// groups of 4 channels between group-1 convs.
+std::string grouped_convs_bytes() {
+  OnnxModelBuilder m;
+  m.input("x", {1, 16, 8, 8}).output("y", {1, 16, 8, 8});
+  conv(m, "c1", "x", "c1_out", {64, 16, 1, 1}, true, 0, 1, 1, 300);
+  m.node("Relu", {"c1_out"}, {"a1"}, "relu1");
+  conv(m, "whole_blocks", "a1", "g1", {64, 32, 3, 3}, true, 1, 1, 2, 310);
+  m.node("Relu", {"g1"}, {"a2"}, "relu2");
+  conv(m, "small_groups", "a2", "g2", {64, 4, 3, 3}, true, 1, 1, 16, 320);
+  conv(m, "c2", "g2", "y", {16, 64, 1, 1}, true, 0, 1, 1, 330);
+  return m.bytes();
+}
+
+TEST(BlockActivations, GroupsOfWholeBlocksRunBlocked) {
+  GraphOptions options = kBlockedElementwise;
+  options.block_grouped_convs = true;
+  Graph g = import_onnx_bytes(grouped_convs_bytes());
+  optimize_graph(g, options);
+  std::map<std::string, const Node*> by_name;
+  for (const Node& n : g.nodes()) by_name[n.name] = &n;
+  const Node& whole = *by_name.at("whole_blocks");
+  EXPECT_EQ(whole.attrs.get_int("weight_block", 0), 16);
+  EXPECT_EQ(whole.attrs.get_int("input_block", 0), 16);
+  EXPECT_EQ(whole.attrs.get_int("output_block", 0), 0);  // read by the small groups' conv, which reads NCHW
+  const Node& small = *by_name.at("small_groups");
+  EXPECT_EQ(small.attrs.get_int("weight_block", 0), 0);
+  EXPECT_EQ(small.attrs.get_int("input_block", 0), 0);
+  const std::optional<Workload> w = workload_of(g, whole);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(conv2d_attrs(*w).group, 2);
+  EXPECT_EQ(w->inputs[1].shape, (std::vector<int64_t>{4, 32, 3, 3, 16}));
+
+  // Without the option (bundles from before it) grouped weights stay OIHW.
+  Graph plain = import_onnx_bytes(grouped_convs_bytes());
+  optimize_graph(plain, kBlockedElementwise);
+  for (const Node& n : plain.nodes()) {
+    if (n.name == "whole_blocks") {
+      EXPECT_EQ(n.attrs.get_int("weight_block", 0), 0);
+    }
+  }
+
+  std::vector<std::unique_ptr<KernelProvider>> providers;
+  providers.push_back(std::make_unique<BlockingReferenceProvider>(options));
+  Session blocked(import_onnx_bytes(grouped_convs_bytes()), std::move(providers), SessionOptions{optimize_graph});
+  Session unfused(import_onnx_bytes(grouped_convs_bytes()), {});
+  for (uint64_t seed : {17, 18}) {
+    const Tensor x = random_tensor({DType::f32, {1, 16, 8, 8}}, seed);
+    const Tensor got = blocked.run({{"x", x}}).at("y"), want = unfused.run({{"x", x}}).at("y");
+    ASSERT_EQ(got.shape(), want.shape());
+    for (int64_t i = 0; i < got.elements(); ++i) {
+      ASSERT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-4) << i;
+    }
+  }
+}
+
 class BlockedBundle : public ::testing::TestWithParam<bool> {};
 
 TEST_P(BlockedBundle, BundleKernelsComputeTheUnblockedGraph) {
