@@ -31,7 +31,7 @@ MatmulCpuSpace::MatmulCpuSpace(const Workload& workload, CpuVectorIsa isa) : wor
   knobs_ = {
       {"vec", values_up_to({1, 4, 8, 16}, n_), "vector width in floats"},
       {"nr_vecs", {1, 2, 3, 4}, "vectors per register-block row (NR = vec * nr_vecs)"},
-      {"mr", values_up_to({1, 2, 3, 4, 6, 8}, m_), "rows of the register block"},
+      {"mr", values_up_to({1, 2, 3, 4, 6, 7, 8}, m_), "rows of the register block"},
       {"mc_blocks", {1, 2, 4, 8, 16, 32, 64}, "register blocks per outer tile in M (MC = mr * mc_blocks)"},
       {"nc_panels", {1, 2, 4, 8, 16, 32}, "column panels per outer tile in N (NC = NR * nc_panels)"},
       {"kc", values_up_to({0, 64, 128, 256, 512}, k_ - 1), "reduction block (0: no split)"},
@@ -54,6 +54,8 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // tiles computed 256 rows for ViT's 197 (197x384x1536 ran at 170 GFLOP/s, guarded at
 // 216; oneDNN 229).
 int64_t computed_rows(int64_t m, int64_t mr) { return ceil_div(m, mr) * mr; }
+// Columns of N likewise: a ragged last register block's columns shift inwards.
+int64_t computed_columns(int64_t n, int64_t nr) { return ceil_div(n, nr) * nr; }
 
 // Register blocks per outer tile: enough for all of M, up to 32 (MC = 192 rows: 8 parallel
 // tasks at M = 1024). B's packed panel is reused once per block and packed once per row tile.
@@ -73,21 +75,25 @@ ScheduleConfig MatmulCpuSpace::default_config() const {
   // Register blocks that fill the vector registers, best first: at 1024 cubed the 6x64 block
   // in 32-block tiles ran at 158-169 GFLOP/s against 132 for 8x48, when shifted outer tiles
   // still recomputed 1/8 of the rows; guarded, 215-222 (oneDNN 219 in the same run).
-  // The default takes the first block whose ragged last block wastes at most 1/8 of M, or
-  // else the least wasteful one.
+  // The default takes the first block whose ragged last blocks, in M and in N, waste at
+  // most 1/16 of the product, or else the least wasteful one. ConvNeXt's 3136x384x96
+  // (`nee-bench --shape 3136x384x96 --engines nee-default,onednn --repeats 7`) ran 160
+  // GFLOP/s in 6x64 blocks (128 columns for 96) against oneDNN's 210, and its 49x768x3072
+  // 141 against 175 (54 rows for 49); 8x48 and 7x48 blocks fit them exactly.
   const std::vector<std::pair<int64_t, int64_t>> blocks =
-      wide ? std::vector<std::pair<int64_t, int64_t>>{{6, 4}, {8, 3}} : std::vector<std::pair<int64_t, int64_t>>{{4, 3}, {6, 2}};
-  int64_t best_rows = 0;
+      wide ? std::vector<std::pair<int64_t, int64_t>>{{6, 4}, {8, 3}, {7, 3}}
+           : std::vector<std::pair<int64_t, int64_t>>{{4, 3}, {6, 2}};
+  int64_t least_computed = 0;
   for (const auto& [wanted_mr, wanted_nr_vecs] : blocks) {
     const int64_t mr = largest_value_up_to(knobs_, "mr", std::min(wanted_mr, m_));
-    const int64_t mc_blocks = outer_tile_blocks(m_, mr);
-    const int64_t rows = computed_rows(m_, mr);
-    if (best_rows != 0 && rows >= best_rows) continue;
-    best_rows = rows;
+    const int64_t nr_vecs = std::clamp<int64_t>(n_ / c.knobs["vec"], 1, wanted_nr_vecs);
+    const int64_t computed = computed_rows(m_, mr) * computed_columns(n_, nr_vecs * c.knobs["vec"]);
+    if (least_computed != 0 && computed >= least_computed) continue;
+    least_computed = computed;
     c.knobs["mr"] = mr;
-    c.knobs["nr_vecs"] = std::clamp<int64_t>(n_ / c.knobs["vec"], 1, wanted_nr_vecs);
-    c.knobs["mc_blocks"] = mc_blocks;
-    if (rows * 8 <= m_ * 9) break;
+    c.knobs["nr_vecs"] = nr_vecs;
+    c.knobs["mc_blocks"] = outer_tile_blocks(m_, mr);
+    if (computed * 16 <= m_ * n_ * 17) break;
   }
   // Too few row tiles to keep every core busy (M = 64, 128 in BERT and MLP layers):
   // split N into outer tiles as well and parallelize over both.

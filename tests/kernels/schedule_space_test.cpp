@@ -125,6 +125,23 @@ TEST(ScheduleSpace, ParallelLoopOfFewTasksIsRejected) {
   EXPECT_EQ(tiny->check(tiny->default_config()), "");
 }
 
+// The default register block wastes little on ragged shapes: on AVX-512, ConvNeXt's
+// 3136x384x96 in 8x48 blocks (6x64 computed 128 columns for 96) and its 49-row products
+// in 7-row blocks (6 computed 54 rows); 1024 cubed keeps the 6x64 block.
+TEST(ScheduleSpace, DefaultMatmulBlocksFitRaggedShapes) {
+  Target avx512;
+  avx512.halide = isa_level_named("avx512_skylake").halide;
+  const auto block = [&](int64_t m, int64_t k, int64_t n) {
+    const ScheduleConfig c = make_schedule_space(shape(m, k, n), avx512)->default_config();
+    EXPECT_EQ(c.at("vec"), 16);
+    return std::make_pair(c.at("mr"), c.at("nr_vecs"));
+  };
+  EXPECT_EQ(block(3136, 384, 96), std::make_pair(int64_t{8}, int64_t{3}));
+  EXPECT_EQ(block(49, 768, 3072), std::make_pair(int64_t{7}, int64_t{3}));
+  EXPECT_EQ(block(1024, 1024, 1024), std::make_pair(int64_t{6}, int64_t{4}));
+  EXPECT_EQ(block(197, 384, 1536), std::make_pair(int64_t{6}, int64_t{4}));
+}
+
 TEST(ScheduleSpace, TileLargerThanTheShapeIsRejected) {
   const auto space = make_schedule_space(shape(8, 8, 8), TargetKind::cpu);
   ScheduleConfig c = space->default_config();
