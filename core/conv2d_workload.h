@@ -64,16 +64,16 @@ void unpack_conv2d_weights(const float* stored, const std::vector<int64_t>& oihw
 TensorType conv2d_oihw_weights(const Workload& w);
 TensorType conv2d_nchw_input(const Workload& w);
 TensorType conv2d_nchw_output(const Workload& w);
-// Whether W may be channel-blocked (groups_fill_weight_blocks, not blocked yet), and the same convolution
-// with blocked W (throws nee::Error when it may not).
+// Whether W may be channel-blocked (groups_fill_weight_blocks, not blocked yet), and the
+// same convolution with blocked W (throws nee::Error when it may not).
 bool conv2d_can_block_weights(const Workload& w);
 Workload conv2d_with_blocked_weights(const Workload& w);
 // group = C = O > 1: one KHxKW window per channel.
 bool conv2d_is_depthwise(const Workload& w);
 // Whether X and the output may be channel-blocked (blocked weights, which only group 1,
-// groups of whole blocks and depthwise convs have; channel counts multiples of 16), and the same convolution with X blocked where
-// `input` and the output (and residual) blocked where `output` (throws nee::Error when it
-// may not).
+// groups of whole blocks and depthwise convs have; channel counts multiples of 16), and
+// the same convolution with X blocked where `input` and the output (and residual) blocked
+// where `output` (throws nee::Error when it may not).
 bool conv2d_can_block_activations(const Workload& w);
 Workload conv2d_with_activation_layout(const Workload& w, bool input, bool output);
 // The form NEE's runtime runs a convolution with constant weights in between other

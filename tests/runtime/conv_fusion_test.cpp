@@ -427,6 +427,27 @@ void expect_outputs_near(std::map<std::string, Tensor> got, std::map<std::string
   }
 }
 
+// Output y of `got` and `want` on random inputs x of `x_shape`, one per seed.
+void expect_same_y(Session& got, Session& want, const std::vector<int64_t>& x_shape,
+                   std::initializer_list<uint64_t> seeds) {
+  for (uint64_t seed : seeds) {
+    const Tensor x = random_tensor({DType::f32, x_shape}, seed);
+    const Tensor a = got.run({{"x", x}}).at("y"), b = want.run({{"x", x}}).at("y");
+    ASSERT_EQ(a.shape(), b.shape());
+    for (int64_t i = 0; i < a.elements(); ++i) ASSERT_NEAR(a.data_as<float>()[i], b.data_as<float>()[i], 1e-4) << i;
+  }
+}
+
+// The graph optimized with `options` on reference kernels against the unoptimized one.
+void expect_blocked_matches_unfused(const std::string& bytes, const GraphOptions& options,
+                                    const std::vector<int64_t>& x_shape, std::initializer_list<uint64_t> seeds) {
+  std::vector<std::unique_ptr<KernelProvider>> providers;
+  providers.push_back(std::make_unique<BlockingReferenceProvider>(options));
+  Session blocked(import_onnx_bytes(bytes), std::move(providers), SessionOptions{optimize_graph});
+  Session unfused(import_onnx_bytes(bytes), {});
+  expect_same_y(blocked, unfused, x_shape, seeds);
+}
+
 TEST(BlockActivations, BlocksValuesThatConvsPassToConvs) {
   Graph g = import_onnx_bytes(blocking_cnn_bytes());
   optimize_graph(g, kBlocked);
@@ -553,18 +574,7 @@ TEST(BlockActivations, ChannelConcatenationsOfConvOutputsStayBlocked) {
   EXPECT_EQ(relu_in->op, "NeeLayout");
   EXPECT_EQ(relu_in->attrs.get_string("to"), "nchw16c");
 
-  std::vector<std::unique_ptr<KernelProvider>> providers;
-  providers.push_back(std::make_unique<BlockingReferenceProvider>(kBlocked));
-  Session blocked(import_onnx_bytes(fire_module_bytes()), std::move(providers), SessionOptions{optimize_graph});
-  Session unfused(import_onnx_bytes(fire_module_bytes()), {});
-  for (uint64_t seed : {11, 12}) {
-    const Tensor x = random_tensor({DType::f32, {1, 16, 8, 8}}, seed);
-    const Tensor got = blocked.run({{"x", x}}).at("y"), want = unfused.run({{"x", x}}).at("y");
-    ASSERT_EQ(got.shape(), want.shape());
-    for (int64_t i = 0; i < got.elements(); ++i) {
-      ASSERT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-4) << i;
-    }
-  }
+  expect_blocked_matches_unfused(fire_module_bytes(), kBlocked, {1, 16, 8, 8}, {11, 12});
 }
 
 // A squeeze-and-excite block (EfficientNet's) and a lone BatchNormalization (DenseNet's):
@@ -644,18 +654,7 @@ TEST(BlockActivations, SqueezeExciteAndLoneBatchNormsRunBlocked) {
   }
   EXPECT_EQ(norms, 1);
 
-  std::vector<std::unique_ptr<KernelProvider>> providers;
-  providers.push_back(std::make_unique<BlockingReferenceProvider>(kBlockedElementwise));
-  Session blocked(import_onnx_bytes(squeeze_excite_bytes()), std::move(providers), SessionOptions{optimize_graph});
-  Session unfused(import_onnx_bytes(squeeze_excite_bytes()), {});
-  for (uint64_t seed : {13, 14}) {
-    const Tensor x = random_tensor({DType::f32, {1, 16, 8, 8}}, seed);
-    const Tensor got = blocked.run({{"x", x}}).at("y"), want = unfused.run({{"x", x}}).at("y");
-    ASSERT_EQ(got.shape(), want.shape());
-    for (int64_t i = 0; i < got.elements(); ++i) {
-      ASSERT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-4) << i;
-    }
-  }
+  expect_blocked_matches_unfused(squeeze_excite_bytes(), kBlockedElementwise, {1, 16, 8, 8}, {13, 14});
 }
 
 TEST(BlockActivations, SqueezeExciteRunsBlockedFromABundle) {
@@ -667,14 +666,7 @@ TEST(BlockActivations, SqueezeExciteRunsBlockedFromABundle) {
   providers.push_back(make_bundle_provider(bundle));
   Session with_bundle(import_onnx(root + "/cnn.onnx"), std::move(providers), SessionOptions{optimize_graph});
   Session reference(import_onnx(root + "/cnn.onnx"), {});
-  for (uint64_t seed : {15, 16}) {
-    const Tensor x = random_tensor({DType::f32, {1, 16, 8, 8}}, seed);
-    const Tensor got = with_bundle.run({{"x", x}}).at("y"), want = reference.run({{"x", x}}).at("y");
-    ASSERT_EQ(got.shape(), want.shape());
-    for (int64_t i = 0; i < got.elements(); ++i) {
-      ASSERT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-4) << i;
-    }
-  }
+  expect_same_y(with_bundle, reference, {1, 16, 8, 8}, {15, 16});
   int on_bundle = 0;
   for (const Placement& p : with_bundle.placements()) {
     if (p.op != "GlobalAveragePool" && p.op != "NeeElementwise") continue;
@@ -728,18 +720,7 @@ TEST(BlockActivations, GroupsOfWholeBlocksRunBlocked) {
     }
   }
 
-  std::vector<std::unique_ptr<KernelProvider>> providers;
-  providers.push_back(std::make_unique<BlockingReferenceProvider>(options));
-  Session blocked(import_onnx_bytes(grouped_convs_bytes()), std::move(providers), SessionOptions{optimize_graph});
-  Session unfused(import_onnx_bytes(grouped_convs_bytes()), {});
-  for (uint64_t seed : {17, 18}) {
-    const Tensor x = random_tensor({DType::f32, {1, 16, 8, 8}}, seed);
-    const Tensor got = blocked.run({{"x", x}}).at("y"), want = unfused.run({{"x", x}}).at("y");
-    ASSERT_EQ(got.shape(), want.shape());
-    for (int64_t i = 0; i < got.elements(); ++i) {
-      ASSERT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-4) << i;
-    }
-  }
+  expect_blocked_matches_unfused(grouped_convs_bytes(), options, {1, 16, 8, 8}, {17, 18});
 }
 
 class BlockedBundle : public ::testing::TestWithParam<bool> {};
