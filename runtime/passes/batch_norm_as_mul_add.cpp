@@ -1,4 +1,4 @@
-#include <cmath>
+#include <algorithm>
 #include <string>
 
 #include "core/activation_layout.h"
@@ -13,25 +13,15 @@ namespace {
 // whose channels block_activations can block: y = a * x + b with a = scale / sqrt(var +
 // eps), b = B - mean * a, each as [C, 1, 1]; false (nothing added) for any other node.
 bool add_scale_and_shift(Graph& graph, const Node& bn, std::string& a_name, std::string& b_name) {
-  if (bn.op != "BatchNormalization" || bn.inputs.size() != 5 || bn.attrs.get_int("training_mode", 0) != 0) return false;
-  for (size_t i = 1; i < bn.outputs.size(); ++i) {
-    if (!bn.outputs[i].empty()) return false;
-  }
+  if (bn.op != "BatchNormalization" || bn.inputs.empty()) return false;
   const TensorType& x = graph.type_of(bn.inputs[0]);
   if (x.dtype != DType::f32 || !can_block_activations(x.shape)) return false;
   const int64_t channels = x.shape[1];
-  const Tensor* params[4];
-  for (int i = 0; i < 4; ++i) {
-    params[i] = f32_constant(graph, bn.inputs[1 + i]);
-    if (!params[i] || params[i]->elements() != channels) return false;
-  }
-  const float epsilon = bn.attrs.get_float("epsilon", 1e-5f);
+  const std::optional<BatchNormAffine> affine = inference_batch_norm(graph, bn, channels);
+  if (!affine) return false;
   Tensor a(DType::f32, {channels, 1, 1}), b(DType::f32, {channels, 1, 1});
-  for (int64_t c = 0; c < channels; ++c) {
-    const float scale = params[0]->data_as<float>()[c] / std::sqrt(params[3]->data_as<float>()[c] + epsilon);
-    a.data_as<float>()[c] = scale;
-    b.data_as<float>()[c] = params[1]->data_as<float>()[c] - params[2]->data_as<float>()[c] * scale;
-  }
+  std::copy(affine->scale.begin(), affine->scale.end(), a.data_as<float>());
+  std::copy(affine->shift.begin(), affine->shift.end(), b.data_as<float>());
   a_name = bn.name + ".bn_scale";
   b_name = bn.name + ".bn_shift";
   if (graph.has_value(a_name) || graph.has_value(b_name)) return false;

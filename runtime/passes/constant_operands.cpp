@@ -42,4 +42,26 @@ std::string add_shape_constant(Graph& graph, const std::string& name, const std:
   return name;
 }
 
+std::optional<BatchNormAffine> inference_batch_norm(const Graph& graph, const Node& bn, int64_t channels) {
+  if (bn.op != "BatchNormalization" || bn.inputs.size() != 5 || bn.attrs.get_int("training_mode", 0) != 0) {
+    return std::nullopt;
+  }
+  for (size_t i = 1; i < bn.outputs.size(); ++i) {
+    if (!bn.outputs[i].empty()) return std::nullopt;
+  }
+  const Tensor* params[4];
+  for (int i = 0; i < 4; ++i) {
+    params[i] = f32_constant(graph, bn.inputs[1 + i]);
+    if (!params[i] || params[i]->elements() != channels) return std::nullopt;
+  }
+  const float epsilon = bn.attrs.get_float("epsilon", 1e-5f);
+  BatchNormAffine affine;
+  for (int64_t c = 0; c < channels; ++c) {
+    const float scale = params[0]->data_as<float>()[c] / std::sqrt(params[3]->data_as<float>()[c] + epsilon);
+    affine.scale.push_back(scale);
+    affine.shift.push_back(params[1]->data_as<float>()[c] - params[2]->data_as<float>()[c] * scale);
+  }
+  return affine;
+}
+
 }  // namespace nee

@@ -20,6 +20,15 @@ bool is_scalar_near(const Graph& graph, const std::string& value, float wanted);
 // the float range's end. False when a bound is not a constant scalar or lo > hi.
 bool clip_bounds(const Graph& graph, const Node& clip, float& lo, float& hi);
 
+// An inference-mode BatchNormalization as y = scale[c] * x + shift[c], with scale = S /
+// sqrt(var + eps) and shift = B - mean * scale from its constant f32 parameters of
+// `channels` elements each; nullopt for training mode, a requested mean or variance
+// output, or parameters that are not such constants.
+struct BatchNormAffine {
+  std::vector<float> scale, shift;
+};
+std::optional<BatchNormAffine> inference_batch_norm(const Graph& graph, const Node& bn, int64_t channels);
+
 // Adds `shape` as the i64 constant `name` (a Reshape's second input) and returns `name`.
 std::string add_shape_constant(Graph& graph, const std::string& name, const std::vector<int64_t>& shape);
 

@@ -1,5 +1,3 @@
-#include <cmath>
-
 #include "runtime/passes/activation_patterns.h"
 #include "runtime/passes/node_fusion.h"
 #include "runtime/passes/constant_operands.h"
@@ -22,35 +20,24 @@ std::string unique_name(const Graph& graph, const std::string& base) {
   return name;
 }
 
-// BatchNormalization y = a * x + b with a = scale / sqrt(var + eps), b = B - mean * a,
-// folded into the conv: weights of output channel o scaled by a[o], bias a * bias + b.
-// Only in inference mode: with training_mode=1, mean and var come from the batch.
+// An inference-mode BatchNormalization y = a * x + b (inference_batch_norm) folded into
+// the conv: weights of output channel o scaled by a[o], bias a * bias + b.
 bool fold_batch_norm(Graph& graph, Node& conv, const Node& bn) {
-  if (bn.inputs.size() != 5 || bn.inputs[0] != conv.outputs[0]) return false;
-  if (bn.attrs.get_int("training_mode", 0) != 0) return false;
-  if (bn.outputs.size() > 1) {
-    for (size_t i = 1; i < bn.outputs.size(); ++i) {
-      if (!bn.outputs[i].empty()) return false;
-    }
-  }
+  if (bn.inputs.empty() || bn.inputs[0] != conv.outputs[0]) return false;
   const Tensor* weights = f32_constant(graph, conv.inputs[1]);
   const Tensor* bias = conv.attrs.get_int("bias") ? f32_constant(graph, conv.inputs[2]) : nullptr;
   if (!weights || (conv.attrs.get_int("bias") && !bias)) return false;
   const int64_t out_channels = weights->shape()[0];
-  const Tensor* params[4];
-  for (int i = 0; i < 4; ++i) {
-    params[i] = f32_constant(graph, bn.inputs[1 + i]);
-    if (!params[i] || params[i]->elements() != out_channels) return false;
-  }
-  const float epsilon = bn.attrs.get_float("epsilon", 1e-5f);
+  const std::optional<BatchNormAffine> affine = inference_batch_norm(graph, bn, out_channels);
+  if (!affine) return false;
   Tensor new_weights = weights->clone(), new_bias(DType::f32, {out_channels});
   const int64_t per_channel = weights->elements() / out_channels;
   for (int64_t o = 0; o < out_channels; ++o) {
-    const float a = params[0]->data_as<float>()[o] / std::sqrt(params[3]->data_as<float>()[o] + epsilon);
+    const float a = affine->scale[static_cast<size_t>(o)];
     float* w = new_weights.data_as<float>() + o * per_channel;
     for (int64_t i = 0; i < per_channel; ++i) w[i] *= a;
     const float b0 = bias ? bias->data_as<float>()[o] : 0.0f;
-    new_bias.data_as<float>()[o] = a * (b0 - params[2]->data_as<float>()[o]) + params[1]->data_as<float>()[o];
+    new_bias.data_as<float>()[o] = a * b0 + affine->shift[static_cast<size_t>(o)];
   }
   const std::string w_name = unique_name(graph, conv.name + "_bn_weights");
   graph.add_constant(w_name, new_weights);

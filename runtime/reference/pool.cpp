@@ -164,52 +164,34 @@ ReferenceFn make_reference_average_pool(const Graph& graph, const Node& node) {
 
 namespace {
 
-// A global pool reduces each plane of X; a blocked X ([N, C/16, H, W, 16], input_block)
-// holds 16 planes interleaved, and its [N, C/16, 1, 1, 16] result is the NCHW one's bytes.
-struct GlobalPoolPlanes {
-  int64_t planes = 0, size = 0, lanes = 1;  // plane p's element i is at (p / lanes * size + i) * lanes + p % lanes
-
-  GlobalPoolPlanes(const Graph& graph, const Node& node) {
-    const std::vector<int64_t>& x = graph.type_of(node.inputs[0]).shape;
-    const bool blocked = node.attrs.get_int("input_block", 0) != 0;
-    const std::vector<int64_t> nchw = blocked ? unblocked_activation_shape(x) : x;
-    planes = nchw[0] * nchw[1];
-    size = TensorType{DType::f32, {nchw.begin() + 2, nchw.end()}}.elements();
-    lanes = blocked ? kActivationBlock : 1;
-  }
-  const float* at(const float* x, int64_t p, int64_t i) const {
-    return x + ((p / lanes) * size + i) * lanes + p % lanes;
-  }
-};
+// A global pool of X's planes, each reduced by `reduce` over its `size` elements; a blocked
+// X (input_block) runs it on an unpacked copy, as the windowed pools do.
+template <typename Reduce>
+ReferenceFn global_pool(const Graph& graph, const Node& node, Reduce reduce) {
+  if (graph.type_of(node.inputs[0]).dtype != DType::f32) return nullptr;
+  const PoolShapes shapes = pool_shapes(graph, node);
+  const int64_t planes = shapes.x[0] * shapes.x[1];
+  const int64_t size = TensorType{DType::f32, {shapes.x.begin() + 2, shapes.x.end()}}.elements();
+  ReferenceFn nchw = [planes, size, reduce](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    const float* x = in[0]->data_as<float>();
+    float* y = out[0]->data_as<float>();
+    for (int64_t p = 0; p < planes; ++p) y[p] = reduce(x + p * size, size);
+  };
+  return shapes.blocked ? on_unblocked_copies(std::move(nchw), shapes.x, shapes.y) : nchw;
+}
 
 }  // namespace
 
 ReferenceFn make_reference_global_average_pool(const Graph& graph, const Node& node) {
-  if (graph.type_of(node.inputs[0]).dtype != DType::f32) return nullptr;
-  const GlobalPoolPlanes s(graph, node);
-  return [s](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
-    const float* x = in[0]->data_as<float>();
-    float* y = out[0]->data_as<float>();
-    for (int64_t p = 0; p < s.planes; ++p) {
-      float sum = 0.0f;
-      for (int64_t i = 0; i < s.size; ++i) sum += *s.at(x, p, i);
-      y[p] = sum / static_cast<float>(s.size);
-    }
-  };
+  return global_pool(graph, node, [](const float* x, int64_t size) {
+    float sum = 0.0f;
+    for (int64_t i = 0; i < size; ++i) sum += x[i];
+    return sum / static_cast<float>(size);
+  });
 }
 
 ReferenceFn make_reference_global_max_pool(const Graph& graph, const Node& node) {
-  if (graph.type_of(node.inputs[0]).dtype != DType::f32) return nullptr;
-  const GlobalPoolPlanes s(graph, node);
-  return [s](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
-    const float* x = in[0]->data_as<float>();
-    float* y = out[0]->data_as<float>();
-    for (int64_t p = 0; p < s.planes; ++p) {
-      float m = *s.at(x, p, 0);
-      for (int64_t i = 1; i < s.size; ++i) m = std::max(m, *s.at(x, p, i));
-      y[p] = m;
-    }
-  };
+  return global_pool(graph, node, [](const float* x, int64_t size) { return *std::max_element(x, x + size); });
 }
 
 // Global pools are pool2d workloads with the whole plane as the window.
