@@ -26,6 +26,7 @@ struct StoredMatmulAttrs final : WorkloadAttrs {
                         {"alpha", attrs.alpha},           {"beta", attrs.beta},
                         {"relu", attrs.relu ? 1 : 0},     {"bias", bias ? 1 : 0}};
     if (attrs.gelu) j["gelu"] = 1;
+    if (attrs.b_block != 0) j["b_block"] = attrs.b_block;
     return j;
   }
 };
@@ -39,6 +40,7 @@ std::shared_ptr<const WorkloadAttrs> matmul_attrs_from_json(const nlohmann::json
   a.beta = json_double(j.at("beta"), "beta");
   a.relu = json_int(j.at("relu"), "relu") != 0;
   a.gelu = json_int_or(j, "gelu", 0) != 0;
+  a.b_block = json_int_or(j, "b_block", 0);
   stored->bias = json_int(j.at("bias"), "bias") != 0;
   return stored;
 }
@@ -59,11 +61,16 @@ Workload make_matmul_workload(const TensorType& a, const TensorType& b, const Te
   if ((attrs.trans_a || attrs.trans_b) && (a.shape.size() != 2 || b.shape.size() != 2)) {
     throw Error("transposed operands are supported at rank 2 only (Gemm)");
   }
-  const size_t ra = a.shape.size(), rb = b.shape.size();
+  if (attrs.b_block != 0 && (attrs.b_block < 0 || attrs.trans_b || b.shape.size() != 3 || b.shape[2] != attrs.b_block)) {
+    throw Error(fmt::format("a B packed in panels of {} columns is [N/{}, K, {}], not transposed; got {}",
+                            attrs.b_block, attrs.b_block, attrs.b_block, b.to_string()));
+  }
+  const std::vector<int64_t> logical_b = matmul_logical_b_shape(b.shape, attrs);
+  const size_t ra = a.shape.size(), rb = logical_b.size();
   const int64_t m = attrs.trans_a ? a.shape[ra - 1] : a.shape[ra - 2];
   const int64_t ka = attrs.trans_a ? a.shape[ra - 2] : a.shape[ra - 1];
-  const int64_t kb = attrs.trans_b ? b.shape[rb - 1] : b.shape[rb - 2];
-  const int64_t n = attrs.trans_b ? b.shape[rb - 2] : b.shape[rb - 1];
+  const int64_t kb = attrs.trans_b ? logical_b[rb - 1] : logical_b[rb - 2];
+  const int64_t n = attrs.trans_b ? logical_b[rb - 2] : logical_b[rb - 1];
   if (ka != kb) {
     throw Error(fmt::format("matmul inner dimensions differ: {} x {} (K {} vs {})", a.to_string(),
                             b.to_string(), ka, kb));
@@ -76,7 +83,7 @@ Workload make_matmul_workload(const TensorType& a, const TensorType& b, const Te
   }
   std::vector<int64_t> batch = broadcast_shapes(
       std::vector<int64_t>(a.shape.begin(), a.shape.end() - 2),
-      std::vector<int64_t>(b.shape.begin(), b.shape.end() - 2));
+      std::vector<int64_t>(logical_b.begin(), logical_b.end() - 2));
   std::vector<int64_t> out_shape = batch;
   out_shape.push_back(m);
   out_shape.push_back(n);
@@ -104,6 +111,11 @@ Workload make_matmul_workload(const TensorType& a, const TensorType& b, const Te
 MatmulAttrs matmul_attrs(const Workload& w) { return w.attrs_as<StoredMatmulAttrs>().attrs; }
 
 bool matmul_has_bias(const Workload& w) { return w.attrs_as<StoredMatmulAttrs>().bias; }
+
+std::vector<int64_t> matmul_logical_b_shape(const std::vector<int64_t>& b_shape, const MatmulAttrs& attrs) {
+  if (attrs.b_block == 0) return b_shape;
+  return {b_shape[1], b_shape[0] * attrs.b_block};
+}
 
 Workload matmul_workload_from_shape(const std::string& shape) {
   const std::optional<std::vector<int64_t>> parsed = parse_integer_list(shape);

@@ -16,15 +16,20 @@ struct MatmulAttrs {
   double beta = 1.0;
   bool relu = false;
   bool gelu = false;  // the key holds "gelu" only when set, so older keys are unchanged
+  // B packed ahead of time as panels of b_block columns, [N / b_block, K, b_block]
+  // (passes.h: pack_matmul_weights); 0: B as ONNX has it. Held in the key only when set.
+  int64_t b_block = 0;
 };
 
 // Validates shapes and computes the output shape (ONNX broadcasting of batch dims and of
 // C). Throws nee::Error naming the mismatch. A and B have rank >= 2; trans_a/trans_b
-// are allowed only at rank 2 (Gemm).
+// are allowed only at rank 2 (Gemm). A B packed in panels has rank 3 and no batch dims.
 Workload make_matmul_workload(const TensorType& a, const TensorType& b, const TensorType* c,
                               const MatmulAttrs& attrs);
 MatmulAttrs matmul_attrs(const Workload& w);
 bool matmul_has_bias(const Workload& w);
+// B's logical [.., K, N] shape: its own, or that of the matrix its panels hold.
+std::vector<int64_t> matmul_logical_b_shape(const std::vector<int64_t>& b_shape, const MatmulAttrs& attrs);
 
 // Parses "MxKxN" or "BxMxKxN" as used on the command line into a plain MatMul workload.
 Workload matmul_workload_from_shape(const std::string& shape);

@@ -68,9 +68,15 @@ MatmulPipeline define_matmul(const Workload& w, bool clamp_reads) {
   // of the right-hand matrix, or inlines it.
   std::vector<Var> panel_vars = {n, Var("kk")};
   for (const Var& v : p.batch) panel_vars.push_back(v);
-  std::vector<Expr> b_idx = attrs.trans_b ? std::vector<Expr>{panel_vars[1], n}
-                                          : std::vector<Expr>{n, panel_vars[1]};
-  for (const Expr& e : batch_indices(sb, 2, p.batch)) b_idx.push_back(e);
+  std::vector<Expr> b_idx;
+  if (attrs.b_block != 0) {
+    // Packed ahead of time: column n of B is lane n % b_block of panel n / b_block.
+    const int block = static_cast<int>(attrs.b_block);
+    b_idx = {n % block, panel_vars[1], n / block};
+  } else {
+    b_idx = attrs.trans_b ? std::vector<Expr>{panel_vars[1], n} : std::vector<Expr>{n, panel_vars[1]};
+    for (const Expr& e : batch_indices(sb, 2, p.batch)) b_idx.push_back(e);
+  }
   p.b_panel = Func("b_panel");
   p.b_panel(panel_vars) = p.b(clamped(b_idx, sb));
 

@@ -27,11 +27,16 @@ struct GraphOptions {
   // with block_activations read and write blocked tensors (passes.h: pack_conv_weights);
   // a manifest from before it was recorded reads as false.
   bool block_grouped_convs = false;
+  // Constant matmul weights are packed in 16-column panels (passes.h:
+  // pack_matmul_weights); only CPU kernels schedule them. A manifest from before it was
+  // recorded reads as false.
+  bool pack_matmul_weights = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
            winograd == o.winograd && block_pools == o.block_pools &&
-           block_elementwise == o.block_elementwise && block_grouped_convs == o.block_grouped_convs;
+           block_elementwise == o.block_elementwise && block_grouped_convs == o.block_grouped_convs &&
+           pack_matmul_weights == o.pack_matmul_weights;
   }
 };
 

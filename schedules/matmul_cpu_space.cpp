@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/matmul_workload.h"
 #include "schedules/static_output.h"
 
 namespace nee {
@@ -28,6 +29,7 @@ MatmulCpuSpace::MatmulCpuSpace(const Workload& workload, CpuVectorIsa isa) : wor
   k_ = shape.size_k;
   batch_ = 1;
   for (int64_t b : shape.batch_sizes) batch_ *= b;
+  b_block_ = matmul_attrs(workload).b_block;
   knobs_ = {
       {"vec", values_up_to({1, 4, 8, 16}, n_), "vector width in floats"},
       {"nr_vecs", {1, 2, 3, 4}, "vectors per register-block row (NR = vec * nr_vecs)"},
@@ -111,7 +113,7 @@ ScheduleConfig MatmulCpuSpace::default_config() const {
   // packing it only doubles the traffic of a memory-bound kernel. MobileNetV3's
   // 1280->1000 classifier (`nee-tune --op matmul --shape 1x1280x1000`, warm caches): 105
   // us packed, 45-50 us for the best unpacked points of 24.
-  c.knobs["pack_b"] = m_ <= c.knobs["mr"] ? 0 : 1;
+  c.knobs["pack_b"] = m_ <= c.knobs["mr"] || b_block_ != 0 ? 0 : 1;
   c.knobs["loop_order"] = 1;
   c.knobs["parallel"] = row_tiles < 8 ? 2 : 1;
   // Small products (BERT's 128-row ones) need smaller tiles for enough tasks.
@@ -124,6 +126,9 @@ ScheduleConfig MatmulCpuSpace::default_config() const {
 std::string MatmulCpuSpace::check_constraints(const ScheduleConfig& c) const {
   const int64_t vec = c.at("vec"), nr = vec * c.at("nr_vecs"), mr = c.at("mr");
   if (nr > n_) return "register block width " + std::to_string(nr) + " exceeds N";
+  if (b_block_ != 0 && c.at("pack_b")) return "B is packed in panels ahead of time";
+  // A vector inside one panel is one load; one across two is a gather.
+  if (b_block_ != 0 && b_block_ % vec != 0) return "vector width does not divide B's panels";
   // A guarded outer tile (kc = 0) may reach past M, but one twice the size of M adds nothing.
   if (c.at("kc") > 0 ? mr * c.at("mc_blocks") > m_ : c.at("mc_blocks") > 1 && mr * c.at("mc_blocks") / 2 >= m_) {
     return "outer tile rows exceed M";

@@ -25,6 +25,7 @@ class MatmulCpuSpace : public ScheduleSpace {
   int64_t most_parallel_tasks(const ScheduleConfig& c) const;
 
   int64_t m_, n_, k_, batch_;
+  int64_t b_block_;  // columns per panel of a B packed ahead of time; 0: B as ONNX has it
 };
 
 }  // namespace nee

@@ -7,6 +7,8 @@
 #include "core/conv_weight_layout.h"
 #include "core/error.h"
 #include "core/family.h"
+#include "core/matmul_weight_layout.h"
+#include "core/matmul_workload.h"
 #include "core/winograd_weights.h"
 #include "schedules/schedule_space.h"
 #include "tuner/compile/kernel_compiler.h"
@@ -54,8 +56,11 @@ void NeeEngine::prepare(const Workload& workload) {
   blocked_output_.reset();
   const Target& target = target_;
   const bool cpu = target.kind() == TargetKind::cpu;
-  kernel_workload_ = family_of(workload).id == FamilyId::conv2d ? conv2d_runtime_layout(workload, cpu, cpu)
-                                             : workload;
+  const FamilyId family = family_of(workload).id;
+  kernel_workload_ = family == FamilyId::conv2d              ? conv2d_runtime_layout(workload, cpu, cpu)
+                     : family == FamilyId::matmul && cpu ? matmul_runtime_layout(workload)
+                                                         : workload;
+  b_transposed_ = family == FamilyId::matmul && matmul_attrs(workload).trans_b;
   ScheduleConfig config;
   if (schedule_ == NeeSchedule::tuned && db_) tuned_record_ = record_to_build(*db_, kernel_workload_, target);
   if (tuned_record_) {
@@ -88,6 +93,11 @@ void NeeEngine::bind_inputs(const std::vector<const Tensor*>& inputs) {
   // Conv weights are packed on every target: a GPU conv's weights are channel-blocked
   // too (conv2d_runtime_layout), only its activations stay NCHW.
   if (family_of(kernel_workload_).id == FamilyId::conv2d) pack_conv_operands(inputs);
+  if (family_of(kernel_workload_).id == FamilyId::matmul && matmul_attrs(kernel_workload_).b_block != 0) {
+    packed_.emplace_back(kernel_workload_.inputs[1]);
+    pack_matmul_panels(inputs.at(1)->data_as<float>(), inputs.at(1)->shape(), b_transposed_, packed_.back().data_as<float>());
+    kernel_inputs_[1] = &packed_.back();
+  }
   if (target_.kind() != TargetKind::cpu) bind_device_inputs(kernel_inputs_);
 }
 

@@ -35,7 +35,8 @@ class NeeEngine : public Engine {
   // Packs a conv's weights (on every target), and on the CPU its input and residual,
   // into the channel-blocked layouts the runtime gives its kernels between convolutions
   // (the runtime packs weights once when it prepares a model, and activations arrive
-  // blocked from the conv before). A GPU kernel's operands then go to the device.
+  // blocked from the conv before); on the CPU a matmul's B into panels, as the runtime
+  // packs constant weights. A GPU kernel's operands then go to the device.
   void bind_inputs(const std::vector<const Tensor*>& inputs) override;
   void run(const std::vector<const Tensor*>& inputs, Tensor& output) override;
   // Unpacks a channel-blocked conv output into NCHW; brings a GPU's output to the host.
@@ -59,6 +60,7 @@ class NeeEngine : public Engine {
   std::string provenance_;
   std::unique_ptr<LoadedKernel> kernel_;
   Workload kernel_workload_;        // the prepared workload in the runtime's layout
+  bool b_transposed_ = false;       // the given matmul's B is [N, K], packed from that
   // The kernel's operands in the runtime's layout, set by bind_inputs: the given inputs
   // with those whose layout differs replaced by packed copies.
   std::vector<Tensor> packed_;

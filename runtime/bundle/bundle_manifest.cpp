@@ -56,7 +56,8 @@ nlohmann::json BundleManifest::to_json() const {
             {"winograd", graph.winograd},
             {"block_pools", graph.block_pools},
             {"block_elementwise", graph.block_elementwise},
-            {"block_grouped_convs", graph.block_grouped_convs}}},
+            {"block_grouped_convs", graph.block_grouped_convs},
+            {"pack_matmul_weights", graph.pack_matmul_weights}}},
           {"variants", variants_json}};
 }
 
@@ -79,6 +80,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.block_pools = j.at("graph").value("block_pools", false);
   m.graph.block_elementwise = j.at("graph").value("block_elementwise", false);
   m.graph.block_grouped_convs = j.at("graph").value("block_grouped_convs", false);
+  m.graph.pack_matmul_weights = j.at("graph").value("pack_matmul_weights", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;
     variant.isa = v.at("isa").get<std::string>();

@@ -96,6 +96,12 @@ void pack_conv_weights(Graph& graph, bool grouped);
 // is a rank-4 f32 constant not blocked yet.
 bool block_conv_weights(Graph& graph, Node& node);
 
+// NeeMatMul whose B is a 2-D f32 constant that fills panels (core/matmul_weight_layout.h)
+// -> the same with B packed ahead of time as [N / 16, K, 16] (b_block 16, trans_b
+// cleared; a new constant, the plain one removed when nothing else reads it). With
+// GraphOptions::pack_matmul_weights only: CPU kernels.
+void pack_matmul_weights(Graph& graph);
+
 // Keeps activations channel-blocked between convolutions: the output of a NeeConv with
 // blocked weights (group 1, channels a multiple of 16, not a graph output) that another
 // such NeeConv reads, as X or as its residual, becomes blocked (output_block), and its
@@ -121,8 +127,8 @@ void use_winograd(Graph& graph);
 // after the bias Add, as BERT's query projection has), fuse_matmul_relu,
 // fuse_matmul_gelu, fuse_layer_norm, batch_norm_as_mul_add (when options say),
 // fuse_elementwise, fold_matmul_batch (when options
-// say), pack_conv_weights (grouped convs when options say), then block_activations and
-// use_winograd (when options say).
+// say), pack_conv_weights (grouped convs when options say), pack_matmul_weights,
+// block_activations and use_winograd (when options say).
 // The epilogue and layer-norm fusions come first so they take precedence;
 // fuse_elementwise collects what is left.
 void optimize_graph(Graph& graph, const GraphOptions& options = {});

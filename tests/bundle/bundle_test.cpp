@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -173,16 +175,19 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
   j["graph"]["block_pools"] = true;
   save_manifest(j);
   EXPECT_TRUE(BundleManifest::load(copy_).graph.block_pools);
-  // So were those from before blocked elementwise ops and global pools, and grouped convs.
-  for (const char* option : {"block_elementwise", "block_grouped_convs"}) {
+  // So were those from before blocked elementwise ops and global pools, grouped convs and
+  // packed matmul weights.
+  const std::vector<std::pair<const char*, bool GraphOptions::*>> later_options = {
+      {"block_elementwise", &GraphOptions::block_elementwise},
+      {"block_grouped_convs", &GraphOptions::block_grouped_convs},
+      {"pack_matmul_weights", &GraphOptions::pack_matmul_weights}};
+  for (const auto& [option, member] : later_options) {
     j["graph"].erase(option);
     save_manifest(j);
-    const GraphOptions before = BundleManifest::load(copy_).graph;
-    EXPECT_FALSE(option == std::string("block_elementwise") ? before.block_elementwise : before.block_grouped_convs);
+    EXPECT_FALSE(BundleManifest::load(copy_).graph.*member) << option;
     j["graph"][option] = true;
     save_manifest(j);
-    const GraphOptions after = BundleManifest::load(copy_).graph;
-    EXPECT_TRUE(option == std::string("block_elementwise") ? after.block_elementwise : after.block_grouped_convs);
+    EXPECT_TRUE(BundleManifest::load(copy_).graph.*member) << option;
   }
   j.erase("graph");
   save_manifest(j);

@@ -31,6 +31,15 @@ Workload plain(int64_t m, int64_t k, int64_t n) {
   return make_matmul_workload({DType::f32, {m, k}}, {DType::f32, {k, n}}, nullptr, MatmulAttrs{});
 }
 
+// [2, 37, 23] x B of 48 columns in 3 panels of 16, plus a bias, then Relu.
+Workload panels_workload() {
+  MatmulAttrs a;
+  a.b_block = 16;
+  a.relu = true;
+  const TensorType c{DType::f32, {48}};
+  return make_matmul_workload({DType::f32, {2, 37, 23}}, {DType::f32, {3, 23, 16}}, &c, a);
+}
+
 class MatmulKernel : public test::CompiledKernelsTest<MatmulKernel> {
  public:
   static constexpr char kWorkDirTag[] = "kernels";
@@ -78,6 +87,15 @@ class MatmulKernel : public test::CompiledKernelsTest<MatmulKernel> {
       const TensorType c{DType::f32, {19}};
       kernels.add_default("matmul_scaled_bias_gelu",
                           make_matmul_workload({DType::f32, {2, 17, 11}}, {DType::f32, {11, 19}}, &c, a), cpu);
+    }
+    // B packed in 16-column panels (pack_matmul_weights), batched A with a bias and Relu:
+    // the default point, two random ones, and 8-wide vectors in 24-column register blocks,
+    // which start halfway into a panel.
+    {
+      const Workload w = panels_workload();
+      std::mt19937_64 rng(77);
+      kernels.add_points("panels", w, cpu, 2, rng);
+      kernels.add_changed_default("panels", "vec8_nr24", w, cpu, {{"vec", 8}, {"nr_vecs", 3}, {"mr", 4}});
     }
     // Random valid non-default CPU points: one with kc > 0, one with parallel = 2, one more.
     {
@@ -150,6 +168,54 @@ TEST_F(MatmulKernel, GemmTransposedWithAlphaBetaAndRowBias) {
 TEST_F(MatmulKernel, GemmScalarBiasAndRelu) { kernels().check_against_reference("gemm_scalar_bias_relu"); }
 TEST_F(MatmulKernel, MatMulBiasRelu) { kernels().check_against_reference("matmul_bias_relu"); }
 TEST_F(MatmulKernel, MatMulScaledBiasGelu) { kernels().check_against_reference("matmul_scaled_bias_gelu"); }
+
+TEST_F(MatmulKernel, PanelsOfB) {
+  EXPECT_EQ(kernels().get("panels/default").candidate.workload.output.shape, (std::vector<int64_t>{2, 37, 48}));
+  EXPECT_EQ(kernels().get("panels/default").candidate.config.at("pack_b"), 0);
+  kernels().check_points("panels");
+}
+
+// The reference of a packed B against the plain product's on the matrix its panels hold,
+// unpacked by the loop written here.
+TEST(MatmulWorkload, PanelsReferenceIsThePlainProduct) {
+  const Workload packed = panels_workload();
+  MatmulAttrs plain_attrs = matmul_attrs(packed);
+  plain_attrs.b_block = 0;
+  const TensorType c{DType::f32, {48}};
+  const Workload plain_w = make_matmul_workload({DType::f32, {2, 37, 23}}, {DType::f32, {23, 48}}, &c, plain_attrs);
+  EXPECT_EQ(packed.output.shape, plain_w.output.shape);
+  const Tensor a = random_tensor(packed.inputs[0], 41), panels = random_tensor(packed.inputs[1], 42);
+  const Tensor bias = random_tensor(packed.inputs[2], 43);
+  Tensor b(plain_w.inputs[1]);
+  for (int64_t k = 0; k < 23; ++k) {
+    for (int64_t n = 0; n < 48; ++n) b.data_as<float>()[k * 48 + n] = panels.data_as<float>()[(n / 16 * 23 + k) * 16 + n % 16];
+  }
+  Tensor from_panels(packed.output), from_plain(plain_w.output);
+  compute_reference(packed, {&a, &panels, &bias}, from_panels);
+  compute_reference(plain_w, {&a, &b, &bias}, from_plain);
+  int positives = 0;
+  for (int64_t i = 0; i < from_plain.elements(); ++i) {
+    EXPECT_EQ(from_panels.data_as<float>()[i], from_plain.data_as<float>()[i]) << i;
+    positives += from_plain.data_as<float>()[i] > 0;
+  }
+  EXPECT_GT(positives, 100);
+}
+
+TEST(MatmulWorkload, PanelsOfBAreInTheKeyAndChecked) {
+  MatmulAttrs a;
+  a.b_block = 16;
+  const Workload w = make_matmul_workload({DType::f32, {5, 8}}, {DType::f32, {2, 8, 16}}, nullptr, a);
+  EXPECT_EQ(w.output.shape, (std::vector<int64_t>{5, 32}));
+  EXPECT_NE(w.key().find(R"("b_block":16)"), std::string::npos) << w.key();
+  EXPECT_EQ(matmul_attrs(w).b_block, 16);
+  EXPECT_EQ(Workload::from_json(w.to_json()).key(), w.key());
+  // K must match A's; panels are [N/16, K, 16], never transposed.
+  EXPECT_THROW(make_matmul_workload({DType::f32, {5, 7}}, {DType::f32, {2, 8, 16}}, nullptr, a), Error);
+  EXPECT_THROW(make_matmul_workload({DType::f32, {5, 8}}, {DType::f32, {2, 8, 8}}, nullptr, a), Error);
+  EXPECT_THROW(make_matmul_workload({DType::f32, {5, 8}}, {DType::f32, {8, 32}}, nullptr, a), Error);
+  a.trans_b = true;
+  EXPECT_THROW(make_matmul_workload({DType::f32, {5, 8}}, {DType::f32, {2, 8, 16}}, nullptr, a), Error);
+}
 
 TEST(MatmulWorkload, KeysWithoutGeluAreUnchanged) {
   const TensorType c{DType::f32, {2}};

@@ -2,6 +2,11 @@
 // one that runs the graph as built (unfused), on random inputs.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "graph_builder.h"
 #include "runtime/passes/passes.h"
 #include "runtime/session.h"
@@ -341,6 +346,68 @@ TEST(Passes, DivOfAConstantByTheProductIsNotFolded) {
   add_node(g, "Div", "inv", {"eight", "p"}, "y", f32({3, 6}));
   g.add_output("y");
   EXPECT_EQ(expect_fusion_preserves_outputs(g), (Ops{"NeeMatMul", "NeeElementwise"}));
+}
+
+// Constant weights with N a multiple of 16 are packed in panels; a weight shared by two
+// products is packed once, and kept plain while a Gather (a tied embedding) still reads it.
+TEST(Passes, ConstantMatmulWeightsArePackedInPanels) {
+  Graph g;
+  for (const auto& [name, shape] : std::vector<std::pair<std::string, std::vector<int64_t>>>{{"a", {5, 8}}, {"e", {3, 8}}}) {
+    g.add_value(name, f32(shape));
+    g.add_input(name);
+  }
+  g.add_constant("w", random_tensor(f32({8, 32}), 1));
+  g.add_constant("wt", random_tensor(f32({48, 8}), 2));
+  g.add_constant("bias", random_tensor(f32({48}), 3));
+  g.add_constant("odd", random_tensor(f32({8, 20}), 4));
+  Tensor rows(DType::i64, {2});
+  rows.data_as<int64_t>()[0] = 7;
+  rows.data_as<int64_t>()[1] = 2;
+  g.add_constant("rows", rows);
+  add_node(g, "MatMul", "mm1", {"a", "w"}, "p1", f32({5, 32}));
+  add_node(g, "MatMul", "mm2", {"e", "w"}, "p2", f32({3, 32}));
+  Attributes trans;
+  trans.set("transB", int64_t{1});
+  add_node(g, "Gemm", "gemm", {"a", "wt", "bias"}, "p3", f32({5, 48}), trans);
+  add_node(g, "MatMul", "mm_odd", {"a", "odd"}, "p4", f32({5, 20}));
+  Attributes first_axis;
+  first_axis.set("axis", int64_t{0});
+  add_node(g, "Gather", "embed", {"w", "rows"}, "p5", f32({2, 32}), first_axis);
+  for (const char* out : {"p1", "p2", "p3", "p4", "p5"}) g.add_output(out);
+
+  GraphOptions options;
+  options.pack_matmul_weights = true;
+  Graph packed = g;
+  optimize_graph(packed, options);
+  std::map<std::string, const Node*> by_name;
+  for (const Node& n : packed.nodes()) by_name[n.name] = &n;
+  for (const char* name : {"mm1", "mm2", "gemm"}) {
+    EXPECT_EQ(by_name.at(name)->attrs.get_int("b_block", 0), 16) << name;
+    EXPECT_EQ(by_name.at(name)->attrs.get_int("trans_b", 0), 0) << name;
+  }
+  EXPECT_EQ(by_name.at("mm1")->inputs[1], "w.panels16");
+  EXPECT_EQ(by_name.at("mm2")->inputs[1], "w.panels16");
+  EXPECT_EQ(packed.type_of("w.panels16").shape, (std::vector<int64_t>{2, 8, 16}));
+  EXPECT_EQ(by_name.at("gemm")->inputs[1], "wt.transposed.panels16");
+  EXPECT_EQ(packed.type_of("wt.transposed.panels16").shape, (std::vector<int64_t>{3, 8, 16}));
+  EXPECT_EQ(by_name.at("mm_odd")->attrs.get_int("b_block", 0), 0);
+  EXPECT_TRUE(packed.has_value("w"));
+  EXPECT_FALSE(packed.has_value("wt"));
+
+  const auto inputs = random_inputs(g);
+  const auto want = Session(g, {}).run(inputs);
+  const auto got = Session(packed, {}).run(inputs);
+  for (const auto& [name, expected] : want) {
+    ASSERT_EQ(got.at(name).shape(), expected.shape()) << name;
+    for (int64_t i = 0; i < expected.elements(); ++i) {
+      EXPECT_NEAR(got.at(name).data_as<float>()[i], expected.data_as<float>()[i], 1e-5f) << name << " at " << i;
+    }
+  }
+
+  // Without the option (bundles from before it) weights stay as ONNX has them.
+  Graph plain = g;
+  optimize_graph(plain);
+  for (const Node& n : plain.nodes()) EXPECT_EQ(n.attrs.get_int("b_block", 0), 0) << n.name;
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/family.h"
 #include "core/isa_level.h"
+#include "core/matmul_weight_layout.h"
 #include "importer/import_onnx.h"
 #include "importer/input_shape_text.h"
 #include "runtime/bundle/bundle_signature.h"
@@ -330,17 +331,21 @@ int main(int argc, char** argv) {
                  "nee-tune: --confirm 0: this run's search picks will not be re-measured, so they rank below the "
                  "default and the baselines and bundles will not use them until a later run confirms them\n");
     }
-    // Only CPU kernels schedule channel-blocked activations and Winograd convs.
+    // Only CPU kernels schedule channel-blocked activations, packed matmul weights and Winograd convs.
     nee::GraphOptions graph_options;
     graph_options.block_activations = target.kind() == nee::TargetKind::cpu;
     graph_options.block_pools = graph_options.block_activations;
     graph_options.block_elementwise = graph_options.block_activations;
     graph_options.block_grouped_convs = graph_options.block_activations;
+    graph_options.pack_matmul_weights = target.kind() == nee::TargetKind::cpu;
     graph_options.winograd = target.kind() == nee::TargetKind::cpu && !no_winograd;
     const std::vector<nee::WorkloadCount> counted =
         !model.empty() ? model_workloads(model, nee::parse_input_shape_sets(input_shape_texts), graph_options)
         : family->id == nee::FamilyId::conv2d
             ? std::vector<nee::WorkloadCount>{{conv_in_runtime_form(family->from_shape(shape), graph_options, winograd_tile), 1}}
+        // A product by a constant B, as a model's Linear layers are.
+        : family->id == nee::FamilyId::matmul && graph_options.pack_matmul_weights
+            ? std::vector<nee::WorkloadCount>{{nee::matmul_runtime_layout(family->from_shape(shape)), 1}}
             : std::vector<nee::WorkloadCount>{{family->from_shape(shape), 1}};
     std::vector<nee::Workload> workloads;
     std::vector<int> counts;
