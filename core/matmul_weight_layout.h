@@ -6,27 +6,26 @@
 
 namespace nee {
 
-// Matmul weights packed in panels. A product by constant weights B [K, N] (or a Gemm's
-// transposed [N, K]) may hold B as [N / 16, K, 16]: element (k, n) at [n / 16, k, n % 16],
+// Matmul weights packed in panels. A product by constant weights B [K, N] (a Gemm's
+// transposed constant B is held as [K, N] already: fuse_gemm) may hold B as [N / 16, K, 16]: element (k, n) at [n / 16, k, n % 16],
 // so a kernel's 16-column panel of B is one sequential stream of K rows, where B as
 // ONNX has it strides a row (often a page) apart and a kernel packs the panel again for
 // every tile of rows. 16 floats fill one AVX-512 register or two AVX2 or four NEON ones.
 // The runtime packs constant weights once when it prepares a model.
 constexpr int64_t kMatmulWeightPanel = 16;
 
-// Whether a 2-D B of this shape packs: N a multiple of the panel width.
-bool matmul_weights_fill_panels(const std::vector<int64_t>& b_shape, bool transposed);
+// Whether a B of this shape packs: [K, N] with N a multiple of the panel width.
+bool matmul_weights_fill_panels(const std::vector<int64_t>& b_shape);
 
-// [K, N] (transposed: [N, K]) -> [N / kMatmulWeightPanel, K, kMatmulWeightPanel].
-std::vector<int64_t> matmul_panel_shape(const std::vector<int64_t>& b_shape, bool transposed);
+// [K, N] -> [N / kMatmulWeightPanel, K, kMatmulWeightPanel].
+std::vector<int64_t> matmul_panel_shape(const std::vector<int64_t>& b_shape);
 
-// Copies B (transposed: [N, K]) into the packed layout (out holds matmul_panel_shape's
-// elements).
-void pack_matmul_panels(const float* b_data, const std::vector<int64_t>& b_shape, bool transposed, float* out);
+// Copies B [K, N] into the packed layout (out holds matmul_panel_shape's elements).
+void pack_matmul_panels(const float* b_data, const std::vector<int64_t>& b_shape, float* out);
 
-// The product as a runtime that packs constant weights runs it: a plain or transposed
-// 2-D B that fills panels becomes one of panels (b_block, trans_b cleared); any other
-// workload is returned as it is.
+// The product as a runtime that packs constant weights runs it: an untransposed 2-D B
+// that fills panels becomes one of panels (b_block); any other workload is returned as
+// it is.
 Workload matmul_runtime_layout(const Workload& w);
 
 }  // namespace nee

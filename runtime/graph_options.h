@@ -31,12 +31,18 @@ struct GraphOptions {
   // pack_matmul_weights); only CPU kernels schedule them. A manifest from before it was
   // recorded reads as false.
   bool pack_matmul_weights = false;
+  // Scalings of a matmul's operands fold into its alpha (passes.h:
+  // fold_matmul_operand_scales), and products read only by column Slices split
+  // (split_matmul_columns). Manifests from before they were recorded read as false.
+  bool fold_operand_scales = false;
+  bool split_matmul_columns = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
            winograd == o.winograd && block_pools == o.block_pools &&
            block_elementwise == o.block_elementwise && block_grouped_convs == o.block_grouped_convs &&
-           pack_matmul_weights == o.pack_matmul_weights;
+           pack_matmul_weights == o.pack_matmul_weights && fold_operand_scales == o.fold_operand_scales &&
+           split_matmul_columns == o.split_matmul_columns;
   }
 };
 

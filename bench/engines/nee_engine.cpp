@@ -60,7 +60,6 @@ void NeeEngine::prepare(const Workload& workload) {
   kernel_workload_ = family == FamilyId::conv2d              ? conv2d_runtime_layout(workload, cpu, cpu)
                      : family == FamilyId::matmul && cpu ? matmul_runtime_layout(workload)
                                                          : workload;
-  b_transposed_ = family == FamilyId::matmul && matmul_attrs(workload).trans_b;
   ScheduleConfig config;
   if (schedule_ == NeeSchedule::tuned && db_) tuned_record_ = record_to_build(*db_, kernel_workload_, target);
   if (tuned_record_) {
@@ -95,7 +94,7 @@ void NeeEngine::bind_inputs(const std::vector<const Tensor*>& inputs) {
   if (family_of(kernel_workload_).id == FamilyId::conv2d) pack_conv_operands(inputs);
   if (family_of(kernel_workload_).id == FamilyId::matmul && matmul_attrs(kernel_workload_).b_block != 0) {
     packed_.emplace_back(kernel_workload_.inputs[1]);
-    pack_matmul_panels(inputs.at(1)->data_as<float>(), inputs.at(1)->shape(), b_transposed_, packed_.back().data_as<float>());
+    pack_matmul_panels(inputs.at(1)->data_as<float>(), inputs.at(1)->shape(), packed_.back().data_as<float>());
     kernel_inputs_[1] = &packed_.back();
   }
   if (target_.kind() != TargetKind::cpu) bind_device_inputs(kernel_inputs_);

@@ -60,7 +60,6 @@ class NeeEngine : public Engine {
   std::string provenance_;
   std::unique_ptr<LoadedKernel> kernel_;
   Workload kernel_workload_;        // the prepared workload in the runtime's layout
-  bool b_transposed_ = false;       // the given matmul's B is [N, K], packed from that
   // The kernel's operands in the runtime's layout, set by bind_inputs: the given inputs
   // with those whose layout differs replaced by packed copies.
   std::vector<Tensor> packed_;

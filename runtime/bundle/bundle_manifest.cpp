@@ -57,7 +57,9 @@ nlohmann::json BundleManifest::to_json() const {
             {"block_pools", graph.block_pools},
             {"block_elementwise", graph.block_elementwise},
             {"block_grouped_convs", graph.block_grouped_convs},
-            {"pack_matmul_weights", graph.pack_matmul_weights}}},
+            {"pack_matmul_weights", graph.pack_matmul_weights},
+            {"fold_operand_scales", graph.fold_operand_scales},
+            {"split_matmul_columns", graph.split_matmul_columns}}},
           {"variants", variants_json}};
 }
 
@@ -81,6 +83,8 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.block_elementwise = j.at("graph").value("block_elementwise", false);
   m.graph.block_grouped_convs = j.at("graph").value("block_grouped_convs", false);
   m.graph.pack_matmul_weights = j.at("graph").value("pack_matmul_weights", false);
+  m.graph.fold_operand_scales = j.at("graph").value("fold_operand_scales", false);
+  m.graph.split_matmul_columns = j.at("graph").value("split_matmul_columns", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;
     variant.isa = v.at("isa").get<std::string>();

@@ -15,8 +15,11 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   fuse_matmul_gelu(graph);
   // Before fuse_elementwise, which would otherwise take the chain's Sub, Pow, Sqrt and Div.
   fuse_layer_norm(graph);
+  // After the GELU and layer-norm fusions: GELU's closing Mul by 0.5 feeds the next matmul.
+  if (options.fold_operand_scales) fold_matmul_operand_scales(graph);
   if (options.block_elementwise) batch_norm_as_mul_add(graph);
   fuse_elementwise(graph);
+  if (options.split_matmul_columns) split_matmul_columns(graph);
   if (options.fold_matmul_batch) fold_matmul_batch(graph);
   pack_conv_weights(graph, options.block_grouped_convs);
   if (options.pack_matmul_weights) pack_matmul_weights(graph);

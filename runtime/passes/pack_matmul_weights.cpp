@@ -6,21 +6,20 @@ namespace nee {
 
 void pack_matmul_weights(Graph& graph) {
   for (Node& node : graph.nodes()) {
-    if (node.op != "NeeMatMul" || node.attrs.get_int("b_block", 0) != 0) continue;
+    if (node.op != "NeeMatMul" || node.attrs.get_int("b_block", 0) != 0 || node.attrs.get_int("trans_b", 0) != 0) {
+      continue;
+    }
     const std::string weights_name = node.inputs[1];
     const Tensor* weights = f32_constant(graph, weights_name);
-    const bool transposed = node.attrs.get_int("trans_b", 0) != 0;
-    if (!weights || !matmul_weights_fill_panels(weights->shape(), transposed)) continue;
-    // Products sharing one constant, as it is, share its packed copy.
-    const std::string packed_name =
-        weights_name + (transposed ? ".transposed" : "") + ".panels" + std::to_string(kMatmulWeightPanel);
+    if (!weights || !matmul_weights_fill_panels(weights->shape())) continue;
+    // Products sharing one constant share its packed copy.
+    const std::string packed_name = weights_name + ".panels" + std::to_string(kMatmulWeightPanel);
     if (!graph.has_value(packed_name)) {
-      Tensor packed(DType::f32, matmul_panel_shape(weights->shape(), transposed));
-      pack_matmul_panels(weights->data_as<float>(), weights->shape(), transposed, packed.data_as<float>());
+      Tensor packed(DType::f32, matmul_panel_shape(weights->shape()));
+      pack_matmul_panels(weights->data_as<float>(), weights->shape(), packed.data_as<float>());
       graph.add_constant(packed_name, packed);
     }
     node.inputs[1] = packed_name;
-    node.attrs.set("trans_b", int64_t{0});
     node.attrs.set("b_block", kMatmulWeightPanel);
     // The plain copy goes once nothing reads it (a tied embedding's Gather still may).
     if (graph.consumers(weights_name).empty() && !graph.is_output(weights_name)) graph.remove_value(weights_name);

@@ -55,6 +55,16 @@ void fuse_matmul_add(Graph& graph);
 // NeeMatMul without activation then Mul by, or Div by, a one-element constant ->
 // NeeMatMul with alpha (and beta) scaled: attention's 1/sqrt(d).
 void fold_matmul_scale(Graph& graph);
+// NeeMatMul whose A or B is a Mul by, or Div by, a one-element constant that only it reads
+// -> the NeeMatMul of the unscaled operand with alpha scaled: attention's query (or query
+// and key) scaled by 1/sqrt(d) before the product. With GraphOptions::fold_operand_scales.
+void fold_matmul_operand_scales(Graph& graph);
+// NeeMatMul by an untransposed constant 2-D B (and a constant bias per column, or none) whose product
+// only Slices and Splits read, each cutting ranges of its last dim -> one NeeMatMul per
+// range over those columns of B and the bias, in the reader's place: attention's packed
+// query, key and value projection computes the three parts directly, with no copies.
+// Runs before fold_matmul_batch. With GraphOptions::split_matmul_columns.
+void split_matmul_columns(Graph& graph);
 void fuse_matmul_relu(Graph& graph);   // NeeMatMul then Relu -> NeeMatMul relu=1
 void fuse_matmul_gelu(Graph& graph);   // NeeMatMul then PyTorch's GELU nodes -> NeeMatMul gelu=1
 // Maximal trees of f32 elementwise nodes (Add, Sub, Mul, Div, Max, Min, Relu, Neg, Abs,
@@ -96,9 +106,9 @@ void pack_conv_weights(Graph& graph, bool grouped);
 // is a rank-4 f32 constant not blocked yet.
 bool block_conv_weights(Graph& graph, Node& node);
 
-// NeeMatMul whose B is a 2-D f32 constant that fills panels (core/matmul_weight_layout.h)
-// -> the same with B packed ahead of time as [N / 16, K, 16] (b_block 16, trans_b
-// cleared; a new constant, the plain one removed when nothing else reads it). With
+// NeeMatMul whose B is an untransposed 2-D f32 constant that fills panels
+// (core/matmul_weight_layout.h) -> the same with B packed ahead of time as [N / 16, K, 16]
+// (b_block 16; a new constant, the plain one removed when nothing else reads it). With
 // GraphOptions::pack_matmul_weights only: CPU kernels.
 void pack_matmul_weights(Graph& graph);
 
@@ -125,9 +135,9 @@ void use_winograd(Graph& graph);
 // The passes in the order: remove_identity, transpose_as_reshape, fuse_conv, fuse_gemm,
 // convert_matmul, fold_matmul_scale, fuse_matmul_add, fold_matmul_scale again (a scaling
 // after the bias Add, as BERT's query projection has), fuse_matmul_relu,
-// fuse_matmul_gelu, fuse_layer_norm, batch_norm_as_mul_add (when options say),
-// fuse_elementwise, fold_matmul_batch (when options
-// say), pack_conv_weights (grouped convs when options say), pack_matmul_weights,
+// fuse_matmul_gelu, fuse_layer_norm, fold_matmul_operand_scales and
+// batch_norm_as_mul_add (when options say), fuse_elementwise, split_matmul_columns and
+// fold_matmul_batch (when options say), pack_conv_weights (grouped convs when options say), pack_matmul_weights,
 // block_activations and use_winograd (when options say).
 // The epilogue and layer-norm fusions come first so they take precedence;
 // fuse_elementwise collects what is left.

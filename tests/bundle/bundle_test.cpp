@@ -175,12 +175,14 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
   j["graph"]["block_pools"] = true;
   save_manifest(j);
   EXPECT_TRUE(BundleManifest::load(copy_).graph.block_pools);
-  // So were those from before blocked elementwise ops and global pools, grouped convs and
-  // packed matmul weights.
+  // So were those from before blocked elementwise ops and global pools, grouped convs,
+  // packed matmul weights, folded operand scales and split products.
   const std::vector<std::pair<const char*, bool GraphOptions::*>> later_options = {
       {"block_elementwise", &GraphOptions::block_elementwise},
       {"block_grouped_convs", &GraphOptions::block_grouped_convs},
-      {"pack_matmul_weights", &GraphOptions::pack_matmul_weights}};
+      {"pack_matmul_weights", &GraphOptions::pack_matmul_weights},
+      {"fold_operand_scales", &GraphOptions::fold_operand_scales},
+      {"split_matmul_columns", &GraphOptions::split_matmul_columns}};
   for (const auto& [option, member] : later_options) {
     j["graph"].erase(option);
     save_manifest(j);

@@ -2,6 +2,7 @@
 // one that runs the graph as built (unfused), on random inputs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <utility>
@@ -25,11 +26,14 @@ std::map<std::string, Tensor> random_inputs(const Graph& g) {
   return inputs;
 }
 
-// Runs g fused and unfused; returns the op types of the fused graph's nodes.
-std::vector<std::string> expect_fusion_preserves_outputs(const Graph& g) {
+// Runs g fused (optimize_graph with `options`) and unfused; returns the op types of the
+// fused graph's nodes.
+std::vector<std::string> expect_fusion_preserves_outputs(const Graph& g, const GraphOptions& options = {}) {
   const auto inputs = random_inputs(g);
+  Graph optimized = g;
+  optimize_graph(optimized, options);
   Session unfused(g, {});
-  Session fused(g, {}, SessionOptions{optimize_graph});
+  Session fused(optimized, {});
   const auto expected = unfused.run(inputs);
   const auto actual = fused.run(inputs);
   EXPECT_EQ(expected.size(), actual.size());
@@ -348,6 +352,118 @@ TEST(Passes, DivOfAConstantByTheProductIsNotFolded) {
   EXPECT_EQ(expect_fusion_preserves_outputs(g), (Ops{"NeeMatMul", "NeeElementwise"}));
 }
 
+// Attention's scaling of the query (and of the key) before the product folds into alpha,
+// unless something else reads the scaled operand.
+TEST(Passes, OperandScalesFoldIntoAlpha) {
+  Graph g;
+  g.add_value("a", f32({2, 3, 4}));
+  g.add_value("b", f32({2, 4, 5}));
+  g.add_input("a");
+  g.add_input("b");
+  g.add_constant("eight", test_scalar(8.0f));
+  g.add_constant("half", test_scalar(0.5f));
+  add_node(g, "Div", "scale_q", {"a", "eight"}, "qs", f32({2, 3, 4}));
+  add_node(g, "Mul", "scale_k", {"half", "b"}, "ks", f32({2, 4, 5}));
+  add_node(g, "MatMul", "mm", {"qs", "ks"}, "p", f32({2, 3, 5}));
+  g.add_output("p");
+  GraphOptions options;
+  options.fold_operand_scales = true;
+  EXPECT_EQ(expect_fusion_preserves_outputs(g, options), Ops{"NeeMatMul"});
+  Graph folded = g;
+  optimize_graph(folded, options);
+  EXPECT_EQ(folded.nodes()[0].inputs, (std::vector<std::string>{"a", "b"}));
+  EXPECT_FLOAT_EQ(folded.nodes()[0].attrs.get_float("alpha"), 1.0f / 16);
+  // Without the option (bundles from before it) the scalings stay.
+  EXPECT_EQ(expect_fusion_preserves_outputs(g), (Ops{"NeeElementwise", "NeeElementwise", "NeeMatMul"}));
+
+  Graph shared = g;
+  add_node(shared, "Relu", "relu", {"qs"}, "r", f32({2, 3, 4}));
+  shared.add_output("r");
+  EXPECT_EQ(expect_fusion_preserves_outputs(shared, options), (Ops{"NeeElementwise", "NeeMatMul", "NeeElementwise"}));
+
+  // GELU's closing Mul by 0.5 feeds the MLP's second matmul: the GELU still fuses into the
+  // first (a fold before fuse_matmul_gelu had broken its pattern).
+  Graph mlp = matmul_graph({6, 4}, {4, 6}, {6, 6});
+  add_gelu(mlp, "p", "h", f32({6, 6}));
+  mlp.add_constant("w2", random_tensor(f32({6, 5}), 6));
+  add_node(mlp, "MatMul", "mm2", {"h", "w2"}, "y", f32({6, 5}));
+  mlp.add_output("y");
+  EXPECT_EQ(expect_fusion_preserves_outputs(mlp, options), (Ops{"NeeMatMul", "NeeMatMul"}));
+  Graph fused = mlp;
+  optimize_graph(fused, options);
+  EXPECT_EQ(fused.nodes()[0].attrs.get_int("gelu"), 1);
+  EXPECT_FLOAT_EQ(fused.nodes()[1].attrs.get_float("alpha"), 1.0f);
+}
+
+Attributes slice_attrs(const std::vector<int64_t>& starts) {
+  Attributes attrs;
+  attrs.set("starts", starts);
+  attrs.set("steps", std::vector<int64_t>(starts.size(), 1));
+  return attrs;
+}
+
+// A packed query, key and value projection (bias Add, then three Slices of its columns)
+// becomes three products; a Gemm Split unevenly becomes two; a product
+// something else reads as well stays whole.
+TEST(Passes, ProductsReadOnlyByColumnSlicesSplit) {
+  Graph g;
+  g.add_value("a", f32({4, 1, 8}));
+  g.add_input("a");
+  g.add_value("x", f32({4, 8}));
+  g.add_input("x");
+  g.add_constant("w", random_tensor(f32({8, 48}), 1));
+  g.add_constant("bias", random_tensor(f32({48}), 2));
+  g.add_constant("wt", random_tensor(f32({24, 8}), 3));
+  g.add_constant("bias_t", random_tensor(f32({24}), 4));
+  add_node(g, "MatMul", "qkv", {"a", "w"}, "p", f32({4, 1, 48}));
+  add_node(g, "Add", "qkv_bias", {"p", "bias"}, "pb", f32({4, 1, 48}));
+  for (int part = 0; part < 3; ++part) {
+    const std::string name = "s" + std::to_string(part);
+    add_node(g, "Slice", name, {"pb"}, name, f32({4, 1, 16}), slice_attrs({0, 0, 16 * part}));
+    g.add_output(name);
+  }
+  Attributes trans;
+  trans.set("transB", int64_t{1});
+  add_node(g, "Gemm", "gemm", {"x", "wt", "bias_t"}, "pt", f32({4, 24}), trans);
+  Attributes split_attrs;
+  split_attrs.set("axis", int64_t{1});
+  split_attrs.set("split", std::vector<int64_t>{8, 16});
+  g.add_node(Node{"Split", "t", {"pt"}, {"t0", "t1"}, split_attrs});
+  g.add_value("t0", f32({4, 8}));
+  g.add_value("t1", f32({4, 16}));
+  add_node(g, "MatMul", "kept", {"x", "wt_plain"}, "pk", f32({4, 24}));
+  g.add_constant("wt_plain", random_tensor(f32({8, 24}), 5));
+  add_node(g, "Slice", "k0", {"pk"}, "k0", f32({4, 8}), slice_attrs({0, 0}));
+  add_node(g, "Relu", "k_relu", {"pk"}, "kr", f32({4, 24}));
+  for (const char* out : {"t0", "t1", "k0", "kr"}) g.add_output(out);
+
+  GraphOptions options;
+  options.split_matmul_columns = true;
+  const Ops ops = expect_fusion_preserves_outputs(g, options);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "Slice"), 1) << "only the shared product's Slice stays";
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "Split"), 0);
+  options.fold_matmul_batch = false;  // the products' nodes as the split made them
+  Graph split = g;
+  optimize_graph(split, options);
+  std::map<std::string, const Node*> by_output;
+  for (const Node& n : split.nodes()) by_output[n.outputs[0]] = &n;
+  EXPECT_EQ(by_output.at("s1")->op, "NeeMatMul");
+  EXPECT_EQ(by_output.at("s1")->inputs[1], "w.columns16_32");
+  EXPECT_EQ(split.type_of("w.columns16_32").shape, (std::vector<int64_t>{8, 16}));
+  EXPECT_EQ(by_output.at("s1")->inputs[2], "bias.columns16_32");
+  EXPECT_EQ(split.type_of("bias.columns16_32").shape, (std::vector<int64_t>{16}));
+  // fuse_gemm held the Gemm's B untransposed, as wt.transposed.
+  EXPECT_EQ(by_output.at("t1")->inputs[1], "wt.transposed.columns8_24");
+  EXPECT_EQ(split.type_of("wt.transposed.columns8_24").shape, (std::vector<int64_t>{8, 16}));
+  EXPECT_FALSE(split.has_value("w"));
+  EXPECT_FALSE(split.has_value("wt.transposed"));
+  EXPECT_EQ(by_output.at("k0")->op, "Slice");
+  // Without the option (bundles from before it) every Slice stays.
+  const Ops plain = expect_fusion_preserves_outputs(g);
+  EXPECT_EQ(std::count(plain.begin(), plain.end(), "Slice"), 4);
+  EXPECT_EQ(std::count(plain.begin(), plain.end(), "Split"), 1);
+}
+
 // Constant weights with N a multiple of 16 are packed in panels; a weight shared by two
 // products is packed once, and kept plain while a Gather (a tied embedding) still reads it.
 TEST(Passes, ConstantMatmulWeightsArePackedInPanels) {
@@ -394,15 +510,7 @@ TEST(Passes, ConstantMatmulWeightsArePackedInPanels) {
   EXPECT_TRUE(packed.has_value("w"));
   EXPECT_FALSE(packed.has_value("wt"));
 
-  const auto inputs = random_inputs(g);
-  const auto want = Session(g, {}).run(inputs);
-  const auto got = Session(packed, {}).run(inputs);
-  for (const auto& [name, expected] : want) {
-    ASSERT_EQ(got.at(name).shape(), expected.shape()) << name;
-    for (int64_t i = 0; i < expected.elements(); ++i) {
-      EXPECT_NEAR(got.at(name).data_as<float>()[i], expected.data_as<float>()[i], 1e-5f) << name << " at " << i;
-    }
-  }
+  expect_fusion_preserves_outputs(g, options);
 
   // Without the option (bundles from before it) weights stay as ONNX has them.
   Graph plain = g;

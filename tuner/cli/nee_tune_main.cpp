@@ -338,6 +338,8 @@ int main(int argc, char** argv) {
     graph_options.block_elementwise = graph_options.block_activations;
     graph_options.block_grouped_convs = graph_options.block_activations;
     graph_options.pack_matmul_weights = target.kind() == nee::TargetKind::cpu;
+    graph_options.fold_operand_scales = true;
+    graph_options.split_matmul_columns = true;
     graph_options.winograd = target.kind() == nee::TargetKind::cpu && !no_winograd;
     const std::vector<nee::WorkloadCount> counted =
         !model.empty() ? model_workloads(model, nee::parse_input_shape_sets(input_shape_texts), graph_options)
