@@ -31,7 +31,11 @@ ScheduleConfig SoftmaxCpuSpace::default_config() const {
   // A native vector: on AVX-512 16 lanes took the [6,197,197] softmax from 113 to 109 us
   // against 8 (`nee-run` on a one-node model, 300 runs, three alternations).
   c.knobs["vec"] = largest_value_up_to(knobs_, "vec", isa_.lanes);
-  c.knobs["rows"] = largest_value_up_to(knobs_, "rows", 4);
+  // Tasks of 16 rows: timed cold (`nee-tune --op softmax --shape S --trials 24 --cache
+  // cold`), 4-row tasks were the slowest point found on every shape tried, and 16 rows
+  // the fastest or within 3% of it: [4,64,64] 26.9 -> 10.9 us, [8,96,96] 60.3 -> 38.2,
+  // [4,128,128] 63.8 -> 33.3.
+  c.knobs["rows"] = largest_value_up_to(knobs_, "rows", 16);
   c.knobs["parallel"] = rows_ > 1 ? 1 : 0;
   // exp is the costliest step; storing it once per row avoids computing it twice.
   c.knobs["stage"] = 1;

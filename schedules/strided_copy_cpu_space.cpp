@@ -67,10 +67,13 @@ ScheduleConfig StridedCopyCpuSpace::default_config() const {
   c.knobs["tile_x"] = largest_value_up_to(knobs_, "tile_x", 32);
   c.knobs["tile_y"] = largest_value_up_to(knobs_, "tile_y", 32);
   if (transposes_ && c.knobs["tile_x"] % c.knobs["vec"] != 0) c.knobs["vec"] = 1;
-  // Staged register blocks: BERT's key transpose [128,4,64] -> [4,64,128] (AVX-512, two
-  // threads, warm caches) ran 1.47 us staged in 32 x 32 tiles with vec 16, against 3.19
-  // us unstaged (nee-tune --op strided_copy, 40 trials, re-measured).
-  c.knobs["stage"] = transposes_ && c.knobs["vec"] > 1 && c.knobs["tile_y"] % c.knobs["vec"] == 0 ? 1 : 0;
+  // Unstaged: staged register blocks won with warm caches (BERT's key transpose [128,4,64]
+  // -> [4,64,128], AVX-512, 1.47 against 3.19 us), but timed cold, as a model meets a
+  // transpose, they lost on every shape tried (`nee-tune --op strided_copy --shape S
+  // --trials 30 --cache cold`, default against best, the best unstaged in four of five):
+  // [197,6,64] -> [6,64,197] 85 against 40 us, [1,384,196] -> [1,196,384] 85 against 28,
+  // [128,4,64] -> [4,64,128] 22 against 15, [1,768,49] -> [1,49,768] 26 against 17.
+  c.knobs["stage"] = 0;
   // Tasks of about 16K elements, parallel from two of them: BERT's [128,4,64] ->
   // [4,128,64] (32K elements) ran 1.70 us in two tasks, 2.40 us in four and 2.80 us
   // serial (same run).
