@@ -7,10 +7,11 @@
 namespace nee {
 
 // Matmul weights packed in panels. A product by constant weights B [K, N] (a Gemm's
-// transposed constant B is held as [K, N] already: fuse_gemm) may hold B as [N / 16, K, 16]: element (k, n) at [n / 16, k, n % 16],
-// so a kernel's 16-column panel of B is one sequential stream of K rows, where B as
-// ONNX has it strides a row (often a page) apart and a kernel packs the panel again for
-// every tile of rows. 16 floats fill one AVX-512 register or two AVX2 or four NEON ones.
+// transposed constant B is held as [K, N] already: fuse_gemm) may hold B as
+// [N / 16, K, 16]: element (k, n) at [n / 16, k, n % 16], so a kernel's 16-column panel
+// of B is one sequential stream of K rows, where B as ONNX has it strides a row (often a
+// page) apart and a kernel packs the panel again for every tile of rows. 16 floats fill
+// one AVX-512 register or two AVX2 or four NEON ones.
 // The runtime packs constant weights once when it prepares a model.
 constexpr int64_t kMatmulWeightPanel = 16;
 

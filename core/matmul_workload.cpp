@@ -61,7 +61,8 @@ Workload make_matmul_workload(const TensorType& a, const TensorType& b, const Te
   if ((attrs.trans_a || attrs.trans_b) && (a.shape.size() != 2 || b.shape.size() != 2)) {
     throw Error("transposed operands are supported at rank 2 only (Gemm)");
   }
-  if (attrs.b_block != 0 && (attrs.b_block < 0 || attrs.trans_b || b.shape.size() != 3 || b.shape[2] != attrs.b_block)) {
+  const bool panels_malformed = attrs.b_block < 0 || attrs.trans_b || b.shape.size() != 3 || b.shape[2] != attrs.b_block;
+  if (attrs.b_block != 0 && panels_malformed) {
     throw Error(fmt::format("a B packed in panels of {} columns is [N/{}, K, {}], not transposed; got {}",
                             attrs.b_block, attrs.b_block, attrs.b_block, b.to_string()));
   }

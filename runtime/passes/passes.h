@@ -59,11 +59,11 @@ void fold_matmul_scale(Graph& graph);
 // -> the NeeMatMul of the unscaled operand with alpha scaled: attention's query (or query
 // and key) scaled by 1/sqrt(d) before the product. With GraphOptions::fold_operand_scales.
 void fold_matmul_operand_scales(Graph& graph);
-// NeeMatMul by an untransposed constant 2-D B (and a constant bias per column, or none) whose product
-// only Slices and Splits read, each cutting ranges of its last dim -> one NeeMatMul per
-// range over those columns of B and the bias, in the reader's place: attention's packed
-// query, key and value projection computes the three parts directly, with no copies.
-// Runs before fold_matmul_batch. With GraphOptions::split_matmul_columns.
+// NeeMatMul by an untransposed constant 2-D B (and a constant bias per column, or none)
+// whose product only Slices and Splits read, each cutting ranges of its last dim -> one
+// NeeMatMul per range over those columns of B and the bias, in the reader's place:
+// attention's packed query, key and value projection computes the three parts directly,
+// with no copies. Runs before fold_matmul_batch. With GraphOptions::split_matmul_columns.
 void split_matmul_columns(Graph& graph);
 void fuse_matmul_relu(Graph& graph);   // NeeMatMul then Relu -> NeeMatMul relu=1
 void fuse_matmul_gelu(Graph& graph);   // NeeMatMul then PyTorch's GELU nodes -> NeeMatMul gelu=1
@@ -137,8 +137,8 @@ void use_winograd(Graph& graph);
 // after the bias Add, as BERT's query projection has), fuse_matmul_relu,
 // fuse_matmul_gelu, fuse_layer_norm, fold_matmul_operand_scales and
 // batch_norm_as_mul_add (when options say), fuse_elementwise, split_matmul_columns and
-// fold_matmul_batch (when options say), pack_conv_weights (grouped convs when options say), pack_matmul_weights,
-// block_activations and use_winograd (when options say).
+// fold_matmul_batch (when options say), pack_conv_weights (grouped convs when options
+// say), then pack_matmul_weights, block_activations and use_winograd (when options say).
 // The epilogue and layer-norm fusions come first so they take precedence;
 // fuse_elementwise collects what is left.
 void optimize_graph(Graph& graph, const GraphOptions& options = {});

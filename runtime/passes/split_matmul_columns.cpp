@@ -58,7 +58,9 @@ Tensor constant_columns(const Tensor& t, const ColumnPart& part) {
   Tensor out(DType::f32, shape);
   const float* src = t.data_as<float>();
   float* dst = out.data_as<float>();
-  for (int64_t row = 0; row < rows; ++row) std::copy_n(src + row * columns + part.first, part.count, dst + row * part.count);
+  for (int64_t row = 0; row < rows; ++row) {
+    std::copy_n(src + row * columns + part.first, part.count, dst + row * part.count);
+  }
   return out;
 }
 

@@ -188,7 +188,9 @@ TEST(MatmulWorkload, PanelsReferenceIsThePlainProduct) {
   const Tensor bias = random_tensor(packed.inputs[2], 43);
   Tensor b(plain_w.inputs[1]);
   for (int64_t k = 0; k < 23; ++k) {
-    for (int64_t n = 0; n < 48; ++n) b.data_as<float>()[k * 48 + n] = panels.data_as<float>()[(n / 16 * 23 + k) * 16 + n % 16];
+    for (int64_t n = 0; n < 48; ++n) {
+      b.data_as<float>()[k * 48 + n] = panels.data_as<float>()[(n / 16 * 23 + k) * 16 + n % 16];
+    }
   }
   Tensor from_panels(packed.output), from_plain(plain_w.output);
   compute_reference(packed, {&a, &panels, &bias}, from_panels);

@@ -468,10 +468,10 @@ TEST(Passes, ProductsReadOnlyByColumnSlicesSplit) {
 // products is packed once, and kept plain while a Gather (a tied embedding) still reads it.
 TEST(Passes, ConstantMatmulWeightsArePackedInPanels) {
   Graph g;
-  for (const auto& [name, shape] : std::vector<std::pair<std::string, std::vector<int64_t>>>{{"a", {5, 8}}, {"e", {3, 8}}}) {
-    g.add_value(name, f32(shape));
-    g.add_input(name);
-  }
+  g.add_value("a", f32({5, 8}));
+  g.add_input("a");
+  g.add_value("e", f32({3, 8}));
+  g.add_input("e");
   g.add_constant("w", random_tensor(f32({8, 32}), 1));
   g.add_constant("wt", random_tensor(f32({48, 8}), 2));
   g.add_constant("bias", random_tensor(f32({48}), 3));
