@@ -36,13 +36,17 @@ struct GraphOptions {
   // (split_matmul_columns). Manifests from before they were recorded read as false.
   bool fold_operand_scales = false;
   bool split_matmul_columns = false;
+  // Attention's products and softmax run as one kernel (passes.h: fuse_attention); only
+  // CPU kernels are scheduled for speed. A manifest from before it was recorded reads as
+  // false.
+  bool fuse_attention = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
            winograd == o.winograd && block_pools == o.block_pools &&
            block_elementwise == o.block_elementwise && block_grouped_convs == o.block_grouped_convs &&
            pack_matmul_weights == o.pack_matmul_weights && fold_operand_scales == o.fold_operand_scales &&
-           split_matmul_columns == o.split_matmul_columns;
+           split_matmul_columns == o.split_matmul_columns && fuse_attention == o.fuse_attention;
   }
 };
 

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "core/activation_layout.h"
+#include "core/attention_workload.h"
 #include "core/conv2d_workload.h"
 #include "core/elementwise_workload.h"
 #include "core/error.h"
@@ -154,6 +155,22 @@ static std::optional<Workload> strided_copy_workload_of(const Graph& graph, cons
   return make_strided_copy_workload(x, attrs, graph.type_of(node.outputs[0]).shape);
 }
 
+// NeeAttention's inputs are Q, K, V and an optional mask; its attributes layout ("gsd" or
+// "sgd"), scale and mask_scale (see passes.h).
+static std::optional<Workload> attention_workload_of(const Graph& graph, const Node& node) {
+  if (node.inputs.size() < 3 || node.inputs.size() > 4) return std::nullopt;
+  AttentionAttrs attrs;
+  attrs.layout = node.attrs.get_string("layout") == "sgd" ? AttentionLayout::sequence_major
+                                                         : AttentionLayout::group_major;
+  attrs.scale = node.attrs.get_float("scale");
+  attrs.mask_scale = node.attrs.get_float("mask_scale", 1.0f);
+  const bool masked = node.inputs.size() == 4 && !node.inputs[3].empty();
+  const TensorType mask = masked ? graph.type_of(node.inputs[3]) : TensorType{};
+  return matching_output(graph, node,
+                         make_attention_workload(graph.type_of(node.inputs[0]), graph.type_of(node.inputs[1]),
+                                                 graph.type_of(node.inputs[2]), masked ? &mask : nullptr, attrs));
+}
+
 std::optional<Workload> workload_of(const Graph& graph, const Node& node) {
   if (node.op == "NeeConv") return conv2d_workload_of(graph, node);
   try {
@@ -168,6 +185,7 @@ std::optional<Workload> workload_of(const Graph& graph, const Node& node) {
       return matching_output(graph, node, make_softmax_workload(x, node.attrs.get_int("axis")));
     }
     if (node.op == "NeeLayerNorm") return layernorm_workload_of(graph, node);
+    if (node.op == "NeeAttention") return attention_workload_of(graph, node);
     if (node.op == "Transpose" || node.op == "Slice") return strided_copy_workload_of(graph, node);
   } catch (const Error&) {
     return std::nullopt;  // a dtype, rank or shape the family does not cover

@@ -8,12 +8,6 @@ namespace nee {
 
 using namespace Halide;
 
-namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-}  // namespace
-
 // The loop nest (innermost first), for out(d0, d1, ...):
 //   the innermost fuse_dims dims fused into one dim f (a flat run when they are dense),
 //   f split into blocks of vec x unroll elements: vec lanes vectorized, unroll unrolled;

@@ -5,6 +5,8 @@
 
 #include "core/family.h"
 #include "core/isa_level.h"
+#include "schedules/attention_cpu_space.h"
+#include "schedules/attention_gpu_space.h"
 #include "schedules/conv2d_cpu_space.h"
 #include "schedules/elementwise_cpu_space.h"
 #include "schedules/elementwise_gpu_space.h"
@@ -55,6 +57,7 @@ constexpr FamilySpaces kSpaces[] = {
     {FamilyId::softmax, fitted<SoftmaxCpuSpace>, gpu<SoftmaxGpuSpace>},
     {FamilyId::layernorm, plain<LayernormCpuSpace>, gpu<LayernormGpuSpace>},
     {FamilyId::strided_copy, fitted<StridedCopyCpuSpace>, gpu<StridedCopyGpuSpace>},
+    {FamilyId::attention, fitted<AttentionCpuSpace>, gpu<AttentionGpuSpace>},
 };
 
 constexpr bool rows_in_family_order() {

@@ -48,8 +48,6 @@ namespace {
 
 constexpr int64_t kMinParallelTasks = 8;
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // Rows of M a schedule computes. Halide shifts a ragged last register block inwards, so
 // the rows it overlaps are computed twice; the outer tile loops are guarded instead
 // (GuardWithIf in apply), so a ragged last outer tile costs nothing. Shifted outer

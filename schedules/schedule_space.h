@@ -65,6 +65,9 @@ std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, con
 // The same for a kind of target on this host (the CPU spaces use the host's vector unit).
 std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, TargetKind kind);
 
+// Whole tiles of `b` that cover `a` (positive operands).
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 // Keeps the values of a domain that do not exceed `limit`; never returns an empty domain
 // (the smallest value survives).
 std::vector<int64_t> values_up_to(std::vector<int64_t> values, int64_t limit);

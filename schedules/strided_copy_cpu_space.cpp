@@ -9,12 +9,6 @@ namespace nee {
 
 using namespace Halide;
 
-namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-}  // namespace
-
 // Two loop nests, by whether the copy moves the input's innermost dim.
 // Rows (every Slice, and Transposes that keep the innermost dim, such as attention's
 // [0,2,1,3]): an output row reads one contiguous (or evenly strided) input run, so each

@@ -59,7 +59,8 @@ nlohmann::json BundleManifest::to_json() const {
             {"block_grouped_convs", graph.block_grouped_convs},
             {"pack_matmul_weights", graph.pack_matmul_weights},
             {"fold_operand_scales", graph.fold_operand_scales},
-            {"split_matmul_columns", graph.split_matmul_columns}}},
+            {"split_matmul_columns", graph.split_matmul_columns},
+            {"fuse_attention", graph.fuse_attention}}},
           {"variants", variants_json}};
 }
 
@@ -85,6 +86,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.pack_matmul_weights = j.at("graph").value("pack_matmul_weights", false);
   m.graph.fold_operand_scales = j.at("graph").value("fold_operand_scales", false);
   m.graph.split_matmul_columns = j.at("graph").value("split_matmul_columns", false);
+  m.graph.fuse_attention = j.at("graph").value("fuse_attention", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;
     variant.isa = v.at("isa").get<std::string>();

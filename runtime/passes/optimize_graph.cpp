@@ -21,6 +21,7 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   fuse_elementwise(graph);
   if (options.split_matmul_columns) split_matmul_columns(graph);
   if (options.fold_matmul_batch) fold_matmul_batch(graph);
+  if (options.fuse_attention) fuse_attention(graph);
   pack_conv_weights(graph, options.block_grouped_convs);
   if (options.pack_matmul_weights) pack_matmul_weights(graph);
   if (options.block_activations) block_activations(graph, options);

@@ -96,6 +96,18 @@ void fuse_layer_norm(Graph& graph);
 // 128-row GEMM instead of 128 one-row ones).
 void fold_matmul_batch(Graph& graph);
 
+// NeeMatMul(Q, K^T) (alpha, an optional C as the mask), its sole reader a Softmax over the
+// last axis, and that read only as A of NeeMatMul(P, V) (alpha 1, no C), all rank 3 ->
+// one NeeAttention: softmax(alpha * Q x K^T + beta * C) x V with the scores kept inside
+// the kernel. Attributes layout ("gsd": Q [G,S,D], K^T [G,D,T], V [G,T,Dv], out
+// [G,S,Dv]; "sgd": Q [S,G,D], K [T,G,D], V [T,G,Dv], out [S,G,Dv]), scale (alpha) and,
+// with a mask, mask_scale (beta); inputs Q, K, V and the optional mask
+// (core/attention_workload.h). "sgd" when each product operand is a Transpose read only
+// there, by (1,0,2) for Q and V and (1,2,0) for K, and the output's sole reader a
+// Transpose by (1,0,2): those Transposes go, the kernel reading and writing through them.
+// With GraphOptions::fuse_attention.
+void fuse_attention(Graph& graph);
+
 // NeeConv of group 1, or with `grouped` of groups of whole blocks
 // (groups_fill_weight_blocks), with constant W -> the same with W channel-blocked (a new constant,
 // the plain one removed when nothing else reads it), so kernels that vectorize over
@@ -137,7 +149,7 @@ void use_winograd(Graph& graph);
 // after the bias Add, as BERT's query projection has), fuse_matmul_relu,
 // fuse_matmul_gelu, fuse_layer_norm, fold_matmul_operand_scales and
 // batch_norm_as_mul_add (when options say), fuse_elementwise, split_matmul_columns and
-// fold_matmul_batch (when options say), pack_conv_weights (grouped convs when options
+// fold_matmul_batch and fuse_attention (when options say), pack_conv_weights (grouped convs when options
 // say), then pack_matmul_weights, block_activations and use_winograd (when options say).
 // The epilogue and layer-norm fusions come first so they take precedence;
 // fuse_elementwise collects what is left.

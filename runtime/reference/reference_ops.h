@@ -79,6 +79,7 @@ ReferenceFn make_reference_softmax_cross_entropy_loss(const Graph&, const Node&)
 ReferenceFn make_reference_matmul(const Graph&, const Node&);   // matmul.cpp
 ReferenceFn make_reference_gemm(const Graph&, const Node&);
 ReferenceFn make_reference_nee_matmul(const Graph&, const Node&);
+ReferenceFn make_reference_nee_attention(const Graph&, const Node&);
 ReferenceFn make_reference_view(const Graph&, const Node&);     // view.cpp: Reshape, Flatten, Identity
 ReferenceFn make_reference_softmax(const Graph&, const Node&);  // softmax.cpp
 ReferenceFn make_reference_hardmax(const Graph&, const Node&);

@@ -103,6 +103,7 @@ const std::unordered_map<std::string, ReferenceFactory>& reference_kernels() {
       {"MatMul", make_reference_matmul},
       {"Gemm", make_reference_gemm},
       {"NeeMatMul", make_reference_nee_matmul},
+      {"NeeAttention", make_reference_nee_attention},
       {"Reshape", make_reference_view},
       {"Flatten", make_reference_view},
       {"Identity", make_reference_view},

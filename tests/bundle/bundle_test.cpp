@@ -182,6 +182,7 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"block_grouped_convs", &GraphOptions::block_grouped_convs},
       {"pack_matmul_weights", &GraphOptions::pack_matmul_weights},
       {"fold_operand_scales", &GraphOptions::fold_operand_scales},
+      {"fuse_attention", &GraphOptions::fuse_attention},
       {"split_matmul_columns", &GraphOptions::split_matmul_columns}};
   for (const auto& [option, member] : later_options) {
     j["graph"].erase(option);

@@ -25,12 +25,12 @@ TEST(Family, RowsFollowTheListAndNameTheirOps) {
 
 TEST(Family, UnknownFamiliesAreRefusedWithTheKnownOnes) {
   Workload w;
-  w.op = "attention";
+  w.op = "conv3d";
   try {
     family_of(w);
     ADD_FAILURE() << "an unknown family was accepted";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown operator family 'attention' (known: matmul, conv2d, elementwise"),
+    EXPECT_NE(std::string(e.what()).find("unknown operator family 'conv3d' (known: matmul, conv2d, elementwise"),
               std::string::npos)
         << e.what();
   }
@@ -40,7 +40,7 @@ TEST(Family, UnknownFamiliesAreRefusedWithTheKnownOnes) {
 // the shape (FLOPs, reduction length, speed unit).
 TEST(Family, ShapeTextsGiveWorkloadsOfTheirFamily) {
   EXPECT_EQ(family_names(), (std::vector<std::string>{"matmul", "conv2d", "elementwise", "pool2d", "softmax",
-                                                      "layernorm", "strided_copy"}));
+                                                      "layernorm", "strided_copy", "attention"}));
 
   const Workload mm = family_named("matmul").from_shape("64x32x16");
   EXPECT_EQ(mm.op, "matmul");
@@ -81,6 +81,14 @@ TEST(Family, ShapeTextsGiveWorkloadsOfTheirFamily) {
   EXPECT_EQ(norm.inputs[1].shape, (std::vector<int64_t>{32}));
   EXPECT_EQ(family_of(norm).reduction_length(norm), 32);
   EXPECT_EQ(family_named("layernorm").from_shape("2x6x32,axis=1").inputs.size(), 3u);
+
+  // Per score: 2 x (D + Dv) for the two products, 6 for scaling, mask and softmax; and a
+  // division per output element.
+  const Workload attention = family_named("attention").from_shape("2x5x7x4,dv=3,mask=causal");
+  EXPECT_EQ(attention.inputs.size(), 4u);
+  EXPECT_EQ(attention.inputs[3].shape, (std::vector<int64_t>{5, 7}));
+  EXPECT_DOUBLE_EQ(attention.flops(), 2.0 * 5 * 7 * (2 * (4 + 3) + 6) + 2 * 5 * 3);
+  EXPECT_EQ(family_of(attention).reduction_length(attention), 7 + 4);
 }
 
 // Malformed shape texts are refused with the text and the part at fault named.
@@ -115,7 +123,8 @@ std::vector<Workload> samples() {
           family_named("pool2d").from_shape("1x4x9x9,kernel=3x3,strides=2x2,pads=1x1x1x1,ceil_mode=1"),
           family_named("softmax").from_shape("4x3x10,axis=1"),
           family_named("layernorm").from_shape("6x32"),
-          family_named("strided_copy").from_shape("16x8x12,perm=2x0x1")};
+          family_named("strided_copy").from_shape("16x8x12,perm=2x0x1"),
+          family_named("attention").from_shape("2x5x7x4,layout=sgd,mask=rows")};
 }
 
 TEST(Family, EveryFamilysOwnWorkloadsAreWhatTheirInputsMake) {

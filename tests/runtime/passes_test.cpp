@@ -518,5 +518,69 @@ TEST(Passes, ConstantMatmulWeightsArePackedInPanels) {
   for (const Node& n : plain.nodes()) EXPECT_EQ(n.attrs.get_int("b_block", 0), 0) << n.name;
 }
 
+
+Attributes perm_attrs(const std::vector<int64_t>& perm) {
+  Attributes a;
+  a.set("perm", perm);
+  return a;
+}
+
+// torch.nn.MultiheadAttention's core as exported: Q [S, G, D], K [T, G, D] and V [T, G, Dv]
+// transposed to the products' operands, a scaling and an additive mask [S, T] between the
+// products and the softmax, and the output transposed back to [S, G, Dv].
+Graph multi_head_attention(bool transpose_output) {
+  Graph g;
+  g.add_value("q", f32({5, 3, 4}));
+  g.add_value("k", f32({6, 3, 4}));
+  g.add_value("v", f32({6, 3, 7}));
+  for (const char* in : {"q", "k", "v"}) g.add_input(in);
+  g.add_constant("half", test_scalar(0.5f));
+  g.add_constant("mask", random_tensor(f32({5, 6}), 21));
+  add_node(g, "Transpose", "tq", {"q"}, "qt", f32({3, 5, 4}), perm_attrs({1, 0, 2}));
+  add_node(g, "Transpose", "tk", {"k"}, "kt", f32({3, 4, 6}), perm_attrs({1, 2, 0}));
+  add_node(g, "MatMul", "scores", {"qt", "kt"}, "s", f32({3, 5, 6}));
+  add_node(g, "Mul", "scale", {"s", "half"}, "ss", f32({3, 5, 6}));
+  add_node(g, "Add", "masked", {"ss", "mask"}, "sm", f32({3, 5, 6}));
+  Attributes last_axis;
+  last_axis.set("axis", int64_t{2});
+  add_node(g, "Softmax", "softmax", {"sm"}, "p", f32({3, 5, 6}), last_axis);
+  add_node(g, "Transpose", "tv", {"v"}, "vt", f32({3, 6, 7}), perm_attrs({1, 0, 2}));
+  add_node(g, "MatMul", "weighted", {"p", "vt"}, "o", f32({3, 5, 7}));
+  if (transpose_output) {
+    add_node(g, "Transpose", "to", {"o"}, "y", f32({5, 3, 7}), perm_attrs({1, 0, 2}));
+    g.add_output("y");
+  } else {
+    g.add_output("o");
+  }
+  return g;
+}
+
+TEST(Passes, AttentionProductsAndSoftmaxFuseIntoOneNode) {
+  GraphOptions options;
+  options.fuse_attention = true;
+  // Read and written through the Transposes: one node, sequence-major.
+  const Graph heads = multi_head_attention(true);
+  EXPECT_EQ(expect_fusion_preserves_outputs(heads, options), Ops{"NeeAttention"});
+  Graph fused = heads;
+  optimize_graph(fused, options);
+  const Node& attention = fused.nodes()[0];
+  EXPECT_EQ(attention.inputs, (std::vector<std::string>{"q", "k", "v", "mask"}));
+  EXPECT_EQ(attention.attrs.get_string("layout"), "sgd");
+  EXPECT_FLOAT_EQ(attention.attrs.get_float("scale"), 0.5f);
+  EXPECT_FLOAT_EQ(attention.attrs.get_float("mask_scale"), 1.0f);
+  // Without the output's Transpose the operands' stay: group-major on the products' own.
+  EXPECT_EQ(expect_fusion_preserves_outputs(multi_head_attention(false), options),
+            (Ops{"Transpose", "Transpose", "Transpose", "NeeAttention"}));
+  // Scores that something else reads stay a product and a softmax.
+  Graph read_twice = heads;
+  add_node(read_twice, "Relu", "other", {"p"}, "r", f32({3, 5, 6}));
+  read_twice.add_output("r");
+  const std::vector<std::string> ops = expect_fusion_preserves_outputs(read_twice, options);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "NeeAttention"), 0);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "Softmax"), 1);
+  // Without the option (the default, and bundles from before it) nothing fuses.
+  const std::vector<std::string> plain = expect_fusion_preserves_outputs(heads);
+  EXPECT_EQ(std::count(plain.begin(), plain.end(), "NeeAttention"), 0);
+}
 }  // namespace
 }  // namespace nee

@@ -36,6 +36,7 @@ const std::map<std::string, std::string>& sample_shapes() {
       {"softmax", "16x40"},
       {"layernorm", "16x64"},
       {"strided_copy", "16x8x12,perm=2x0x1"},
+      {"attention", "4x24x24x16,layout=sgd,mask=causal"},
   };
   return shapes;
 }

@@ -187,6 +187,10 @@ int main(int argc, char** argv) {
   app.add_flag("--no-early-stop", no_early_stop, "model: spend the whole budget");
   bool no_winograd = false;
   app.add_flag("--no-winograd", no_winograd, "CPU: run every 3x3 conv as direct sums, none as Winograd");
+  bool fuse_attention = false;
+  app.add_flag("--fuse-attention", fuse_attention,
+               "CPU: run attention's two products and softmax as one kernel (the attention family); off by default, "
+               "since the zoo's transformers ran at 0.99-1.02x of their unfused default bundles (docs/DESIGN-NOTES.md)");
   int64_t winograd_tile = -1;
   app.add_option("--winograd-tile", winograd_tile,
                  "--op conv2d on the CPU: 0 direct sums, 2 or 4 Winograd F(m x m, 3x3) (default: the runtime's choice)")
@@ -331,7 +335,8 @@ int main(int argc, char** argv) {
                  "nee-tune: --confirm 0: this run's search picks will not be re-measured, so they rank below the "
                  "default and the baselines and bundles will not use them until a later run confirms them\n");
     }
-    // Only CPU kernels schedule channel-blocked activations, packed matmul weights and Winograd convs.
+    // Only CPU kernels schedule channel-blocked activations, packed matmul weights, Winograd convs and fused
+    // attention (the attention family's GPU space is a first, correct one, not yet timed on a GPU).
     nee::GraphOptions graph_options;
     graph_options.block_activations = target.kind() == nee::TargetKind::cpu;
     graph_options.block_pools = graph_options.block_activations;
@@ -340,6 +345,7 @@ int main(int argc, char** argv) {
     graph_options.pack_matmul_weights = target.kind() == nee::TargetKind::cpu;
     graph_options.fold_operand_scales = true;
     graph_options.split_matmul_columns = true;
+    graph_options.fuse_attention = target.kind() == nee::TargetKind::cpu && fuse_attention;
     graph_options.winograd = target.kind() == nee::TargetKind::cpu && !no_winograd;
     const std::vector<nee::WorkloadCount> counted =
         !model.empty() ? model_workloads(model, nee::parse_input_shape_sets(input_shape_texts), graph_options)

@@ -40,6 +40,13 @@ static pid_t start(const ForkedJob& job) {
       std::fprintf(stderr, "%s\n", e.what());
       std::fflush(stderr);
       _exit(1);
+    } catch (...) {
+      // Anything else must not unwind into the parent's code, which this child shares: a
+      // failing Halide compile in a kernel test threw past the handler above and the child
+      // went on to run the rest of the test binary's suite.
+      std::fprintf(stderr, "the job threw an exception of an unknown type\n");
+      std::fflush(stderr);
+      _exit(1);
     }
     _exit(0);
   }

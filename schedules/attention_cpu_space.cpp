@@ -1,0 +1,128 @@
+#include "schedules/attention_cpu_space.h"
+
+#include <fmt/format.h>
+
+#include "schedules/row_loops.h"
+#include "schedules/static_output.h"
+
+namespace nee {
+
+using namespace Halide;
+
+// The loop nest, outermost first: K^T packed with the keys innermost (once, or per
+// task); tasks of `rows` queries of one group (parallel); per task the scores of the task's rows in
+// register blocks of `mr` rows by `vec * nr_vecs` keys (Q's value broadcast, K^T's
+// vectors streamed over D), the softmax's statistics over each row (split into vector
+// lanes) and its exps, stored once; then the output in register blocks of `pv_rows` rows
+// by all Dv columns, summing exps x V over the keys. The scores never leave the task's
+// buffers, which for 16 rows of 197 keys take 12.6 KB.
+AttentionCpuSpace::AttentionCpuSpace(const Workload& workload, CpuVectorIsa isa)
+    : workload_(workload), isa_(isa), dims_(attention_dims(workload)) {
+  knobs_ = {
+      {"vec", values_up_to({4, 8, 16}, std::max(dims_.keys, dims_.value_depth)), "vector width in floats"},
+      {"rows", values_up_to({4, 8, 16, 32, 64}, dims_.queries), "queries per task of the parallel loop"},
+      {"mr", values_up_to({1, 2, 3, 4, 6, 8}, dims_.queries), "query rows of a register block of the scores"},
+      {"nr_vecs", {1, 2, 3, 4}, "key vectors of a register block of the scores"},
+      {"pv_rows", values_up_to({1, 2, 3, 4, 6, 8}, dims_.queries), "query rows of a register block of the output"},
+      {"keys_per_task", {0, 1}, "0: K^T packed once, before the tasks, in parallel over groups; 1: by each task"},
+  };
+}
+
+int64_t AttentionCpuSpace::output_block_registers(int64_t rows, int64_t vec) const {
+  return rows * ceil_div(dims_.value_depth, vec) * isa_.registers_per_vector(vec);
+}
+
+ScheduleConfig AttentionCpuSpace::default_config() const {
+  ScheduleConfig c;
+  c.knobs["vec"] = largest_value_up_to(knobs_, "vec", isa_.lanes);
+  // Tasks of 16 rows, as the softmax family's (its measured best on the shapes tried).
+  c.knobs["rows"] = largest_value_up_to(knobs_, "rows", 16);
+  c.knobs["mr"] = largest_value_up_to(knobs_, "mr", std::min<int64_t>(c.knobs["rows"], isa_.wide() ? 4 : 2));
+  c.knobs["nr_vecs"] = 2;
+  // The most rows of a task whose accumulators fill at most 3/4 of the registers.
+  int64_t pv_rows = 1;
+  for (int64_t r : knobs_[4].values) {
+    if (r <= c.knobs["rows"] && 4 * output_block_registers(r, c.knobs["vec"]) <= 3 * isa_.registers) pv_rows = r;
+  }
+  c.knobs["pv_rows"] = pv_rows;
+  // Packed per task, K^T took ViT's [6, 197, 197, 64] kernel to 1.2 ms, most of it
+  // gathering K's columns 13 times per group (`nee-tune --op attention --trials 30`).
+  c.knobs["keys_per_task"] = 0;
+  return c;
+}
+
+std::string AttentionCpuSpace::check_constraints(const ScheduleConfig& c) const {
+  if (c.at("mr") > c.at("rows") || c.at("pv_rows") > c.at("rows")) return "a register block exceeds the task's rows";
+  if (c.at("mr") * c.at("nr_vecs") * isa_.registers_per_vector(c.at("vec")) > isa_.registers - 2) {
+    return "the scores' register block would spill";
+  }
+  if (output_block_registers(c.at("pv_rows"), c.at("vec")) > isa_.registers - 2) {
+    return "the output's register block would spill";
+  }
+  return "";
+}
+
+ScheduledKernel AttentionCpuSpace::apply(const ScheduleConfig& c) const {
+  AttentionPipeline p = define_attention(workload_);
+  constrain_dense_output(p.out, workload_.output.shape);
+  const int vec = static_cast<int>(c.at("vec"));
+  const int rows = static_cast<int>(c.at("rows"));
+  const int mr = static_cast<int>(c.at("mr"));
+  const int nr = vec * static_cast<int>(c.at("nr_vecs"));
+  const int pv_rows = static_cast<int>(c.at("pv_rows"));
+
+  // Every read of an input is clamped (define_attention), so the Funcs inside a task may
+  // round their regions up. The output's row splits shift a ragged last task or block
+  // inwards (rows and pv_rows never exceed S): its rows are computed twice, with the same
+  // values, but every block has constant extents, which unrolling needs.
+  Var so("so"), si("si"), sb("sb"), sr("sr"), dvo("dvo"), dvi("dvi"), task("task");
+  p.out.split(p.s, so, si, rows, TailStrategy::ShiftInwards)
+      .split(si, sb, sr, pv_rows, TailStrategy::ShiftInwards)
+      .split(p.dv, dvo, dvi, vec, TailStrategy::GuardWithIf)
+      .reorder(dvi, dvo, sr, sb, so, p.g)
+      .fuse(so, p.g, task)
+      .parallel(task)
+      .vectorize(dvi)
+      .unroll(dvo)
+      .unroll(sr);
+  const LoopLevel per_task(p.out, task);
+
+  if (c.at("keys_per_task")) {
+    p.keys.compute_at(per_task).vectorize(p.t, vec);
+  } else {
+    p.keys.compute_root().parallel(p.g).vectorize(p.t, vec);
+  }
+
+  Var to("to"), ti("ti"), tio("tio"), tii("tii"), lb("lb"), lr("lr");
+  p.logits.compute_at(per_task)
+      .split(p.t, to, ti, nr, TailStrategy::RoundUp)
+      .split(ti, tio, tii, vec)
+      .split(p.s, lb, lr, mr, TailStrategy::RoundUp)
+      .reorder(tii, tio, lr, to, lb)
+      .vectorize(tii)
+      .unroll(tio)
+      .unroll(lr);
+  p.dot.compute_at(p.logits, to).vectorize(p.t, vec).unroll(p.s);
+  {
+    Var dto("dto"), dti("dti");
+    p.dot.update().split(p.t, dto, dti, vec).reorder(dti, dto, p.s, p.rd.x).vectorize(dti).unroll(dto).unroll(p.s);
+  }
+
+  compute_row_statistic(p.row_max, per_task, p.rt.x, p.t, false, vec, vec, false);
+  compute_row_statistic(p.row_sum, per_task, p.rt.x, p.t, false, vec, vec, false);
+  p.exps.compute_at(per_task).vectorize(p.t, vec);
+
+  p.weighted.compute_at(p.out, sb).vectorize(p.dv, vec, TailStrategy::GuardWithIf).unroll(p.s);
+  {
+    Var wo("wo"), wi("wi");
+    p.weighted.update()
+        .split(p.dv, wo, wi, vec, TailStrategy::GuardWithIf)
+        .reorder(wi, wo, p.s, p.rt.x)
+        .vectorize(wi)
+        .unroll(wo)
+        .unroll(p.s);
+  }
+  return ScheduledKernel{Pipeline(p.out), p.arguments()};
+}
+
+}  // namespace nee
