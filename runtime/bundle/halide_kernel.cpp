@@ -9,6 +9,7 @@
 
 #include "core/cuda_device.h"
 #include "core/error.h"
+#include "runtime/bundle/flush_denormals.h"
 #include "runtime/bundle/halide_buffer_view.h"
 
 namespace nee {
@@ -77,7 +78,10 @@ void HalideKernel::check_signature(const std::vector<TensorType>& inputs, const 
 void HalideKernel::call(const std::vector<halide_buffer_t*>& buffers) const {
   std::vector<void*> args(buffers.begin(), buffers.end());
   g_last_halide_error.clear();
-  const int status = argv_(args.data());
+  const int status = [&] {
+    const FlushDenormals flush;
+    return argv_(args.data());
+  }();
   if (status != 0) {
     std::string message = g_last_halide_error;
     while (!message.empty() && message.back() == '\n') message.pop_back();

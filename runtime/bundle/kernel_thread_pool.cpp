@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/bundle/flush_denormals.h"
+
 namespace nee {
 
 namespace {
@@ -130,6 +132,9 @@ class Pool {
   }
 
   void work(uint32_t seen, int spin_us) {
+    // The worker runs nothing but kernels' tasks: it flushes denormals as their callers do
+    // (HalideKernel::call).
+    const FlushDenormals flush;
     using Clock = std::chrono::steady_clock;
     const auto spin = std::chrono::microseconds(spin_us);
     auto idle_since = Clock::now();

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cfloat>
+
 #include <atomic>
 #include <chrono>
 #include <deque>
@@ -9,6 +11,8 @@
 #include <set>
 #include <thread>
 #include <vector>
+
+#include "runtime/bundle/flush_denormals.h"
 
 namespace nee {
 namespace {
@@ -143,5 +147,39 @@ TEST_F(KernelPool, ResizingKeepsLoopsCorrect) {
   }
 }
 
+
+// A denormal operand in a kernel reads as zero and a denormal result is zero, on the
+// calling thread while a kernel runs and on every worker; the caller's mode comes back
+// after.
+struct FlushSeen {
+  std::atomic<int> flushed{0}, runs{0};
+};
+
+int flush_task(void*, int, uint8_t* closure) {
+  auto& seen = *reinterpret_cast<FlushSeen*>(closure);
+  volatile float tiny = FLT_MIN / 4;  // a denormal
+  volatile float product = tiny * 1.0f;
+  if (denormals_flushed() && product == 0.0f) seen.flushed.fetch_add(1);
+  seen.runs.fetch_add(1);
+  std::this_thread::sleep_for(std::chrono::microseconds(200));
+  return 0;
+}
+
+TEST_F(KernelPool, KernelsFlushDenormalsOnEveryThreadAndCallersGetTheirModeBack) {
+  if (!denormals_flushed()) {
+    volatile float tiny = FLT_MIN / 4;
+    EXPECT_NE(tiny * 1.0f, 0.0f);  // this thread keeps denormals outside a kernel
+  }
+  const bool before = denormals_flushed();
+  configure_kernel_pool({3, 0});
+  {
+    const FlushDenormals flush;  // as HalideKernel::call holds it around a kernel
+    FlushSeen seen;
+    ASSERT_EQ(kernel_pool_do_par_for(nullptr, flush_task, 0, 24, reinterpret_cast<uint8_t*>(&seen)), 0);
+    EXPECT_EQ(seen.runs.load(), 24);
+    EXPECT_EQ(seen.flushed.load(), 24);
+  }
+  EXPECT_EQ(denormals_flushed(), before);
+}
 }  // namespace
 }  // namespace nee

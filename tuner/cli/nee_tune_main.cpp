@@ -190,7 +190,7 @@ int main(int argc, char** argv) {
   bool fuse_attention = false;
   app.add_flag("--fuse-attention", fuse_attention,
                "CPU: run attention's two products and softmax as one kernel (the attention family); off by default, "
-               "since the zoo's transformers ran at 0.99-1.02x of their unfused default bundles (docs/DESIGN-NOTES.md)");
+               "since the zoo's transformers ran at 0.98-1.04x of their unfused default bundles (docs/DESIGN-NOTES.md)");
   int64_t winograd_tile = -1;
   app.add_option("--winograd-tile", winograd_tile,
                  "--op conv2d on the CPU: 0 direct sums, 2 or 4 Winograd F(m x m, 3x3) (default: the runtime's choice)")
