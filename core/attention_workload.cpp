@@ -80,14 +80,17 @@ Workload make_attention_workload(const TensorType& q, const TensorType& k, const
   w.attrs = std::make_shared<StoredAttentionAttrs>(attrs, mask != nullptr);
   w.inputs = {q, k, v};
   if (mask) {
-    const std::vector<int64_t> full = {groups, queries, keys};
-    const bool fits = mask->dtype == DType::f32 && !mask->shape.empty() && mask->shape.size() <= 3;
-    for (size_t i = 0; fits && i < mask->shape.size(); ++i) {
-      const int64_t d = mask->shape[mask->shape.size() - 1 - i];
-      if (d != 1 && d != full[2 - i]) throw Error("attention mask " + mask->to_string() + " does not broadcast to " +
-                                                  TensorType{DType::f32, full}.to_string());
+    if (mask->dtype != DType::f32 || mask->shape.empty() || mask->shape.size() > 3) {
+      throw Error("attention mask must be f32 of rank 1 to 3, got " + mask->to_string());
     }
-    if (!fits) throw Error("attention mask must be f32 of rank 1 to 3, got " + mask->to_string());
+    const std::vector<int64_t> full = {groups, queries, keys};
+    for (size_t i = 0; i < mask->shape.size(); ++i) {
+      const int64_t d = mask->shape[mask->shape.size() - 1 - i];
+      if (d != 1 && d != full[2 - i]) {
+        throw Error("attention mask " + mask->to_string() + " does not broadcast to " +
+                    TensorType{DType::f32, full}.to_string());
+      }
+    }
     w.inputs.push_back(*mask);
   }
   w.output = {DType::f32, gsd ? std::vector<int64_t>{groups, queries, value_depth}

@@ -1,5 +1,7 @@
 #include "schedules/attention_cpu_space.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "schedules/row_loops.h"
@@ -41,7 +43,8 @@ ScheduleConfig AttentionCpuSpace::default_config() const {
   c.knobs["nr_vecs"] = 2;
   // The most rows of a task whose accumulators fill at most 3/4 of the registers.
   int64_t pv_rows = 1;
-  for (int64_t r : knobs_[4].values) {
+  const auto pv_knob = std::find_if(knobs_.begin(), knobs_.end(), [](const Knob& k) { return k.name == "pv_rows"; });
+  for (int64_t r : pv_knob->values) {
     if (r <= c.knobs["rows"] && 4 * output_block_registers(r, c.knobs["vec"]) <= 3 * isa_.registers) pv_rows = r;
   }
   c.knobs["pv_rows"] = pv_rows;

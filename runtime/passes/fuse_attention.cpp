@@ -3,8 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "core/attention_workload.h"
-#include "core/error.h"
+#include "runtime/node_workload.h"
 #include "runtime/passes/node_fusion.h"
 #include "runtime/passes/passes.h"
 #include "runtime/passes/sole_consumer.h"
@@ -107,21 +106,9 @@ class AttentionFusion {
     nodes_[last] = std::move(fused);
   }
 
-  // Whether the attention family takes these operands (rank, shapes and mask).
-  bool family_covers(const Node& fused) const {
-    AttentionAttrs attrs;
-    attrs.layout = fused.attrs.get_string("layout") == "sgd" ? AttentionLayout::sequence_major
-                                                             : AttentionLayout::group_major;
-    const TensorType mask = fused.inputs.size() > 3 ? graph_.type_of(fused.inputs[3]) : TensorType{};
-    try {
-      const Workload w = make_attention_workload(graph_.type_of(fused.inputs[0]), graph_.type_of(fused.inputs[1]),
-                                                 graph_.type_of(fused.inputs[2]),
-                                                 fused.inputs.size() > 3 ? &mask : nullptr, attrs);
-      return w.output == graph_.type_of(fused.outputs[0]);
-    } catch (const Error&) {
-      return false;
-    }
-  }
+  // Whether the attention family takes these operands (rank, shapes and mask), as the
+  // runtime will read the node.
+  bool family_covers(const Node& fused) const { return workload_of(graph_, fused).has_value(); }
 
   Graph& graph_;
   std::vector<Node>& nodes_;
