@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include <fmt/format.h>
-
 #include "schedules/row_loops.h"
 #include "schedules/static_output.h"
 
@@ -12,7 +10,7 @@ namespace nee {
 using namespace Halide;
 
 // The loop nest, outermost first: K^T packed with the keys innermost (once, or per
-// task); tasks of `rows` queries of one group (parallel); per task the scores of the task's rows in
+// task); tasks of `rows` queries of one group (parallel); per task the scores in
 // register blocks of `mr` rows by `vec * nr_vecs` keys (Q's value broadcast, K^T's
 // vectors streamed over D), the softmax's statistics over each row (split into vector
 // lanes) and its exps, stored once; then the output in register blocks of `pv_rows` rows

@@ -32,13 +32,13 @@ ReferenceFn make_attention_reference(const Workload& w) {
                         : Strides{1, groups * n.value_depth, n.value_depth};
   const Strides out = gsd ? Strides{1, n.value_depth, n.queries * n.value_depth}
                           : Strides{1, groups * n.value_depth, n.value_depth};
+  const bool masked = attention_has_mask(w);
   Strides mask{0, 0, 0};
-  if (attention_has_mask(w)) {
+  if (masked) {
     std::vector<int64_t> shape = w.inputs[3].shape;
     shape.insert(shape.begin(), 3 - shape.size(), 1);
     mask = {shape[2] == 1 ? 0 : 1, shape[1] == 1 ? 0 : shape[2], shape[0] == 1 ? 0 : shape[1] * shape[2]};
   }
-  const bool masked = attention_has_mask(w);
   const float scale = static_cast<float>(attrs.scale), mask_scale = static_cast<float>(attrs.mask_scale);
   return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& outs) {
     const float* qd = in[0]->data_as<float>();
