@@ -29,7 +29,7 @@ for set in "$dir"/test_data_set_*; do data+=(--inputs "$set" --expect "$set"); d
 report=$("$build/runtime/cli/nee-run" "$dir/model.onnx" --bundle "$out/buckets" "${data[@]}" --peak-rtol 1e-4) ||
   failed+=("sinusoidal_transformer with a bundle")
 echo "$report" | grep "^data set"
-if echo "$report" | grep "^data set" | grep -q " 0 of "; then failed+=("a sequence length without bundle kernels"); fi
+if grep -q "^data set.* 0 of " <<< "$report"; then failed+=("a sequence length without bundle kernels"); fi
 if ((${#failed[@]})); then
   echo "failed: ${failed[*]}"
   exit 1

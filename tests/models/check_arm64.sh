@@ -45,7 +45,7 @@ if refusal=$(qemu-aarch64-static -L /usr/aarch64-linux-gnu -E "LD_LIBRARY_PATH=$
   status=1
 fi
 echo "$refusal" | tail -1
-if ! echo "$refusal" | grep -q "holds kernels for sse41 (for x86-64); this CPU (arm-64) runs arm64"; then
+if ! grep -q "holds kernels for sse41 (for x86-64); this CPU (arm-64) runs arm64" <<< "$refusal"; then
   echo "the ARM runtime's refusal of an x86 bundle does not name both sides"
   status=1
 fi
