@@ -40,13 +40,18 @@ struct GraphOptions {
   // CPU kernels are scheduled for speed. A manifest from before it was recorded reads as
   // false.
   bool fuse_attention = false;
+  // Conv outputs whose channels are not a multiple of 16 are widened to one with zero
+  // weights, so they block like the others (passes.h: pad_channels); only CPU kernels
+  // schedule blocked activations. A manifest from before it was recorded reads as false.
+  bool pad_channels = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
            winograd == o.winograd && block_pools == o.block_pools &&
            block_elementwise == o.block_elementwise && block_grouped_convs == o.block_grouped_convs &&
            pack_matmul_weights == o.pack_matmul_weights && fold_operand_scales == o.fold_operand_scales &&
-           split_matmul_columns == o.split_matmul_columns && fuse_attention == o.fuse_attention;
+           split_matmul_columns == o.split_matmul_columns && fuse_attention == o.fuse_attention &&
+           pad_channels == o.pad_channels;
   }
 };
 

@@ -60,7 +60,8 @@ nlohmann::json BundleManifest::to_json() const {
             {"pack_matmul_weights", graph.pack_matmul_weights},
             {"fold_operand_scales", graph.fold_operand_scales},
             {"split_matmul_columns", graph.split_matmul_columns},
-            {"fuse_attention", graph.fuse_attention}}},
+            {"fuse_attention", graph.fuse_attention},
+            {"pad_channels", graph.pad_channels}}},
           {"variants", variants_json}};
 }
 
@@ -87,6 +88,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.fold_operand_scales = j.at("graph").value("fold_operand_scales", false);
   m.graph.split_matmul_columns = j.at("graph").value("split_matmul_columns", false);
   m.graph.fuse_attention = j.at("graph").value("fuse_attention", false);
+  m.graph.pad_channels = j.at("graph").value("pad_channels", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;
     variant.isa = v.at("isa").get<std::string>();

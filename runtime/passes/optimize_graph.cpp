@@ -22,6 +22,7 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   if (options.split_matmul_columns) split_matmul_columns(graph);
   if (options.fold_matmul_batch) fold_matmul_batch(graph);
   if (options.fuse_attention) fuse_attention(graph);
+  if (options.pad_channels) pad_channels(graph);
   pack_conv_weights(graph, options.block_grouped_convs);
   if (options.pack_matmul_weights) pack_matmul_weights(graph);
   if (options.block_activations) block_activations(graph, options);

@@ -108,6 +108,21 @@ void fold_matmul_batch(Graph& graph);
 // With GraphOptions::fuse_attention.
 void fuse_attention(Graph& graph);
 
+// Widens conv outputs whose channels C (above 1) are not a multiple of 16 to the next
+// multiple C', so block_activations can block them: a NeeConv of one group with constant
+// weights writes C' channels through weights and bias grown with zeros, and reads a
+// widened X through weights grown with zero input channels; a depthwise conv of a widened
+// X, MaxPool, AveragePool and the global pools of it, and NeeElementwise ops whose
+// programs keep finite values finite (no exp, log, sqrt, pow, reciprocal, or division
+// by a computed value) and whose per-channel operands are widened or constant (grown
+// with zeros) write C' too. The extra channels hold zeros or what those ops make of
+// them, always finite, and every conv weight that reads them is zero, so the model's
+// channels are computed exactly as before. Any other reader (a Concat, a Flatten) gets
+// one Slice back to C. A value is widened only where some reader takes it widened
+// (largest such set), and never a graph output. Runs after fuse_elementwise, before
+// pack_conv_weights. With GraphOptions::pad_channels.
+void pad_channels(Graph& graph);
+
 // NeeConv of group 1, or with `grouped` of groups of whole blocks
 // (groups_fill_weight_blocks), with constant W -> the same with W channel-blocked (a new constant,
 // the plain one removed when nothing else reads it), so kernels that vectorize over
@@ -149,8 +164,8 @@ void use_winograd(Graph& graph);
 // after the bias Add, as BERT's query projection has), fuse_matmul_relu,
 // fuse_matmul_gelu, fuse_layer_norm, fold_matmul_operand_scales and
 // batch_norm_as_mul_add (when options say), fuse_elementwise, split_matmul_columns and
-// fold_matmul_batch and fuse_attention (when options say), pack_conv_weights (grouped convs when options
-// say), then pack_matmul_weights, block_activations and use_winograd (when options say).
+// fold_matmul_batch, fuse_attention and pad_channels (when options say), pack_conv_weights (grouped
+// convs when options say), then pack_matmul_weights, block_activations and use_winograd (when options say).
 // The epilogue and layer-norm fusions come first so they take precedence;
 // fuse_elementwise collects what is left.
 void optimize_graph(Graph& graph, const GraphOptions& options = {});

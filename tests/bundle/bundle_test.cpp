@@ -183,6 +183,7 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"pack_matmul_weights", &GraphOptions::pack_matmul_weights},
       {"fold_operand_scales", &GraphOptions::fold_operand_scales},
       {"fuse_attention", &GraphOptions::fuse_attention},
+      {"pad_channels", &GraphOptions::pad_channels},
       {"split_matmul_columns", &GraphOptions::split_matmul_columns}};
   for (const auto& [option, member] : later_options) {
     j["graph"].erase(option);

@@ -723,6 +723,143 @@ TEST(BlockActivations, GroupsOfWholeBlocksRunBlocked) {
   expect_blocked_matches_unfused(grouped_convs_bytes(), options, {1, 16, 8, 8}, {17, 18});
 }
 
+// MobileNetV3-style layers whose channels are not multiples of 16: a conv of 40 from the
+// 24-channel input, a depthwise conv, a squeeze-excite gate (a global pool, convs of 10
+// and 40 channels, a Sigmoid, the Mul), a projection to 24 channels read by a conv with
+// it as its residual and by a Sigmoid that is a graph output. The residual conv's output
+// q is read by a conv of 16 channels, by the square root of its magnitude and by a
+// Concat of the two; the last conv reads the Concat and adds the 16-channel conv.
+std::string narrow_channels_bytes() {
+  OnnxModelBuilder m;
+  m.input("x", {1, 24, 8, 8}).output("y", {1, 16, 8, 8}).output("z", {1, 24, 8, 8});
+  conv(m, "c1", "x", "c1_out", {40, 24, 3, 3}, true, 1, 1, 1, 400);
+  m.node("Relu", {"c1_out"}, {"a"}, "relu1");
+  conv(m, "dw", "a", "d", {40, 1, 3, 3}, true, 1, 1, 40, 410);
+  m.node("GlobalAveragePool", {"d"}, {"s"}, "pool");
+  conv(m, "fc1", "s", "fc1_out", {10, 40, 1, 1}, true, 0, 1, 1, 420);
+  m.node("Relu", {"fc1_out"}, {"r"}, "relu_fc1");
+  conv(m, "fc2", "r", "fc2_out", {40, 10, 1, 1}, true, 0, 1, 1, 430);
+  m.node("Sigmoid", {"fc2_out"}, {"gate"}, "sigmoid");
+  m.node("Mul", {"d", "gate"}, {"excited"}, "excite");
+  conv(m, "proj", "excited", "p", {24, 40, 1, 1}, true, 0, 1, 1, 440);
+  conv(m, "c2", "p", "c2_out", {24, 24, 1, 1}, true, 0, 1, 1, 450);
+  m.node("Add", {"c2_out", "p"}, {"q"}, "add");
+  m.node("Sigmoid", {"p"}, {"z"}, "graph_output");
+  conv(m, "c3", "q", "u", {16, 24, 1, 1}, true, 0, 1, 1, 460);
+  m.node("Abs", {"q"}, {"magnitude"}, "abs");
+  m.node("Sqrt", {"magnitude"}, {"e"}, "sqrt");
+  set_attr(m.node("Concat", {"q", "e"}, {"cat"}, "concat"), "axis", int64_t{1});
+  conv(m, "last", "cat", "last_out", {16, 48, 1, 1}, true, 0, 1, 1, 470);
+  m.node("Add", {"last_out", "u"}, {"y"}, "add_last");
+  return m.bytes();
+}
+
+TEST(PadChannels, ConvOutputsWidenWithZerosWhereAReaderTakesThemWide) {
+  Graph g = import_onnx_bytes(narrow_channels_bytes());
+  GraphOptions options;
+  options.pad_channels = true;
+  optimize_graph(g, options);
+  std::map<std::string, const Node*> by_name;
+  int slices = 0;
+  for (const Node& n : g.nodes()) {
+    by_name[n.name] = &n;
+    slices += n.op == "Slice";
+  }
+  const auto channels = [&](const char* node) { return g.type_of(by_name.at(node)->outputs[0]).shape[1]; };
+  EXPECT_EQ(channels("c1"), 48);
+  EXPECT_EQ(channels("dw"), 48);
+  EXPECT_EQ(by_name.at("dw")->attrs.get_int("group"), 48);
+  EXPECT_EQ(channels("pool"), 48);
+  EXPECT_EQ(channels("fc1"), 16);
+  EXPECT_EQ(channels("fc2"), 48);
+  EXPECT_EQ(channels("excite"), 48);  // the Sigmoid and the Mul, one elementwise node
+  EXPECT_EQ(channels("proj"), 32);
+  EXPECT_EQ(channels("c2"), 32);  // its residual is the widened projection
+  // The graph output, the square root (which could make a NaN of what it reads) and the
+  // Concat keep the model's channels, reading the widened values through one Slice per value.
+  EXPECT_EQ(channels("graph_output"), 24);
+  EXPECT_EQ(channels("sqrt"), 24);
+  EXPECT_EQ(channels("concat"), 48);
+  EXPECT_EQ(slices, 2);
+  for (const char* reader : {"graph_output", "sqrt", "concat"}) {
+    const Node* from = g.producer(by_name.at(reader)->inputs[0]);
+    ASSERT_NE(from, nullptr) << reader;
+    EXPECT_EQ(from->op, "Slice") << reader;
+  }
+  EXPECT_EQ(by_name.at("c3")->inputs[0], by_name.at("c2")->outputs[0]);  // a conv reads it widened
+  // Weights and biases grow with zeros (pack_conv_weights then blocks them, [O/16, C, KH,
+  // KW, 16]): c1 along O only (its X is the model's input), proj along both.
+  EXPECT_EQ(g.type_of(by_name.at("c1")->inputs[1]).shape, (std::vector<int64_t>{3, 24, 3, 3, 16}));
+  const Tensor& proj_w = *g.constant(by_name.at("proj")->inputs[1]);
+  ASSERT_EQ(proj_w.shape(), (std::vector<int64_t>{2, 48, 1, 1, 16}));
+  for (int64_t o = 0; o < 32; ++o) {
+    for (int64_t c = 0; c < 48; ++c) {
+      const float w = proj_w.data_as<float>()[((o / 16) * 48 + c) * 16 + o % 16];
+      if (o >= 24 || c >= 40) ASSERT_EQ(w, 0.0f) << o << " " << c;
+    }
+  }
+  const Tensor& c1_b = *g.constant(by_name.at("c1")->inputs[2]);
+  ASSERT_EQ(c1_b.shape(), (std::vector<int64_t>{48}));
+  for (int64_t o = 40; o < 48; ++o) EXPECT_EQ(c1_b.data_as<float>()[o], 0.0f) << o;
+  EXPECT_EQ(g.type_of(by_name.at("dw")->inputs[1]).shape, (std::vector<int64_t>{48, 1, 3, 3}));
+
+  // Without the option nothing widens.
+  Graph plain = import_onnx_bytes(narrow_channels_bytes());
+  optimize_graph(plain);
+  for (const Node& n : plain.nodes()) {
+    EXPECT_NE(n.op, "Slice");
+    if (n.name == "c1") EXPECT_EQ(plain.type_of(n.outputs[0]).shape[1], 40);
+  }
+
+  expect_blocked_matches_unfused(narrow_channels_bytes(), options, {1, 24, 8, 8}, {19, 20});
+}
+
+TEST(PadChannels, WidenedValuesRunBlockedFromABundle) {
+  GraphOptions options = kBlockedElementwise;
+  options.pad_channels = true;
+  Graph g = import_onnx_bytes(narrow_channels_bytes());
+  optimize_graph(g, options);
+  for (const Node& n : g.nodes()) {
+    if (n.name == "dw" || n.name == "fc2" || n.name == "proj") {
+      EXPECT_EQ(n.attrs.get_int("output_block", 0), 16) << n.name;
+    }
+  }
+  std::string root = ::testing::TempDir() + "nee-padded-bundle-XXXXXX";
+  ASSERT_NE(mkdtemp(root.data()), nullptr);
+  const std::shared_ptr<KernelBundle> bundle = default_bundle(root, narrow_channels_bytes(), options);
+  EXPECT_TRUE(bundle->manifest().graph == options);
+  std::vector<std::unique_ptr<KernelProvider>> providers;
+  providers.push_back(make_bundle_provider(bundle));
+  Session with_bundle(import_onnx(root + "/cnn.onnx"), std::move(providers), SessionOptions{optimize_graph});
+  Session reference(import_onnx(root + "/cnn.onnx"), {});
+  for (uint64_t seed : {21, 22}) {
+    const Tensor x = random_tensor({DType::f32, {1, 24, 8, 8}}, seed);
+    const std::map<std::string, Tensor> got = with_bundle.run({{"x", x}}), want = reference.run({{"x", x}});
+    // Within 1e-5 of the output's peak: y reaches about 100 here, and the kernels' Sigmoid
+    // differs from the reference's by up to 2e-6.
+    for (const char* name : {"y", "z"}) {
+      const Tensor& a = got.at(name);
+      const Tensor& b = want.at(name);
+      ASSERT_EQ(a.shape(), b.shape()) << name;
+      float peak = 0;
+      for (int64_t i = 0; i < b.elements(); ++i) peak = std::max(peak, std::fabs(b.data_as<float>()[i]));
+      ASSERT_GT(peak, 0.0f) << name;
+      for (int64_t i = 0; i < a.elements(); ++i) {
+        ASSERT_NEAR(a.data_as<float>()[i], b.data_as<float>()[i], 1e-5 * peak) << name << " " << i;
+      }
+    }
+  }
+  int convs = 0;
+  for (const Placement& p : with_bundle.placements()) {
+    if (p.op != "NeeConv") continue;
+    ++convs;
+    EXPECT_EQ(p.provider, "bundle") << p.node;
+  }
+  EXPECT_EQ(convs, 8);
+  std::error_code ec;
+  fs::remove_all(root, ec);
+}
+
 class BlockedBundle : public ::testing::TestWithParam<bool> {};
 
 TEST_P(BlockedBundle, BundleKernelsComputeTheUnblockedGraph) {

@@ -187,6 +187,10 @@ int main(int argc, char** argv) {
   app.add_flag("--no-early-stop", no_early_stop, "model: spend the whole budget");
   bool no_winograd = false;
   app.add_flag("--no-winograd", no_winograd, "CPU: run every 3x3 conv as direct sums, none as Winograd");
+  bool no_pad_channels = false;
+  app.add_flag("--no-pad-channels", no_pad_channels,
+               "CPU: keep conv outputs whose channels are not a multiple of 16 at their own width, in NCHW, instead "
+               "of widening them with zero channels to block them");
   bool fuse_attention = false;
   app.add_flag("--fuse-attention", fuse_attention,
                "CPU: run attention's two products and softmax as one kernel (the attention family); off by default, "
@@ -342,6 +346,7 @@ int main(int argc, char** argv) {
     graph_options.block_pools = graph_options.block_activations;
     graph_options.block_elementwise = graph_options.block_activations;
     graph_options.block_grouped_convs = graph_options.block_activations;
+    graph_options.pad_channels = graph_options.block_activations && !no_pad_channels;
     graph_options.pack_matmul_weights = target.kind() == nee::TargetKind::cpu;
     graph_options.fold_operand_scales = true;
     graph_options.split_matmul_columns = true;

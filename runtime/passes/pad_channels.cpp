@@ -1,0 +1,247 @@
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/activation_layout.h"
+#include "core/elementwise_program.h"
+#include "runtime/passes/constant_operands.h"
+#include "runtime/passes/passes.h"
+
+namespace nee {
+
+namespace {
+
+int64_t padded_channels(int64_t c) { return (c + kActivationBlock - 1) / kActivationBlock * kActivationBlock; }
+
+// A node output the pass may widen: NCHW f32 whose C is above 1 and not a multiple of 16,
+// not a graph output (whose shape the model promises).
+bool widenable(const Graph& graph, const std::string& value) {
+  const TensorType& t = graph.type_of(value);
+  return t.dtype == DType::f32 && t.shape.size() == 4 && t.shape[1] > 1 && t.shape[1] % kActivationBlock != 0 &&
+         !graph.is_output(value);
+}
+
+bool constant_operands(const Graph& graph, const Node& conv) {
+  const Tensor* w = f32_constant(graph, conv.inputs[1]);
+  const bool has_bias = conv.attrs.get_int("bias", 0) != 0;
+  return w && w->shape().size() == 4 && conv.attrs.get_int("weight_block", 0) == 0 &&
+         (!has_bias || f32_constant(graph, conv.inputs[2]));
+}
+
+// A NeeConv of one group with constant weights: it reads a widened X through weights
+// widened with zero input channels, and may widen its output with zero output channels.
+bool is_dense_conv(const Graph& graph, const Node& node) {
+  return node.op == "NeeConv" && node.attrs.get_int("group", 1) == 1 && constant_operands(graph, node);
+}
+
+// A depthwise NeeConv (one input and one output channel per group) with constant weights:
+// widened, its extra groups are zero filters over the extra channels.
+bool is_depthwise(const Graph& graph, const Node& node) {
+  if (node.op != "NeeConv" || !constant_operands(graph, node)) return false;
+  const int64_t group = node.attrs.get_int("group", 1);
+  const std::vector<int64_t>& x = graph.type_of(node.inputs[0]).shape;
+  const std::vector<int64_t>& w = graph.constant(node.inputs[1])->shape();
+  return group > 1 && x.size() == 4 && x[1] == group && w[0] == group && w[1] == 1;
+}
+
+int residual_slot(const Node& conv) {
+  if (conv.attrs.get_int("residual", 0) == 0) return -1;
+  return conv.attrs.get_int("bias", 0) != 0 ? 3 : 2;
+}
+
+bool is_pool(const Node& node) {
+  const bool windowed = node.op == "MaxPool" || node.op == "AveragePool";
+  const bool global = node.op == "GlobalAveragePool" || node.op == "GlobalMaxPool";
+  return (windowed || global) && node.inputs.size() == 1 && (node.outputs.size() == 1 || node.outputs[1].empty());
+}
+
+// An elementwise program that keeps finite inputs finite (so the extra channels, zeros or
+// what the ops make of zeros, never become Inf or NaN, which a zero weight would not
+// cancel): no division by a computed value, no exp, log, sqrt, pow or reciprocal.
+bool keeps_finite(const Node& node) {
+  for (const ElementwiseInstruction& ins : ElementwiseProgram::parse(node.attrs.get_string("program")).code) {
+    switch (ins.op) {
+      case ElementwiseOp::exp:
+      case ElementwiseOp::log:
+      case ElementwiseOp::sqrt:
+      case ElementwiseOp::pow:
+      case ElementwiseOp::reciprocal:
+        return false;
+      case ElementwiseOp::div:
+        if (ins.args[1].kind != ElementwiseOperand::Kind::immediate || ins.args[1].value == 0.0f) return false;
+        break;
+      default:
+        break;
+    }
+  }
+  return true;
+}
+
+// The dim of `operand` that broadcasts against the channels of a rank-4 output (shapes
+// aligned at their ends), or -1 when it has none or it is 1.
+int channel_dim(const std::vector<int64_t>& operand) {
+  const int dim = static_cast<int>(operand.size()) - 3;
+  return dim >= 0 && operand[static_cast<size_t>(dim)] != 1 ? dim : -1;
+}
+
+// Whether `node` may write its output widened, given the values `wide` widened: what it
+// reads of the channels must be widened too (a constant is widened here).
+bool writes_wide(const Graph& graph, const Node& node, const std::set<std::string>& wide) {
+  const int r = node.op == "NeeConv" ? residual_slot(node) : -1;
+  if (r >= 0 && !wide.count(node.inputs[static_cast<size_t>(r)])) return false;
+  if (is_dense_conv(graph, node)) return true;
+  if (is_depthwise(graph, node) || is_pool(node)) return wide.count(node.inputs[0]) != 0;
+  if (node.op != "NeeElementwise" || !keeps_finite(node)) return false;
+  bool any_wide = false;
+  for (const std::string& in : node.inputs) {
+    any_wide = any_wide || wide.count(in) != 0;
+    if (channel_dim(graph.type_of(in).shape) >= 0 && !wide.count(in) && !graph.constant(in)) return false;
+  }
+  return any_wide;
+}
+
+// Whether `reader` takes `value` widened at input slot `slot`: a dense conv as its X
+// always, any other as an operand of a node writing its output widened.
+bool reads_wide(const Graph& graph, const Node& reader, size_t slot, const std::set<std::string>& wide) {
+  if (is_dense_conv(graph, reader) && slot == 0) return true;
+  return wide.count(reader.outputs[0]) != 0 && (reader.op != "NeeConv" || slot == 0 ||
+                                                static_cast<int>(slot) == residual_slot(reader));
+}
+
+// The values to widen: the largest set in which every producer writes wide
+// (writes_wide) and every value has a reader that takes it widened, so that no conv
+// output is widened only to be cut back for readers that all want the model's channels.
+std::set<std::string> values_to_widen(const Graph& graph) {
+  std::set<std::string> wide;
+  for (const Node& node : graph.nodes()) {
+    const bool candidate = node.op == "NeeConv" || node.op == "NeeElementwise" || is_pool(node);
+    if (candidate && widenable(graph, node.outputs[0])) wide.insert(node.outputs[0]);
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const Node& node : graph.nodes()) {
+      if (!wide.count(node.outputs[0])) continue;
+      bool read_wide = false;
+      for (const Node* reader : graph.consumers(node.outputs[0])) {
+        for (size_t s = 0; s < reader->inputs.size() && !read_wide; ++s) {
+          read_wide = reader->inputs[s] == node.outputs[0] && reads_wide(graph, *reader, s, wide);
+        }
+      }
+      if (!read_wide || !writes_wide(graph, node, wide)) {
+        wide.erase(node.outputs[0]);
+        changed = true;
+      }
+    }
+  }
+  return wide;
+}
+
+// `t` with dim `dim` grown to `extent`, the new entries zero.
+Tensor widened_constant(const Tensor& t, size_t dim, int64_t extent) {
+  std::vector<int64_t> shape = t.shape();
+  const int64_t old_extent = shape[dim];
+  shape[dim] = extent;
+  Tensor out(DType::f32, shape);
+  int64_t outer = 1, inner = 1;
+  for (size_t d = 0; d < dim; ++d) outer *= shape[d];
+  for (size_t d = dim + 1; d < shape.size(); ++d) inner *= shape[d];
+  const float* src = t.data_as<float>();
+  float* dst = out.data_as<float>();
+  for (int64_t o = 0; o < outer; ++o) {
+    std::copy_n(src + o * old_extent * inner, old_extent * inner, dst + o * extent * inner);
+  }
+  return out;
+}
+
+// The constant `name` with its dims `dims` grown to `extents` (zeros), added once under a
+// name that says so; convs sharing a constant share its widened copy.
+std::string widen_constant(Graph& graph, const std::string& name, const std::vector<size_t>& dims,
+                           const std::vector<int64_t>& extents) {
+  Tensor t = f32_constant(graph, name)->clone();
+  std::string wide_name = name + ".wide";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (t.shape()[dims[i]] == extents[i]) continue;
+    t = widened_constant(t, dims[i], extents[i]);
+  }
+  for (int64_t d : t.shape()) wide_name += "_" + std::to_string(d);
+  if (!graph.has_value(wide_name)) graph.add_constant(wide_name, t);
+  return wide_name;
+}
+
+// `value` cut back to the model's channels, by one Slice per value.
+std::string narrowed(Graph& graph, const std::string& value, int64_t channels, std::vector<Node>& slices) {
+  const std::string name = value + ".narrow";
+  if (graph.has_value(name)) return name;
+  TensorType t = graph.type_of(value);
+  t.shape[1] = channels;
+  graph.add_value(name, t);
+  Node slice;
+  slice.op = "Slice";
+  slice.name = name;
+  slice.inputs = {value};
+  slice.outputs = {name};
+  slice.attrs.set("starts", std::vector<int64_t>(4, 0));
+  slice.attrs.set("steps", std::vector<int64_t>(4, 1));
+  slices.push_back(std::move(slice));
+  return name;
+}
+
+}  // namespace
+
+void pad_channels(Graph& graph) {
+  const std::set<std::string> wide = values_to_widen(graph);
+  if (wide.empty()) return;
+  std::map<std::string, int64_t> channels;  // each widened value's channels in the model
+  for (const std::string& v : wide) channels[v] = graph.type_of(v).shape[1];
+
+  std::vector<std::string> replaced;  // constants the widened copies replace
+  std::vector<Node> slices;
+  for (Node& node : graph.nodes()) {
+    const bool out_wide = wide.count(node.outputs[0]) != 0;
+    const int64_t out = out_wide ? padded_channels(graph.type_of(node.outputs[0]).shape[1]) : 0;
+    // What reads the channels is widened with zeros: a dense conv's weights along O (when
+    // its output is widened) and C (when its X is), a depthwise conv's along its groups,
+    // biases and the per-channel constants of elementwise ops along the channels.
+    if (is_dense_conv(graph, node) || (out_wide && is_depthwise(graph, node))) {
+      const std::vector<int64_t>& w = graph.constant(node.inputs[1])->shape();
+      const bool dense = is_dense_conv(graph, node);
+      const int64_t in = dense && wide.count(node.inputs[0]) ? padded_channels(w[1]) : w[1];
+      if (out_wide || in != w[1]) {
+        replaced.push_back(node.inputs[1]);
+        node.inputs[1] = widen_constant(graph, node.inputs[1], {0, 1}, {out_wide ? out : w[0], in});
+      }
+      if (out_wide && node.attrs.get_int("bias", 0) != 0) {
+        replaced.push_back(node.inputs[2]);
+        node.inputs[2] = widen_constant(graph, node.inputs[2], {0}, {out});
+      }
+      if (out_wide && !dense) node.attrs.set("group", out);
+    } else if (out_wide && node.op == "NeeElementwise") {
+      for (std::string& in : node.inputs) {
+        const int dim = channel_dim(graph.type_of(in).shape);
+        if (dim < 0 || !graph.constant(in)) continue;
+        replaced.push_back(in);
+        in = widen_constant(graph, in, {static_cast<size_t>(dim)}, {out});
+      }
+    }
+    // A widened value read by a node that does not take it so is cut back first.
+    for (size_t s = 0; s < node.inputs.size(); ++s) {
+      if (wide.count(node.inputs[s]) && !reads_wide(graph, node, s, wide)) {
+        node.inputs[s] = narrowed(graph, node.inputs[s], channels.at(node.inputs[s]), slices);
+      }
+    }
+  }
+  for (const std::string& v : wide) {
+    TensorType t = graph.type_of(v);
+    t.shape[1] = padded_channels(t.shape[1]);
+    graph.set_type(v, t);
+  }
+  for (Node& s : slices) graph.add_node(std::move(s));
+  for (const std::string& c : replaced) {
+    if (graph.has_value(c) && graph.consumers(c).empty() && !graph.is_output(c)) graph.remove_value(c);
+  }
+  graph.sort_topologically();
+}
+
+}  // namespace nee
