@@ -44,6 +44,10 @@ struct GraphOptions {
   // weights, so they block like the others (passes.h: pad_channels); only CPU kernels
   // schedule blocked activations. A manifest from before it was recorded reads as false.
   bool pad_channels = false;
+  // A per-channel gate scaling a conv's input scales the conv's weights instead, where
+  // they are the smaller (passes.h: fold_channel_gates). A manifest from before it was
+  // recorded reads as false.
+  bool fold_channel_gates = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -51,7 +55,7 @@ struct GraphOptions {
            block_elementwise == o.block_elementwise && block_grouped_convs == o.block_grouped_convs &&
            pack_matmul_weights == o.pack_matmul_weights && fold_operand_scales == o.fold_operand_scales &&
            split_matmul_columns == o.split_matmul_columns && fuse_attention == o.fuse_attention &&
-           pad_channels == o.pad_channels;
+           pad_channels == o.pad_channels && fold_channel_gates == o.fold_channel_gates;
   }
 };
 

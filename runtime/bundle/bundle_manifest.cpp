@@ -61,7 +61,8 @@ nlohmann::json BundleManifest::to_json() const {
             {"fold_operand_scales", graph.fold_operand_scales},
             {"split_matmul_columns", graph.split_matmul_columns},
             {"fuse_attention", graph.fuse_attention},
-            {"pad_channels", graph.pad_channels}}},
+            {"pad_channels", graph.pad_channels},
+            {"fold_channel_gates", graph.fold_channel_gates}}},
           {"variants", variants_json}};
 }
 
@@ -89,6 +90,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.split_matmul_columns = j.at("graph").value("split_matmul_columns", false);
   m.graph.fuse_attention = j.at("graph").value("fuse_attention", false);
   m.graph.pad_channels = j.at("graph").value("pad_channels", false);
+  m.graph.fold_channel_gates = j.at("graph").value("fold_channel_gates", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;
     variant.isa = v.at("isa").get<std::string>();

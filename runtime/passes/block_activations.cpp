@@ -34,17 +34,6 @@ int residual_slot(const Node& conv) {
   return conv.attrs.get_int("bias", 0) != 0 ? 3 : 2;
 }
 
-// A Reshape node viewing `value` as `shape`, named `name`.
-Node reshape_view(Graph& graph, const std::string& value, const std::string& name, const std::vector<int64_t>& shape) {
-  graph.add_value(name, TensorType{graph.type_of(value).dtype, shape});
-  Node node;
-  node.op = "Reshape";
-  node.name = name;
-  node.inputs = {value, add_shape_constant(graph, name + ".shape", shape)};
-  node.outputs = {name};
-  return node;
-}
-
 // `value` converted to `to` ("nchw" or "nchw16c"), by a node made once per value and
 // direction; returns the converted value's name. Planes of one pixel hold the same bytes
 // in both layouts, so a Reshape views them; larger ones take a NeeLayout copy.

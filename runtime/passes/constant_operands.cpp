@@ -42,6 +42,16 @@ std::string add_shape_constant(Graph& graph, const std::string& name, const std:
   return name;
 }
 
+Node reshape_view(Graph& graph, const std::string& value, const std::string& name, const std::vector<int64_t>& shape) {
+  graph.add_value(name, TensorType{graph.type_of(value).dtype, shape});
+  Node node;
+  node.op = "Reshape";
+  node.name = name;
+  node.inputs = {value, add_shape_constant(graph, name + ".shape", shape)};
+  node.outputs = {name};
+  return node;
+}
+
 std::optional<BatchNormAffine> inference_batch_norm(const Graph& graph, const Node& bn, int64_t channels) {
   if (bn.op != "BatchNormalization" || bn.inputs.size() != 5 || bn.attrs.get_int("training_mode", 0) != 0) {
     return std::nullopt;

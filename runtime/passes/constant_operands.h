@@ -32,4 +32,8 @@ std::optional<BatchNormAffine> inference_batch_norm(const Graph& graph, const No
 // Adds `shape` as the i64 constant `name` (a Reshape's second input) and returns `name`.
 std::string add_shape_constant(Graph& graph, const std::string& name, const std::vector<int64_t>& shape);
 
+// A Reshape node named `name` viewing `value` as `shape`: adds the value `name` and the
+// shape constant, and returns the node for the caller to add.
+Node reshape_view(Graph& graph, const std::string& value, const std::string& name, const std::vector<int64_t>& shape);
+
 }  // namespace nee

@@ -25,6 +25,7 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   if (options.pad_channels) pad_channels(graph);
   pack_conv_weights(graph, options.block_grouped_convs);
   if (options.pack_matmul_weights) pack_matmul_weights(graph);
+  if (options.fold_channel_gates) fold_channel_gates(graph);
   if (options.block_activations) block_activations(graph, options);
   if (options.winograd) use_winograd(graph);
 }

@@ -123,6 +123,15 @@ void fuse_attention(Graph& graph);
 // pack_conv_weights. With GraphOptions::pad_channels.
 void pad_channels(Graph& graph);
 
+// A NeeElementwise computing x * g(per-channel operands) of one sample, whose sole reader
+// is a NeeConv of one group taking it as X, with constant weights W smaller than x: the
+// conv reads x, and weights W'[o, c, ...] = W[o, c, ...] * g[c] made by the same program
+// over W (the per-channel operands viewed along W's dim 1), since the conv is linear in
+// each input channel and zero padding stays zero. Squeeze-and-excite's gate then costs a
+// pass over the weights, not over the activation. Runs after pack_conv_weights and
+// pad_channels, before block_activations. With GraphOptions::fold_channel_gates.
+void fold_channel_gates(Graph& graph);
+
 // NeeConv of group 1, or with `grouped` of groups of whole blocks
 // (groups_fill_weight_blocks), with constant W -> the same with W channel-blocked (a new constant,
 // the plain one removed when nothing else reads it), so kernels that vectorize over
@@ -165,7 +174,8 @@ void use_winograd(Graph& graph);
 // fuse_matmul_gelu, fuse_layer_norm, fold_matmul_operand_scales and
 // batch_norm_as_mul_add (when options say), fuse_elementwise, split_matmul_columns and
 // fold_matmul_batch, fuse_attention and pad_channels (when options say), pack_conv_weights (grouped
-// convs when options say), then pack_matmul_weights, block_activations and use_winograd (when options say).
+// convs when options say), then pack_matmul_weights, fold_channel_gates, block_activations and
+// use_winograd (when options say).
 // The epilogue and layer-norm fusions come first so they take precedence;
 // fuse_elementwise collects what is left.
 void optimize_graph(Graph& graph, const GraphOptions& options = {});

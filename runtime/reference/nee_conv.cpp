@@ -84,8 +84,8 @@ ReferenceFn fused_conv_kernel(ReferenceFn conv, const Conv2dAttrs& attrs, bool h
 }  // namespace
 
 // NeeConv keeps Conv's attributes and adds the epilogue's and the layouts'. Blocked or
-// transformed weights are constants (pack_conv_weights and use_winograd relay constants
-// only), so they are brought back to OIHW once here.
+// transformed weights that are constants are brought back to OIHW once here; others
+// (fold_channel_gates computes a conv's weights from blocked ones) at each call.
 ReferenceFn make_reference_nee_conv(const Graph& graph, const Node& node) {
   const Conv2dAttrs attrs = nee_conv_attrs(node);
   TensorType x = graph.type_of(node.inputs[0]), y = graph.type_of(node.outputs[0]);
@@ -95,11 +95,11 @@ ReferenceFn make_reference_nee_conv(const Graph& graph, const Node& node) {
   std::shared_ptr<Tensor> oihw;
   std::vector<int64_t> oihw_shape = graph.type_of(node.inputs[1]).shape;
   if (attrs.weight_block != 0) {
-    const Tensor* w = graph.constant(node.inputs[1]);
-    if (!w) return nullptr;
-    oihw_shape = conv2d_oihw_weight_shape(w->shape(), y.shape[1], attrs);
-    oihw = std::make_shared<Tensor>(DType::f32, oihw_shape);
-    unpack_conv2d_weights(w->data_as<float>(), oihw_shape, attrs, oihw->data_as<float>());
+    oihw_shape = conv2d_oihw_weight_shape(oihw_shape, y.shape[1], attrs);
+    if (const Tensor* w = graph.constant(node.inputs[1])) {
+      oihw = std::make_shared<Tensor>(DType::f32, oihw_shape);
+      unpack_conv2d_weights(w->data_as<float>(), oihw_shape, attrs, oihw->data_as<float>());
+    }
   }
   ReferenceFn conv = conv_kernel(window_3d(node.attrs, x.shape, y.shape), x.shape[0], x.shape[1], y.shape[1],
                                  attrs.group);

@@ -184,6 +184,7 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"fold_operand_scales", &GraphOptions::fold_operand_scales},
       {"fuse_attention", &GraphOptions::fuse_attention},
       {"pad_channels", &GraphOptions::pad_channels},
+      {"fold_channel_gates", &GraphOptions::fold_channel_gates},
       {"split_matmul_columns", &GraphOptions::split_matmul_columns}};
   for (const auto& [option, member] : later_options) {
     j["graph"].erase(option);

@@ -860,6 +860,86 @@ TEST(PadChannels, WidenedValuesRunBlockedFromABundle) {
   fs::remove_all(root, ec);
 }
 
+// EfficientNet's squeeze-and-excite block: a conv and a depthwise conv, the gate made
+// from the depthwise output's global pool by two 1x1 convs and a Sigmoid, the gate times
+// the depthwise output, and the projection (1x1, 16 channels) that reads the product.
+std::string gated_projection_bytes(int64_t side) {
+  OnnxModelBuilder m;
+  m.input("x", {1, 16, side, side}).output("y", {1, 16, side, side});
+  conv(m, "c1", "x", "c1_out", {32, 16, 1, 1}, true, 0, 1, 1, 500);
+  m.node("Relu", {"c1_out"}, {"a"}, "relu1");
+  conv(m, "dw", "a", "d", {32, 1, 3, 3}, true, 1, 1, 32, 510);
+  m.node("GlobalAveragePool", {"d"}, {"s"}, "pool");
+  conv(m, "fc1", "s", "fc1_out", {8, 32, 1, 1}, true, 0, 1, 1, 520);
+  m.node("Relu", {"fc1_out"}, {"r"}, "relu_fc1");
+  conv(m, "fc2", "r", "fc2_out", {32, 8, 1, 1}, true, 0, 1, 1, 530);
+  m.node("Sigmoid", {"fc2_out"}, {"gate"}, "sigmoid");
+  m.node("Mul", {"d", "gate"}, {"excited"}, "excite");
+  conv(m, "proj", "excited", "y", {16, 32, 1, 1}, true, 0, 1, 1, 540);
+  return m.bytes();
+}
+
+TEST(FoldChannelGates, TheGateScalesTheProjectionsWeightsWhereTheyAreSmaller) {
+  GraphOptions options = kBlockedElementwise;
+  options.fold_channel_gates = true;
+  // 8x8 planes of 32 channels (2048 values) against 16x32 weights (512): folded.
+  Graph g = import_onnx_bytes(gated_projection_bytes(8));
+  optimize_graph(g, options);
+  std::map<std::string, const Node*> by_name;
+  for (const Node& n : g.nodes()) by_name[n.name] = &n;
+  const Node& proj = *by_name.at("proj");
+  EXPECT_EQ(g.producer(proj.inputs[0])->name, "dw");
+  EXPECT_EQ(proj.attrs.get_int("input_block", 0), 16);  // the depthwise output, blocked
+  const Node* weights = g.producer(proj.inputs[1]);
+  ASSERT_NE(weights, nullptr);
+  EXPECT_EQ(weights->op, "NeeElementwise");
+  EXPECT_EQ(weights->attrs.get_string("program"), "sigmoid(x1); mul(x0,t0)");
+  ASSERT_EQ(weights->inputs.size(), 2u);
+  EXPECT_NE(g.constant(weights->inputs[0]), nullptr);  // the blocked weights, [1, 32, 1, 1, 16]
+  EXPECT_EQ(g.type_of(weights->inputs[0]).shape, (std::vector<int64_t>{1, 32, 1, 1, 16}));
+  EXPECT_EQ(g.type_of(weights->inputs[1]).shape, (std::vector<int64_t>{1, 32, 1, 1, 1}));
+  EXPECT_EQ(by_name.count("excite"), 0u);
+  expect_blocked_matches_unfused(gated_projection_bytes(8), options, {1, 16, 8, 8}, {23, 24});
+
+  // 2x2 planes (128 values): the gate stays on the activation.
+  Graph small = import_onnx_bytes(gated_projection_bytes(2));
+  optimize_graph(small, options);
+  for (const Node& n : small.nodes()) {
+    if (n.name == "proj") EXPECT_EQ(small.producer(n.inputs[0])->name, "excite");
+  }
+  // Nor does it fold where the product is not the program's last step (the lone norm after
+  // the gate in squeeze_excite_bytes).
+  Graph normed = import_onnx_bytes(squeeze_excite_bytes());
+  optimize_graph(normed, options);
+  for (const Node& n : normed.nodes()) {
+    if (n.name == "c2") EXPECT_EQ(normed.producer(n.inputs[0])->op, "NeeElementwise");
+    if (n.op == "NeeElementwise") EXPECT_EQ(normed.producer(n.inputs[1])->name, "dw") << n.attrs.get_string("program");
+  }
+}
+
+TEST(FoldChannelGates, GatedWeightsRunFromABundle) {
+  GraphOptions options = kBlockedElementwise;
+  options.fold_channel_gates = true;
+  std::string root = ::testing::TempDir() + "nee-gated-bundle-XXXXXX";
+  ASSERT_NE(mkdtemp(root.data()), nullptr);
+  const std::shared_ptr<KernelBundle> bundle = default_bundle(root, gated_projection_bytes(8), options);
+  EXPECT_TRUE(bundle->manifest().graph == options);
+  std::vector<std::unique_ptr<KernelProvider>> providers;
+  providers.push_back(make_bundle_provider(bundle));
+  Session with_bundle(import_onnx(root + "/cnn.onnx"), std::move(providers), SessionOptions{optimize_graph});
+  Session reference(import_onnx(root + "/cnn.onnx"), {});
+  expect_same_y(with_bundle, reference, {1, 16, 8, 8}, {25, 26});
+  int elementwise = 0;
+  for (const Placement& p : with_bundle.placements()) {
+    if (p.op != "NeeElementwise" && p.op != "NeeConv") continue;
+    elementwise += p.op == "NeeElementwise";
+    EXPECT_EQ(p.provider, "bundle") << p.node;
+  }
+  EXPECT_EQ(elementwise, 1);  // the gated weights
+  std::error_code ec;
+  fs::remove_all(root, ec);
+}
+
 class BlockedBundle : public ::testing::TestWithParam<bool> {};
 
 TEST_P(BlockedBundle, BundleKernelsComputeTheUnblockedGraph) {

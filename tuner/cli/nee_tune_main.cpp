@@ -340,13 +340,15 @@ int main(int argc, char** argv) {
                  "default and the baselines and bundles will not use them until a later run confirms them\n");
     }
     // Only CPU kernels schedule channel-blocked activations, packed matmul weights, Winograd convs and fused
-    // attention (the attention family's GPU space is a first, correct one, not yet timed on a GPU).
+    // attention (the attention family's GPU space is a first, correct one, not yet timed on a GPU); gates folded
+    // into conv weights were measured on CPUs only.
     nee::GraphOptions graph_options;
     graph_options.block_activations = target.kind() == nee::TargetKind::cpu;
     graph_options.block_pools = graph_options.block_activations;
     graph_options.block_elementwise = graph_options.block_activations;
     graph_options.block_grouped_convs = graph_options.block_activations;
     graph_options.pad_channels = graph_options.block_activations && !no_pad_channels;
+    graph_options.fold_channel_gates = target.kind() == nee::TargetKind::cpu;
     graph_options.pack_matmul_weights = target.kind() == nee::TargetKind::cpu;
     graph_options.fold_operand_scales = true;
     graph_options.split_matmul_columns = true;
