@@ -1,6 +1,14 @@
 #pragma once
+#include <cstdint>
 
 namespace nee {
+
+// The narrowest groups nee-tune widens for CPUs (GraphOptions::widen_conv_groups). Measured
+// on ResNeXt-50 (Intel Xeon, session 32, `nee-run --profile`, sums of per-node medians):
+// from 4, its first stage's grouped convs took 1.15 ms for 0.70 (four times the FLOPs) and
+// the 1x1 convs around them 3.57 for 4.33 (blocked on both sides), the model 31.1 ms to
+// 31.6 from 8 and 32.6 without.
+constexpr int64_t kWidenedGroupMinWidth = 4;
 
 // Graph rewrites that change which workloads a model has (their keys), so they are
 // chosen per bundle: nee-tune extracts a model's workloads with them, the bundle's
@@ -48,6 +56,11 @@ struct GraphOptions {
   // they are the smaller (passes.h: fold_channel_gates). A manifest from before it was
   // recorded reads as false.
   bool fold_channel_gates = false;
+  // Grouped convs whose groups have at least this many channels (fewer than 16) run as
+  // groups of 16 with zero weights between (passes.h: widen_conv_groups), which
+  // block_grouped_convs blocks; 0 widens none. A manifest from before it was recorded
+  // reads as 0.
+  int64_t widen_conv_groups = 0;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -55,7 +68,8 @@ struct GraphOptions {
            block_elementwise == o.block_elementwise && block_grouped_convs == o.block_grouped_convs &&
            pack_matmul_weights == o.pack_matmul_weights && fold_operand_scales == o.fold_operand_scales &&
            split_matmul_columns == o.split_matmul_columns && fuse_attention == o.fuse_attention &&
-           pad_channels == o.pad_channels && fold_channel_gates == o.fold_channel_gates;
+           pad_channels == o.pad_channels && fold_channel_gates == o.fold_channel_gates &&
+           widen_conv_groups == o.widen_conv_groups;
   }
 };
 

@@ -132,6 +132,14 @@ void pad_channels(Graph& graph);
 // pad_channels, before block_activations. With GraphOptions::fold_channel_gates.
 void fold_channel_gates(Graph& graph);
 
+// A NeeConv of G groups of w input and w output channels each, w a divisor of 16 from
+// `min_width` up, with constant weights -> the same conv in G w / 16 groups of 16 channels,
+// the weights between channels of different original groups zero, so pack_conv_weights
+// can block it (groups_fill_weight_blocks): ResNeXt-50's 3x3 convs of 4 and 8 channels a
+// group. It multiplies their FLOPs by 16 / w. Runs before pack_conv_weights. With
+// GraphOptions::widen_conv_groups as `min_width`.
+void widen_conv_groups(Graph& graph, int64_t min_width);
+
 // NeeConv of group 1, or with `grouped` of groups of whole blocks
 // (groups_fill_weight_blocks), with constant W -> the same with W channel-blocked (a new constant,
 // the plain one removed when nothing else reads it), so kernels that vectorize over
@@ -173,9 +181,9 @@ void use_winograd(Graph& graph);
 // after the bias Add, as BERT's query projection has), fuse_matmul_relu,
 // fuse_matmul_gelu, fuse_layer_norm, fold_matmul_operand_scales and
 // batch_norm_as_mul_add (when options say), fuse_elementwise, split_matmul_columns and
-// fold_matmul_batch, fuse_attention and pad_channels (when options say), pack_conv_weights (grouped
-// convs when options say), then pack_matmul_weights, fold_channel_gates, block_activations and
-// use_winograd (when options say).
+// fold_matmul_batch, fuse_attention, pad_channels and widen_conv_groups (when options say),
+// pack_conv_weights (grouped convs when options say), then pack_matmul_weights,
+// fold_channel_gates, block_activations and use_winograd (when options say).
 // The epilogue and layer-norm fusions come first so they take precedence;
 // fuse_elementwise collects what is left.
 void optimize_graph(Graph& graph, const GraphOptions& options = {});

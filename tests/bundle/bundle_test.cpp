@@ -194,6 +194,13 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
     save_manifest(j);
     EXPECT_TRUE(BundleManifest::load(copy_).graph.*member) << option;
   }
+  // The narrowest grouped conv widened is a width, absent (none) in older manifests.
+  j["graph"].erase("widen_conv_groups");
+  save_manifest(j);
+  EXPECT_EQ(BundleManifest::load(copy_).graph.widen_conv_groups, 0);
+  j["graph"]["widen_conv_groups"] = 4;
+  save_manifest(j);
+  EXPECT_EQ(BundleManifest::load(copy_).graph.widen_conv_groups, 4);
   j.erase("graph");
   save_manifest(j);
   EXPECT_HAS(load_error(), "malformed");

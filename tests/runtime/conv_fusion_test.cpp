@@ -940,6 +940,46 @@ TEST(FoldChannelGates, GatedWeightsRunFromABundle) {
   fs::remove_all(root, ec);
 }
 
+TEST(BlockActivations, NarrowGroupsWidenToWholeBlocks) {
+  GraphOptions options = kBlockedElementwise;
+  options.block_grouped_convs = true;
+  options.widen_conv_groups = 4;
+  Graph g = import_onnx_bytes(grouped_convs_bytes());
+  optimize_graph(g, options);
+  const Node* small = nullptr;
+  for (const Node& n : g.nodes()) {
+    if (n.name == "small_groups") small = &n;
+  }
+  ASSERT_NE(small, nullptr);
+  // 16 groups of 4 channels -> 4 groups of 16, blocked on both sides.
+  EXPECT_EQ(small->attrs.get_int("group"), 4);
+  EXPECT_EQ(small->attrs.get_int("weight_block", 0), 16);
+  EXPECT_EQ(small->attrs.get_int("input_block", 0), 16);
+  EXPECT_EQ(small->attrs.get_int("output_block", 0), 16);
+  // Blocked weights [64/16, 16, 3, 3, 16]: output o reads only the 4 inputs of its own
+  // original group, (o / 4) % 4 * 4 onwards within its group of 16.
+  const Tensor& w = *g.constant(small->inputs[1]);
+  ASSERT_EQ(w.shape(), (std::vector<int64_t>{4, 16, 3, 3, 16}));
+  for (int64_t o = 0; o < 64; ++o) {
+    for (int64_t c = 0; c < 16; ++c) {
+      const bool own = c / 4 == (o / 4) % 4;
+      for (int64_t tap = 0; tap < 9; ++tap) {
+        const float v = w.data_as<float>()[((o / 16 * 16 + c) * 9 + tap) * 16 + o % 16];
+        if (!own) ASSERT_EQ(v, 0.0f) << o << " " << c << " " << tap;
+      }
+    }
+  }
+  expect_blocked_matches_unfused(grouped_convs_bytes(), options, {1, 16, 8, 8}, {27, 28});
+
+  // From 8 channels a group up, groups of 4 stay as they are.
+  options.widen_conv_groups = 8;
+  Graph wider_only = import_onnx_bytes(grouped_convs_bytes());
+  optimize_graph(wider_only, options);
+  for (const Node& n : wider_only.nodes()) {
+    if (n.name == "small_groups") EXPECT_EQ(n.attrs.get_int("group"), 16);
+  }
+}
+
 class BlockedBundle : public ::testing::TestWithParam<bool> {};
 
 TEST_P(BlockedBundle, BundleKernelsComputeTheUnblockedGraph) {
