@@ -133,7 +133,7 @@ void pad_channels(Graph& graph);
 void fold_channel_gates(Graph& graph);
 
 // A NeeConv of G groups of w input and w output channels each, w a divisor of 16 from
-// `min_width` up, with constant weights -> the same conv in G w / 16 groups of 16 channels,
+// `min_width` (and 2) up, with constant weights -> the same conv in G w / 16 groups of 16 channels,
 // the weights between channels of different original groups zero, so pack_conv_weights
 // can block it (groups_fill_weight_blocks): ResNeXt-50's 3x3 convs of 4 and 8 channels a
 // group. It multiplies their FLOPs by 16 / w. Runs before pack_conv_weights. With

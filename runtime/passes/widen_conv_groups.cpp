@@ -16,7 +16,10 @@ void widen_conv_groups(Graph& graph, int64_t min_width) {
     if (group <= 1 || !w || w->shape().size() != 4 || node.attrs.get_int("weight_block", 0) != 0) continue;
     const std::vector<int64_t>& oihw = w->shape();
     const int64_t width = oihw[1];  // input channels per group
-    if (width < min_width || kConvWeightBlock % width != 0 || oihw[0] != group * width) continue;
+    // Depthwise convs (width 1) have blocked kernels of their own.
+    if (width < std::max<int64_t>(min_width, 2) || kConvWeightBlock % width != 0 || oihw[0] != group * width) {
+      continue;
+    }
     const int64_t merged = kConvWeightBlock / width;  // groups per widened group
     if (group % merged != 0) continue;
 
