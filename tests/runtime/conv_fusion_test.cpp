@@ -336,6 +336,17 @@ std::shared_ptr<KernelBundle> default_bundle(const std::string& root, const std:
   return KernelBundle::load(root + "/bundle", load);
 }
 
+// Every NeeConv of `session` ran on the bundle, and there were `expected` of them.
+void expect_convs_on_bundle(const Session& session, int expected) {
+  int convs = 0;
+  for (const Placement& p : session.placements()) {
+    if (p.op != "NeeConv") continue;
+    ++convs;
+    EXPECT_EQ(p.provider, "bundle") << p.node;
+  }
+  EXPECT_EQ(convs, expected);
+}
+
 TEST(ConvFusion, SmallCnnRunsItsConvsFromADefaultScheduleBundle) {
   std::string root = ::testing::TempDir() + "nee-conv-bundle-XXXXXX";
   ASSERT_NE(mkdtemp(root.data()), nullptr);
@@ -356,13 +367,7 @@ TEST(ConvFusion, SmallCnnRunsItsConvsFromADefaultScheduleBundle) {
     }
     EXPECT_GT(total, 0);
   }
-  int convs = 0;
-  for (const Placement& p : with_bundle.placements()) {
-    if (p.op != "NeeConv") continue;
-    ++convs;
-    EXPECT_EQ(p.provider, "bundle") << p.node;
-  }
-  EXPECT_EQ(convs, 2);
+  expect_convs_on_bundle(with_bundle, 2);
   std::error_code ec;
   fs::remove_all(root, ec);
 }
@@ -849,13 +854,7 @@ TEST(PadChannels, WidenedValuesRunBlockedFromABundle) {
       }
     }
   }
-  int convs = 0;
-  for (const Placement& p : with_bundle.placements()) {
-    if (p.op != "NeeConv") continue;
-    ++convs;
-    EXPECT_EQ(p.provider, "bundle") << p.node;
-  }
-  EXPECT_EQ(convs, 8);
+  expect_convs_on_bundle(with_bundle, 8);
   std::error_code ec;
   fs::remove_all(root, ec);
 }
