@@ -16,6 +16,11 @@
 
 namespace nee {
 
+int nee_conv_residual_slot(const Node& node) {
+  if (node.attrs.get_int("residual", 0) == 0) return -1;
+  return node.attrs.get_int("bias", 0) != 0 ? 3 : 2;
+}
+
 Conv2dAttrs nee_conv_attrs(const Node& node) {
   Conv2dAttrs attrs;
   attrs.group = node.attrs.get_int("group", 1);

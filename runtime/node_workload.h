@@ -22,6 +22,9 @@ std::optional<Workload> workload_of(const Graph& graph, const Node& node);
 // the weight and activation layouts), as the conv2d family holds them; the window's
 // strides, pads and dilations are left at their defaults.
 Conv2dAttrs nee_conv_attrs(const Node& node);
+// The input slot of a NeeConv's residual (after X, W and the bias where it has one), or
+// -1 without one.
+int nee_conv_residual_slot(const Node& node);
 
 // The distinct workloads of a graph (after optimize_graph), in node order.
 std::vector<Workload> extract_workloads(const Graph& graph);

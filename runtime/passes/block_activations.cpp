@@ -5,6 +5,7 @@
 
 #include "core/activation_layout.h"
 #include "core/conv_weight_layout.h"
+#include "runtime/node_workload.h"
 #include "runtime/passes/constant_operands.h"
 #include "runtime/passes/passes.h"
 
@@ -27,11 +28,6 @@ bool is_depthwise(const Graph& graph, const Node& node) {
 bool reads_blocked(const Graph& graph, const Node& node) {
   if (node.op != "NeeConv" || graph.type_of(node.outputs[0]).shape.size() != 4) return false;
   return node.attrs.get_int("weight_block", 0) == kConvWeightBlock || is_depthwise(graph, node);
-}
-
-int residual_slot(const Node& conv) {
-  if (conv.attrs.get_int("residual", 0) == 0) return -1;
-  return conv.attrs.get_int("bias", 0) != 0 ? 3 : 2;
 }
 
 // `value` converted to `to` ("nchw" or "nchw16c"), by a node made once per value and
@@ -125,7 +121,7 @@ bool is_global_pool(const Node& node) { return node.op == "GlobalAveragePool" ||
 bool reads_as_blocked(const Node& reader, const std::string& value, const std::set<std::string>& convs,
                       const std::set<std::string>& carriers) {
   if (carriers.count(reader.name)) return true;
-  const int r = residual_slot(reader);
+  const int r = nee_conv_residual_slot(reader);
   return convs.count(reader.name) &&
          (reader.inputs[0] == value || (r >= 0 && reader.inputs[static_cast<size_t>(r)] == value));
 }
@@ -261,7 +257,7 @@ void block_activations(Graph& graph, const GraphOptions& options) {
     if (conv && node.attrs.get_int("weight_block", 0) == 0) block_conv_weights(graph, node);
     const bool output_blocked = blocked.count(node.outputs[0]) != 0;
     if (output_blocked) node.attrs.set("output_block", kActivationBlock);
-    const int r = conv ? residual_slot(node) : -1;
+    const int r = conv ? nee_conv_residual_slot(node) : -1;
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const std::string& in = node.inputs[i];
       const bool is_blocked = blocked.count(in) != 0;

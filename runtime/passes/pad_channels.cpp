@@ -6,6 +6,7 @@
 
 #include "core/activation_layout.h"
 #include "core/elementwise_program.h"
+#include "runtime/node_workload.h"
 #include "runtime/passes/constant_operands.h"
 #include "runtime/passes/passes.h"
 
@@ -46,11 +47,6 @@ bool is_depthwise(const Graph& graph, const Node& node) {
   return group > 1 && x.size() == 4 && x[1] == group && w[0] == group && w[1] == 1;
 }
 
-int residual_slot(const Node& conv) {
-  if (conv.attrs.get_int("residual", 0) == 0) return -1;
-  return conv.attrs.get_int("bias", 0) != 0 ? 3 : 2;
-}
-
 bool is_pool(const Node& node) {
   const bool windowed = node.op == "MaxPool" || node.op == "AveragePool";
   const bool global = node.op == "GlobalAveragePool" || node.op == "GlobalMaxPool";
@@ -89,7 +85,7 @@ int channel_dim(const std::vector<int64_t>& operand) {
 // Whether `node` may write its output widened, given the values `wide` widened: what it
 // reads of the channels must be widened too (a constant is widened here).
 bool writes_wide(const Graph& graph, const Node& node, const std::set<std::string>& wide) {
-  const int r = node.op == "NeeConv" ? residual_slot(node) : -1;
+  const int r = node.op == "NeeConv" ? nee_conv_residual_slot(node) : -1;
   if (r >= 0 && !wide.count(node.inputs[static_cast<size_t>(r)])) return false;
   if (is_dense_conv(graph, node)) return true;
   if (is_depthwise(graph, node) || is_pool(node)) return wide.count(node.inputs[0]) != 0;
@@ -107,7 +103,7 @@ bool writes_wide(const Graph& graph, const Node& node, const std::set<std::strin
 bool reads_wide(const Graph& graph, const Node& reader, size_t slot, const std::set<std::string>& wide) {
   if (is_dense_conv(graph, reader) && slot == 0) return true;
   return wide.count(reader.outputs[0]) != 0 && (reader.op != "NeeConv" || slot == 0 ||
-                                                static_cast<int>(slot) == residual_slot(reader));
+                                                static_cast<int>(slot) == nee_conv_residual_slot(reader));
 }
 
 // The values to widen: the largest set in which every producer writes wide
