@@ -66,7 +66,8 @@ TEST(AttentionKernelCuda, DefaultCompilesToAnObject) {
   const Workload w = attention_workload_from_shape("4x64x64x64,layout=sgd,mask=causal");
   const ScheduleConfig c = make_schedule_space(w, TargetKind::cuda)->default_config();
   const std::string object = dir.file("kernel.o");
-  ASSERT_NO_THROW(compile_kernel_object(w, host_target(TargetKind::cuda), c, Builder::symbol_for(w), object));
+  const Target cuda = host_target(TargetKind::cuda);
+  ASSERT_NO_THROW(compile_kernel_object(w, cuda, c, Builder::symbol_for(w, cuda), object));
   EXPECT_GT(std::filesystem::file_size(object), 1000u);
 }
 

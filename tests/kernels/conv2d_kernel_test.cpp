@@ -412,7 +412,8 @@ TEST(Conv2dGpuSpace, DefaultsStageAndBuildForCuda) {
 
   const tuner_test::TempDir dir("conv2d-cuda");
   const std::string object = dir.file("kernel.o");
-  ASSERT_NO_THROW(compile_kernel_object(wide, host_target(TargetKind::cuda), w, Builder::symbol_for(wide), object));
+  const Target cuda = host_target(TargetKind::cuda);
+  ASSERT_NO_THROW(compile_kernel_object(wide, cuda, w, Builder::symbol_for(wide, cuda), object));
   EXPECT_GT(fs::file_size(object), 1000u);
 }
 

@@ -321,7 +321,7 @@ TEST(MatmulKernelCuda, CompilesToAnObject) {
   EXPECT_TRUE(t.has_feature("cuda"));
   const std::string object = dir.file("kernel.o");
   ASSERT_NO_THROW(compile_kernel_object(w, t, make_schedule_space(w, TargetKind::cuda)->default_config(),
-                                        Builder::symbol_for(w), object));
+                                        Builder::symbol_for(w, t), object));
   ASSERT_TRUE(fs::exists(object));
   EXPECT_GT(fs::file_size(object), 1000u);
 }
@@ -332,7 +332,8 @@ TEST(MatmulKernelCuda, StagedDefaultCompilesToAnObject) {
   const ScheduleConfig c = make_schedule_space(w, TargetKind::cuda)->default_config();
   ASSERT_GT(c.at("tile_k"), 0);
   const std::string object = dir.file("kernel.o");
-  ASSERT_NO_THROW(compile_kernel_object(w, host_target(TargetKind::cuda), c, Builder::symbol_for(w), object));
+  const Target cuda = host_target(TargetKind::cuda);
+  ASSERT_NO_THROW(compile_kernel_object(w, cuda, c, Builder::symbol_for(w, cuda), object));
   EXPECT_GT(fs::file_size(object), 1000u);
 }
 

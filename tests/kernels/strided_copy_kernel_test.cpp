@@ -134,7 +134,8 @@ TEST(StridedCopyKernelCuda, StagedTransposeCompilesToAnObject) {
   const ScheduleConfig c = make_schedule_space(w, TargetKind::cuda)->default_config();
   ASSERT_EQ(c.at("stage"), 1);
   const std::string object = dir.file("kernel.o");
-  ASSERT_NO_THROW(compile_kernel_object(w, host_target(TargetKind::cuda), c, Builder::symbol_for(w), object));
+  const Target cuda = host_target(TargetKind::cuda);
+  ASSERT_NO_THROW(compile_kernel_object(w, cuda, c, Builder::symbol_for(w, cuda), object));
   EXPECT_GT(std::filesystem::file_size(object), 1000u);
 }
 

@@ -800,7 +800,7 @@ TEST(PadChannels, ConvOutputsWidenWithZerosWhereAReaderTakesThemWide) {
   for (int64_t o = 0; o < 32; ++o) {
     for (int64_t c = 0; c < 48; ++c) {
       const float w = proj_w.data_as<float>()[((o / 16) * 48 + c) * 16 + o % 16];
-      if (o >= 24 || c >= 40) ASSERT_EQ(w, 0.0f) << o << " " << c;
+      if (o >= 24 || c >= 40) { ASSERT_EQ(w, 0.0f) << o << " " << c; }
     }
   }
   const Tensor& c1_b = *g.constant(by_name.at("c1")->inputs[2]);
@@ -813,7 +813,7 @@ TEST(PadChannels, ConvOutputsWidenWithZerosWhereAReaderTakesThemWide) {
   optimize_graph(plain);
   for (const Node& n : plain.nodes()) {
     EXPECT_NE(n.op, "Slice");
-    if (n.name == "c1") EXPECT_EQ(plain.type_of(n.outputs[0]).shape[1], 40);
+    if (n.name == "c1") { EXPECT_EQ(plain.type_of(n.outputs[0]).shape[1], 40); }
   }
 
   expect_blocked_matches_unfused(narrow_channels_bytes(), options, {1, 24, 8, 8}, {19, 20});
@@ -904,15 +904,17 @@ TEST(FoldChannelGates, TheGateScalesTheProjectionsWeightsWhereTheyAreSmaller) {
   Graph small = import_onnx_bytes(gated_projection_bytes(2));
   optimize_graph(small, options);
   for (const Node& n : small.nodes()) {
-    if (n.name == "proj") EXPECT_EQ(small.producer(n.inputs[0])->name, "excite");
+    if (n.name == "proj") { EXPECT_EQ(small.producer(n.inputs[0])->name, "excite"); }
   }
   // Nor does it fold where the product is not the program's last step (the lone norm after
   // the gate in squeeze_excite_bytes).
   Graph normed = import_onnx_bytes(squeeze_excite_bytes());
   optimize_graph(normed, options);
   for (const Node& n : normed.nodes()) {
-    if (n.name == "c2") EXPECT_EQ(normed.producer(n.inputs[0])->op, "NeeElementwise");
-    if (n.op == "NeeElementwise") EXPECT_EQ(normed.producer(n.inputs[1])->name, "dw") << n.attrs.get_string("program");
+    if (n.name == "c2") { EXPECT_EQ(normed.producer(n.inputs[0])->op, "NeeElementwise"); }
+    if (n.op == "NeeElementwise") {
+      EXPECT_EQ(normed.producer(n.inputs[1])->name, "dw") << n.attrs.get_string("program");
+    }
   }
 }
 
@@ -964,7 +966,7 @@ TEST(BlockActivations, NarrowGroupsWidenToWholeBlocks) {
       const bool own = c / 4 == (o / 4) % 4;
       for (int64_t tap = 0; tap < 9; ++tap) {
         const float v = w.data_as<float>()[((o / 16 * 16 + c) * 9 + tap) * 16 + o % 16];
-        if (!own) ASSERT_EQ(v, 0.0f) << o << " " << c << " " << tap;
+        if (!own) { ASSERT_EQ(v, 0.0f) << o << " " << c << " " << tap; }
       }
     }
   }
@@ -975,7 +977,7 @@ TEST(BlockActivations, NarrowGroupsWidenToWholeBlocks) {
   Graph wider_only = import_onnx_bytes(grouped_convs_bytes());
   optimize_graph(wider_only, options);
   for (const Node& n : wider_only.nodes()) {
-    if (n.name == "small_groups") EXPECT_EQ(n.attrs.get_int("group"), 16);
+    if (n.name == "small_groups") { EXPECT_EQ(n.attrs.get_int("group"), 16); }
   }
 }
 

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <map>
 
+#include "core/error.h"
+#include "core/isa_level.h"
 #include "core/matmul_workload.h"
 #include "schedules/schedule_space.h"
 #include "temp_dir.h"
@@ -80,20 +82,51 @@ TEST(ObjectCache, ASchedulesObjectIsCompiledOnceAndLinkedAfter) {
   EXPECT_EQ(off.cache_hits(), 0);
   EXPECT_EQ(files_in(cache.dir()), 3u);
 
-  // A bundle of the same workload keeps its objects (its own symbol) and, built again,
-  // compiles nothing.
+  // A bundle of the same workload links the object the search compiled (one symbol for
+  // both) and, built again, compiles nothing.
   BundleRequest request;
   request.workloads = {w};
   request.target = target;
   request.use_database = false;
   request.output_dir = dir.file("bundle");
   request.object_cache = cache;
-  build_bundle(nullptr, request);
-  EXPECT_EQ(files_in(cache.dir()), 4u) << "the bundle's kernel object; the runtime's is shared";
   const std::map<std::string, ino_t> kept = inodes(cache.dir());
+  build_bundle(nullptr, request);
+  EXPECT_EQ(inodes(cache.dir()), kept) << "the default schedule's object is the one candidate a compiled";
   build_bundle(nullptr, request);
   EXPECT_EQ(inodes(cache.dir()), kept) << "an object compiled again is a new file";
   EXPECT_TRUE(fs::exists(dir.file("bundle/manifest.json")));
+}
+
+// What nee-tune compiles before a search under --time: every level's objects, so that the
+// bundle built after it only links them.
+TEST(ObjectCache, ABundleCompiledAheadIsOnlyLinked) {
+  TempDir dir("object-cache-ahead");
+  const ObjectCache cache(dir.file("objects"));
+  BundleRequest request;
+  request.workloads = {make_matmul_workload({DType::f32, {8, 16}}, {DType::f32, {16, 24}}, nullptr, {}),
+                       make_matmul_workload({DType::f32, {4, 8}}, {DType::f32, {8, 16}}, nullptr, {})};
+  request.target = host_target(TargetKind::cpu);
+  request.isa_levels = {host_isa_levels().front()->name, host_isa_level().name};
+  request.use_database = false;
+  request.output_dir = dir.file("bundle");
+  EXPECT_THROW(compile_bundle_objects(nullptr, request), Error) << "the cache is off";
+
+  request.object_cache = cache;
+  compile_bundle_objects(nullptr, request);
+  const size_t levels = request.isa_levels[0] == request.isa_levels[1] ? 1 : 2;
+  EXPECT_EQ(files_in(cache.dir()), levels * 3) << "each level's runtime and two kernels";
+  EXPECT_FALSE(fs::exists(dir.file("bundle"))) << "objects only";
+  const std::map<std::string, ino_t> kept = inodes(cache.dir());
+  const BundleManifest m = build_bundle(nullptr, request);
+  EXPECT_EQ(inodes(cache.dir()), kept) << "the bundle compiled an object again";
+  EXPECT_EQ(m.variants.size(), levels);
+
+  // A request that names a workload twice is refused before anything is compiled.
+  request.workloads.push_back(request.workloads[0]);
+  EXPECT_THROW(compile_bundle_objects(nullptr, request), Error);
+  EXPECT_THROW(build_bundle(nullptr, request), Error);
+  EXPECT_EQ(inodes(cache.dir()), kept);
 }
 
 TEST(ObjectCache, PruningDropsTheLeastRecentlyUsedFirst) {

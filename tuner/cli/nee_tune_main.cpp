@@ -4,10 +4,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <unistd.h>
 
@@ -24,7 +26,7 @@
 #include "runtime/node_workload.h"
 #include "runtime/passes/passes.h"
 #include "runtime/tensor_limits.h"
-#include "tuner/cli/bundle_comparison.h"
+#include "tuner/cli/bundle_stage.h"
 #include "tuner/cli/compare_command.h"
 #include "tuner/cli/db_command.h"
 #include "tuner/cli/pack_command.h"
@@ -84,6 +86,15 @@ std::vector<nee::WorkloadCount> model_workloads(const std::string& model_path,
   }
   return all;
 }
+
+// Removes a run's scratch folder (candidates, batches, the default bundle) however the run ends.
+struct ScratchFolder {
+  std::string path;
+  ~ScratchFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+};
 
 void print_workloads(const std::vector<nee::WorkloadCount>& workloads) {
   double total = 0;
@@ -272,6 +283,10 @@ int main(int argc, char** argv) {
   CLI::App* compare_app = nee::add_compare_command(app, compare_command);
   CLI11_PARSE(app, argc, argv);
 
+  const auto run_start = std::chrono::steady_clock::now();
+  const auto run_seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+  };
   try {
     if (compare_app->parsed()) return nee::run_compare_command(compare_command);
     if (db_app->parsed()) {
@@ -394,7 +409,7 @@ int main(int argc, char** argv) {
                  r.packed, r.build_errors, pack.folder);
       return 0;
     }
-    options.time_budget_s = budget;
+    const ScratchFolder scratch{options.work_dir};
     // Under a time budget the baselines are off unless asked for: in a 10-minute run of
     // ResNeXt-50 their compiles (Adams2019 up to 75 s a conv) took most of the time, and
     // none won (3x to 17x slower than the search's best on the 9 convs measured).
@@ -412,26 +427,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);  // the list comes before the progress lines on stderr
 
     nee::install_interrupt_handler();
-    std::vector<nee::TuneReport> reports;
-    if (options.trials > 0 && !workloads.empty()) {
-      reports = !model.empty() ? nee::tune_model(db, workloads, counts, target, options, model_options).workloads
-                               : std::vector<nee::TuneReport>{nee::tune_workload(db, workloads[0], target, options)};
-    }
-    std::filesystem::remove_all(options.work_dir);
-    if (!reports.empty()) fmt::print("\n{}", nee::tuning_summary(reports, !model.empty()));
-    int measured = 0, failed = 0;
-    for (const nee::TuneReport& r : reports) {
-      measured += r.measured;
-      failed += r.failed;
-    }
-    if (measured > 0 && failed == measured) {
-      const std::vector<nee::TuningRecord> history = db.history(reports.back().workload, target);
-      std::string last = history.empty() ? "" : history.back().result.error.substr(0, 300);
-      std::replace(last.begin(), last.end(), '\n', ' ');
-      throw nee::Error(fmt::format("no candidate ran: all {} measured candidate(s) failed{}", measured,
-                                   last.empty() ? "" : "; the last: " + last));
-    }
-
+    std::optional<nee::BundleStage> bundle;
     if (!bundle_dir.empty()) {
       nee::BundleRequest request;
       request.workloads = workloads;
@@ -447,43 +443,38 @@ int main(int argc, char** argv) {
       } else if (target.kind() == nee::TargetKind::cpu) {
         request.isa_levels = nee::bundle_isa_levels(isa_text);
       }
-      const nee::BundleManifest m = nee::build_bundle(&db, request);
-      std::vector<std::string> levels;
-      for (const nee::BundleVariant& v : m.variants) {
-        int tuned = 0;
-        for (const auto& k : v.kernels) tuned += k.source == "tuned";
-        levels.push_back(fmt::format("{} ({} tuned)", v.isa, tuned));
-      }
-      fmt::print("bundle {}: {} kernels for {}\n", bundle_dir, workloads.size(), fmt::join(levels, ", "));
+      const std::vector<nee::InputShapes> shape_sets = nee::parse_input_shape_sets(input_shape_texts);
+      // The tuned bundle is timed against a default one on CPUs.
+      bundle.emplace(request, shape_sets.empty() ? nee::InputShapes{} : shape_sets.front(),
+                     target.kind() == nee::TargetKind::cpu ? bundle_timing_runs : 0, options.work_dir);
+    }
+    // --time bounds the whole run: what came before the search, and the bundle stage after it.
+    const bool tuning = options.trials > 0 && !workloads.empty();
+    double after_search_s = 0;
+    if (budget > 0 && tuning && bundle && options.object_cache.on()) after_search_s = bundle->prepare(db);
+    options.time_budget_s = budget > 0 ? std::max(1.0, budget - run_seconds() - after_search_s) : 0;
+    std::vector<nee::TuneReport> reports;
+    if (tuning) {
+      reports = !model.empty() ? nee::tune_model(db, workloads, counts, target, options, model_options).workloads
+                               : std::vector<nee::TuneReport>{nee::tune_workload(db, workloads[0], target, options)};
+    }
+    if (!reports.empty()) fmt::print("\n{}", nee::tuning_summary(reports, !model.empty()));
+    int measured = 0, failed = 0;
+    for (const nee::TuneReport& r : reports) {
+      measured += r.measured;
+      failed += r.failed;
+    }
+    if (measured > 0 && failed == measured) {
+      const std::vector<nee::TuningRecord> history = db.history(reports.back().workload, target);
+      std::string last = history.empty() ? "" : history.back().result.error.substr(0, 300);
+      std::replace(last.begin(), last.end(), '\n', ' ');
+      throw nee::Error(fmt::format("no candidate ran: all {} measured candidate(s) failed{}", measured,
+                                   last.empty() ? "" : "; the last: " + last));
+    }
+
+    if (bundle) {
+      bundle->finish(db, !reports.empty() && !nee::interrupted());
       if (signing_key) fmt::print("bundle {}: signed with {} (key id {})\n", bundle_dir, sign_key, signing_key->id());
-      // The summary's model time is a sum of kernels timed alone; the bundle's worth is the
-      // whole model run against the default bundle's, both measured here.
-      if (!reports.empty() && target.kind() == nee::TargetKind::cpu && bundle_timing_runs > 0 && !nee::interrupted()) {
-        nee::BundleRequest untuned = request;
-        untuned.use_database = false;
-        untuned.isa_levels = {nee::host_isa_level().name};
-        untuned.output_dir = options.work_dir + "/default-bundle";
-        untuned.signing_key.clear();
-        fmt::print("timing the tuned bundle against the default one ({} runs each, alternating; building the default "
-                   "bundle first)\n",
-                   bundle_timing_runs);
-        std::fflush(stdout);
-        // The tuning and the bundle are kept whatever happens here: a model that runs in
-        // stages, or whose random inputs it refuses, is only not measured.
-        try {
-          nee::build_bundle(nullptr, untuned);
-          const std::vector<nee::InputShapes> shape_sets = nee::parse_input_shape_sets(input_shape_texts);
-          const nee::BundleTimes t = nee::time_bundles_side_by_side(
-              model, shape_sets.empty() ? nee::InputShapes{} : shape_sets.front(), bundle_dir, untuned.output_dir, 3,
-              bundle_timing_runs);
-          fmt::print("measured model run: tuned bundle {} against the default bundle {}: {:.2f}x ({} level)\n",
-                     nee::to_string(t.first), nee::to_string(t.second), t.second.median_ms / t.first.median_ms,
-                     nee::host_isa_level().name);
-        } catch (const nee::Error& e) {
-          fmt::print("the model run was not measured: {}\n", e.what());
-        }
-        std::filesystem::remove_all(options.work_dir);
-      }
       if (!deploy_dir.empty()) {
         // One graph per set of input shapes the bundle was built for, their weights shared.
         std::vector<nee::InputShapes> shape_sets = nee::parse_input_shape_sets(input_shape_texts);
@@ -504,6 +495,10 @@ int main(int argc, char** argv) {
                    nee::format_bytes(static_cast<int64_t>(std::filesystem::file_size(deploy_dir + "/weights.bin"))),
                    deploy_dir);
       }
+    }
+    if (budget > 0) {
+      fmt::print("the run took {} of its {} budget\n", nee::format_duration(run_seconds()),
+                 nee::format_duration(budget));
     }
     return nee::interrupted() ? 130 : 0;
   } catch (const std::exception& e) {

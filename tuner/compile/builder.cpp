@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "core/isa_level.h"
 #include "tuner/compile/forked_jobs.h"
 #include "tuner/compile/kernel_compiler.h"
 
@@ -18,7 +19,10 @@ Builder::Builder(std::string work_dir, int jobs, double timeout_seconds, ObjectC
   fs::create_directories(work_dir_);
 }
 
-std::string Builder::symbol_for(const Workload& workload) { return "nee_" + workload.hash(); }
+std::string Builder::symbol_for(const Workload& workload, const Target& target) {
+  const IsaLevel* level = isa_level_of_target(target.halide);
+  return "nee_" + workload.hash() + (level ? "_" + level->name : "");
+}
 
 std::string Builder::runtime_object(const Target& target) {
   auto it = runtime_objects_.find(target.halide);
@@ -48,7 +52,7 @@ std::vector<BuildResult> Builder::build(const std::vector<Candidate>& candidates
     fs::create_directories(dir);
     const std::string runtime = runtime_object(c.target);
     BuildResult& r = results[i];
-    r.symbol = symbol_for(c.workload);
+    r.symbol = symbol_for(c.workload, c.target);
     r.artifact = dir + "/kernel.so";
     const std::string object =
         cache_.on() ? cache_.kernel_path(c.target, c.workload, c.config, r.symbol) : dir + "/kernel.o";

@@ -20,8 +20,9 @@ class Builder {
   // Candidates of this builder whose object came from the cache.
   int cache_hits() const { return cache_hits_; }
 
-  // The kernel symbol every candidate library exports.
-  static std::string symbol_for(const Workload& workload);
+  // The kernel symbol a candidate library, and a bundle's library for the target's ISA
+  // level, exports: one object serves both (a bundle links the objects its search built).
+  static std::string symbol_for(const Workload& workload, const Target& target);
 
  private:
   std::string runtime_object(const Target& target);

@@ -16,6 +16,7 @@
 #include "core/version.h"
 #include "runtime/bundle/bundle_signature.h"
 #include "schedules/schedule_space.h"
+#include "tuner/compile/builder.h"
 #include "tuner/compile/forked_jobs.h"
 #include "tuner/compile/kernel_compiler.h"
 #include "tuner/compile/usable_record.h"
@@ -133,11 +134,10 @@ static BundleVariant plan_variant(const TuningDatabase* db, const BundleRequest&
       level_target->device = *device;
     }
   }
-  for (size_t i = 0; i < request.workloads.size(); ++i) {
-    const Workload& w = request.workloads[i];
+  for (const Workload& w : request.workloads) {
     BundleKernelEntry e;
     e.workload = w;
-    e.symbol = fmt::format("nee_k{}_{}_{}", i, w.hash(), level.name);
+    e.symbol = Builder::symbol_for(w, *level_target);
     const std::optional<TuningRecord> best =
         use_records ? record_to_build(*db, w, *level_target) : std::nullopt;
     if (best) {
@@ -154,33 +154,37 @@ static BundleVariant plan_variant(const TuningDatabase* db, const BundleRequest&
   return v;
 }
 
-BundleManifest build_bundle(const TuningDatabase* db, const BundleRequest& request) {
-  BundleManifest m;
-  m.nee_version = kVersion;
-  m.abi_version = kBundleAbiVersion;
-  m.target = request.target;
-  m.graph = request.graph;
-  if (!request.model_path.empty()) {
-    m.model_file = fs::path(request.model_path).filename().string();
-    m.model_sha256 = sha256_file(request.model_path);
+// Each level's target and kernels, as the database stands.
+struct BundlePlan {
+  std::vector<const IsaLevel*> levels;
+  std::vector<Target> targets;
+  std::vector<BundleVariant> variants;
+};
+
+static BundlePlan plan_bundle(const TuningDatabase* db, const BundleRequest& request) {
+  std::set<std::string> keys;
+  for (const Workload& w : request.workloads) {
+    // A kernel's symbol is its workload's (Builder::symbol_for), unique in a library.
+    if (!keys.insert(w.key()).second) throw Error("a bundle lists each workload once; twice: " + w.key());
   }
-  std::optional<BundleSigningKey> key;
-  if (!request.signing_key.empty()) key = BundleSigningKey::load(request.signing_key);
-  const std::vector<const IsaLevel*> levels = levels_to_build(request);
-  std::vector<Target> targets(levels.size());
-  for (size_t i = 0; i < levels.size(); ++i) m.variants.push_back(plan_variant(db, request, *levels[i], &targets[i]));
+  BundlePlan plan;
+  plan.levels = levels_to_build(request);
+  plan.targets.resize(plan.levels.size());
+  for (size_t i = 0; i < plan.levels.size(); ++i) {
+    plan.variants.push_back(plan_variant(db, request, *plan.levels[i], &plan.targets[i]));
+  }
+  return plan;
+}
 
-  const fs::path out_dir = fs::absolute(request.output_dir);
-  const fs::path staging = out_dir.string() + ".building";
-  fs::remove_all(staging);
-  fs::create_directories(staging);
-
-  // Every level's runtime and kernels in one pool of forked jobs; what the cache holds is
-  // only linked.
+// Every level's runtime and kernels in one pool of forked jobs, their logs in `staging`;
+// what the cache holds is only linked. Returns each level's objects: in the cache, or in
+// `staging` where the cache is off.
+static std::vector<std::vector<std::string>> compile_objects(const BundlePlan& plan, const BundleRequest& request,
+                                                             const fs::path& staging) {
   const ObjectCache& cache = request.object_cache;
   std::vector<ForkedJob> jobs;
   std::vector<std::string> what;
-  std::vector<std::vector<std::string>> objects(levels.size());
+  std::vector<std::vector<std::string>> objects(plan.levels.size());
   const auto add_job = [&](const std::string& object, const std::string& name,
                            std::function<void(const std::string&)> compile) {
     if (cache.on() && ObjectCache::take(object)) return;
@@ -188,15 +192,15 @@ BundleManifest build_bundle(const TuningDatabase* db, const BundleRequest& reque
                     (staging / (fs::path(object).stem().string() + ".log")).string()});
     what.push_back(name);
   };
-  for (size_t i = 0; i < levels.size(); ++i) {
-    const Target& target = targets[i];
+  for (size_t i = 0; i < plan.levels.size(); ++i) {
+    const Target& target = plan.targets[i];
     const std::string runtime_object =
         cache.on() ? cache.runtime_path(target)
-                   : (staging / fmt::format("halide_runtime_{}.o", levels[i]->name)).string();
+                   : (staging / fmt::format("halide_runtime_{}.o", plan.levels[i]->name)).string();
     objects[i].push_back(runtime_object);
-    add_job(runtime_object, "the Halide runtime for " + levels[i]->name,
+    add_job(runtime_object, "the Halide runtime for " + plan.levels[i]->name,
             [&target](const std::string& to) { compile_runtime_object(target, to); });
-    for (const BundleKernelEntry& k : m.variants[i].kernels) {
+    for (const BundleKernelEntry& k : plan.variants[i].kernels) {
       const std::string object = cache.on() ? cache.kernel_path(target, k.workload, k.schedule, k.symbol)
                                             : (staging / (k.symbol + ".o")).string();
       objects[i].push_back(object);
@@ -212,6 +216,40 @@ BundleManifest build_bundle(const TuningDatabase* db, const BundleRequest& reque
       throw Error(fmt::format("building the bundle failed at {}: {}", what[i], results[i].error));
     }
   }
+  return objects;
+}
+
+void compile_bundle_objects(const TuningDatabase* db, const BundleRequest& request) {
+  if (!request.object_cache.on()) throw Error("compiling a bundle's objects ahead needs the object cache");
+  const BundlePlan plan = plan_bundle(db, request);
+  const fs::path staging = fs::absolute(request.output_dir).string() + ".compiling";
+  fs::remove_all(staging);
+  fs::create_directories(staging);
+  compile_objects(plan, request, staging);
+  fs::remove_all(staging);
+}
+
+BundleManifest build_bundle(const TuningDatabase* db, const BundleRequest& request) {
+  BundleManifest m;
+  m.nee_version = kVersion;
+  m.abi_version = kBundleAbiVersion;
+  m.target = request.target;
+  m.graph = request.graph;
+  if (!request.model_path.empty()) {
+    m.model_file = fs::path(request.model_path).filename().string();
+    m.model_sha256 = sha256_file(request.model_path);
+  }
+  std::optional<BundleSigningKey> key;
+  if (!request.signing_key.empty()) key = BundleSigningKey::load(request.signing_key);
+  BundlePlan plan = plan_bundle(db, request);
+
+  const fs::path out_dir = fs::absolute(request.output_dir);
+  const fs::path staging = out_dir.string() + ".building";
+  fs::remove_all(staging);
+  fs::create_directories(staging);
+  std::vector<std::vector<std::string>> objects = compile_objects(plan, request, staging);
+  const std::vector<const IsaLevel*>& levels = plan.levels;
+  m.variants = std::move(plan.variants);
   for (size_t i = 0; i < levels.size(); ++i) {
     BundleVariant& v = m.variants[i];
     const std::string table_c = (staging / fmt::format("kernel_table_{}.c", v.isa)).string();

@@ -42,4 +42,11 @@ std::vector<std::string> bundle_isa_levels(const std::string& text);
 // bundle as it was.
 BundleManifest build_bundle(const TuningDatabase* db, const BundleRequest& request);
 
+// Compiles into the request's object cache (which must be on) every object
+// build_bundle(db, request) would link, as the database stands now. A kernel's object is
+// the one its schedule was measured with (the symbol is the workload's), so after a search
+// build_bundle compiles nothing this call or the search did not: nee-tune calls it before
+// a search under --time, whose budget then holds the bundle's compiles.
+void compile_bundle_objects(const TuningDatabase* db, const BundleRequest& request);
+
 }  // namespace nee

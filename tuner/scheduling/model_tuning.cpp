@@ -115,12 +115,28 @@ ModelTuneReport tune_model(TuningDatabase& db, const std::vector<Workload>& work
       break;
     }
   }
+  const double reserved_s = confirm_reserve_s();
+  const double search_end_s = elapsed();
   if (!interrupted() && options.confirm_top > 0) {
-    for (size_t i = 0; i < tuners.size() && !interrupted(); ++i) {
+    // The re-measurement's estimate is one pass of a search trial's seconds a point, and
+    // a point re-measured can call for another pass: the workloads of most time go first,
+    // none starts after the budget's end, and there a started one ends after its first
+    // pass (a pick not re-measured ranks below the default).
+    const auto past_budget = [&] {
+      return interrupted() || (options.time_budget_s > 0 && elapsed() >= options.time_budget_s);
+    };
+    std::vector<size_t> order;
+    std::vector<double> share(tuners.size(), 0);
+    for (size_t i = 0; i < tuners.size(); ++i) {
       if (tuners[i]->measured() == 0) continue;  // not tuned in this run
+      order.push_back(i);
+      share[i] = counts[i] * tuners[i]->best_us().value_or(0);
+    }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return share[a] > share[b]; });
+    for (size_t n = 0; n < order.size() && !past_budget(); ++n) {
       progress.update(static_cast<int>(measured()), 1.0,
-                      fmt::format("re-measuring the best points of workload {} of {}", i + 1, tuners.size()), 0);
-      tuners[i]->confirm(options.confirm_top, options.confirm_rounds, interrupted);
+                      fmt::format("re-measuring the best points of workload {} of {}", n + 1, order.size()), 0);
+      tuners[order[n]]->confirm(options.confirm_top, options.confirm_rounds, interrupted, past_budget);
     }
   }
   const ModelEstimate e = model_estimate(reports());
@@ -130,8 +146,13 @@ ModelTuneReport tune_model(TuningDatabase& db, const std::vector<Workload>& work
           : fmt::format("; baselines skipped after losing by over {}x on {} workloads: {}",
                         BaselineVerdicts::kLosingFactor, BaselineVerdicts::kWorkloads,
                         fmt::join(verdicts.skipped(), ", "));
-  progress.finish(fmt::format("{} workloads: {} measured in {} rounds, {}; model estimate {} (default {}){}{}",
+  const std::string remeasured =
+      options.confirm_top > 0 ? fmt::format(" (re-measuring {}, {} reserved)", format_duration(elapsed() - search_end_s),
+                                            format_duration(reserved_s))
+                              : "";
+  progress.finish(fmt::format("{} workloads: {} measured in {} rounds, {}{}; model estimate {} (default {}){}{}",
                               workloads.size(), measured(), scheduler.total_rounds(), format_duration(elapsed()),
+                              remeasured,
                               format_us(e.tuned_us), format_us(e.default_us),
                               report.stopped_early ? ", stopped: no workload is still improving" : "", skipped));
   for (const auto& t : tuners) t->write_report();

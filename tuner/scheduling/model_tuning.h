@@ -26,7 +26,9 @@ struct ModelTuneReport {
 
 // Tunes a model's workloads (each computed by `counts[i]` nodes) in rounds of
 // TuneOptions::batch candidates that a TaskScheduler gives to the workload where they
-// pay most. TuneOptions::time_budget_s bounds the whole run. Each workload keeps its
+// pay most. TuneOptions::time_budget_s bounds the whole call, the re-measurement of the
+// best points included (the workloads of most time first, none started past the budget's
+// end, which ends a started one after its first pass). Each workload keeps its
 // tuning state across its rounds, so no schedule is measured twice.
 ModelTuneReport tune_model(TuningDatabase& db, const std::vector<Workload>& workloads, const std::vector<int>& counts,
                            const Target& target, const TuneOptions& options, const ModelTuneOptions& model_options);

@@ -56,7 +56,8 @@ TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Tar
   }
   if (!interrupted() && options.confirm_top > 0) {
     progress.update(tuner.measured(), 1.0, fmt::format("re-measuring the best {} and the default", options.confirm_top), 0);
-    tuner.confirm(options.confirm_top, options.confirm_rounds, interrupted);
+    tuner.confirm(options.confirm_top, options.confirm_rounds, interrupted,
+                  [&] { return options.time_budget_s > 0 && elapsed() >= options.time_budget_s; });
   }
   const TuneReport& report = tuner.report();
   std::string summary = fmt::format("{}: {} measured ({} failed) in {}, best {}", workload.key(), report.measured,

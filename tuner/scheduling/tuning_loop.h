@@ -15,7 +15,7 @@ namespace nee {
 
 struct TuneOptions {
   int trials = 64;               // measured candidates per workload (the default point included)
-  double time_budget_s = 0;      // tune_workload: this workload; tune_model: the whole model; 0: no limit
+  double time_budget_s = 0;      // seconds from the call, re-measurement included; 0: no limit
   std::string strategy = "evolutionary";
   int build_jobs = 2;            // parallel compiles; measurement always runs alone
   int batch = 8;                 // candidates compiled together before they are measured
@@ -61,8 +61,9 @@ struct TuneReport {
 // measures the default point and the autoscheduler baselines first if they never were,
 // then points transferred from similar workloads, then proposes, builds (in parallel)
 // and measures (alone) batches until the trial or time budget is spent or Ctrl-C, and
-// then, unless interrupted, re-measures its best points (WorkloadTuner::confirm; not
-// counted in the time budget). Every result is committed to the database as it arrives.
+// then, unless interrupted, re-measures its best points (WorkloadTuner::confirm): the
+// search leaves the time budget the time that is expected to take, and past the budget's
+// end only its first pass runs. Every result is committed to the database as it arrives.
 TuneReport tune_workload(TuningDatabase& db, const Workload& workload, const Target& target,
                          const TuneOptions& options);
 

@@ -245,7 +245,8 @@ double WorkloadTuner::confirm_seconds_estimate(int count, int rounds) const {
   return std::max(0.0, report_.seconds - baseline_seconds_) / report_.measured * chosen * rounds;
 }
 
-void WorkloadTuner::confirm(int count, int rounds, const std::function<bool()>& stop) {
+void WorkloadTuner::confirm(int count, int rounds, const std::function<bool()>& stop,
+                            const std::function<bool()>& out_of_time) {
   if (count <= 0 || rounds <= 0) return;
   const auto started = std::chrono::steady_clock::now();
   std::set<int64_t> confirmed;  // records re-measured by this call
@@ -290,7 +291,11 @@ void WorkloadTuner::confirm(int count, int rounds, const std::function<bool()>& 
       }
       if (best_confirmed) add(*best_confirmed);
     }
-    if (chosen.size() < 2 || !confirm_pass(chosen, rounds, stop)) break;
+    if (chosen.size() < 2 || (pass > 0 && out_of_time())) break;
+    const bool complete =
+        pass == 0 ? confirm_pass(chosen, rounds, stop)
+                  : confirm_pass(chosen, rounds, [&] { return stop() || out_of_time(); });
+    if (!complete) break;
     for (const TuningRecord& r : chosen) confirmed.insert(r.id);
   }
   report_.confirmed = static_cast<int>(confirmed.size());

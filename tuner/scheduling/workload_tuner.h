@@ -51,8 +51,11 @@ class WorkloadTuner {
   // confirmation) still ranks first, up to kConfirmPasses passes measure it against this
   // call's best. Baselines are not re-measured (an Adams2019 build takes minutes). A
   // pass with fewer than two points does nothing, and one that `stop` interrupts before
-  // its last round ends changes no record.
-  void confirm(int count, int rounds, const std::function<bool()>& stop);
+  // its last round ends changes no record. Once `out_of_time` is true no pass after the
+  // first starts or goes on: a time budget ends the extra passes, never the first, which
+  // alone lets the search's picks rank above the default.
+  void confirm(int count, int rounds, const std::function<bool()>& stop,
+               const std::function<bool()>& out_of_time = [] { return false; });
   static constexpr int kConfirmPasses = 4;
   // No unseen point of the space is left to propose.
   bool exhausted() const { return exhausted_; }

@@ -1,0 +1,42 @@
+#pragma once
+#include <string>
+
+#include "importer/import_onnx.h"
+#include "tuner/compile/bundle_builder.h"
+#include "tuning-db/tuning_database.h"
+
+namespace nee {
+
+// The bundle a model's tuning run ends with, and the whole model timed on it against a
+// bundle of default schedules (the summary's model time is a sum of kernels timed alone).
+// Under --time the run's budget holds this stage too: prepare(), called before the search,
+// does the stage's slow part then and measures what is left. ResNet-50-sized runs went
+// 1-2 minutes past `--time 20m` when the bundle's six levels were compiled after it.
+class BundleStage {
+ public:
+  // `timing_runs`: runs of the model on each bundle (0: no timing); `scratch`: a folder
+  // of this run's own for the default bundle.
+  BundleStage(BundleRequest request, InputShapes shapes, int timing_runs, std::string scratch);
+
+  // Compiles every object the bundle will link as the database stands (a kernel the
+  // search then improves is linked from the object the search measured), builds the
+  // default bundle and runs the model once on it. Returns the seconds finish() is
+  // expected to take: the bundle's build with every object compiled, timed by building
+  // it once here, and the timing runs at the pace of that one run.
+  double prepare(const TuningDatabase& db);
+
+  // Builds the bundle and prints its levels; then, where `time_it`, builds the default
+  // bundle if prepare() did not, times the model on both, alternating, and prints that.
+  void finish(const TuningDatabase& db, bool time_it);
+
+ private:
+  void build_default_bundle();
+
+  BundleRequest request_;
+  BundleRequest default_request_;
+  InputShapes shapes_;
+  int timing_runs_;
+  bool default_built_ = false;
+};
+
+}  // namespace nee
