@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/median.h"
 #include "runtime/bundle/kernel_bundle.h"
 #include "runtime/passes/passes.h"
 #include "runtime/session.h"
@@ -32,7 +33,39 @@ double run_ms(Session& s, const std::map<std::string, Tensor>& inputs) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Adds the session's last run's time per bundle kernel to `samples`.
+void add_kernel_times(const Session& s, std::map<std::string, std::vector<double>>& samples) {
+  const std::vector<Placement> placements = s.placements();
+  const std::vector<double> times = s.node_times_us();
+  std::map<std::string, double> run;
+  for (size_t i = 0; i < placements.size() && i < times.size(); ++i) {
+    if (placements[i].provider == "bundle") run[placements[i].kernel] += times[i];
+  }
+  for (const auto& [kernel, us] : run) samples[kernel].push_back(us);
+}
+
+std::map<std::string, double> medians(const std::map<std::string, std::vector<double>>& samples) {
+  std::map<std::string, double> out;
+  for (const auto& [kernel, us] : samples) out[kernel] = median(us);
+  return out;
+}
+
 }  // namespace
+
+std::set<std::string> tuned_kernels_slower_in_model(const BundleManifest& tuned, const BundleTimes& times,
+                                                    const std::string& level, double margin) {
+  std::set<std::string> slower;
+  for (const BundleVariant& v : tuned.variants) {
+    if (v.isa != level) continue;
+    for (const BundleKernelEntry& k : v.kernels) {
+      const auto mine = times.first_kernel_us.find(k.symbol);
+      const auto other = times.second_kernel_us.find(k.symbol);
+      if (k.source != "tuned" || mine == times.first_kernel_us.end() || other == times.second_kernel_us.end()) continue;
+      if (mine->second > other->second * margin) slower.insert(k.workload.key());
+    }
+  }
+  return slower;
+}
 
 BundleTimes time_bundles_side_by_side(const std::string& model_path, const InputShapes& shapes,
                                       const std::string& first_bundle, const std::string& second_bundle, int warmup,
@@ -47,11 +80,14 @@ BundleTimes time_bundles_side_by_side(const std::string& model_path, const Input
     second->run(inputs);
   }
   std::vector<double> a, b;
+  std::map<std::string, std::vector<double>> a_kernels, b_kernels;
   for (int i = 0; i < runs; ++i) {
     a.push_back(run_ms(*first, inputs));
+    add_kernel_times(*first, a_kernels);
     b.push_back(run_ms(*second, inputs));
+    add_kernel_times(*second, b_kernels);
   }
-  return {summarize_timings(a), summarize_timings(b)};
+  return {summarize_timings(a), summarize_timings(b), medians(a_kernels), medians(b_kernels)};
 }
 
 }  // namespace nee

@@ -1,7 +1,10 @@
 #pragma once
+#include <map>
+#include <set>
 #include <string>
 
 #include "importer/import_onnx.h"
+#include "runtime/bundle/bundle_manifest.h"
 #include "runtime/profiling/run_statistics.h"
 
 namespace nee {
@@ -11,7 +14,16 @@ namespace nee {
 // that machine noise hits both alike.
 struct BundleTimes {
   TimingSummary first, second;
+  // Per bundle kernel (by symbol: a workload's and an ISA level's, the same in both
+  // bundles), the median over the runs of the summed time of the nodes it ran, µs.
+  std::map<std::string, double> first_kernel_us, second_kernel_us;
 };
+
+// Keys of the workloads whose tuned kernels at ISA level `level` of the `tuned` bundle (the
+// first of `times`) ran slower in the model than the other bundle's kernels of the same
+// symbol, by more than the factor `margin`.
+std::set<std::string> tuned_kernels_slower_in_model(const BundleManifest& tuned, const BundleTimes& times,
+                                                    const std::string& level, double margin);
 
 BundleTimes time_bundles_side_by_side(const std::string& model_path, const InputShapes& shapes,
                                       const std::string& first_bundle, const std::string& second_bundle, int warmup,

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 
 #include "core/error.h"
 #include "core/isa_level.h"
@@ -49,8 +50,9 @@ double BundleStage::prepare(const TuningDatabase& db) {
     try {
       const BundleTimes probe = time_bundles_side_by_side(request_.model_path, shapes_, default_request_.output_dir,
                                                           default_request_.output_dir, 0, 1);
-      expected += seconds_since(probe_start) +
-                  2 * (kWarmupRuns + timing_runs_ - 1) * std::max(probe.first.median_ms, probe.second.median_ms) / 1e3;
+      const double run_s = std::max(probe.first.median_ms, probe.second.median_ms) / 1e3;
+      // Twice: once more where kernels go back to their defaults.
+      expected += 2 * (seconds_since(probe_start) + 2 * (kWarmupRuns + timing_runs_ - 1) * run_s);
     } catch (const Error&) {
       // finish() reports why the model cannot be timed; it takes no time then.
     }
@@ -60,7 +62,7 @@ double BundleStage::prepare(const TuningDatabase& db) {
   rehearsal.signing_key.clear();
   const auto build_start = std::chrono::steady_clock::now();
   build_bundle(&db, rehearsal);
-  expected += seconds_since(build_start);
+  expected += 2 * seconds_since(build_start);
   fs::remove_all(rehearsal.output_dir);
   fmt::print("compiled in {}; the bundle and its timing after the search are expected to take {}\n",
              format_duration(seconds_since(start)), format_duration(expected));
@@ -68,15 +70,26 @@ double BundleStage::prepare(const TuningDatabase& db) {
   return expected;
 }
 
-void BundleStage::finish(const TuningDatabase& db, bool time_it) {
-  const BundleManifest m = build_bundle(&db, request_);
+static void print_levels(const BundleManifest& m, const std::string& dir) {
   std::vector<std::string> levels;
   for (const BundleVariant& v : m.variants) {
     int tuned = 0;
     for (const auto& k : v.kernels) tuned += k.source == "tuned";
     levels.push_back(fmt::format("{} ({} tuned)", v.isa, tuned));
   }
-  fmt::print("bundle {}: {} kernels for {}\n", request_.output_dir, request_.workloads.size(), fmt::join(levels, ", "));
+  fmt::print("bundle {}: {} kernels for {}\n", dir, m.variants.empty() ? 0 : m.variants[0].kernels.size(),
+             fmt::join(levels, ", "));
+}
+
+static void print_times(const BundleTimes& t) {
+  fmt::print("measured model run: tuned bundle {} against the default bundle {}: {:.2f}x ({} level)\n",
+             to_string(t.first), to_string(t.second), t.second.median_ms / t.first.median_ms, host_isa_level().name);
+  std::fflush(stdout);
+}
+
+void BundleStage::finish(const TuningDatabase& db, bool time_it) {
+  BundleManifest m = build_bundle(&db, request_);
+  print_levels(m, request_.output_dir);
   if (!time_it || timing_runs_ == 0) return;
   fmt::print("timing the tuned bundle against the default one ({} runs each, alternating{})\n", timing_runs_,
              default_built_ ? "" : "; building the default bundle first");
@@ -85,11 +98,22 @@ void BundleStage::finish(const TuningDatabase& db, bool time_it) {
   // stages, or whose random inputs it refuses, is only not measured.
   try {
     build_default_bundle();
-    const BundleTimes t = time_bundles_side_by_side(request_.model_path, shapes_, request_.output_dir,
-                                                    default_request_.output_dir, kWarmupRuns, timing_runs_);
-    fmt::print("measured model run: tuned bundle {} against the default bundle {}: {:.2f}x ({} level)\n",
-               to_string(t.first), to_string(t.second), t.second.median_ms / t.first.median_ms,
-               host_isa_level().name);
+    const auto time_both = [&] {
+      return time_bundles_side_by_side(request_.model_path, shapes_, request_.output_dir, default_request_.output_dir,
+                                       kWarmupRuns, timing_runs_);
+    };
+    const BundleTimes t = time_both();
+    print_times(t);
+    const std::set<std::string> slower =
+        tuned_kernels_slower_in_model(m, t, host_isa_level().name, kInModelMargin);
+    if (slower.empty()) return;
+    fmt::print("{} tuned kernel(s) ran over {:.0f}% slower in the model than their default schedules: building the "
+               "bundle again with those defaults, and timing it again\n",
+               slower.size(), 100 * (kInModelMargin - 1));
+    request_.default_schedules[host_isa_level().name] = slower;
+    m = build_bundle(&db, request_);
+    print_levels(m, request_.output_dir);
+    print_times(time_both());
   } catch (const Error& e) {
     fmt::print("the model run was not measured: {}\n", e.what());
   }

@@ -1,4 +1,6 @@
 #pragma once
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,10 @@ struct BundleRequest {
   std::string signing_key;
   // Objects compiled before are linked from here, and new ones kept here; off: all compiled.
   ObjectCache object_cache;
+  // ISA level -> keys of the workloads whose kernels at that level get their default
+  // schedule whatever the database holds (nee-tune: those whose tuned kernels ran slower
+  // in the model than their defaults).
+  std::map<std::string, std::set<std::string>> default_schedules;
 };
 
 // The levels `--isa` names: comma-separated level names, "host" for this machine's own

@@ -117,6 +117,7 @@ ModelTuneReport tune_model(TuningDatabase& db, const std::vector<Workload>& work
   }
   const double reserved_s = confirm_reserve_s();
   const double search_end_s = elapsed();
+  size_t tuned = 0, remeasured = 0;  // workloads measured in this run; re-measured of them
   if (!interrupted() && options.confirm_top > 0) {
     // The re-measurement's estimate is one pass of a search trial's seconds a point, and
     // a point re-measured can call for another pass: the workloads of most time go first,
@@ -133,7 +134,8 @@ ModelTuneReport tune_model(TuningDatabase& db, const std::vector<Workload>& work
       share[i] = counts[i] * tuners[i]->best_us().value_or(0);
     }
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return share[a] > share[b]; });
-    for (size_t n = 0; n < order.size() && !past_budget(); ++n) {
+    tuned = order.size();
+    for (size_t n = 0; n < order.size() && !past_budget(); ++n, ++remeasured) {
       progress.update(static_cast<int>(measured()), 1.0,
                       fmt::format("re-measuring the best points of workload {} of {}", n + 1, order.size()), 0);
       tuners[order[n]]->confirm(options.confirm_top, options.confirm_rounds, interrupted, past_budget);
@@ -146,13 +148,13 @@ ModelTuneReport tune_model(TuningDatabase& db, const std::vector<Workload>& work
           : fmt::format("; baselines skipped after losing by over {}x on {} workloads: {}",
                         BaselineVerdicts::kLosingFactor, BaselineVerdicts::kWorkloads,
                         fmt::join(verdicts.skipped(), ", "));
-  const std::string remeasured =
-      options.confirm_top > 0 ? fmt::format(" (re-measuring {}, {} reserved)", format_duration(elapsed() - search_end_s),
-                                            format_duration(reserved_s))
-                              : "";
+  const std::string remeasuring =
+      tuned > 0 ? fmt::format(" (re-measuring {} of {} workloads {}, {} reserved)", remeasured, tuned,
+                              format_duration(elapsed() - search_end_s), format_duration(reserved_s))
+                : "";
   progress.finish(fmt::format("{} workloads: {} measured in {} rounds, {}{}; model estimate {} (default {}){}{}",
                               workloads.size(), measured(), scheduler.total_rounds(), format_duration(elapsed()),
-                              remeasured,
+                              remeasuring,
                               format_us(e.tuned_us), format_us(e.default_us),
                               report.stopped_early ? ", stopped: no workload is still improving" : "", skipped));
   for (const auto& t : tuners) t->write_report();
