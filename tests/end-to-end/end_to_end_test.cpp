@@ -202,6 +202,29 @@ TEST_F(EndToEnd, TuneThenRunMatchesHandComputedOutput) {
 
 // Data sets saved by numpy.save run and are checked as .pb ones are (here on the
 // reference kernels); a folder holding both files of one tensor is refused.
+// Under --time with --bundle the bundle's kernels are compiled before the search, and the
+// run says what it took of its budget.
+TEST_F(EndToEnd, ATimeBudgetHoldsTheBundleStage) {
+  const Mlp mlp;
+  const std::string model = file("mlp.onnx");
+  write_file(model, mlp.bytes());
+  const ProcessResult tune =
+      run_tool({NEE_TUNE_PATH, model, "--time", "20s", "--db", file("tuning.db"), "--bundle", file("b"), "--seed", "1",
+                "--work-dir", file("work"), "--object-cache", file("objects")},
+               400);
+  ASSERT_TRUE(tune.exited && tune.exit_code == 0) << tune.output;
+  const size_t ahead = tune.output.find("compiling the bundle's kernels before the search");
+  const size_t summary = tune.output.find("estimated model time");
+  ASSERT_NE(ahead, std::string::npos) << tune.output;
+  ASSERT_NE(summary, std::string::npos) << tune.output;
+  EXPECT_LT(ahead, summary) << tune.output;
+  EXPECT_TRUE(std::regex_search(tune.output, std::regex(R"(measured model run: tuned bundle median [0-9.]+ ms)")))
+      << tune.output;
+  EXPECT_TRUE(std::regex_search(tune.output, std::regex(R"(the run took [0-9ms]+ of its 20s budget)"))) << tune.output;
+  EXPECT_TRUE(fs::exists(file("b/manifest.json")));
+  EXPECT_FALSE(fs::exists(file("work"))) << "the scratch folder outlived the run";
+}
+
 TEST_F(EndToEnd, NumpyDataSetsRunAndAreChecked) {
   const Mlp mlp;
   const std::string model = file("mlp.onnx");

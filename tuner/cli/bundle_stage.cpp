@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -45,9 +46,9 @@ double BundleStage::prepare(const TuningDatabase& db) {
   compile_bundle_objects(&db, request_);
   double expected = 0;
   if (timing_runs_ > 0) {
-    build_default_bundle();
-    const auto probe_start = std::chrono::steady_clock::now();
     try {
+      build_default_bundle();
+      const auto probe_start = std::chrono::steady_clock::now();
       const BundleTimes probe = time_bundles_side_by_side(request_.model_path, shapes_, default_request_.output_dir,
                                                           default_request_.output_dir, 0, 1);
       const double run_s = std::max(probe.first.median_ms, probe.second.median_ms) / 1e3;
