@@ -10,6 +10,7 @@
 #include "core/isa_level.h"
 #include "core/matmul_workload.h"
 #include "schedules/schedule_space.h"
+#include "synthetic_timing.h"
 #include "temp_dir.h"
 #include "tuner/cli/bundle_comparison.h"
 #include "tuner/compile/bundle_builder.h"
@@ -66,9 +67,7 @@ TEST(InModelChoice, ABundleBuildsTheDefaultScheduleItIsToldToWhateverTheDatabase
   r.workload = w;
   r.target = target;
   r.config = tuned;
-  r.result.status = MeasureStatus::ok;
-  r.result.median_us = r.result.min_us = 5;
-  r.result.repeats = 5;
+  r.result = tuner_test::ok_result(5);
   r.confirmed_us = 5;
   r.strategy = "random";
   db.add_record(r);
