@@ -14,7 +14,7 @@ namespace nee {
 namespace {
 
 // y = Relu(x) + 1 over x [batch, 3], batch symbolic.
-std::string model_bytes() {
+std::string relu_plus_one_bytes() {
   test::OnnxModelBuilder m;
   m.input("x", onnx::TensorProto::FLOAT, {"batch", "3"});
   m.output("y");
@@ -26,7 +26,7 @@ std::string model_bytes() {
 
 TEST(CppApi, RunsWithAllocatedAndWithCallersOutputs) {
   api::Env env(api::EnvOptions().threads(1).log_level(NEE_LOG_ERROR));
-  const std::string bytes = model_bytes();
+  const std::string bytes = relu_plus_one_bytes();
   api::Session session(env, bytes.data(), bytes.size(), api::SessionOptions().profiling(true));
   const std::vector<api::ValueInfo> inputs = session.inputs();
   ASSERT_EQ(inputs.size(), 1u);
@@ -62,7 +62,7 @@ TEST(CppApi, FailuresThrowWithNeesCodeAndMessage) {
     EXPECT_EQ(e.code(), NEE_ERROR_INVALID_MODEL);
     EXPECT_NE(std::string(e.what()).find("/nonexistent/model.onnx"), std::string::npos) << e.what();
   }
-  const std::string bytes = model_bytes();
+  const std::string bytes = relu_plus_one_bytes();
   api::Session session(env, bytes.data(), bytes.size());
   std::vector<int64_t> wrong(3, 1);
   api::Tensor in = api::Tensor::wrap(wrong, {1, 3});

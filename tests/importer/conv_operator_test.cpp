@@ -15,27 +15,16 @@ namespace nee {
 namespace {
 
 using test::OnnxModelBuilder;
+using test::expect_near_all;
 using test::import_error;
 using test::make_f32;
+using test::random_f32;
 using test::run_model;
 using test::run_single_output;
 using test::set_attr;
 using test::set_string_attr;
 using test::values_of;
 using ::testing::HasSubstr;
-
-void expect_near_all(const std::vector<float>& actual, const std::vector<float>& expected, float tol = 1e-5f) {
-  ASSERT_EQ(actual.size(), expected.size());
-  for (size_t i = 0; i < actual.size(); ++i) EXPECT_NEAR(actual[i], expected[i], tol) << "at " << i;
-}
-
-Tensor random_f32(const std::vector<int64_t>& shape, uint32_t seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  Tensor t(DType::f32, shape);
-  for (int64_t i = 0; i < t.elements(); ++i) t.data_as<float>()[i] = dist(gen);
-  return t;
-}
 
 std::vector<float> iota(int n) {
   std::vector<float> v(n);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "core/error.h"
 #include "importer/import_onnx.h"
 #include "runtime/passes/passes.h"
@@ -35,6 +37,25 @@ void set_string_attr(onnx::NodeProto& node, const std::string& name, const std::
   attr->set_name(name);
   attr->set_type(onnx::AttributeProto::STRING);
   attr->set_s(value);
+}
+
+void expect_near_all(const std::vector<float>& actual, const std::vector<float>& expected, float tolerance) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t i = 0; i < actual.size(); ++i) EXPECT_NEAR(actual[i], expected[i], tolerance) << "at " << i;
+}
+
+Tensor random_f32(const std::vector<int64_t>& shape, uint32_t seed, float bound) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-bound, bound);
+  Tensor t(DType::f32, shape);
+  for (int64_t i = 0; i < t.elements(); ++i) t.data_as<float>()[i] = dist(gen);
+  return t;
+}
+
+std::vector<std::string> dims_text(const std::vector<int64_t>& shape) {
+  std::vector<std::string> dims;
+  for (int64_t d : shape) dims.push_back(std::to_string(d));
+  return dims;
 }
 
 }  // namespace nee::test

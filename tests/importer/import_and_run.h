@@ -1,6 +1,8 @@
 #pragma once
+#include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <onnx/onnx_pb.h>
 
@@ -21,5 +23,14 @@ Tensor run_single_output(const OnnxModelBuilder& model, const std::map<std::stri
 std::string import_error(const OnnxModelBuilder& model);
 
 void set_string_attr(onnx::NodeProto& node, const std::string& name, const std::string& value);
+
+// Each of `actual` within `tolerance` of `expected`, one failure per element that is not.
+void expect_near_all(const std::vector<float>& actual, const std::vector<float>& expected, float tolerance = 1e-5f);
+
+// An f32 tensor of uniform random values in [-bound, bound).
+Tensor random_f32(const std::vector<int64_t>& shape, uint32_t seed, float bound = 1.0f);
+
+// The dims of `shape` as the texts a model input takes.
+std::vector<std::string> dims_text(const std::vector<int64_t>& shape);
 
 }  // namespace nee::test

@@ -14,6 +14,7 @@ namespace nee {
 namespace {
 
 using test::OnnxModelBuilder;
+using test::expect_near_all;
 using test::import_error;
 using test::make_f32;
 using test::make_i64;
@@ -46,11 +47,6 @@ std::vector<int> bools_of(const Tensor& t) {
   std::vector<int> out;
   for (bool b : elements_of<bool>(t)) out.push_back(b ? 1 : 0);
   return out;
-}
-
-void expect_near_all(const std::vector<float>& actual, const std::vector<float>& expected, float tolerance = 1e-5f) {
-  ASSERT_EQ(actual.size(), expected.size());
-  for (size_t i = 0; i < actual.size(); ++i) EXPECT_NEAR(actual[i], expected[i], tolerance) << "at " << i;
 }
 
 // A model with one f32 input "x" of `shape`, one node `op` and one f32 output "y".

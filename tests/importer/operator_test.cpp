@@ -11,16 +11,12 @@ namespace nee {
 namespace {
 
 using test::OnnxModelBuilder;
+using test::expect_near_all;
 using test::make_f32;
 using test::make_i64;
 using test::run_single_output;
 using test::set_attr;
 using test::values_of;
-
-void expect_near_all(const std::vector<float>& actual, const std::vector<float>& expected) {
-  ASSERT_EQ(actual.size(), expected.size());
-  for (size_t i = 0; i < actual.size(); ++i) EXPECT_NEAR(actual[i], expected[i], 1e-5f) << "at " << i;
-}
 
 TEST(Operator, MatMul) {
   OnnxModelBuilder m;

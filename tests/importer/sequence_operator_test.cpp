@@ -17,6 +17,7 @@ namespace {
 
 using test::OnnxModelBuilder;
 using test::make_f32;
+using test::random_f32;
 using test::run_model;
 using test::set_attr;
 using test::set_string_attr;
@@ -54,14 +55,6 @@ TEST(Einsum, LabelsOfTwoSizesAreRefused) {
   m.input("a", {2, 3}).input("b", {2, 3}).output("y");
   set_string_attr(m.node("Einsum", {"a", "b"}, {"y"}), "equation", "ij,jk->ik");
   EXPECT_THROW(import_onnx_bytes(m.bytes()), Error);
-}
-
-Tensor random_f32(const std::vector<int64_t>& shape, uint32_t seed) {
-  Tensor t(DType::f32, shape);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-0.5f, 0.5f);
-  for (int64_t i = 0; i < t.elements(); ++i) t.data_as<float>()[i] = dist(rng);
-  return t;
 }
 
 // Slice `index` of the leading dim of t.
@@ -106,8 +99,8 @@ class Recurrent : public ::testing::TestWithParam<std::string> {};
 TEST_P(Recurrent, BidirectionalIsAForwardAndAReverseLayer) {
   const std::string op = GetParam();
   const int64_t gates = op == "LSTM" ? 4 : op == "GRU" ? 3 : 1, hidden = 3, input = 2, seq = 4, batch = 2;
-  const Tensor x = random_f32({seq, batch, input}, 1), w = random_f32({2, gates * hidden, input}, 2);
-  const Tensor r = random_f32({2, gates * hidden, hidden}, 3), b = random_f32({2, 2 * gates * hidden}, 4);
+  const Tensor x = random_f32({seq, batch, input}, 1, 0.5f), w = random_f32({2, gates * hidden, input}, 2, 0.5f);
+  const Tensor r = random_f32({2, gates * hidden, hidden}, 3, 0.5f), b = random_f32({2, 2 * gates * hidden}, 4, 0.5f);
   const auto both = recurrent(op, "bidirectional", x, w, r, b, hidden);
   const auto forward = recurrent(op, "forward", x, with_leading_one(slice0(w, 0)), with_leading_one(slice0(r, 0)),
                                  with_leading_one(slice0(b, 0)), hidden);
@@ -132,8 +125,8 @@ TEST_P(Recurrent, BidirectionalIsAForwardAndAReverseLayer) {
 TEST_P(Recurrent, ShorterSequenceLensIsThatSequenceAloneThenZeros) {
   const std::string op = GetParam();
   const int64_t gates = op == "LSTM" ? 4 : op == "GRU" ? 3 : 1, hidden = 2, input = 3, seq = 3, batch = 1;
-  const Tensor x = random_f32({seq, batch, input}, 5), w = random_f32({1, gates * hidden, input}, 6);
-  const Tensor r = random_f32({1, gates * hidden, hidden}, 7), b = random_f32({1, 2 * gates * hidden}, 8);
+  const Tensor x = random_f32({seq, batch, input}, 5, 0.5f), w = random_f32({1, gates * hidden, input}, 6, 0.5f);
+  const Tensor r = random_f32({1, gates * hidden, hidden}, 7, 0.5f), b = random_f32({1, 2 * gates * hidden}, 8, 0.5f);
   Tensor x2(DType::f32, {2, batch, input});
   std::copy(x.data_as<float>(), x.data_as<float>() + x2.elements(), x2.data_as<float>());
   for (const std::string direction : {"forward", "reverse"}) {
@@ -151,7 +144,7 @@ INSTANTIATE_TEST_SUITE_P(Layers, Recurrent, ::testing::Values("RNN", "GRU", "LST
 TEST(RecurrentImport, WrongWeightShapeIsNamed) {
   OnnxModelBuilder m;
   m.input("x", {2, 1, 3}).output("y");
-  m.initializer("w", random_f32({1, 8, 2}, 1)).initializer("r", random_f32({1, 8, 2}, 2));
+  m.initializer("w", random_f32({1, 8, 2}, 1, 0.5f)).initializer("r", random_f32({1, 8, 2}, 2, 0.5f));
   set_attr(m.node("LSTM", {"x", "w", "r"}, {"y"}), "hidden_size", int64_t{2});
   try {
     import_onnx_bytes(m.bytes());

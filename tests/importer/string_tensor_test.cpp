@@ -32,6 +32,7 @@
 namespace nee {
 namespace {
 
+using test::dims_text;
 using test::make_f32;
 using test::make_i64;
 using test::OnnxModelBuilder;
@@ -52,12 +53,6 @@ Tensor make_strings(const std::vector<int64_t>& shape, const std::vector<std::st
 
 std::vector<std::string> strings_of(const Tensor& t) {
   return std::vector<std::string>(t.data_as<std::string>(), t.data_as<std::string>() + t.elements());
-}
-
-std::vector<std::string> dims_text(const std::vector<int64_t>& shape) {
-  std::vector<std::string> dims;
-  for (int64_t d : shape) dims.push_back(std::to_string(d));
-  return dims;
 }
 
 void set_strings(onnx::NodeProto& node, const std::string& name, const std::vector<std::string>& values) {

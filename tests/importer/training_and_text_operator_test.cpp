@@ -21,6 +21,7 @@ namespace nee {
 namespace {
 
 using test::ints_of;
+using test::dims_text;
 using test::make_f32;
 using test::make_i32;
 using test::make_i64;
@@ -40,12 +41,6 @@ void set_floats(onnx::NodeProto& node, const std::string& name, const std::vecto
   a->set_name(name);
   a->set_type(onnx::AttributeProto::FLOATS);
   for (float v : values) a->add_floats(v);
-}
-
-std::vector<std::string> dims_text(const std::vector<int64_t>& shape) {
-  std::vector<std::string> dims;
-  for (int64_t d : shape) dims.push_back(std::to_string(d));
-  return dims;
 }
 
 // ---- TfIdfVectorizer ----
