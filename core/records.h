@@ -56,6 +56,20 @@ inline bool is_search_pick(const std::string& strategy) {
   return std::find(s.begin(), s.end(), strategy) != s.end();
 }
 
+// Kernels are tuned alone and cold; in a model their neighbours leave the caches otherwise.
+// One that ran slower there than its default schedule by more than this factor is not
+// built (ResNeXt-50 tuned for 20 minutes ran 0.95x its default bundle; with 8 of its 28
+// tuned kernels back to their defaults, 1.05x).
+constexpr double kInModelMargin = 1.03;
+
+// A kernel's time in a model run, the median over the runs of the summed times of the
+// nodes it ran, µs, and the default schedule's kernel's in the same runs.
+struct InModelTimes {
+  double tuned_us = 0;
+  double default_us = 0;
+  bool slower() const { return tuned_us > kInModelMargin * default_us; }
+};
+
 struct TuningRecord {
   int64_t id = 0;
   Workload workload;
@@ -69,12 +83,19 @@ struct TuningRecord {
   // The median of the interleaved re-measurement that confirmed this record (see
   // WorkloadTuner::confirm); when set, it ranks the record instead of result.median_us.
   std::optional<double> confirmed_us;
+  // Its kernel timed in a whole-model run of the bundle that built it, against the default
+  // schedule's kernel in the same alternating runs (nee-tune's bundle stage); unset where
+  // it was never timed in a model.
+  std::optional<InModelTimes> in_model;
   std::string created_at;  // ISO-8601, UTC
   std::string nee_version;
   std::string halide_version;
 
   // The time this record is ranked by among its workload's records.
   double ranked_us() const { return confirmed_us.value_or(result.median_us); }
+  // Whether its kernel ran slower in the model than the default schedule's by more than
+  // kInModelMargin: a bundle then builds the default schedule in its place.
+  bool slower_in_model() const { return in_model && in_model->slower(); }
 };
 
 }  // namespace nee

@@ -99,6 +99,13 @@ void add_claims(Connection& db) {
   )sql");
 }
 
+// A record's kernel timed in a whole-model run against its default schedule's
+// (TuningRecord::in_model); NULL for records never timed in a model (those of v1-v6 files).
+void add_in_model_times(Connection& db) {
+  db.exec("ALTER TABLE records ADD COLUMN in_model_us REAL");
+  db.exec("ALTER TABLE records ADD COLUMN in_model_default_us REAL");
+}
+
 }  // namespace
 
 const std::vector<Migration>& migrations() {
@@ -109,6 +116,7 @@ const std::vector<Migration>& migrations() {
       {4, "targets.cache", add_target_cache},
       {5, "targets.halide_major", add_target_halide_major},
       {6, "claims of schedules being measured", add_claims},
+      {7, "records.in_model_us and in_model_default_us", add_in_model_times},
   };
   return list;
 }

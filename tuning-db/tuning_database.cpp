@@ -59,7 +59,7 @@ constexpr const char* kRecordColumns = R"sql(
   SELECT r.id, w.json, t.halide, t.fingerprint_json, r.schedule_json, r.status, r.median_us,
          r.min_us, r.stddev_us, r.repeats, r.max_abs_error, r.error, r.strategy, r.trial,
          r.parent_record, r.created_at, r.nee_version, r.halide_version, r.predicted_us,
-         r.confirmed_us, t.cache, t.halide_major
+         r.confirmed_us, t.cache, t.halide_major, r.in_model_us, r.in_model_default_us
   FROM records r
   JOIN workloads w ON w.id = r.workload_id
   JOIN targets t ON t.id = r.target_id
@@ -105,6 +105,7 @@ TuningRecord read_record(const db::Statement& s, const std::string& path) {
   r.halide_version = s.column_text(17);
   if (!s.column_is_null(18)) r.predicted_us = s.column_double(18);
   if (!s.column_is_null(19)) r.confirmed_us = s.column_double(19);
+  if (!s.column_is_null(22)) r.in_model = InModelTimes{s.column_double(22), s.column_double(23)};
   return r;
 }
 
@@ -310,7 +311,9 @@ int64_t TuningDatabase::insert_record(const TuningRecord& record) {
                                     {"min_us", m.min_us},
                                     {"stddev_us", m.stddev_us},
                                     {"max_abs_error", m.max_abs_error},
-                                    {"confirmed_us", record.confirmed_us.value_or(0)}}) {
+                                    {"confirmed_us", record.confirmed_us.value_or(0)},
+                                    {"in_model_us", record.in_model ? record.in_model->tuned_us : 1},
+                                    {"in_model_default_us", record.in_model ? record.in_model->default_us : 1}}) {
     if (!std::isfinite(value)) {
       throw Error(fmt::format("tuning database {}: refusing a record whose {} is {} (workload {}, schedule {})",
                               path_, name, value, record.workload.key(), record.config.to_string()));
@@ -322,8 +325,9 @@ int64_t TuningDatabase::insert_record(const TuningRecord& record) {
   db::Statement insert(*db_, R"sql(
     INSERT INTO records (workload_id, target_id, schedule_json, status, median_us, min_us, stddev_us,
                          repeats, max_abs_error, error, strategy, trial, parent_record, created_at,
-                         nee_version, halide_version, predicted_us, confirmed_us)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
+                         nee_version, halide_version, predicted_us, confirmed_us, in_model_us,
+                         in_model_default_us)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
   )sql");
   insert.bind_int(1, workload).bind_int(2, target).bind_text(3, schedule);
   insert.bind_text(4, to_string(m.status)).bind_double(5, m.median_us).bind_double(6, m.min_us);
@@ -335,6 +339,7 @@ int64_t TuningDatabase::insert_record(const TuningRecord& record) {
   insert.bind_text(16, record.halide_version);
   if (record.predicted_us) insert.bind_double(17, *record.predicted_us);  // unbound stays NULL
   if (record.confirmed_us) insert.bind_double(18, *record.confirmed_us);
+  if (record.in_model) insert.bind_double(19, record.in_model->tuned_us).bind_double(20, record.in_model->default_us);
   insert.step();
   const int64_t id = db_->last_insert_rowid();
   // Whoever claimed this schedule, it is measured now.
@@ -405,6 +410,19 @@ void TuningDatabase::set_confirmed_us(int64_t record_id, double confirmed_us) {
   }
   db::Statement s(*db_, "UPDATE records SET confirmed_us = ?1 WHERE id = ?2");
   s.bind_double(1, confirmed_us).bind_int(2, record_id);
+  s.step();
+  if (db_->changes() != 1) throw Error(fmt::format("tuning database {}: no record {}", path_, record_id));
+}
+
+void TuningDatabase::set_in_model_times(int64_t record_id, const InModelTimes& times) {
+  require_writable("change a record");
+  if (!(std::isfinite(times.tuned_us) && times.tuned_us > 0 && std::isfinite(times.default_us) &&
+        times.default_us > 0)) {
+    throw Error(fmt::format("tuning database {}: refusing in-model times {} and {} us for record {}", path_,
+                            times.tuned_us, times.default_us, record_id));
+  }
+  db::Statement s(*db_, "UPDATE records SET in_model_us = ?1, in_model_default_us = ?2 WHERE id = ?3");
+  s.bind_double(1, times.tuned_us).bind_double(2, times.default_us).bind_int(3, record_id);
   s.step();
   if (db_->changes() != 1) throw Error(fmt::format("tuning database {}: no record {}", path_, record_id));
 }

@@ -99,6 +99,10 @@ class TuningDatabase {
   // nee::Error for an unknown id or a time that is not finite and positive.
   void set_confirmed_us(int64_t record_id, double confirmed_us);
   void set_failed_on_recheck(int64_t record_id, const MeasureResult& failure);
+  // Its kernel's time in a model run against its default schedule's (TuningRecord::in_model),
+  // replacing any earlier; committed at once. Throws nee::Error for an unknown id or a time
+  // that is not finite and positive.
+  void set_in_model_times(int64_t record_id, const InModelTimes& times);
 
   // Only records with status ok on exactly this target key (Halide string + fingerprint
   // hash) count. Ranked first: records re-measured (by confirmed_us) and records that are

@@ -16,6 +16,7 @@
 #include "onnx_model_builder.h"
 #include "runtime/npy_file.h"
 #include "runtime/tensor_io.h"
+#include "tuning-db/tuning_database.h"
 
 namespace nee {
 namespace {
@@ -155,6 +156,21 @@ TEST_F(EndToEnd, TuneThenRunMatchesHandComputedOutput) {
     }
     EXPECT_EQ(tuned, v["isa"] == host ? tuned_kept : 0u) << v["isa"];
   }
+  // Each host kernel's record keeps its time in the model, and the verdicts are the
+  // database's: a later bundle of it, with no search, builds the same kernels.
+  size_t timed_in_model = 0, slower_in_model = 0;
+  for (const TuningRecord& r : TuningDatabase(file("tuning.db"), DbAccess::read_only).all_records()) {
+    timed_in_model += r.in_model.has_value();
+    slower_in_model += r.slower_in_model();
+  }
+  EXPECT_EQ(timed_in_model, 3u);
+  EXPECT_EQ(slower_in_model, 3 - tuned_kept);
+  const ProcessResult rebuild = run_tool({NEE_TUNE_PATH, model, "--trials", "0", "--db", file("tuning.db"), "--bundle",
+                                          file("b2"), "--isa", "host", "--work-dir", file("work")},
+                                         400);
+  ASSERT_TRUE(rebuild.exited && rebuild.exit_code == 0) << rebuild.output;
+  EXPECT_NE(rebuild.output.find(host + " (" + std::to_string(tuned_kept) + " tuned)"), std::string::npos)
+      << rebuild.output;
 
   const Tensor x = known({2, 3, 4}, 1.5, 1.0);
   fs::create_directories(file("in"));

@@ -72,6 +72,11 @@ void expect_same(const TuningRecord& a, const TuningRecord& b) {
   EXPECT_EQ(a.strategy, b.strategy);
   EXPECT_EQ(a.trial, b.trial);
   EXPECT_EQ(a.predicted_us, b.predicted_us);
+  ASSERT_EQ(a.in_model.has_value(), b.in_model.has_value());
+  if (a.in_model) {
+    EXPECT_EQ(a.in_model->tuned_us, b.in_model->tuned_us);
+    EXPECT_EQ(a.in_model->default_us, b.in_model->default_us);
+  }
   EXPECT_EQ(a.created_at, b.created_at);
   EXPECT_EQ(a.nee_version, b.nee_version);
   EXPECT_EQ(a.halide_version, b.halide_version);
@@ -108,6 +113,7 @@ TEST(DbCommand, ExportImportRoundTripKeepsRecordsAndTargets) {
   TuningRecord child = record(a, here, 2, 8.0, MeasureStatus::ok);
   child.parent_record = first;
   child.predicted_us = 7.5;
+  child.in_model = InModelTimes{8.8, 8.5};
   source.add_record(child);
   source.add_record(record(a, there, 3, 0.0, MeasureStatus::crash));
   source.add_record(record(b, there, 4, 30.0, MeasureStatus::ok));
@@ -234,6 +240,8 @@ TEST(DbCommand, RecordsOutsideTheirSpaceOrFasterThanTheTargetAreRefusedAndTheRes
   const TuningRecord negative = record(w, t, 7, -5.0, MeasureStatus::ok);
   TuningRecord confirmed_zero = record(w, t, 8, 10.0, MeasureStatus::ok);
   confirmed_zero.confirmed_us = 0.0;
+  TuningRecord in_model_negative = record(w, t, 10, 10.0, MeasureStatus::ok);
+  in_model_negative.in_model = InModelTimes{-1.0, 10.0};
   // A failed measurement carries no time to rank, so its median may be anything; an
   // autoscheduler baseline is no point of the space and is kept.
   const TuningRecord failed = record(w, t, 9, 0.0, MeasureStatus::build_error);
@@ -242,7 +250,7 @@ TEST(DbCommand, RecordsOutsideTheirSpaceOrFasterThanTheTargetAreRefusedAndTheRes
   baseline.strategy = "adams2019";
   std::vector<int64_t> ids;
   for (const TuningRecord& r : {good, huge_kc, loop_order, unknown_knob, too_fast, confirmed_too_fast, negative,
-                                confirmed_zero, failed, baseline}) {
+                                confirmed_zero, in_model_negative, failed, baseline}) {
     ids.push_back(source.add_record(r));
   }
   // Line of each refused record in the export (the header is line 1) or its id, and why.
@@ -254,6 +262,7 @@ TEST(DbCommand, RecordsOutsideTheirSpaceOrFasterThanTheTargetAreRefusedAndTheRes
       {5, "an impossible speed: "},
       {6, "an ok record with median time -5 us"},
       {7, "a confirmed time of 0 us"},
+      {8, "in-model times of -1 and 10 us"},
   };
   const auto expect_refusals = [&](const ImportCounts& c, const std::function<std::string(size_t)>& where) {
     EXPECT_EQ(c.added, 3);

@@ -1,7 +1,7 @@
 // A tuned kernel that runs slower in the model than its default schedule goes back to the
-// default: which kernels nee-tune's side-by-side model run finds slower
-// (tuned_kernels_slower_in_model), and the bundle request that then builds their defaults
-// whatever the database holds (BundleRequest::default_schedules).
+// default: which kernels nee-tune's side-by-side model run times (tuned_kernels_in_model),
+// the times a record keeps (TuningDatabase::set_in_model_times), and the bundle that then
+// builds the default schedule until a better record is found.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -21,56 +21,81 @@ namespace {
 
 using tuner_test::TempDir;
 
-BundleKernelEntry entry(const Workload& w, const std::string& symbol, const std::string& source) {
+BundleKernelEntry entry(const Workload& w, const std::string& symbol, const std::string& source,
+                        std::optional<int64_t> record_id) {
   BundleKernelEntry e;
   e.workload = w;
   e.symbol = symbol;
   e.source = source;
+  e.record_id = record_id;
   return e;
 }
 
-TEST(InModelChoice, TunedKernelsSlowerInTheModelByMoreThanTheMarginAreFound) {
-  const Workload slower = matmul_workload_from_shape("8x16x16");
-  const Workload close = matmul_workload_from_shape("8x16x32");
+TEST(InModelChoice, TheTunedKernelsOfOneLevelAreTimedAgainstTheOtherBundles) {
+  const Workload timed = matmul_workload_from_shape("8x16x16");
   const Workload untuned = matmul_workload_from_shape("8x32x16");
   const Workload unmeasured = matmul_workload_from_shape("16x16x16");
   BundleManifest m;
   BundleVariant high;
   high.isa = "avx2";
-  high.kernels = {entry(slower, "k_slower", "tuned"), entry(close, "k_close", "tuned"),
-                  entry(untuned, "k_untuned", "default"), entry(unmeasured, "k_unmeasured", "tuned")};
+  high.kernels = {entry(timed, "k_timed", "tuned", 7), entry(untuned, "k_untuned", "default", std::nullopt),
+                  entry(unmeasured, "k_unmeasured", "tuned", 9)};
   BundleVariant low = high;
   low.isa = "sse41";
-  for (BundleKernelEntry& k : low.kernels) k.symbol += "_low";
+  for (BundleKernelEntry& k : low.kernels) {
+    k.symbol += "_low";
+    if (k.record_id) *k.record_id += 100;
+  }
   m.variants = {low, high};
 
   BundleTimes t;
-  t.first_kernel_us = {{"k_slower", 110}, {"k_close", 102}, {"k_untuned", 300}, {"k_slower_low", 500}};
-  t.second_kernel_us = {{"k_slower", 100}, {"k_close", 100}, {"k_untuned", 100}, {"k_slower_low", 100},
-                        {"k_unmeasured", 1}};
-  EXPECT_EQ(tuned_kernels_slower_in_model(m, t, "avx2", 1.03), (std::set<std::string>{slower.key()}));
-  EXPECT_EQ(tuned_kernels_slower_in_model(m, t, "avx2", 1.01), (std::set<std::string>{slower.key(), close.key()}));
-  EXPECT_TRUE(tuned_kernels_slower_in_model(m, t, "avx2", 1.2).empty());
-  EXPECT_TRUE(tuned_kernels_slower_in_model(m, t, "avx512_skylake", 1.03).empty()) << "no variant of that level";
+  t.first_kernel_us = {{"k_timed", 110}, {"k_untuned", 300}, {"k_timed_low", 500}};
+  t.second_kernel_us = {{"k_timed", 100}, {"k_untuned", 100}, {"k_timed_low", 100}, {"k_unmeasured", 1}};
+  const std::map<int64_t, InModelTimes> high_times = tuned_kernels_in_model(m, t, "avx2");
+  ASSERT_EQ(high_times.size(), 1u);
+  EXPECT_EQ(high_times.at(7).tuned_us, 110);
+  EXPECT_EQ(high_times.at(7).default_us, 100);
+  const std::map<int64_t, InModelTimes> low_times = tuned_kernels_in_model(m, t, "sse41");
+  ASSERT_EQ(low_times.size(), 1u);
+  EXPECT_EQ(low_times.at(107).tuned_us, 500);
+  EXPECT_TRUE(tuned_kernels_in_model(m, t, "avx512_skylake").empty()) << "no variant of that level";
 }
 
-TEST(InModelChoice, ABundleBuildsTheDefaultScheduleItIsToldToWhateverTheDatabaseHolds) {
+TEST(InModelChoice, OnlyARecordSlowerByMoreThanTheMarginCountsAsSlower) {
+  TuningRecord r;
+  EXPECT_FALSE(r.slower_in_model()) << "never timed in a model";
+  r.in_model = InModelTimes{102, 100};
+  EXPECT_FALSE(r.slower_in_model());
+  r.in_model = InModelTimes{100 * kInModelMargin * 1.001, 100};
+  EXPECT_TRUE(r.slower_in_model());
+  r.in_model = InModelTimes{80, 100};
+  EXPECT_FALSE(r.slower_in_model());
+}
+
+TEST(InModelChoice, ARecordSlowerInTheModelIsBuiltAsTheDefaultUntilABetterOneIsFound) {
   TempDir dir("in-model-choice");
   const Target target = host_target(TargetKind::cpu);
   const Workload w = matmul_workload_from_shape("8x16x16");
   const auto space = make_schedule_space(w, TargetKind::cpu);
   std::mt19937_64 rng(11);
-  ScheduleConfig tuned = space->random_config(rng);
-  while (tuned == space->default_config()) tuned = space->random_config(rng);
+  const auto other_point = [&](const std::vector<ScheduleConfig>& taken) {
+    ScheduleConfig c = space->random_config(rng);
+    while (std::find(taken.begin(), taken.end(), c) != taken.end()) c = space->random_config(rng);
+    return c;
+  };
+  const ScheduleConfig tuned = other_point({space->default_config()});
   TuningDatabase db(dir.file("tuning.db"));
-  TuningRecord r;
-  r.workload = w;
-  r.target = target;
-  r.config = tuned;
-  r.result = tuner_test::ok_result(5);
-  r.confirmed_us = 5;
-  r.strategy = "random";
-  db.add_record(r);
+  const auto add = [&](const ScheduleConfig& config, double us) {
+    TuningRecord r;
+    r.workload = w;
+    r.target = target;
+    r.config = config;
+    r.result = tuner_test::ok_result(us);
+    r.confirmed_us = us;
+    r.strategy = "random";
+    return db.add_record(r);
+  };
+  const int64_t first = add(tuned, 5);
 
   BundleRequest request;
   request.workloads = {w};
@@ -82,13 +107,42 @@ TEST(InModelChoice, ABundleBuildsTheDefaultScheduleItIsToldToWhateverTheDatabase
   EXPECT_EQ(from_db.source, "tuned");
   EXPECT_EQ(from_db.schedule, tuned);
 
-  request.default_schedules["sse41"] = {w.key()};
-  EXPECT_EQ(host_kernel().source, "tuned") << "another level's defaults";
-  request.default_schedules[host_isa_level().name] = {w.key()};
-  const BundleKernelEntry forced = host_kernel();
-  EXPECT_EQ(forced.source, "default");
-  EXPECT_EQ(forced.schedule, space->default_config());
-  EXPECT_FALSE(forced.record_id.has_value());
+  db.set_in_model_times(first, {101, 100});
+  EXPECT_EQ(host_kernel().source, "tuned") << "within the margin";
+  db.set_in_model_times(first, {120, 100});
+  ASSERT_TRUE(db.best(w, target)->slower_in_model());
+  EXPECT_EQ(db.best(w, target)->id, first) << "the search's ranking is the kernel's own";
+  const BundleKernelEntry went_back = host_kernel();
+  EXPECT_EQ(went_back.source, "default");
+  EXPECT_EQ(went_back.schedule, space->default_config());
+  EXPECT_FALSE(went_back.record_id.has_value());
+
+  const ScheduleConfig better = other_point({space->default_config(), tuned});
+  const int64_t second = add(better, 4);
+  const BundleKernelEntry new_best = host_kernel();
+  EXPECT_EQ(new_best.source, "tuned") << "a better record is not judged by the one before";
+  EXPECT_EQ(new_best.record_id, second);
+}
+
+TEST(InModelChoice, InModelTimesAreRefusedWhenNotPositiveOrForNoRecord) {
+  TempDir dir("in-model-times");
+  TuningDatabase db(dir.file("tuning.db"));
+  TuningRecord r;
+  r.workload = matmul_workload_from_shape("8x16x16");
+  r.target = host_target(TargetKind::cpu);
+  r.config = make_schedule_space(r.workload, TargetKind::cpu)->default_config();
+  r.result = tuner_test::ok_result(5);
+  r.strategy = "default";
+  const int64_t id = db.add_record(r);
+  EXPECT_THROW(db.set_in_model_times(id, {0, 100}), Error);
+  EXPECT_THROW(db.set_in_model_times(id, {100, std::nan("")}), Error);
+  EXPECT_THROW(db.set_in_model_times(id + 1, {100, 100}), Error);
+  EXPECT_FALSE(db.history(r.workload, r.target).at(0).in_model.has_value()) << "a refused time stores nothing";
+  db.set_in_model_times(id, {90, 100});
+  const TuningRecord stored = db.history(r.workload, r.target).at(0);
+  ASSERT_TRUE(stored.in_model.has_value());
+  EXPECT_EQ(stored.in_model->tuned_us, 90);
+  EXPECT_EQ(stored.in_model->default_us, 100);
 }
 
 }  // namespace

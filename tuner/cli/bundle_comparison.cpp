@@ -52,19 +52,22 @@ std::map<std::string, double> medians(const std::map<std::string, std::vector<do
 
 }  // namespace
 
-std::set<std::string> tuned_kernels_slower_in_model(const BundleManifest& tuned, const BundleTimes& times,
-                                                    const std::string& level, double margin) {
-  std::set<std::string> slower;
+std::map<int64_t, InModelTimes> tuned_kernels_in_model(const BundleManifest& tuned, const BundleTimes& times,
+                                                      const std::string& level) {
+  std::map<int64_t, InModelTimes> out;
   for (const BundleVariant& v : tuned.variants) {
     if (v.isa != level) continue;
     for (const BundleKernelEntry& k : v.kernels) {
       const auto mine = times.first_kernel_us.find(k.symbol);
       const auto other = times.second_kernel_us.find(k.symbol);
-      if (k.source != "tuned" || mine == times.first_kernel_us.end() || other == times.second_kernel_us.end()) continue;
-      if (mine->second > other->second * margin) slower.insert(k.workload.key());
+      if (k.source != "tuned" || !k.record_id || mine == times.first_kernel_us.end() ||
+          other == times.second_kernel_us.end()) {
+        continue;
+      }
+      out[*k.record_id] = InModelTimes{mine->second, other->second};
     }
   }
-  return slower;
+  return out;
 }
 
 BundleTimes time_bundles_side_by_side(const std::string& model_path, const InputShapes& shapes,

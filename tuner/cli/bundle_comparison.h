@@ -1,8 +1,9 @@
 #pragma once
+#include <cstdint>
 #include <map>
-#include <set>
 #include <string>
 
+#include "core/records.h"
 #include "importer/import_onnx.h"
 #include "runtime/bundle/bundle_manifest.h"
 #include "runtime/profiling/run_statistics.h"
@@ -19,11 +20,10 @@ struct BundleTimes {
   std::map<std::string, double> first_kernel_us, second_kernel_us;
 };
 
-// Keys of the workloads whose tuned kernels at ISA level `level` of the `tuned` bundle (the
-// first of `times`) ran slower in the model than the other bundle's kernels of the same
-// symbol, by more than the factor `margin`.
-std::set<std::string> tuned_kernels_slower_in_model(const BundleManifest& tuned, const BundleTimes& times,
-                                                    const std::string& level, double margin);
+// Per database record, the times of the tuned kernels at ISA level `level` of the `tuned`
+// bundle (the first of `times`) and of the other bundle's kernels of the same symbol.
+std::map<int64_t, InModelTimes> tuned_kernels_in_model(const BundleManifest& tuned, const BundleTimes& times,
+                                                      const std::string& level);
 
 BundleTimes time_bundles_side_by_side(const std::string& model_path, const InputShapes& shapes,
                                       const std::string& first_bundle, const std::string& second_bundle, int warmup,

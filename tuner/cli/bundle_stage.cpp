@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <set>
 
 #include "core/error.h"
 #include "core/isa_level.h"
@@ -88,7 +87,7 @@ static void print_times(const BundleTimes& t) {
   std::fflush(stdout);
 }
 
-void BundleStage::finish(const TuningDatabase& db, bool time_it) {
+void BundleStage::finish(TuningDatabase& db, bool time_it) {
   BundleManifest m = build_bundle(&db, request_);
   print_levels(m, request_.output_dir);
   if (!time_it || timing_runs_ == 0) return;
@@ -105,13 +104,15 @@ void BundleStage::finish(const TuningDatabase& db, bool time_it) {
     };
     const BundleTimes t = time_both();
     print_times(t);
-    const std::set<std::string> slower =
-        tuned_kernels_slower_in_model(m, t, host_isa_level().name, kInModelMargin);
-    if (slower.empty()) return;
-    fmt::print("{} tuned kernel(s) ran over {:.0f}% slower in the model than their default schedules: building the "
-               "bundle again with those defaults, and timing it again\n",
-               slower.size(), 100 * (kInModelMargin - 1));
-    request_.default_schedules[host_isa_level().name] = slower;
+    int slower = 0;
+    for (const auto& [record_id, times] : tuned_kernels_in_model(m, t, host_isa_level().name)) {
+      db.set_in_model_times(record_id, times);
+      slower += times.slower();
+    }
+    if (slower == 0) return;
+    fmt::print("{} tuned kernel(s) ran over {:.0f}% slower in the model than their default schedules, as the database "
+               "now records: building the bundle again with those defaults, and timing it again\n",
+               slower, 100 * (kInModelMargin - 1));
     m = build_bundle(&db, request_);
     print_levels(m, request_.output_dir);
     print_times(time_both());

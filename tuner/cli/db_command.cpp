@@ -220,13 +220,15 @@ void print_show(const TuningDatabase& db, const std::string& hash) {
     const std::vector<TuningRecord> history = db.history(*w, t);
     if (history.empty()) continue;
     fmt::print("target {}\n", t.key());
-    fmt::print("  {:>6} {:>6} {:<13} {:<13} {:>11} {:>11} {:>11}  {}\n", "id", "trial", "strategy", "status",
-               "median us", "confirmed", "predicted", "schedule");
+    fmt::print("  {:>6} {:>6} {:<13} {:<13} {:>11} {:>11} {:>11} {:>17}  {}\n", "id", "trial", "strategy", "status",
+               "median us", "confirmed", "predicted", "in model/default", "schedule");
     for (const TuningRecord& r : history) {
-      fmt::print("  {:>6} {:>6} {:<13} {:<13} {:>11.2f} {:>11} {:>11}  {}\n", r.id, r.trial, r.strategy,
+      fmt::print("  {:>6} {:>6} {:<13} {:<13} {:>11.2f} {:>11} {:>11} {:>17}  {}\n", r.id, r.trial, r.strategy,
                  to_string(r.result.status), r.result.median_us,
                  r.confirmed_us ? fmt::format("{:.2f}", *r.confirmed_us) : "-",
-                 r.predicted_us ? fmt::format("{:.2f}", *r.predicted_us) : "-", r.config.to_string());
+                 r.predicted_us ? fmt::format("{:.2f}", *r.predicted_us) : "-",
+                 r.in_model ? fmt::format("{:.2f}/{:.2f}", r.in_model->tuned_us, r.in_model->default_us) : "-",
+                 r.config.to_string());
     }
   }
 }
@@ -237,9 +239,9 @@ void print_best(const TuningDatabase& db) {
     for (const auto& s : db.workloads(t)) {
       const std::optional<TuningRecord> best = db.best(s.workload, t);
       if (!best) continue;
-      fmt::print("  {:<16} {:>11.2f} us {:>15} {:<9}  {}\n", s.workload.hash(), best->ranked_us(),
+      fmt::print("  {:<16} {:>11.2f} us {:>15} {:<9} {:<18}  {}\n", s.workload.hash(), best->ranked_us(),
                  speed_text(s.workload, best->ranked_us()), best->confirmed_us ? "confirmed" : "",
-                 best->config.to_string());
+                 best->slower_in_model() ? "slower in the model" : "", best->config.to_string());
     }
   }
 }
@@ -267,6 +269,9 @@ nlohmann::json record_to_json(const TuningRecord& r) {
           {"schedule", r.config.to_json()},
           {"result", r.result.to_json()},
           {"confirmed_us", r.confirmed_us ? nlohmann::json(*r.confirmed_us) : nlohmann::json()},
+          {"in_model", r.in_model ? nlohmann::json{{"tuned_us", r.in_model->tuned_us},
+                                                   {"default_us", r.in_model->default_us}}
+                                  : nlohmann::json()},
           {"provenance", provenance}};
 }
 
@@ -277,6 +282,9 @@ TuningRecord record_from_json(const nlohmann::json& j) {
   r.config = ScheduleConfig::from_json(j.at("schedule"));
   r.result = MeasureResult::from_json(j.at("result"));
   if (j.contains("confirmed_us") && !j["confirmed_us"].is_null()) r.confirmed_us = j["confirmed_us"].get<double>();
+  if (j.contains("in_model") && !j["in_model"].is_null()) {
+    r.in_model = InModelTimes{j["in_model"].at("tuned_us").get<double>(), j["in_model"].at("default_us").get<double>()};
+  }
   const nlohmann::json& p = j.at("provenance");
   r.id = json_int_or(p, "id", 0);
   r.strategy = p.at("strategy").get<std::string>();

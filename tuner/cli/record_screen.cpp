@@ -22,6 +22,9 @@ std::string RecordScreen::problem(const TuningRecord& r) {
   const bool ok = r.result.status == MeasureStatus::ok;
   if (ok && bad(r.result.median_us)) return fmt::format("an ok record with median time {} us", r.result.median_us);
   if (r.confirmed_us && bad(*r.confirmed_us)) return fmt::format("a confirmed time of {} us", *r.confirmed_us);
+  if (r.in_model && (bad(r.in_model->tuned_us) || bad(r.in_model->default_us))) {
+    return fmt::format("in-model times of {} and {} us", r.in_model->tuned_us, r.in_model->default_us);
+  }
   if (!autoscheduler_of(r.config)) {
     const std::string space_problem = check_schedule(r);
     if (!space_problem.empty()) return space_problem;

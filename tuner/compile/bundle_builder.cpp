@@ -134,14 +134,13 @@ static BundleVariant plan_variant(const TuningDatabase* db, const BundleRequest&
       level_target->device = *device;
     }
   }
-  const auto forced = request.default_schedules.find(level.name);
   for (const Workload& w : request.workloads) {
     BundleKernelEntry e;
     e.workload = w;
     e.symbol = Builder::symbol_for(w, *level_target);
-    const bool default_forced = forced != request.default_schedules.end() && forced->second.count(w.key());
-    const std::optional<TuningRecord> best =
-        use_records && !default_forced ? record_to_build(*db, w, *level_target) : std::nullopt;
+    std::optional<TuningRecord> best = use_records ? record_to_build(*db, w, *level_target) : std::nullopt;
+    // Its kernel ran slower in a model than the default schedule's: the default is built.
+    if (best && best->slower_in_model()) best.reset();
     if (best) {
       e.source = "tuned";
       e.record_id = best->id;

@@ -1,6 +1,4 @@
 #pragma once
-#include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -29,10 +27,6 @@ struct BundleRequest {
   std::string signing_key;
   // Objects compiled before are linked from here, and new ones kept here; off: all compiled.
   ObjectCache object_cache;
-  // ISA level -> keys of the workloads whose kernels at that level get their default
-  // schedule whatever the database holds (nee-tune: those whose tuned kernels ran slower
-  // in the model than their defaults).
-  std::map<std::string, std::set<std::string>> default_schedules;
 };
 
 // The levels `--isa` names: comma-separated level names, "host" for this machine's own
@@ -41,7 +35,8 @@ struct BundleRequest {
 std::vector<std::string> bundle_isa_levels(const std::string& text);
 
 // Compiles the best database record of each workload (the default schedule where none
-// is tuned) into a shared library with a C table of kernels (runtime/bundle/bundle_abi.h),
+// is tuned, or where the record's kernel ran slower in a model than the default's:
+// TuningRecord::slower_in_model) into a shared library with a C table of kernels (runtime/bundle/bundle_abi.h),
 // one library per ISA level, and writes the manifest, and its signature when a signing
 // key is given (read before anything is compiled, so a bad key fails at once). Builds in
 // a fresh folder and swaps it in only when complete, so a failed build leaves an existing
