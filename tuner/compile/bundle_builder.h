@@ -36,11 +36,11 @@ std::vector<std::string> bundle_isa_levels(const std::string& text);
 
 // Compiles the best database record of each workload (the default schedule where none
 // is tuned, or where the record's kernel ran slower in a model than the default's:
-// TuningRecord::slower_in_model) into a shared library with a C table of kernels (runtime/bundle/bundle_abi.h),
-// one library per ISA level, and writes the manifest, and its signature when a signing
-// key is given (read before anything is compiled, so a bad key fails at once). Builds in
-// a fresh folder and swaps it in only when complete, so a failed build leaves an existing
-// bundle as it was.
+// TuningRecord::slower_in_model) into a shared library with a C table of kernels
+// (runtime/bundle/bundle_abi.h), one library per ISA level, and writes the manifest, and
+// its signature when a signing key is given (read before anything is compiled, so a bad
+// key fails at once). Builds in a fresh folder and swaps it in only when complete, so a
+// failed build leaves an existing bundle as it was.
 BundleManifest build_bundle(const TuningDatabase* db, const BundleRequest& request);
 
 // Compiles into the request's object cache (which must be on) every object
