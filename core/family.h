@@ -17,7 +17,7 @@ namespace nee {
 // link or CMake error, never a silent default. Adding a family is one entry here and one
 // row per table (docs/ARCHITECTURE.md). The build reads the list from its one line, which
 // may run past 120 characters.
-#define NEE_FAMILIES(X) X(matmul) X(conv2d) X(elementwise) X(pool2d) X(softmax) X(layernorm) X(strided_copy) X(attention)
+#define NEE_FAMILIES(X) X(matmul) X(conv2d) X(elementwise) X(pool2d) X(softmax) X(layernorm) X(strided_copy) X(attention) X(resize)
 
 enum class FamilyId {
 #define NEE_FAMILY_ID(name) name,
@@ -30,7 +30,7 @@ inline constexpr size_t kFamilyCount = 0 NEE_FAMILIES(NEE_FAMILY_COUNT);
 #undef NEE_FAMILY_COUNT
 
 // How a family's speed is reported: work over time, in GFLOP/s for those that compute,
-// in GB/s of the fewest bytes read and written for those that only move data.
+// in GB/s of the fewest bytes read and written for those bound by moving data.
 enum class SpeedUnit { gflops, gbytes };
 
 // What the layers without Halide need to know of a family (nee-measure and the runtime

@@ -6,8 +6,9 @@
 namespace nee {
 
 // How a workload's speed is reported. Families that compute are measured in GFLOP/s;
-// those that only move data (strided_copy, whose flops() is 0) in GB/s of the fewest
-// bytes they must read and write: each output element read once and written once.
+// those bound by moving data (strided_copy, whose flops() is 0; resize, a few FLOPs per
+// output) in GB/s of the fewest bytes they must read and write: each output element
+// read once and written once.
 // Both are work / time, so a figure divides by the time, never by the FLOPs.
 
 // The work a speed figure counts: the FLOPs, or for a family without any the bytes moved.

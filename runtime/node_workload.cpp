@@ -12,6 +12,7 @@
 #include "core/matmul_workload.h"
 #include "core/pool2d_workload.h"
 #include "core/softmax_workload.h"
+#include "core/resize_workload.h"
 #include "core/strided_copy_workload.h"
 
 namespace nee {
@@ -160,6 +161,34 @@ static std::optional<Workload> strided_copy_workload_of(const Graph& graph, cons
   return make_strided_copy_workload(x, attrs, graph.type_of(node.outputs[0]).shape);
 }
 
+// Resize as the importer stores it (importer/ops/resize.cpp): X its operand (roi, scales
+// and sizes are constants read at import), `scales` when scales were given, else the
+// output's extents over the input's. Resizes of any dim but the two innermost, cubic
+// interpolation and tf_crop_and_resize stay on the reference kernels.
+static std::optional<Workload> resize_workload_of(const Graph& graph, const Node& node) {
+  if (node.inputs.empty() || node.inputs[0].empty()) return std::nullopt;
+  const TensorType& x = graph.type_of(node.inputs[0]);
+  const std::vector<int64_t>& out = graph.type_of(node.outputs[0]).shape;
+  const size_t rank = x.shape.size();
+  if (rank < 2 || out.size() != rank) return std::nullopt;
+  const std::vector<float> scales = node.attrs.has("scales") ? node.attrs.get_floats("scales") : std::vector<float>{};
+  if (!scales.empty() && scales.size() != rank) return std::nullopt;
+  for (size_t d = 0; d + 2 < rank && !scales.empty(); ++d) {
+    if (scales[d] != 1.0f) return std::nullopt;
+  }
+  const auto scale = [&](size_t d) {
+    return scales.empty() ? static_cast<double>(out[d]) / static_cast<double>(x.shape[d])
+                          : static_cast<double>(scales[d]);
+  };
+  ResizeAttrs attrs;
+  attrs.mode = node.attrs.get_string("mode");
+  attrs.coordinates = node.attrs.get_string("coordinate_transformation_mode");
+  attrs.nearest_mode = node.attrs.get_string("nearest_mode");
+  attrs.scale_h = scale(rank - 2);
+  attrs.scale_w = scale(rank - 1);
+  return make_resize_workload(x, attrs, out);
+}
+
 // NeeAttention's inputs are Q, K, V and an optional mask; its attributes layout ("gsd" or
 // "sgd"), scale and mask_scale (see passes.h).
 static std::optional<Workload> attention_workload_of(const Graph& graph, const Node& node) {
@@ -192,6 +221,7 @@ std::optional<Workload> workload_of(const Graph& graph, const Node& node) {
     if (node.op == "NeeLayerNorm") return layernorm_workload_of(graph, node);
     if (node.op == "NeeAttention") return attention_workload_of(graph, node);
     if (node.op == "Transpose" || node.op == "Slice") return strided_copy_workload_of(graph, node);
+    if (node.op == "Resize") return resize_workload_of(graph, node);
   } catch (const Error&) {
     return std::nullopt;  // a dtype, rank or shape the family does not cover
   }

@@ -16,6 +16,8 @@
 #include "schedules/matmul_gpu_space.h"
 #include "schedules/pool2d_cpu_space.h"
 #include "schedules/pool2d_gpu_space.h"
+#include "schedules/resize_cpu_space.h"
+#include "schedules/resize_gpu_space.h"
 #include "schedules/schedule_space.h"
 #include "schedules/softmax_cpu_space.h"
 #include "schedules/softmax_gpu_space.h"
@@ -58,6 +60,7 @@ constexpr FamilySpaces kSpaces[] = {
     {FamilyId::layernorm, plain<LayernormCpuSpace>, gpu<LayernormGpuSpace>},
     {FamilyId::strided_copy, fitted<StridedCopyCpuSpace>, gpu<StridedCopyGpuSpace>},
     {FamilyId::attention, fitted<AttentionCpuSpace>, gpu<AttentionGpuSpace>},
+    {FamilyId::resize, fitted<ResizeCpuSpace>, gpu<ResizeGpuSpace>},
 };
 
 constexpr bool rows_in_family_order() {

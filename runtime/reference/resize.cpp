@@ -2,6 +2,9 @@
 #include <cstring>
 #include <functional>
 
+#include "core/resize_coordinates.h"
+#include "core/resize_workload.h"
+#include "runtime/reference/family_reference.h"
 #include "runtime/reference/reference_ops.h"
 #include "runtime/reference/strided_copy.h"
 
@@ -23,20 +26,17 @@ struct ResizeSettings {
   bool exclude_outside;
 };
 
-// ONNX's coordinate transformation: the input coordinate of output index x. `width` is
-// scale * input extent, unrounded, as in the ONNX reference implementation.
+// ONNX's coordinate transformation: the input coordinate of output index x, for
+// tf_crop_and_resize within the region of interest, else as the resize family's kernels
+// compute it (core/resize_coordinates.h).
 double source_coordinate(const std::string& coordinates, double x, double scale, int64_t in_dim, double roi_start,
                          double roi_end) {
-  const double width = scale * static_cast<double>(in_dim);
-  if (coordinates == "align_corners") return width == 1 ? 0.0 : x * (in_dim - 1) / (width - 1);
-  if (coordinates == "asymmetric") return x / scale;
-  if (coordinates == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
-  if (coordinates == "pytorch_half_pixel") return width == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
   if (coordinates == "tf_crop_and_resize") {
+    const double width = scale * static_cast<double>(in_dim);
     const double extent = (roi_end - roi_start) * (in_dim - 1);
     return (width == 1 ? extent / 2 : x * extent / (width - 1)) + roi_start * (in_dim - 1);
   }
-  return (x + 0.5) / scale - 0.5;  // half_pixel
+  return resize_source_coordinate(coordinates, x, scale, in_dim);
 }
 
 std::vector<double> cubic_weights(double r, double a) {
@@ -92,25 +92,18 @@ Taps taps_for(const ResizeSettings& s, double x, int64_t in_dim) {
   return taps;
 }
 
-}  // namespace
-
-// Resizes by the importer-normalized attributes: per dim and output index the input
-// taps are computed once at bind time; nearest copies bytes (any dtype), linear and
-// cubic weigh float values.
-ReferenceFn make_reference_resize(const Graph& graph, const Node& node) {
-  const std::vector<int64_t> in_shape = graph.type_of(node.inputs[0]).shape;
-  const std::vector<int64_t> out_shape = graph.type_of(node.outputs[0]).shape;
+// Resizes `in_shape` to `out_shape` by the settings: per dim and output index the input
+// taps are computed once at bind time; nearest copies bytes (any dtype), linear and cubic
+// weigh float values. `scales` (one per dim, or empty: output over input extent) and
+// `roi` (tf_crop_and_resize's starts, then ends; or empty) as the importer stores them.
+ReferenceFn resize_kernel(const std::vector<int64_t>& in_shape, const std::vector<int64_t>& out_shape,
+                          const ResizeSettings& s, const std::vector<double>& scales, const std::vector<float>& roi,
+                          float extrapolation) {
   const size_t rank = in_shape.size();
-  const ResizeSettings s{node.attrs.get_string("mode"), node.attrs.get_string("coordinate_transformation_mode"),
-                         node.attrs.get_string("nearest_mode"), node.attrs.get_float("cubic_coeff_a"),
-                         node.attrs.get_int("exclude_outside") != 0};
-  const float extrapolation = node.attrs.get_float("extrapolation_value");
-  const std::vector<float> scales = node.attrs.has("scales") ? node.attrs.get_floats("scales") : std::vector<float>{};
-  const std::vector<float> roi = node.attrs.has("roi") ? node.attrs.get_floats("roi") : std::vector<float>{};
   std::vector<std::vector<Taps>> taps(rank);
   for (size_t d = 0; d < rank; ++d) {
-    const double scale = scales.empty() ? static_cast<double>(out_shape[d]) / static_cast<double>(in_shape[d])
-                                        : static_cast<double>(scales[d]);
+    const double scale =
+        scales.empty() ? static_cast<double>(out_shape[d]) / static_cast<double>(in_shape[d]) : scales[d];
     for (int64_t x = 0; x < out_shape[d]; ++x) {
       const double source = source_coordinate(s.coordinates, static_cast<double>(x), scale, in_shape[d],
                                               roi.empty() ? 0.0 : roi[d], roi.empty() ? 1.0 : roi[d + rank]);
@@ -157,6 +150,33 @@ ReferenceFn make_reference_resize(const Graph& graph, const Node& node) {
       }
     }
   };
+}
+
+}  // namespace
+
+// Resize by the importer-normalized attributes.
+ReferenceFn make_reference_resize(const Graph& graph, const Node& node) {
+  const ResizeSettings s{node.attrs.get_string("mode"), node.attrs.get_string("coordinate_transformation_mode"),
+                         node.attrs.get_string("nearest_mode"), node.attrs.get_float("cubic_coeff_a"),
+                         node.attrs.get_int("exclude_outside") != 0};
+  std::vector<double> scales;
+  if (node.attrs.has("scales")) {
+    for (float v : node.attrs.get_floats("scales")) scales.push_back(v);
+  }
+  return resize_kernel(graph.type_of(node.inputs[0]).shape, graph.type_of(node.outputs[0]).shape, s, scales,
+                       node.attrs.has("roi") ? node.attrs.get_floats("roi") : std::vector<float>{},
+                       node.attrs.get_float("extrapolation_value"));
+}
+
+// The resize family's: the same kernel, its outer dims at scale 1.
+ReferenceFn make_resize_reference(const Workload& w) {
+  const ResizeAttrs a = resize_attrs(w);
+  const std::vector<int64_t>& in_shape = w.inputs[0].shape;
+  std::vector<double> scales(in_shape.size(), 1.0);
+  scales[scales.size() - 2] = a.scale_h;
+  scales.back() = a.scale_w;
+  return resize_kernel(in_shape, w.output.shape, ResizeSettings{a.mode, a.coordinates, a.nearest_mode, -0.75, false},
+                       scales, {}, 0.0f);
 }
 
 }  // namespace nee

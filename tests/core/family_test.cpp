@@ -40,7 +40,7 @@ TEST(Family, UnknownFamiliesAreRefusedWithTheKnownOnes) {
 // the shape (FLOPs, reduction length, speed unit).
 TEST(Family, ShapeTextsGiveWorkloadsOfTheirFamily) {
   EXPECT_EQ(family_names(), (std::vector<std::string>{"matmul", "conv2d", "elementwise", "pool2d", "softmax",
-                                                      "layernorm", "strided_copy", "attention"}));
+                                                      "layernorm", "strided_copy", "attention", "resize"}));
 
   const Workload mm = family_named("matmul").from_shape("64x32x16");
   EXPECT_EQ(mm.op, "matmul");
@@ -52,6 +52,17 @@ TEST(Family, ShapeTextsGiveWorkloadsOfTheirFamily) {
   EXPECT_EQ(conv.op, "conv2d");
   EXPECT_DOUBLE_EQ(conv.flops(), 2.0 * 4 * 10 * 10 * 8 * 9);
   EXPECT_EQ(family_of(conv).reduction_length(conv), 8 * 9);
+
+  // Linear interpolation weighs 4 inputs per output (3 weighed pairs, 9 FLOPs); nearest copies.
+  const Workload up = family_named("resize").from_shape("1x2x3x5,size=6x10");
+  EXPECT_EQ(up.op, "resize");
+  EXPECT_EQ(up.output.shape, (std::vector<int64_t>{1, 2, 6, 10}));
+  EXPECT_DOUBLE_EQ(up.flops(), 9.0 * 2 * 6 * 10);
+  EXPECT_EQ(family_of(up).reduction_length(up), 4);
+  EXPECT_EQ(family_of(up).speed_unit, SpeedUnit::gbytes);
+  const Workload nearest = family_named("resize").from_shape("1x2x3x5,size=6x10,mode=nearest");
+  EXPECT_EQ(nearest.flops(), 0.0);
+  EXPECT_EQ(family_of(nearest).reduction_length(nearest), 0);
 
   const Workload copy = family_named("strided_copy").from_shape("4x6,perm=1x0");
   EXPECT_EQ(copy.op, "strided_copy");
@@ -124,7 +135,8 @@ std::vector<Workload> samples() {
           family_named("softmax").from_shape("4x3x10,axis=1"),
           family_named("layernorm").from_shape("6x32"),
           family_named("strided_copy").from_shape("16x8x12,perm=2x0x1"),
-          family_named("attention").from_shape("2x5x7x4,layout=sgd,mask=rows")};
+          family_named("attention").from_shape("2x5x7x4,layout=sgd,mask=rows"),
+          family_named("resize").from_shape("1x3x5x7,size=10x3,coordinates=align_corners")};
 }
 
 TEST(Family, EveryFamilysOwnWorkloadsAreWhatTheirInputsMake) {

@@ -14,6 +14,7 @@
 #include "core/matmul_workload.h"
 #include "core/pool2d_workload.h"
 #include "core/softmax_workload.h"
+#include "core/resize_workload.h"
 #include "core/strided_copy_workload.h"
 #include "schedules/schedule_space.h"
 #include "tuner/compile/kernel_compiler.h"
@@ -242,6 +243,8 @@ TEST(ScheduleSpace, DefaultPointsAreValidAtEveryIsaLevel) {
       make_softmax_workload({DType::f32, {1, 12, 128, 128}}, -1),
       make_layernorm_workload({DType::f32, {1, 128, 768}}, row, &row, -1, 1e-5),
       strided_copy_workload_from_shape("1x128x4x64,perm=0x2x3x1"),
+      resize_workload_from_shape("1x21x28x28,size=224x224"),
+      resize_workload_from_shape("1x256x1x1,size=14x14,mode=nearest"),
   };
   // Each conv as given and in the runtime's forms: blocked activations, and Winograd.
   for (const char* conv : {"1x64x56x56,64x3x3,s1,p1", "1x256x14x14,1024x1x1", "1x256x4x4,512x1x1,s2",
@@ -307,6 +310,41 @@ TEST(ScheduleSpace, StridedCopyPointsAreValid) {
   g.knobs["threads_x"] = 64;
   g.knobs["threads_y"] = 32;
   EXPECT_NE(gpu_tiles->check(g).find("more than 1024 threads"), std::string::npos) << gpu_tiles->check(g);
+}
+
+// Resizes: defaults and random points valid for CPU and GPU, upsampling and down, linear
+// and nearest, rank 2 to 5. Linear upsampling interpolates each input row once by
+// default, downsampling gathers; nearest has nothing to stage; a parallel loop needs two
+// tasks.
+TEST(ScheduleSpace, ResizePointsAreValid) {
+  const std::vector<Workload> workloads = {
+      resize_workload_from_shape("1x21x28x28,size=224x224"),
+      resize_workload_from_shape("1x8x57x33,size=19x11"),
+      resize_workload_from_shape("1x256x1x1,size=14x14,mode=nearest"),
+      resize_workload_from_shape("5x7,size=3x30,coordinates=align_corners"),
+      resize_workload_from_shape("2x3x4x5x6,size=9x2,mode=nearest,nearest_mode=ceil"),
+      resize_workload_from_shape("1x1,size=1x1"),
+  };
+  expect_valid_points(workloads);
+  const auto cpu = [&](size_t i) { return make_schedule_space(workloads[i], TargetKind::cpu); };
+  EXPECT_EQ(cpu(0)->default_config().at("stage"), 1);
+  EXPECT_EQ(cpu(1)->default_config().at("stage"), 0);
+  const auto nearest = cpu(2);
+  for (const Knob& k : nearest->knobs()) {
+    if (k.name == "stage") {
+      EXPECT_EQ(k.values, (std::vector<int64_t>{0}));
+    }
+  }
+  EXPECT_EQ(cpu(5)->default_config().at("parallel"), 0);
+  ScheduleConfig c = cpu(1)->default_config();
+  c.knobs["rows"] = 16;
+  c.knobs["parallel"] = 1;
+  EXPECT_EQ(cpu(1)->check(c), "") << "19 rows in tasks of 16 are 2 tasks";
+  const auto plane = make_schedule_space(resize_workload_from_shape("1x1x4x5,size=8x10"), TargetKind::cpu);
+  c = plane->default_config();
+  c.knobs["rows"] = 8;
+  c.knobs["parallel"] = 1;
+  EXPECT_NE(plane->check(c).find("a parallel loop of one task"), std::string::npos) << plane->check(c);
 }
 
 // The MatMul GPU space stages A and B in shared memory by default where the workload

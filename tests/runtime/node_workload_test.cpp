@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/matmul_workload.h"
+#include "core/resize_workload.h"
 #include "core/strided_copy_workload.h"
 #include "graph_builder.h"
 #include "importer/import_onnx.h"
@@ -75,6 +76,49 @@ Workload strided_copy(const std::vector<int64_t>& in, const std::vector<int64_t>
                       const std::vector<int64_t>& starts, const std::vector<int64_t>& steps,
                       const std::vector<int64_t>& out) {
   return make_strided_copy_workload(f32(in), StridedCopyAttrs{perm, starts, steps}, out);
+}
+
+void set_text(onnx::NodeProto& node, const std::string& name, const std::string& value) {
+  onnx::AttributeProto* a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(value);
+}
+
+// A Resize of the two innermost dims, linear or nearest, is the resize family's: its
+// scales from the scales input, or the output's extents over the input's where sizes
+// were given. Cubic interpolation, tf_crop_and_resize and a resize of an outer dim stay
+// on the reference kernels.
+TEST(NodeWorkload, ResizeOfThePlaneMapsToTheResizeFamily) {
+  const auto resize = [](const std::vector<float>& scales, const std::string& mode, const std::string& coordinates) {
+    OnnxModelBuilder m(13);
+    m.input("x", {1, 3, 5, 7}).output("y");
+    m.initializer("scales", test::make_f32({4}, scales));
+    onnx::NodeProto& node = m.node("Resize", {"x", "", "scales"}, {"y"});
+    set_text(node, "mode", mode);
+    set_text(node, "coordinate_transformation_mode", coordinates);
+    return workload_of_only_node(m);
+  };
+  const auto up = resize({1, 1, 2, 1.5f}, "linear", "pytorch_half_pixel");
+  ASSERT_TRUE(up);
+  EXPECT_EQ(up->op, "resize");
+  EXPECT_EQ(up->output.shape, (std::vector<int64_t>{1, 3, 10, 10}));
+  EXPECT_EQ(resize_attrs(*up).scale_w, 1.5);
+  EXPECT_EQ(resize_attrs(*up).coordinates, "pytorch_half_pixel");
+  const auto nearest = resize({1, 1, 2, 2}, "nearest", "asymmetric");
+  ASSERT_TRUE(nearest);
+  EXPECT_EQ(resize_attrs(*nearest).nearest_mode, "round_prefer_floor");
+  EXPECT_FALSE(resize({1, 1, 2, 2}, "cubic", "half_pixel"));
+  EXPECT_FALSE(resize({1, 2, 1, 1}, "linear", "half_pixel"));
+
+  OnnxModelBuilder by_sizes(13);
+  by_sizes.input("x", {1, 3, 5, 7}).output("y");
+  by_sizes.initializer("sizes", make_i64({4}, {1, 3, 4, 21}));
+  set_text(by_sizes.node("Resize", {"x", "", "", "sizes"}, {"y"}), "mode", "linear");
+  const auto sized = workload_of_only_node(by_sizes);
+  ASSERT_TRUE(sized);
+  EXPECT_EQ(resize_attrs(*sized).scale_h, 0.8);
+  EXPECT_EQ(resize_attrs(*sized).scale_w, 3.0);
 }
 
 TEST(NodeWorkload, TransposeMapsToStridedCopy) {
