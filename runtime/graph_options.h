@@ -9,6 +9,9 @@ namespace nee {
 // the 1x1 convs around them 3.57 for 4.33 (blocked on both sides), the model 31.1 ms to
 // 31.6 from 8 and 32.6 without.
 constexpr int64_t kWidenedGroupMinWidth = 4;
+// The most groups GraphOptions::merge_conv_groups merges into one, which multiplies the
+// conv's FLOPs by as much: as many as widening groups of 4 to 16 does.
+constexpr int64_t kMostMergedGroups = 4;
 
 // Graph rewrites that change which workloads a model has (their keys), so they are
 // chosen per bundle: nee-tune extracts a model's workloads with them, the bundle's
@@ -61,6 +64,12 @@ struct GraphOptions {
   // block_grouped_convs blocks; 0 widens none. A manifest from before it was recorded
   // reads as 0.
   int64_t widen_conv_groups = 0;
+  // Grouped convs whose groups are neither a divisor nor a multiple of 16 channels
+  // (RegNet's 24) run with m = lcm(width, 16) / width neighbouring groups merged into one
+  // of lcm(width, 16) channels, zero weights between (passes.h: widen_conv_groups), where
+  // the groups divide by m and m is at most kMostMergedGroups. A manifest from before it
+  // was recorded reads as false.
+  bool merge_conv_groups = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -69,7 +78,7 @@ struct GraphOptions {
            pack_matmul_weights == o.pack_matmul_weights && fold_operand_scales == o.fold_operand_scales &&
            split_matmul_columns == o.split_matmul_columns && fuse_attention == o.fuse_attention &&
            pad_channels == o.pad_channels && fold_channel_gates == o.fold_channel_gates &&
-           widen_conv_groups == o.widen_conv_groups;
+           widen_conv_groups == o.widen_conv_groups && merge_conv_groups == o.merge_conv_groups;
   }
 };
 

@@ -63,7 +63,8 @@ nlohmann::json BundleManifest::to_json() const {
             {"fuse_attention", graph.fuse_attention},
             {"pad_channels", graph.pad_channels},
             {"fold_channel_gates", graph.fold_channel_gates},
-            {"widen_conv_groups", graph.widen_conv_groups}}},
+            {"widen_conv_groups", graph.widen_conv_groups},
+            {"merge_conv_groups", graph.merge_conv_groups}}},
           {"variants", variants_json}};
 }
 
@@ -93,6 +94,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.pad_channels = j.at("graph").value("pad_channels", false);
   m.graph.fold_channel_gates = j.at("graph").value("fold_channel_gates", false);
   m.graph.widen_conv_groups = j.at("graph").value("widen_conv_groups", int64_t{0});
+  m.graph.merge_conv_groups = j.at("graph").value("merge_conv_groups", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;
     variant.isa = v.at("isa").get<std::string>();

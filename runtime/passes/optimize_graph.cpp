@@ -23,7 +23,9 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   if (options.fold_matmul_batch) fold_matmul_batch(graph);
   if (options.fuse_attention) fuse_attention(graph);
   if (options.pad_channels) pad_channels(graph);
-  if (options.widen_conv_groups) widen_conv_groups(graph, options.widen_conv_groups);
+  if (options.widen_conv_groups || options.merge_conv_groups) {
+    widen_conv_groups(graph, options.widen_conv_groups, options.merge_conv_groups);
+  }
   pack_conv_weights(graph, options.block_grouped_convs);
   if (options.pack_matmul_weights) pack_matmul_weights(graph);
   if (options.fold_channel_gates) fold_channel_gates(graph);

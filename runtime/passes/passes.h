@@ -132,13 +132,17 @@ void pad_channels(Graph& graph);
 // pad_channels, before block_activations. With GraphOptions::fold_channel_gates.
 void fold_channel_gates(Graph& graph);
 
-// A NeeConv of G groups of w input and w output channels each, w a divisor of 16 from
-// `min_width` (and 2) up, with constant weights -> the same conv in G w / 16 groups of 16 channels,
-// the weights between channels of different original groups zero, so pack_conv_weights
-// can block it (groups_fill_weight_blocks): ResNeXt-50's 3x3 convs of 4 and 8 channels a
-// group. It multiplies their FLOPs by 16 / w. Runs before pack_conv_weights. With
-// GraphOptions::widen_conv_groups as `min_width`.
-void widen_conv_groups(Graph& graph, int64_t min_width);
+// A NeeConv of G groups of w input and w output channels each, with constant weights ->
+// the same conv with m = lcm(w, 16) / w neighbouring groups merged into one of lcm(w, 16)
+// channels, the weights between channels of different original groups zero, so
+// pack_conv_weights can block it (groups_fill_weight_blocks), where G divides by m: for w
+// a divisor of 16 from `min_width` (and 2) up (ResNeXt-50's 3x3 convs of 4 and 8 channels
+// a group, merged into groups of 16), and with `merge_wider` for w neither a divisor nor a
+// multiple of 16 where m is at most kMostMergedGroups (RegNetY-1.6GF's groups of 24, in
+// pairs of 48). It multiplies their FLOPs by m. Runs before pack_conv_weights. With
+// GraphOptions::widen_conv_groups as `min_width` (0: no divisor of 16) and
+// merge_conv_groups as `merge_wider`.
+void widen_conv_groups(Graph& graph, int64_t min_width, bool merge_wider);
 
 // NeeConv of group 1, or with `grouped` of groups of whole blocks
 // (groups_fill_weight_blocks), with constant W -> the same with W channel-blocked (a new constant,

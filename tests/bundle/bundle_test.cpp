@@ -185,6 +185,7 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"fuse_attention", &GraphOptions::fuse_attention},
       {"pad_channels", &GraphOptions::pad_channels},
       {"fold_channel_gates", &GraphOptions::fold_channel_gates},
+      {"merge_conv_groups", &GraphOptions::merge_conv_groups},
       {"split_matmul_columns", &GraphOptions::split_matmul_columns}};
   for (const auto& [option, member] : later_options) {
     j["graph"].erase(option);

@@ -981,6 +981,68 @@ TEST(BlockActivations, NarrowGroupsWidenToWholeBlocks) {
   }
 }
 
+// 16 -> 96 channels, 4 groups of 24 (RegNetY-1.6GF's width), 96 -> 72, 3 groups of 24, 72 -> 16.
+std::string groups_of_24_bytes() {
+  OnnxModelBuilder m;
+  m.input("x", {1, 16, 8, 8}).output("y", {1, 16, 8, 8});
+  conv(m, "c1", "x", "c1_out", {96, 16, 1, 1}, true, 0, 1, 1, 340);
+  m.node("Relu", {"c1_out"}, {"a1"}, "relu1");
+  conv(m, "pairs", "a1", "g1", {96, 24, 3, 3}, true, 1, 1, 4, 350);
+  m.node("Relu", {"g1"}, {"a2"}, "relu2");
+  conv(m, "c2", "a2", "c2_out", {72, 96, 1, 1}, true, 0, 1, 1, 360);
+  conv(m, "odd_count", "c2_out", "g2", {72, 24, 3, 3}, true, 1, 1, 3, 370);
+  conv(m, "c3", "g2", "y", {16, 72, 1, 1}, true, 0, 1, 1, 380);
+  return m.bytes();
+}
+
+// Groups of 24 merge in pairs into groups of 48 (three whole blocks), where their count
+// is even, and only with merge_conv_groups.
+TEST(BlockActivations, GroupsOf24MergeInPairsOfWholeBlocks) {
+  GraphOptions options = kBlockedElementwise;
+  options.block_grouped_convs = true;
+  options.widen_conv_groups = 4;
+  options.merge_conv_groups = true;
+  Graph g = import_onnx_bytes(groups_of_24_bytes());
+  optimize_graph(g, options);
+  std::map<std::string, const Node*> by_name;
+  for (const Node& n : g.nodes()) by_name[n.name] = &n;
+  const Node& pairs = *by_name.at("pairs");
+  EXPECT_EQ(pairs.attrs.get_int("group"), 2);
+  EXPECT_EQ(pairs.attrs.get_int("weight_block", 0), 16);
+  EXPECT_EQ(pairs.attrs.get_int("input_block", 0), 16);
+  // Blocked weights [96/16, 48, 3, 3, 16]: output o reads only the 24 inputs of its own
+  // original group, (o / 24) % 2 * 24 onwards within its group of 48.
+  const Tensor& w = *g.constant(pairs.inputs[1]);
+  ASSERT_EQ(w.shape(), (std::vector<int64_t>{6, 48, 3, 3, 16}));
+  int64_t nonzero = 0;
+  for (int64_t o = 0; o < 96; ++o) {
+    for (int64_t c = 0; c < 48; ++c) {
+      const bool own = c / 24 == (o / 24) % 2;
+      for (int64_t tap = 0; tap < 9; ++tap) {
+        const float v = w.data_as<float>()[((o / 16 * 48 + c) * 9 + tap) * 16 + o % 16];
+        if (!own) {
+          ASSERT_EQ(v, 0.0f) << o << " " << c << " " << tap;
+        }
+        nonzero += v != 0.0f;
+      }
+    }
+  }
+  EXPECT_GT(nonzero, 96 * 24 * 9 / 2);
+  const Node& odd = *by_name.at("odd_count");
+  EXPECT_EQ(odd.attrs.get_int("group"), 3);
+  EXPECT_EQ(odd.attrs.get_int("weight_block", 0), 0);
+  expect_blocked_matches_unfused(groups_of_24_bytes(), options, {1, 16, 8, 8}, {29, 30});
+
+  options.merge_conv_groups = false;
+  Graph unmerged = import_onnx_bytes(groups_of_24_bytes());
+  optimize_graph(unmerged, options);
+  for (const Node& n : unmerged.nodes()) {
+    if (n.name == "pairs") {
+      EXPECT_EQ(n.attrs.get_int("group"), 4);
+    }
+  }
+}
+
 class BlockedBundle : public ::testing::TestWithParam<bool> {};
 
 TEST_P(BlockedBundle, BundleKernelsComputeTheUnblockedGraph) {
