@@ -4,6 +4,7 @@ namespace nee {
 
 void optimize_graph(Graph& graph, const GraphOptions& options) {
   remove_identity(graph);
+  fold_pad_into_pool(graph);
   transpose_as_reshape(graph);
   fuse_conv(graph);
   fuse_gemm(graph);

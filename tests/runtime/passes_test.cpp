@@ -181,6 +181,73 @@ TEST(Passes, APadOfNothingIsRemovedAndARealOneStays) {
   EXPECT_EQ(expect_fusion_preserves_outputs(g), (Ops{"NeeElementwise", "Pad"}));
 }
 
+// x [1,3,6,6] -> Pad `pads` with `fill` -> `pool` 3x3, stride 1, `pool_pads`,
+// `count_include_pad` -> y.
+Graph pad_then_pool(const std::vector<int64_t>& pads, float fill, const std::string& pool,
+                    const std::vector<int64_t>& pool_pads, int64_t count_include_pad) {
+  Graph g;
+  g.add_value("x", f32({1, 3, 6, 6}));
+  g.add_input("x");
+  Tensor fill_value(DType::f32, {});
+  fill_value.data_as<float>()[0] = fill;
+  g.add_constant("fill", fill_value);
+  Attributes p;
+  p.set("mode", std::string("constant"));
+  p.set("pads", pads);
+  const int64_t h = 6 + pads[2] + pads[6], w = 6 + pads[3] + pads[7];
+  add_node(g, "Pad", "pad", {"x", "", "fill"}, "padded", f32({1, 3, h, w}), p);
+  Attributes a;
+  a.set("kernel_shape", std::vector<int64_t>{3, 3});
+  a.set("strides", std::vector<int64_t>{1, 1});
+  a.set("dilations", std::vector<int64_t>{1, 1});
+  a.set("pads", pool_pads);
+  a.set("ceil_mode", int64_t{0});
+  if (pool == "AveragePool") a.set("count_include_pad", count_include_pad);
+  if (pool == "MaxPool") a.set("storage_order", int64_t{0});
+  const int64_t oh = h + pool_pads[0] + pool_pads[2] - 2, ow = w + pool_pads[1] + pool_pads[3] - 2;
+  add_node(g, pool, "pool", {"padded"}, "y", f32({1, 3, oh, ow}), a);
+  g.add_output("y");
+  return g;
+}
+
+// Inception-v3's avg_pool2d(3, stride 1, padding 1) as PyTorch exports it: a Pad of zeros,
+// then an unpadded AveragePool. The pool takes the padding over, counted in its divisors.
+TEST(Passes, AZeroPadBeforeAnAveragePoolBecomesItsPadding) {
+  const std::vector<int64_t> one_all_round = {0, 0, 1, 1, 0, 0, 1, 1};
+  const Graph g = pad_then_pool(one_all_round, 0.0f, "AveragePool", {0, 0, 0, 0}, 0);
+  EXPECT_EQ(expect_fusion_preserves_outputs(g), Ops{"AveragePool"});
+  Graph optimized = g;
+  optimize_graph(optimized);
+  EXPECT_EQ(optimized.nodes()[0].inputs[0], "x");
+  EXPECT_EQ(optimized.nodes()[0].attrs.get_ints("pads"), (std::vector<int64_t>{1, 1, 1, 1}));
+  EXPECT_EQ(optimized.nodes()[0].attrs.get_int("count_include_pad"), 1);
+  // Uneven padding adds to a pool's own, where the pool counts its own padding too.
+  EXPECT_EQ(expect_fusion_preserves_outputs(
+                pad_then_pool({0, 0, 0, 1, 0, 0, 1, 0}, 0.0f, "AveragePool", {1, 0, 0, 1}, 1)),
+            Ops{"AveragePool"});
+}
+
+TEST(Passes, PadsThatAreNotAPoolsZerosStay) {
+  const std::vector<int64_t> one_all_round = {0, 0, 1, 1, 0, 0, 1, 1};
+  // A fill of 1 is not the zeros a pool's padding counts.
+  EXPECT_EQ(expect_fusion_preserves_outputs(pad_then_pool(one_all_round, 1.0f, "AveragePool", {0, 0, 0, 0}, 0)),
+            (Ops{"Pad", "AveragePool"}));
+  // A max over zeros is not a max over padding.
+  EXPECT_EQ(expect_fusion_preserves_outputs(pad_then_pool(one_all_round, 0.0f, "MaxPool", {0, 0, 0, 0}, 0)),
+            (Ops{"Pad", "MaxPool"}));
+  // The pool leaves its own padding out of the divisor, but would count the Pad's.
+  EXPECT_EQ(expect_fusion_preserves_outputs(pad_then_pool(one_all_round, 0.0f, "AveragePool", {1, 1, 1, 1}, 0)),
+            (Ops{"Pad", "AveragePool"}));
+  // Padding the channels is not the pool's.
+  EXPECT_EQ(expect_fusion_preserves_outputs(
+                pad_then_pool({0, 1, 0, 0, 0, 0, 0, 0}, 0.0f, "AveragePool", {0, 0, 0, 0}, 0)),
+            (Ops{"Pad", "AveragePool"}));
+  // Three rows of padding would make whole windows of padding.
+  EXPECT_EQ(expect_fusion_preserves_outputs(
+                pad_then_pool({0, 0, 3, 0, 0, 0, 0, 0}, 0.0f, "AveragePool", {0, 0, 0, 0}, 0)),
+            (Ops{"Pad", "AveragePool"}));
+}
+
 TEST(Passes, IdentityFromInputToOutputStays) {
   Graph g;
   g.add_value("x", f32({2}));
