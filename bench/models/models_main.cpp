@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "bench/models/model_bench.h"
@@ -38,11 +40,25 @@ constexpr int kThroughputBatch = 8;
 // The build folder: nee-bench lives in <build>/bench/.
 fs::path build_dir() { return fs::canonical("/proc/self/exe").parent_path().parent_path(); }
 
+// Which nee-tune built a cached bundle: its path, size and modification time. A rebuilt
+// NEE keeps its version string, and a bundle of the same version still loads, but its
+// graph passes or default schedules may have changed (a reused bundle once ran
+// Inception-v3 at 2.1x the time of a fresh one, its pools' keys changed by a new pass).
+std::string builder_stamp(const std::string& nee_tune) {
+  const auto modified = fs::last_write_time(nee_tune).time_since_epoch().count();
+  return fmt::format("{} {} {}\n", nee_tune, fs::file_size(nee_tune), modified);
+}
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 // The bundle for `model` at `batch`: the one under given_root, or one built with default
 // schedules by `nee-tune --trials 0` into work_dir, at batch > 1 with --input-shape from
-// the test inputs (reused when it still loads for this model; batch-1 and batch-N
-// bundles have folders of their own, since both load for the same model file). Returns
-// the folder and where it came from.
+// the test inputs (reused when the same nee-tune built it and it still loads for this
+// model; batch-1 and batch-N bundles have folders of their own, since both load for the
+// same model file). Returns the folder and where it came from.
 std::pair<std::string, std::string> bundle_for(const std::string& name, const std::string& model,
                                                const std::string& inputs, int batch, const std::string& given_root,
                                                const std::string& nee_tune, const fs::path& work_dir, int threads) {
@@ -53,12 +69,15 @@ std::pair<std::string, std::string> bundle_for(const std::string& name, const st
   const fs::path slot = work_dir / (batch == 1 ? std::string("bundles") : fmt::format("bundles-batch{}", batch));
   const fs::path dir = slot / name;
   const std::string built_for = batch == 1 ? "" : fmt::format(" --input-shape at batch {}", batch);
+  const fs::path stamp = dir / "built-by.txt";
   try {
     BundleLoadOptions options;
     options.model_path = model;
     options.threads = threads;
     KernelBundle::load(dir.string(), options);
-    return {dir.string(), fmt::format("default schedules (nee-tune --trials 0{}, reused)", built_for)};
+    if (read_text(stamp) == builder_stamp(nee_tune)) {
+      return {dir.string(), fmt::format("default schedules (nee-tune --trials 0{}, reused)", built_for)};
+    }
   } catch (const std::exception&) {
     // Absent or stale: build it below.
   }
@@ -76,6 +95,7 @@ std::pair<std::string, std::string> bundle_for(const std::string& name, const st
   }
   const int rc = run_logged(argv, log);
   if (rc != 0) throw Error(fmt::format("nee-tune failed (exit {}): {} (log: {})", rc, last_line_of(log), log));
+  std::ofstream(stamp) << builder_stamp(nee_tune);
   return {dir.string(), fmt::format("default schedules (nee-tune --trials 0{}, built now)", built_for)};
 }
 
