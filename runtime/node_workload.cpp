@@ -11,8 +11,8 @@
 #include "core/layernorm_workload.h"
 #include "core/matmul_workload.h"
 #include "core/pool2d_workload.h"
-#include "core/softmax_workload.h"
 #include "core/resize_workload.h"
+#include "core/softmax_workload.h"
 #include "core/strided_copy_workload.h"
 
 namespace nee {

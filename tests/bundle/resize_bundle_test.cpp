@@ -4,9 +4,6 @@
 // dim), runs from a default-schedule bundle, CPU and OpenCL (PoCL): the three on bundle
 // kernels, the two on the reference kernels, every output as the reference kernels
 // compute it (nearest exactly).
-//
-// nee-tune builds the bundles in its own process: PoCL's LLVM and libHalide's crash in
-// one process, and this test links only the runtime.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,14 +11,10 @@
 #include <map>
 #include <memory>
 
-#include "core/subprocess.h"
+#include "default_bundles.h"
 #include "importer/import_onnx.h"
 #include "onnx_model_builder.h"
-#include "runtime/bundle/kernel_bundle.h"
-#include "runtime/passes/passes.h"
-#include "runtime/session.h"
 #include "runtime/tensor_io.h"
-#include "tests/tuner/temp_dir.h"
 
 namespace nee {
 namespace {
@@ -29,15 +22,9 @@ namespace {
 using test::make_f32;
 using test::make_i64;
 using test::OnnxModelBuilder;
+using test::set_string_attr;
 
 const TensorType kInput{DType::f32, {1, 3, 5, 7}};
-
-void set_text(onnx::NodeProto& node, const std::string& name, const std::string& value) {
-  onnx::AttributeProto* a = node.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::STRING);
-  a->set_s(value);
-}
 
 // x [1,3,5,7] -> up: linear x2 (pytorch_half_pixel) [1,3,10,14]; near: nearest to sizes
 // [1,3,12,9] (asymmetric, floor); down: linear with align_corners to [1,3,3,4];
@@ -55,17 +42,17 @@ std::string model_bytes() {
   m.initializer("near_sizes", make_i64({4}, {1, 3, 12, 9}));
   m.initializer("down_sizes", make_i64({4}, {1, 3, 3, 4}));
   onnx::NodeProto& up = m.node("Resize", {"x", "", "x2"}, {"up"}, "up");
-  set_text(up, "mode", "linear");
-  set_text(up, "coordinate_transformation_mode", "pytorch_half_pixel");
+  set_string_attr(up, "mode", "linear");
+  set_string_attr(up, "coordinate_transformation_mode", "pytorch_half_pixel");
   onnx::NodeProto& near = m.node("Resize", {"x", "", "", "near_sizes"}, {"near"}, "near");
-  set_text(near, "mode", "nearest");
-  set_text(near, "coordinate_transformation_mode", "asymmetric");
-  set_text(near, "nearest_mode", "floor");
+  set_string_attr(near, "mode", "nearest");
+  set_string_attr(near, "coordinate_transformation_mode", "asymmetric");
+  set_string_attr(near, "nearest_mode", "floor");
   onnx::NodeProto& down = m.node("Resize", {"x", "", "", "down_sizes"}, {"down"}, "down");
-  set_text(down, "mode", "linear");
-  set_text(down, "coordinate_transformation_mode", "align_corners");
-  set_text(m.node("Resize", {"x", "", "x2"}, {"cubic"}, "cubic"), "mode", "cubic");
-  set_text(m.node("Resize", {"x", "", "channels_x2"}, {"wide"}, "wide"), "mode", "linear");
+  set_string_attr(down, "mode", "linear");
+  set_string_attr(down, "coordinate_transformation_mode", "align_corners");
+  set_string_attr(m.node("Resize", {"x", "", "x2"}, {"cubic"}, "cubic"), "mode", "cubic");
+  set_string_attr(m.node("Resize", {"x", "", "channels_x2"}, {"wide"}, "wide"), "mode", "linear");
   return m.bytes();
 }
 
@@ -74,25 +61,13 @@ class ResizeBundle : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = std::make_unique<tuner_test::TempDir>("resizebundle");
     std::ofstream(model(), std::ios::binary) << model_bytes();
-    for (const char* target : {"cpu", "opencl"}) {
-      const ProcessResult r = run_process({NEE_TUNE_PATH, model(), "--target", target, "--trials", "0", "--db",
-                                           dir_->file(std::string(target) + ".db"), "--bundle", dir_->file(target)},
-                                          300, true);
-      ASSERT_TRUE(r.exited && r.exit_code == 0) << r.output;
-    }
+    test::build_default_bundles(*dir_, model(), {"cpu", "opencl"});
   }
   static void TearDownTestSuite() { dir_.reset(); }
 
   static std::string model() { return dir_->file("resizes.onnx"); }
 
-  static Session session_on(const std::string& target) {
-    BundleLoadOptions load;
-    load.model_path = model();
-    load.expected_kind = target_kind_from_string(target);
-    std::vector<std::unique_ptr<KernelProvider>> providers;
-    providers.push_back(make_bundle_provider(KernelBundle::load(dir_->file(target), load)));
-    return Session(import_onnx(model()), std::move(providers), SessionOptions{optimize_graph});
-  }
+  static Session session_on(const std::string& target) { return test::session_on_bundle(*dir_, model(), target); }
 
   // Runs `s` on a fresh random x against the reference kernels: nearest exactly, linear
   // within its 4-term rounding.

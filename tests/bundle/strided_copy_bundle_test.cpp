@@ -3,23 +3,16 @@
 // runs from a default-schedule bundle, CPU and OpenCL (PoCL), with every Transpose and
 // Slice on a bundle kernel and the reference kernels' outputs; on OpenCL its values
 // stay on the device from the first kernel to the last.
-//
-// nee-tune builds the bundles in its own process: PoCL's LLVM 15 and libHalide's LLVM 14
-// crash in one process, and this test links only the runtime.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <fstream>
 #include <memory>
 
-#include "core/subprocess.h"
+#include "default_bundles.h"
 #include "importer/import_onnx.h"
 #include "onnx_model_builder.h"
-#include "runtime/bundle/kernel_bundle.h"
-#include "runtime/passes/passes.h"
-#include "runtime/session.h"
 #include "runtime/tensor_io.h"
-#include "tests/tuner/temp_dir.h"
 
 namespace nee {
 namespace {
@@ -60,25 +53,13 @@ class StridedCopyBundle : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = std::make_unique<tuner_test::TempDir>("copybundle");
     std::ofstream(model(), std::ios::binary) << model_bytes();
-    for (const char* target : {"cpu", "opencl"}) {
-      const ProcessResult r = run_process({NEE_TUNE_PATH, model(), "--target", target, "--trials", "0", "--db",
-                                           dir_->file(std::string(target) + ".db"), "--bundle", dir_->file(target)},
-                                          300, true);
-      ASSERT_TRUE(r.exited && r.exit_code == 0) << r.output;
-    }
+    test::build_default_bundles(*dir_, model(), {"cpu", "opencl"});
   }
   static void TearDownTestSuite() { dir_.reset(); }
 
   static std::string model() { return dir_->file("attention_moves.onnx"); }
 
-  static Session session_on(const std::string& target) {
-    BundleLoadOptions load;
-    load.model_path = model();
-    load.expected_kind = target_kind_from_string(target);
-    std::vector<std::unique_ptr<KernelProvider>> providers;
-    providers.push_back(make_bundle_provider(KernelBundle::load(dir_->file(target), load)));
-    return Session(import_onnx(model()), std::move(providers), SessionOptions{optimize_graph});
-  }
+  static Session session_on(const std::string& target) { return test::session_on_bundle(*dir_, model(), target); }
 
   // Runs `s` on a fresh random x: z, a copy, equals the reference's exactly; y within
   // the MatMul's rounding.

@@ -32,13 +32,6 @@ std::string import_error(const OnnxModelBuilder& model) {
   return "";
 }
 
-void set_string_attr(onnx::NodeProto& node, const std::string& name, const std::string& value) {
-  auto* attr = node.add_attribute();
-  attr->set_name(name);
-  attr->set_type(onnx::AttributeProto::STRING);
-  attr->set_s(value);
-}
-
 void expect_near_all(const std::vector<float>& actual, const std::vector<float>& expected, float tolerance) {
   ASSERT_EQ(actual.size(), expected.size());
   for (size_t i = 0; i < actual.size(); ++i) EXPECT_NEAR(actual[i], expected[i], tolerance) << "at " << i;

@@ -22,8 +22,6 @@ Tensor run_single_output(const OnnxModelBuilder& model, const std::map<std::stri
 // The import's error message; empty, and a test failure, when the import succeeds.
 std::string import_error(const OnnxModelBuilder& model);
 
-void set_string_attr(onnx::NodeProto& node, const std::string& name, const std::string& value);
-
 // Each of `actual` within `tolerance` of `expected`, one failure per element that is not.
 void expect_near_all(const std::vector<float>& actual, const std::vector<float>& expected, float tolerance = 1e-5f);
 

@@ -93,6 +93,13 @@ void set_attr(onnx::NodeProto& node, const std::string& name, const std::vector<
   for (int64_t v : value) a->add_ints(v);
 }
 
+void set_string_attr(onnx::NodeProto& node, const std::string& name, const std::string& value) {
+  auto* attr = node.add_attribute();
+  attr->set_name(name);
+  attr->set_type(onnx::AttributeProto::STRING);
+  attr->set_s(value);
+}
+
 void set_attr(onnx::NodeProto& node, const std::string& name, const Tensor& value) {
   auto* a = node.add_attribute();
   a->set_name(name);

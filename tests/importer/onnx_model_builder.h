@@ -35,6 +35,7 @@ class OnnxModelBuilder {
 void set_attr(onnx::NodeProto& node, const std::string& name, int64_t value);
 void set_attr(onnx::NodeProto& node, const std::string& name, float value);
 void set_attr(onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& value);
+void set_string_attr(onnx::NodeProto& node, const std::string& name, const std::string& value);
 void set_attr(onnx::NodeProto& node, const std::string& name, const Tensor& value);
 // A subgraph (If's branches, Loop's and Scan's body): the builder's graph.
 void set_attr(onnx::NodeProto& node, const std::string& name, const OnnxModelBuilder& body);

@@ -17,6 +17,7 @@ using test::f32;
 using test::make_i64;
 using test::OnnxModelBuilder;
 using test::set_attr;
+using test::set_string_attr;
 
 TEST(NodeWorkload, NeeMatMulMapsToMatmulWorkload) {
   Graph g;
@@ -78,13 +79,6 @@ Workload strided_copy(const std::vector<int64_t>& in, const std::vector<int64_t>
   return make_strided_copy_workload(f32(in), StridedCopyAttrs{perm, starts, steps}, out);
 }
 
-void set_text(onnx::NodeProto& node, const std::string& name, const std::string& value) {
-  onnx::AttributeProto* a = node.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::STRING);
-  a->set_s(value);
-}
-
 // A Resize of the two innermost dims, linear or nearest, is the resize family's: its
 // scales from the scales input, or the output's extents over the input's where sizes
 // were given. Cubic interpolation, tf_crop_and_resize and a resize of an outer dim stay
@@ -95,8 +89,8 @@ TEST(NodeWorkload, ResizeOfThePlaneMapsToTheResizeFamily) {
     m.input("x", {1, 3, 5, 7}).output("y");
     m.initializer("scales", test::make_f32({4}, scales));
     onnx::NodeProto& node = m.node("Resize", {"x", "", "scales"}, {"y"});
-    set_text(node, "mode", mode);
-    set_text(node, "coordinate_transformation_mode", coordinates);
+    set_string_attr(node, "mode", mode);
+    set_string_attr(node, "coordinate_transformation_mode", coordinates);
     return workload_of_only_node(m);
   };
   const auto up = resize({1, 1, 2, 1.5f}, "linear", "pytorch_half_pixel");
@@ -114,7 +108,7 @@ TEST(NodeWorkload, ResizeOfThePlaneMapsToTheResizeFamily) {
   OnnxModelBuilder by_sizes(13);
   by_sizes.input("x", {1, 3, 5, 7}).output("y");
   by_sizes.initializer("sizes", make_i64({4}, {1, 3, 4, 21}));
-  set_text(by_sizes.node("Resize", {"x", "", "", "sizes"}, {"y"}), "mode", "linear");
+  set_string_attr(by_sizes.node("Resize", {"x", "", "", "sizes"}, {"y"}), "mode", "linear");
   const auto sized = workload_of_only_node(by_sizes);
   ASSERT_TRUE(sized);
   EXPECT_EQ(resize_attrs(*sized).scale_h, 0.8);
