@@ -23,7 +23,7 @@ bool is_data_movement(const Node& node) {
   static const std::set<std::string> ops = {
       "Reshape", "Flatten", "Identity", "Squeeze", "Unsqueeze", "Dropout", "Transpose", "Concat",
       "Slice", "Gather", "Split", "Expand", "Tile", "Pad", "Shape", "ConstantOfShape", "Range", "Cast",
-      "NeeLayout"};
+      "NeeLayout", "NeeFrameGather"};
   if (node.op == "Resize") return node.attrs.get_string("mode", "nearest") == "nearest";
   return ops.count(node.op) != 0;
 }

@@ -42,6 +42,12 @@ std::string add_shape_constant(Graph& graph, const std::string& name, const std:
   return name;
 }
 
+std::string unique_value_name(const Graph& graph, const std::string& base) {
+  std::string name = base;
+  for (int i = 1; graph.has_value(name); ++i) name = base + "_" + std::to_string(i);
+  return name;
+}
+
 Node reshape_view(Graph& graph, const std::string& value, const std::string& name, const std::vector<int64_t>& shape) {
   graph.add_value(name, TensorType{graph.type_of(value).dtype, shape});
   Node node;

@@ -29,6 +29,9 @@ struct BatchNormAffine {
 };
 std::optional<BatchNormAffine> inference_batch_norm(const Graph& graph, const Node& bn, int64_t channels);
 
+// A value name derived from `base` that the graph does not define yet.
+std::string unique_value_name(const Graph& graph, const std::string& base);
+
 // Adds `shape` as the i64 constant `name` (a Reshape's second input) and returns `name`.
 std::string add_shape_constant(Graph& graph, const std::string& name, const std::vector<int64_t>& shape);
 

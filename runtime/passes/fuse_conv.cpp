@@ -8,16 +8,19 @@ namespace nee {
 
 namespace {
 
-bool is_f32_rank4(const Graph& graph, const std::string& value) {
+bool is_f32_of_rank(const Graph& graph, const std::string& value, size_t rank) {
   const TensorType& t = graph.type_of(value);
-  return t.dtype == DType::f32 && t.shape.size() == 4;
+  return t.dtype == DType::f32 && t.shape.size() == rank;
 }
 
-// A fresh value name derived from `base`.
-std::string unique_name(const Graph& graph, const std::string& base) {
-  std::string name = base;
-  for (int i = 1; graph.has_value(name); ++i) name = base + "_" + std::to_string(i);
-  return name;
+// 2-D convolutions, and 3-D ones with constant weights, which conv3d_as_frames lowers to
+// 2-D ones after this pass has fused their epilogues.
+bool is_fusable_conv(const Graph& graph, const Node& node) {
+  if (node.op != "Conv" || node.inputs.size() < 2) return false;
+  const size_t rank = graph.type_of(node.inputs[0]).shape.size();
+  if (rank == 5 && !f32_constant(graph, node.inputs[1])) return false;
+  return (rank == 4 || rank == 5) && is_f32_of_rank(graph, node.inputs[0], rank) &&
+         is_f32_of_rank(graph, node.inputs[1], rank) && is_f32_of_rank(graph, node.outputs[0], rank);
 }
 
 // An inference-mode BatchNormalization y = a * x + b (inference_batch_norm) folded into
@@ -39,9 +42,9 @@ bool fold_batch_norm(Graph& graph, Node& conv, const Node& bn) {
     const float b0 = bias ? bias->data_as<float>()[o] : 0.0f;
     new_bias.data_as<float>()[o] = a * b0 + affine->shift[static_cast<size_t>(o)];
   }
-  const std::string w_name = unique_name(graph, conv.name + "_bn_weights");
+  const std::string w_name = unique_value_name(graph, conv.name + "_bn_weights");
   graph.add_constant(w_name, new_weights);
-  const std::string b_name = unique_name(graph, conv.name + "_bn_bias");
+  const std::string b_name = unique_value_name(graph, conv.name + "_bn_bias");
   graph.add_constant(b_name, new_bias);
   conv.inputs[1] = w_name;
   if (conv.attrs.get_int("bias")) {
@@ -56,13 +59,10 @@ bool fold_batch_norm(Graph& graph, Node& conv, const Node& bn) {
 }  // namespace
 
 void fuse_conv(Graph& graph) {
-  // Conv -> NeeConv: 2-D f32 convolutions, with every attribute kept (the importer made
+  // Conv -> NeeConv: f32 convolutions, with every attribute kept (the importer made
   // kernel_shape, strides, dilations, pads and group explicit).
   for (Node& node : graph.nodes()) {
-    if (node.op != "Conv" || node.inputs.size() < 2 || !is_f32_rank4(graph, node.inputs[0]) ||
-        !is_f32_rank4(graph, node.inputs[1]) || !is_f32_rank4(graph, node.outputs[0])) {
-      continue;
-    }
+    if (!is_fusable_conv(graph, node)) continue;
     const bool has_bias = node.inputs.size() > 2 && !node.inputs[2].empty();
     if (has_bias && graph.type_of(node.inputs[2]).dtype != DType::f32) continue;
     node.op = "NeeConv";

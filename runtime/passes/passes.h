@@ -48,13 +48,30 @@ void fold_pad_into_pool(Graph& graph);
 // the element order: it becomes a Reshape to its output's shape, which the runtime runs
 // as a view, not a copy.
 void transpose_as_reshape(Graph& graph);
-// Conv (2-D, f32) -> NeeConv, then folds into it, when each is the sole consumer of the
-// NeeConv's output: a BatchNormalization with constant parameters (constant weights
+// Conv (2-D, f32; or 3-D with constant weights, for conv3d_as_frames) -> NeeConv, then
+// folds into it, when each is the sole consumer of the NeeConv's output: a BatchNormalization with constant parameters (constant weights
 // needed; new constant weights and bias), an Add of a same-shape tensor (residual), and
 // a Relu, a Clip with constant bounds, a HardSwish or a HardSigmoid with alpha 1/6 and
 // beta 0.5, or the nodes of x * sigmoid(x) (SiLU), of x * HardSigmoid(x) (Hardswish) or
 // of PyTorch's Erf-based GELU (activation_patterns.h) when they are x's only readers.
 void fuse_conv(Graph& graph);
+// A 3-D NeeConv (fuse_conv's, epilogue fused) -> the 2-D NeeConv of each output frame:
+// X [N, C, T, H, W] -> NeeFrameGather -> [N * T', G * KT * C/G, H, W] (per output frame,
+// the KT input frames its window reads, zeros where it reads the time padding) -> NeeConv
+// with the weights [M, C/G, KT, KH, KW] reordered to [M, KT * C/G, KH, KW] and the 2-D
+// pads, strides, dilations and groups -> [N * T', M, H', W'], viewed as [N, T', M, H', W']
+// -> Transpose (0, 2, 1, 3, 4) -> Y [N, M, T', H', W']. A residual goes through the same
+// Transpose the other way. Where an operand is itself such a Transpose of a frames-major
+// value, the gather or the residual reads that value (frames_major) and the Transpose
+// goes when nothing else reads it; a gather of one tap, stride 1, no time padding, over a
+// frames-major value becomes a view. R3D-18's 3-D convs ran 2.85 s a run on the
+// reference kernel. Runs right after fuse_conv, which makes 3-D NeeConvs for it alone.
+//
+// The internal op "NeeFrameGather": attributes kernel, stride, dilation, pad_begin (the
+// time axis's), group and frames_major (0: X is [N, C, T, H, W]; 1: [N, T, C, H, W]);
+// out[n * T' + t, (g * KT + k) * C/G + c] = X's plane (n, g * C/G + c, t * stride +
+// k * dilation - pad_begin), or zeros outside [0, T).
+void conv3d_as_frames(Graph& graph);
 void fuse_gemm(Graph& graph);          // Gemm -> NeeMatMul
 void convert_matmul(Graph& graph);     // MatMul with rank >= 2 operands -> NeeMatMul
 // MatMul, or NeeMatMul without bias or activation, then Add of a broadcastable bias ->

@@ -127,6 +127,15 @@ def make_wider(name, small):
         # torchvision starts the classifier at zero, which would make every output 0.
         torch.nn.init.normal_(net.heads.head.weight, std=0.1)
         return net, image
+    if name in ("r3d_18", "r2plus1d_18"):
+        # Video CNNs (3-D convs) on a clip of 16 frames of 112x112, as torchvision's are trained.
+        video = tv.video.resnet
+        if small:
+            block = video.Conv3DSimple if name == "r3d_18" else video.Conv2Plus1D
+            stem = video.BasicStem if name == "r3d_18" else video.R2Plus1dStem
+            net = video.VideoResNet(video.BasicBlock, [block] * 4, [1, 1, 1, 1], stem, num_classes=10)
+            return net, torch.rand(1, 3, 4, 32, 32) * 2 - 1
+        return getattr(tv.video, name)(weights=None), torch.rand(1, 3, 16, 112, 112) * 2 - 1
     if name in ("gpt_decoder", "gpt_decoder_wide"):
         wide = name == "gpt_decoder_wide"
         vocab, hidden, heads, layers, seq = (500, 64, 2, 1, 24 if wide else 16) if small else \
@@ -136,7 +145,7 @@ def make_wider(name, small):
 
 
 WIDER_ZOO = ["resnext50", "mobilenet_v3", "efficientnet_b0", "shufflenet_v2", "densenet121", "googlenet",
-             "squeezenet", "convnext_tiny", "vit_small", "gpt_decoder", "gpt_decoder_wide"]
+             "squeezenet", "convnext_tiny", "vit_small", "gpt_decoder", "gpt_decoder_wide", "r3d_18", "r2plus1d_18"]
 
 
 def make(name, small):

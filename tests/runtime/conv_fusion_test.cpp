@@ -11,6 +11,7 @@
 #include <map>
 
 #include "core/conv2d_workload.h"
+#include "core/error.h"
 #include "core/pool2d_workload.h"
 #include "importer/import_onnx.h"
 #include "onnx_model_builder.h"
@@ -1042,6 +1043,128 @@ TEST(BlockActivations, GroupsOf24MergeInPairsOfWholeBlocks) {
     }
   }
 }
+
+// A 3-D Conv `name` with weights [M, C/G, KT, KH, KW] and a bias, its ONNX pads (begins,
+// then ends), strides and dilations per dim (time, height, width).
+void conv3d(OnnxModelBuilder& m, const std::string& name, const std::string& in, const std::string& out,
+            const std::vector<int64_t>& w_shape, const std::vector<int64_t>& pads,
+            const std::vector<int64_t>& strides = {1, 1, 1}, const std::vector<int64_t>& dilations = {1, 1, 1},
+            int64_t group = 1, uint64_t seed = 1) {
+  m.initializer(name + "_w", random_tensor({DType::f32, w_shape}, seed));
+  m.initializer(name + "_b", random_tensor({DType::f32, {w_shape[0]}}, seed + 1));
+  auto& node = m.node("Conv", {in, name + "_w", name + "_b"}, {out}, name);
+  set_attr(node, "pads", pads);
+  set_attr(node, "strides", strides);
+  set_attr(node, "dilations", dilations);
+  set_attr(node, "group", group);
+}
+
+std::map<std::string, int> op_counts(const Graph& g) {
+  std::map<std::string, int> counts;
+  for (const Node& n : g.nodes()) ++counts[n.op];
+  return counts;
+}
+
+// R3D-18's basic block on [1, 8, 5, 6, 6]: a 3x3x3 conv, BatchNormalization, Relu, a
+// 3x3x3 conv, BatchNormalization, the block's input added, Relu.
+std::string video_block_bytes() {
+  OnnxModelBuilder m;
+  m.input("x", {1, 8, 5, 6, 6}).output("y", {1, 8, 5, 6, 6});
+  const std::vector<int64_t> same = {1, 1, 1, 1, 1, 1};
+  conv3d(m, "c1", "x", "c1_out", {8, 8, 3, 3, 3}, same, {1, 1, 1}, {1, 1, 1}, 1, 10);
+  batch_norm(m, "bn1", "c1_out", "bn1_out", 8, 20);
+  m.node("Relu", {"bn1_out"}, {"a1"}, "relu1");
+  conv3d(m, "c2", "a1", "c2_out", {8, 8, 3, 3, 3}, same, {1, 1, 1}, {1, 1, 1}, 1, 30);
+  batch_norm(m, "bn2", "c2_out", "bn2_out", 8, 40);
+  m.node("Add", {"bn2_out", "x"}, {"sum"}, "residual");
+  m.node("Relu", {"sum"}, {"y"}, "relu2");
+  return m.bytes();
+}
+
+TEST(Conv3dAsFrames, AVideoResidualBlockRunsAsConvsOverFrames) {
+  const std::string bytes = video_block_bytes();
+  Graph g = import_onnx_bytes(bytes);
+  optimize_graph(g);
+  // One Transpose views the input frames-major for the residual, one writes y: the first
+  // conv's output reaches the second conv's gather frames-major, with no Transpose between.
+  EXPECT_EQ(op_counts(g), (std::map<std::string, int>{
+                              {"NeeConv", 2}, {"NeeFrameGather", 2}, {"Reshape", 3}, {"Transpose", 2}}));
+  std::vector<const Node*> convs, gathers;
+  for (const Node& n : g.nodes()) {
+    if (n.op == "NeeConv") convs.push_back(&n);
+    if (n.op == "NeeFrameGather") gathers.push_back(&n);
+  }
+  ASSERT_EQ(convs.size(), 2u);
+  EXPECT_EQ(g.type_of(convs[0]->inputs[0]).shape, (std::vector<int64_t>{5, 24, 6, 6}));
+  EXPECT_EQ(convs[0]->attrs.get_string("activation"), "relu");
+  EXPECT_EQ(convs[1]->attrs.get_int("residual"), 1);
+  EXPECT_EQ(convs[1]->attrs.get_string("activation"), "relu");
+  EXPECT_EQ(gathers[0]->attrs.get_int("frames_major"), 0);
+  EXPECT_EQ(gathers[1]->attrs.get_int("frames_major"), 1);
+  EXPECT_EQ(workload_of(g, *convs[1])->op, "conv2d");
+  expect_blocked_matches_unfused(bytes, GraphOptions{}, {1, 8, 5, 6, 6}, {7, 8});
+  expect_blocked_matches_unfused(bytes, kBlocked, {1, 8, 5, 6, 6}, {9});
+}
+
+// A (3,1,1) temporal conv, a (1,3,3) spatial one (R(2+1)D's pair), a grouped conv with
+// time stride 2, time dilation 2 and uneven time padding, and a 1x1x1 conv of stride 2.
+std::string video_geometries_bytes() {
+  OnnxModelBuilder m;
+  m.input("x", {1, 4, 6, 7, 7}).output("y", {1, 4, 2, 4, 4});
+  conv3d(m, "t", "x", "t_out", {6, 4, 3, 1, 1}, {1, 0, 0, 1, 0, 0}, {1, 1, 1}, {1, 1, 1}, 1, 50);
+  m.node("Relu", {"t_out"}, {"t_act"}, "relu_t");
+  conv3d(m, "s", "t_act", "s_out", {6, 6, 1, 3, 3}, {0, 1, 1, 0, 1, 1}, {1, 1, 1}, {1, 1, 1}, 1, 60);
+  m.node("Relu", {"s_out"}, {"s_act"}, "relu_s");
+  conv3d(m, "g", "s_act", "g_out", {8, 3, 3, 3, 3}, {2, 1, 1, 1, 1, 1}, {2, 1, 1}, {2, 1, 1}, 2, 70);
+  conv3d(m, "d", "g_out", "y", {4, 8, 1, 1, 1}, {0, 0, 0, 0, 0, 0}, {2, 2, 2}, {1, 1, 1}, 1, 80);
+  return m.bytes();
+}
+
+TEST(Conv3dAsFrames, EveryTimeGeometryComputesTheConv) {
+  const std::string bytes = video_geometries_bytes();
+  Graph g = import_onnx_bytes(bytes);
+  optimize_graph(g);
+  // The spatial conv reads the temporal one's frames as they are: a view, not a gather.
+  const std::map<std::string, int> counts = op_counts(g);
+  EXPECT_EQ(counts.count("Conv"), 0u);
+  EXPECT_EQ(counts.at("NeeConv"), 4);
+  EXPECT_EQ(counts.at("NeeFrameGather"), 3);
+  EXPECT_EQ(counts.at("Transpose"), 1);
+  for (const Node& n : g.nodes()) {
+    if (n.op == "NeeFrameGather" && n.attrs.get_int("group") == 2) {
+      EXPECT_EQ(g.type_of(n.outputs[0]).shape, (std::vector<int64_t>{3, 18, 7, 7}));
+    }
+  }
+  expect_blocked_matches_unfused(bytes, GraphOptions{}, {1, 4, 6, 7, 7}, {7, 8});
+  expect_blocked_matches_unfused(bytes, kBlocked, {1, 4, 6, 7, 7}, {9});
+}
+
+TEST(Conv3dAsFrames, WeightsThatAreNotConstantStayAConv) {
+  OnnxModelBuilder m;
+  m.input("x", {1, 2, 3, 4, 4}).input("w", {3, 2, 1, 1, 1}).output("y", {1, 3, 3, 4, 4});
+  m.node("Conv", {"x", "w"}, {"y"}, "conv3d");
+  EXPECT_EQ(ops_after_optimize(m.bytes()), std::vector<std::string>{"Conv"});
+}
+
+TEST(Conv3dAsFrames, AFrameGatherOfTheWrongShapeIsRefusedByName) {
+  Graph g;
+  g.add_value("x", {DType::f32, {1, 2, 3, 4, 4}});
+  g.add_input("x");
+  Node gather{"NeeFrameGather", "frames", {"x"}, {"y"}, {}};
+  for (const char* attr : {"kernel", "stride", "dilation", "group"}) gather.attrs.set(attr, int64_t{1});
+  gather.attrs.set("pad_begin", int64_t{0});
+  g.add_node(gather);
+  g.add_value("y", {DType::f32, {3, 4, 4, 4}});  // 2 channels a frame, not 4
+  g.add_output("y");
+  try {
+    Session session(g, {});
+    session.run({{"x", random_tensor({DType::f32, {1, 2, 3, 4, 4}}, 1)}});
+    FAIL() << "the session ran a gather of the wrong shape";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("NeeFrameGather 'frames'"), std::string::npos) << e.what();
+  }
+}
+
 
 class BlockedBundle : public ::testing::TestWithParam<bool> {};
 
