@@ -79,6 +79,15 @@ bool pools_channels(const Graph& graph, const Node& node) {
   return x.dtype == DType::f32 && can_block_activations(x.shape) && node.attrs.get_ints("kernel_shape").size() == 2;
 }
 
+// A NeeFrameGather of frames [N * T, C, H, W] (conv3d_as_frames) whose groups are whole
+// channel blocks: it gathers a blocked frame's block planes as it gathers planes.
+bool gathers_frames(const Graph& graph, const Node& node) {
+  if (node.op != "NeeFrameGather" || node.attrs.get_int("input_frames", 0) == 0) return false;
+  const TensorType& x = graph.type_of(node.inputs[0]);
+  return x.dtype == DType::f32 && can_block_activations(x.shape) &&
+         (x.shape[1] / kActivationBlock) % node.attrs.get_int("group") == 0;
+}
+
 // How an elementwise operand broadcasts against a blocked output of NCHW shape `nchw`:
 // one that is per channel or the same over the planes ([n, c, 1, 1] with n 1 or N and c 1
 // or C, missing leading dims read as 1) as [n, C/16 or 1, 1, 1, 16 or 1], the same bytes
@@ -126,18 +135,19 @@ bool reads_as_blocked(const Node& reader, const std::string& value, const std::s
          (reader.inputs[0] == value || (r >= 0 && reader.inputs[static_cast<size_t>(r)] == value));
 }
 
-// Which channel concatenations, pools and elementwise ops carry the blocked layout
-// through: those whose result a blocked reader takes (SqueezeNet's fire modules and
-// GoogLeNet's inception blocks concatenate conv outputs that the next convs read; their
-// max pools sit between such convs and concats; an SE block's Mul between a depthwise
-// and a 1x1 conv), found again until no more join, for chains of them.
+// Which channel concatenations, frame gathers, pools and elementwise ops carry the
+// blocked layout through: those whose result a blocked reader takes (SqueezeNet's fire
+// modules and GoogLeNet's inception blocks concatenate conv outputs that the next convs
+// read; a video CNN's convs gather the frames the previous ones wrote; max pools sit
+// between such convs and concats; an SE block's Mul between a depthwise and a 1x1 conv),
+// found again until no more join, for chains of them.
 std::set<std::string> carriers_to_block(const Graph& graph, const std::set<std::string>& convs,
                                         const GraphOptions& options) {
   std::set<std::string> carriers;
   for (bool grew = true; grew;) {
     grew = false;
     for (const Node& node : graph.nodes()) {
-      const bool carries = concats_channels(graph, node) ||
+      const bool carries = concats_channels(graph, node) || gathers_frames(graph, node) ||
                            (options.block_pools && pools_channels(graph, node)) ||
                            (options.block_elementwise && elementwise_carries(graph, node));
       if (carriers.count(node.name) || !carries) continue;

@@ -59,18 +59,21 @@ void fuse_conv(Graph& graph);
 // X [N, C, T, H, W] -> NeeFrameGather -> [N * T', G * KT * C/G, H, W] (per output frame,
 // the KT input frames its window reads, zeros where it reads the time padding) -> NeeConv
 // with the weights [M, C/G, KT, KH, KW] reordered to [M, KT * C/G, KH, KW] and the 2-D
-// pads, strides, dilations and groups -> [N * T', M, H', W'], viewed as [N, T', M, H', W']
-// -> Transpose (0, 2, 1, 3, 4) -> Y [N, M, T', H', W']. A residual goes through the same
-// Transpose the other way. Where an operand is itself such a Transpose of a frames-major
-// value, the gather or the residual reads that value (frames_major) and the Transpose
-// goes when nothing else reads it; a gather of one tap, stride 1, no time padding, over a
-// frames-major value becomes a view. R3D-18's 3-D convs ran 2.85 s a run on the
-// reference kernel. Runs right after fuse_conv, which makes 3-D NeeConvs for it alone.
+// pads, strides, dilations and groups -> frames [N * T', M, H', W'] -> viewed as
+// [N, T', M, H', W'] -> Transpose (0, 2, 1, 3, 4) -> Y [N, M, T', H', W']. A conv whose X
+// or residual is an earlier lowered conv's Y reads that conv's frames instead (its gather
+// reads them; a conv of one tap, time stride 1, no time padding, reads them as they are),
+// and the Transpose goes when nothing else reads Y: block_activations can then keep the
+// frames channel-blocked from conv to conv. A residual of ONNX's layout goes through a
+// Transpose (0, 2, 1, 3, 4). R3D-18's 3-D convs ran 2.85 s a run on the reference kernel.
+// Runs right after fuse_conv, which makes 3-D NeeConvs for it alone.
 //
 // The internal op "NeeFrameGather": attributes kernel, stride, dilation, pad_begin (the
-// time axis's), group and frames_major (0: X is [N, C, T, H, W]; 1: [N, T, C, H, W]);
-// out[n * T' + t, (g * KT + k) * C/G + c] = X's plane (n, g * C/G + c, t * stride +
-// k * dilation - pad_begin), or zeros outside [0, T).
+// time axis's), group, input_frames (absent or 0: X is [N, C, T, H, W]; T: X is frames
+// [N * T, C, H, W]) and input_block (absent or 0: NCHW frames; 16: channel-blocked
+// frames, and a blocked output); out[n * T' + t, (g * KT + k) * C/G + c] = the plane of
+// frame t * stride + k * dilation - pad_begin of sample n, channel g * C/G + c, or zeros
+// outside [0, T).
 void conv3d_as_frames(Graph& graph);
 void fuse_gemm(Graph& graph);          // Gemm -> NeeMatMul
 void convert_matmul(Graph& graph);     // MatMul with rank >= 2 operands -> NeeMatMul

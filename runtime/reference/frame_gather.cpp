@@ -1,54 +1,75 @@
+#include <algorithm>
 #include <cstring>
+#include <thread>
+#include <vector>
 
+#include "core/activation_layout.h"
 #include "core/error.h"
 #include "runtime/reference/reference_ops.h"
 
 namespace nee {
 
 // NeeFrameGather (runtime/passes/passes.h): each output plane is one input plane or
-// zeros, so the kernel copies whole H x W planes.
+// zeros, so the kernel copies whole planes: H x W elements, or H x W x 16 of a channel
+// block where the frames are blocked.
 ReferenceFn make_reference_nee_frame_gather(const Graph& graph, const Node& node) {
   const TensorType& x = graph.type_of(node.inputs[0]);
   const std::vector<int64_t>& y = graph.type_of(node.outputs[0]).shape;
-  const bool frames_major = node.attrs.get_int("frames_major", 0) != 0;
   const int64_t taps = node.attrs.get_int("kernel"), stride = node.attrs.get_int("stride");
   const int64_t dilation = node.attrs.get_int("dilation"), pad = node.attrs.get_int("pad_begin");
-  const int64_t groups = node.attrs.get_int("group");
-  const auto fail = [&](const std::string& why) {
-    return Error("NeeFrameGather '" + node.name + "': " + why);
-  };
-  if (x.shape.size() != 5 || y.size() != 4) throw fail("needs a 5-D input and a 4-D output");
+  const int64_t groups = node.attrs.get_int("group"), time_given = node.attrs.get_int("input_frames", 0);
+  const int64_t block = node.attrs.get_int("input_block", 0) != 0 ? kActivationBlock : 1;
+  const auto fail = [&](const std::string& why) { return Error("NeeFrameGather '" + node.name + "': " + why); };
   if (taps < 1 || stride < 1 || dilation < 1 || pad < 0 || groups < 1) {
     throw fail("kernel, stride, dilation and group must be positive and pad_begin not negative");
   }
-  const int64_t batch = x.shape[0], channels = frames_major ? x.shape[2] : x.shape[1];
-  const int64_t time = frames_major ? x.shape[1] : x.shape[2];
-  if (channels % groups != 0 || y[0] % batch != 0 || y[1] != taps * channels || y[2] != x.shape[3] ||
-      y[3] != x.shape[4]) {
+  // The input's frames: [N, C, T, H, W] (channels-major), or [N * T, C, H, W] with T
+  // given, channel-blocked as [N * T, C/16, H, W, 16] with input_block.
+  const bool channels_major = time_given == 0;
+  const size_t rank = block == 1 ? (channels_major ? 5 : 4) : 5;
+  if (x.shape.size() != rank || (!channels_major && x.shape[0] % time_given != 0) || (block != 1 && channels_major)) {
+    throw fail("input shape does not match its layout (input_frames, input_block)");
+  }
+  const int64_t time = channels_major ? x.shape[2] : time_given;
+  const int64_t batch = channels_major ? x.shape[0] : x.shape[0] / time_given;
+  const int64_t units = x.shape[1];  // channels, or channel blocks
+  const int64_t height = x.shape[channels_major ? 3 : 2], width = x.shape[channels_major ? 4 : 3];
+  if (units % groups != 0 || y.size() != x.shape.size() - (channels_major ? 1 : 0) || y[0] % batch != 0 ||
+      y[1] != taps * units || y[2] != height || y[3] != width || (block != 1 && y[4] != block)) {
     throw fail("output shape does not match the input's and the attributes");
   }
-  const int64_t frames = y[0] / batch, group_channels = channels / groups;
-  const size_t plane = static_cast<size_t>(x.shape[3] * x.shape[4]) * dtype_size(x.dtype);
+  const int64_t frames = y[0] / batch, group_units = units / groups, planes = y[0] * y[1];
+  const size_t plane = static_cast<size_t>(height * width * block) * dtype_size(x.dtype);
+  // Output planes [from, to): plane p is channel (or block) (g * KT + k) * C/G + c of
+  // output frame n * T' + f.
+  const auto copy_planes = [=](const uint8_t* src, uint8_t* dst, int64_t from, int64_t to) {
+    for (int64_t p = from; p < to; ++p) {
+      const int64_t frame = p / y[1], channel = p % y[1];
+      const int64_t tap = channel / group_units % taps, g = channel / group_units / taps;
+      const int64_t n = frame / frames, t = frame % frames * stride + tap * dilation - pad;
+      const int64_t u = g * group_units + channel % group_units;
+      uint8_t* out = dst + static_cast<size_t>(p) * plane;
+      if (t < 0 || t >= time) {
+        std::memset(out, 0, plane);
+        continue;
+      }
+      const int64_t at = channels_major ? (n * units + u) * time + t : (n * time + t) * units + u;
+      std::memcpy(out, src + static_cast<size_t>(at) * plane, plane);
+    }
+  };
+  // A thread per core for every 4 MiB written: R(2+1)D-18's largest gather (116 MB) took
+  // 46 ms on one core of this 2-core machine.
+  const int64_t workers = std::clamp<int64_t>(
+      std::min<int64_t>(std::thread::hardware_concurrency(), static_cast<int64_t>(plane) * planes >> 22), 1, planes);
   return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
     const auto* src = static_cast<const uint8_t*>(in[0]->data());
     auto* dst = static_cast<uint8_t*>(out[0]->data());
-    for (int64_t n = 0; n < batch; ++n) {
-      for (int64_t f = 0; f < frames; ++f) {
-        for (int64_t g = 0; g < groups; ++g) {
-          for (int64_t k = 0; k < taps; ++k) {
-            const int64_t t = f * stride + k * dilation - pad;
-            for (int64_t c = g * group_channels; c < (g + 1) * group_channels; ++c, dst += plane) {
-              if (t < 0 || t >= time) {
-                std::memset(dst, 0, plane);
-                continue;
-              }
-              const int64_t at = frames_major ? (n * time + t) * channels + c : (n * channels + c) * time + t;
-              std::memcpy(dst, src + static_cast<size_t>(at) * plane, plane);
-            }
-          }
-        }
-      }
+    std::vector<std::thread> threads;
+    for (int64_t w = 1; w < workers; ++w) {
+      threads.emplace_back(copy_planes, src, dst, planes * w / workers, planes * (w + 1) / workers);
     }
+    copy_planes(src, dst, 0, planes / workers);
+    for (std::thread& t : threads) t.join();
   };
 }
 

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 
+#include "core/activation_layout.h"
 #include "core/conv2d_workload.h"
 #include "core/error.h"
 #include "core/pool2d_workload.h"
@@ -1050,7 +1051,11 @@ void conv3d(OnnxModelBuilder& m, const std::string& name, const std::string& in,
             const std::vector<int64_t>& w_shape, const std::vector<int64_t>& pads,
             const std::vector<int64_t>& strides = {1, 1, 1}, const std::vector<int64_t>& dilations = {1, 1, 1},
             int64_t group = 1, uint64_t seed = 1) {
-  m.initializer(name + "_w", random_tensor({DType::f32, w_shape}, seed));
+  // Scaled by 1 / sqrt(fan-in), as networks are initialized, to keep outputs near 1.
+  Tensor w = random_tensor({DType::f32, w_shape}, seed);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(w.elements() / w_shape[0]));
+  for (int64_t i = 0; i < w.elements(); ++i) w.data_as<float>()[i] *= scale;
+  m.initializer(name + "_w", w);
   m.initializer(name + "_b", random_tensor({DType::f32, {w_shape[0]}}, seed + 1));
   auto& node = m.node("Conv", {in, name + "_w", name + "_b"}, {out}, name);
   set_attr(node, "pads", pads);
@@ -1065,49 +1070,71 @@ std::map<std::string, int> op_counts(const Graph& g) {
   return counts;
 }
 
-// R3D-18's basic block on [1, 8, 5, 6, 6]: a 3x3x3 conv, BatchNormalization, Relu, a
-// 3x3x3 conv, BatchNormalization, the block's input added, Relu.
+// A 1x1x1 conv, then R3D-18's basic block on its [1, 16, 5, 14, 14] (planes large enough
+// for Winograd): a 3x3x3 conv, BatchNormalization, Relu, a 3x3x3 conv,
+// BatchNormalization, the block's input added, Relu.
 std::string video_block_bytes() {
   OnnxModelBuilder m;
-  m.input("x", {1, 8, 5, 6, 6}).output("y", {1, 8, 5, 6, 6});
+  m.input("x", {1, 16, 5, 14, 14}).output("y", {1, 16, 5, 14, 14});
   const std::vector<int64_t> same = {1, 1, 1, 1, 1, 1};
-  conv3d(m, "c1", "x", "c1_out", {8, 8, 3, 3, 3}, same, {1, 1, 1}, {1, 1, 1}, 1, 10);
-  batch_norm(m, "bn1", "c1_out", "bn1_out", 8, 20);
+  conv3d(m, "c0", "x", "x0", {16, 16, 1, 1, 1}, {0, 0, 0, 0, 0, 0}, {1, 1, 1}, {1, 1, 1}, 1, 5);
+  conv3d(m, "c1", "x0", "c1_out", {16, 16, 3, 3, 3}, same, {1, 1, 1}, {1, 1, 1}, 1, 10);
+  batch_norm(m, "bn1", "c1_out", "bn1_out", 16, 20);
   m.node("Relu", {"bn1_out"}, {"a1"}, "relu1");
-  conv3d(m, "c2", "a1", "c2_out", {8, 8, 3, 3, 3}, same, {1, 1, 1}, {1, 1, 1}, 1, 30);
-  batch_norm(m, "bn2", "c2_out", "bn2_out", 8, 40);
-  m.node("Add", {"bn2_out", "x"}, {"sum"}, "residual");
+  conv3d(m, "c2", "a1", "c2_out", {16, 16, 3, 3, 3}, same, {1, 1, 1}, {1, 1, 1}, 1, 30);
+  batch_norm(m, "bn2", "c2_out", "bn2_out", 16, 40);
+  m.node("Add", {"bn2_out", "x0"}, {"sum"}, "residual");
   m.node("Relu", {"sum"}, {"y"}, "relu2");
   return m.bytes();
+}
+
+// The nodes of `g` that run `op`, in order.
+std::vector<const Node*> nodes_of(const Graph& g, const std::string& op) {
+  std::vector<const Node*> found;
+  for (const Node& n : g.nodes()) {
+    if (n.op == op) found.push_back(&n);
+  }
+  return found;
 }
 
 TEST(Conv3dAsFrames, AVideoResidualBlockRunsAsConvsOverFrames) {
   const std::string bytes = video_block_bytes();
   Graph g = import_onnx_bytes(bytes);
   optimize_graph(g);
-  // One Transpose views the input frames-major for the residual, one writes y: the first
-  // conv's output reaches the second conv's gather frames-major, with no Transpose between.
+  // Each conv's frames go to the next conv's gather, and c0's to c2 as its residual, as
+  // they are; only y is viewed and transposed back into ONNX's layout.
   EXPECT_EQ(op_counts(g), (std::map<std::string, int>{
-                              {"NeeConv", 2}, {"NeeFrameGather", 2}, {"Reshape", 3}, {"Transpose", 2}}));
-  std::vector<const Node*> convs, gathers;
-  for (const Node& n : g.nodes()) {
-    if (n.op == "NeeConv") convs.push_back(&n);
-    if (n.op == "NeeFrameGather") gathers.push_back(&n);
-  }
-  ASSERT_EQ(convs.size(), 2u);
-  EXPECT_EQ(g.type_of(convs[0]->inputs[0]).shape, (std::vector<int64_t>{5, 24, 6, 6}));
-  EXPECT_EQ(convs[0]->attrs.get_string("activation"), "relu");
-  EXPECT_EQ(convs[1]->attrs.get_int("residual"), 1);
+                              {"NeeConv", 3}, {"NeeFrameGather", 3}, {"Reshape", 1}, {"Transpose", 1}}));
+  const std::vector<const Node*> convs = nodes_of(g, "NeeConv"), gathers = nodes_of(g, "NeeFrameGather");
+  EXPECT_EQ(g.type_of(convs[1]->inputs[0]).shape, (std::vector<int64_t>{5, 48, 14, 14}));
   EXPECT_EQ(convs[1]->attrs.get_string("activation"), "relu");
-  EXPECT_EQ(gathers[0]->attrs.get_int("frames_major"), 0);
-  EXPECT_EQ(gathers[1]->attrs.get_int("frames_major"), 1);
-  EXPECT_EQ(workload_of(g, *convs[1])->op, "conv2d");
-  expect_blocked_matches_unfused(bytes, GraphOptions{}, {1, 8, 5, 6, 6}, {7, 8});
-  expect_blocked_matches_unfused(bytes, kBlocked, {1, 8, 5, 6, 6}, {9});
+  EXPECT_EQ(convs[2]->attrs.get_int("residual"), 1);
+  EXPECT_EQ(convs[2]->inputs.back(), convs[0]->outputs[0]);
+  EXPECT_EQ(convs[2]->attrs.get_string("activation"), "relu");
+  EXPECT_EQ(gathers[0]->attrs.get_int("input_frames", 0), 0);
+  EXPECT_EQ(gathers[2]->inputs[0], convs[1]->outputs[0]);
+  EXPECT_EQ(gathers[2]->attrs.get_int("input_frames"), 5);
+  EXPECT_EQ(workload_of(g, *convs[2])->op, "conv2d");
+  expect_blocked_matches_unfused(bytes, GraphOptions{}, {1, 16, 5, 14, 14}, {7, 8});
+
+  // Blocked, the frames stay blocked through the gathers, and the middle conv, blocked on
+  // both sides, may run as Winograd.
+  Graph blocked = import_onnx_bytes(bytes);
+  optimize_graph(blocked, kBlocked);
+  const std::vector<const Node*> blocked_gathers = nodes_of(blocked, "NeeFrameGather");
+  ASSERT_EQ(blocked_gathers.size(), 3u);
+  EXPECT_EQ(blocked_gathers[2]->attrs.get_int("input_block", 0), kActivationBlock);
+  EXPECT_EQ(blocked.type_of(blocked_gathers[2]->outputs[0]).shape, (std::vector<int64_t>{5, 3, 14, 14, 16}));
+  expect_blocked_matches_unfused(bytes, kBlocked, {1, 16, 5, 14, 14}, {9});
+  Graph winograd = import_onnx_bytes(bytes);
+  optimize_graph(winograd, kBlockedWinograd);
+  EXPECT_NE(nodes_of(winograd, "NeeConv")[1]->attrs.get_int("winograd_tile", 0), 0);
+  expect_blocked_matches_unfused(bytes, kBlockedWinograd, {1, 16, 5, 14, 14}, {10});
 }
 
 // A (3,1,1) temporal conv, a (1,3,3) spatial one (R(2+1)D's pair), a grouped conv with
-// time stride 2, time dilation 2 and uneven time padding, and a 1x1x1 conv of stride 2.
+// time stride 2, time dilation 2 and uneven time padding, a 1x1x1 conv of stride 2 with
+// a HardSigmoid, and a (2,1,1) conv padded at the end.
 std::string video_geometries_bytes() {
   OnnxModelBuilder m;
   m.input("x", {1, 4, 6, 7, 7}).output("y", {1, 4, 2, 4, 4});
@@ -1116,7 +1143,10 @@ std::string video_geometries_bytes() {
   conv3d(m, "s", "t_act", "s_out", {6, 6, 1, 3, 3}, {0, 1, 1, 0, 1, 1}, {1, 1, 1}, {1, 1, 1}, 1, 60);
   m.node("Relu", {"s_out"}, {"s_act"}, "relu_s");
   conv3d(m, "g", "s_act", "g_out", {8, 3, 3, 3, 3}, {2, 1, 1, 1, 1, 1}, {2, 1, 1}, {2, 1, 1}, 2, 70);
-  conv3d(m, "d", "g_out", "y", {4, 8, 1, 1, 1}, {0, 0, 0, 0, 0, 0}, {2, 2, 2}, {1, 1, 1}, 1, 80);
+  conv3d(m, "d", "g_out", "d_out", {5, 8, 1, 1, 1}, {0, 0, 0, 0, 0, 0}, {2, 2, 2}, {1, 1, 1}, 1, 80);
+  // HardSigmoid(0) is 0.5: the widened channels are not zero, their weights in e are.
+  set_attr(m.node("HardSigmoid", {"d_out"}, {"d_act"}, "hard_sigmoid"), "alpha", 1.0f / 6.0f);
+  conv3d(m, "e", "d_act", "y", {4, 5, 2, 1, 1}, {0, 0, 0, 1, 0, 0}, {1, 1, 1}, {1, 1, 1}, 1, 90);
   return m.bytes();
 }
 
@@ -1127,14 +1157,23 @@ TEST(Conv3dAsFrames, EveryTimeGeometryComputesTheConv) {
   // The spatial conv reads the temporal one's frames as they are: a view, not a gather.
   const std::map<std::string, int> counts = op_counts(g);
   EXPECT_EQ(counts.count("Conv"), 0u);
-  EXPECT_EQ(counts.at("NeeConv"), 4);
-  EXPECT_EQ(counts.at("NeeFrameGather"), 3);
+  EXPECT_EQ(counts.at("NeeConv"), 5);
+  EXPECT_EQ(counts.at("NeeFrameGather"), 4);
   EXPECT_EQ(counts.at("Transpose"), 1);
-  for (const Node& n : g.nodes()) {
-    if (n.op == "NeeFrameGather" && n.attrs.get_int("group") == 2) {
-      EXPECT_EQ(g.type_of(n.outputs[0]).shape, (std::vector<int64_t>{3, 18, 7, 7}));
-    }
+  for (const Node* n : nodes_of(g, "NeeFrameGather")) {
+    if (n->attrs.get_int("group") == 2) EXPECT_EQ(g.type_of(n->outputs[0]).shape, (std::vector<int64_t>{3, 18, 7, 7}));
   }
+  // t's 6 channels, which only the spatial conv reads, and d's 5, which only e's gather
+  // reads, are widened to 16; s's, read by a conv of two groups, g's (two groups) and y
+  // are not.
+  const std::vector<const Node*> convs = nodes_of(g, "NeeConv");
+  ASSERT_EQ(convs.size(), 5u);
+  EXPECT_EQ(g.type_of(convs[0]->outputs[0]).shape, (std::vector<int64_t>{6, 16, 7, 7}));
+  EXPECT_EQ(g.type_of(convs[1]->outputs[0]).shape, (std::vector<int64_t>{6, 6, 7, 7}));
+  EXPECT_EQ(g.type_of(convs[2]->outputs[0]).shape, (std::vector<int64_t>{3, 8, 7, 7}));
+  EXPECT_EQ(g.type_of(convs[3]->outputs[0]).shape, (std::vector<int64_t>{2, 16, 4, 4}));
+  EXPECT_EQ(g.type_of(convs[4]->inputs[0]).shape, (std::vector<int64_t>{2, 32, 4, 4}));
+  EXPECT_EQ(g.type_of(convs[4]->outputs[0]).shape, (std::vector<int64_t>{2, 4, 4, 4}));
   expect_blocked_matches_unfused(bytes, GraphOptions{}, {1, 4, 6, 7, 7}, {7, 8});
   expect_blocked_matches_unfused(bytes, kBlocked, {1, 4, 6, 7, 7}, {9});
 }
@@ -1144,6 +1183,53 @@ TEST(Conv3dAsFrames, WeightsThatAreNotConstantStayAConv) {
   m.input("x", {1, 2, 3, 4, 4}).input("w", {3, 2, 1, 1, 1}).output("y", {1, 3, 3, 4, 4});
   m.node("Conv", {"x", "w"}, {"y"}, "conv3d");
   EXPECT_EQ(ops_after_optimize(m.bytes()), std::vector<std::string>{"Conv"});
+}
+
+// NeeFrameGather of x on the reference kernel against its definition (passes.h), element
+// by element: frames [N * T, C, H, W] where `input_frames` is T, else [N, C, T, H, W].
+void expect_gather_as_defined(const std::vector<int64_t>& x_shape, int64_t input_frames, int64_t taps,
+                              int64_t stride, int64_t dilation, int64_t pad, int64_t groups,
+                              const std::vector<int64_t>& y_shape) {
+  Graph g;
+  g.add_value("x", {DType::f32, x_shape});
+  g.add_input("x");
+  Node gather{"NeeFrameGather", "frames", {"x"}, {"y"}, {}};
+  gather.attrs.set("kernel", taps);
+  gather.attrs.set("stride", stride);
+  gather.attrs.set("dilation", dilation);
+  gather.attrs.set("pad_begin", pad);
+  gather.attrs.set("group", groups);
+  if (input_frames) gather.attrs.set("input_frames", input_frames);
+  g.add_node(gather);
+  g.add_value("y", {DType::f32, y_shape});
+  g.add_output("y");
+  const Tensor x = random_tensor({DType::f32, x_shape}, 3);
+  Session session(g, {});
+  const Tensor y = session.run({{"x", x}}).at("y");
+  const int64_t channels = y_shape[1] / taps, per_group = channels / groups, plane = y_shape[2] * y_shape[3];
+  const int64_t time = input_frames ? input_frames : x_shape[2];
+  const int64_t out_frames = y_shape[0] / (input_frames ? x_shape[0] / input_frames : x_shape[0]);
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < y.elements(); ++i) {
+    const int64_t frame = i / (y_shape[1] * plane), channel = i / plane % y_shape[1], at = i % plane;
+    const int64_t g_index = channel / per_group / taps, tap = channel / per_group % taps;
+    const int64_t c = g_index * per_group + channel % per_group, n = frame / out_frames;
+    const int64_t t = frame % out_frames * stride + tap * dilation - pad;
+    float want = 0;
+    if (t >= 0 && t < time) {
+      want = x.data_as<float>()[(input_frames ? (n * time + t) * channels + c : (n * channels + c) * time + t) * plane +
+                                at];
+    }
+    wrong += y.data_as<float>()[i] != want;
+  }
+  EXPECT_EQ(wrong, 0);
+}
+
+// Both sizes: over 8 MiB the copies are shared by a thread per core (of two or more).
+TEST(Conv3dAsFrames, TheFrameGatherCopiesThePlanesItsDefinitionNames) {
+  expect_gather_as_defined({12, 16, 64, 64}, 6, 3, 1, 1, 1, 2, {12, 48, 64, 64});
+  expect_gather_as_defined({12, 16, 8, 8}, 6, 3, 1, 1, 1, 2, {12, 48, 8, 8});
+  expect_gather_as_defined({2, 8, 7, 64, 64}, 0, 2, 2, 2, 2, 1, {2 * 4, 16, 64, 64});
 }
 
 TEST(Conv3dAsFrames, AFrameGatherOfTheWrongShapeIsRefusedByName) {
