@@ -106,7 +106,8 @@ std::string residual_frames(Graph& graph, const std::string& residual, const std
   graph.add_value(frames_major, TensorType{r.dtype, {r.shape[0], r.shape[2], r.shape[1], r.shape[3], r.shape[4]}});
   graph.add_node(swap_channels_and_time(residual, frames_major));
   const std::string viewed = unique_value_name(graph, residual + ".frames");
-  graph.add_node(reshape_view(graph, frames_major, viewed, {r.shape[0] * r.shape[2], r.shape[1], r.shape[3], r.shape[4]}));
+  const std::vector<int64_t> shape = {r.shape[0] * r.shape[2], r.shape[1], r.shape[3], r.shape[4]};
+  graph.add_node(reshape_view(graph, frames_major, viewed, shape));
   return viewed;
 }
 
