@@ -79,7 +79,7 @@ bool pools_channels(const Graph& graph, const Node& node) {
   return x.dtype == DType::f32 && can_block_activations(x.shape) && node.attrs.get_ints("kernel_shape").size() == 2;
 }
 
-// A NeeFrameGather of frames [N * T, C, H, W] (conv3d_as_frames) whose groups are whole
+// A NeeFrameGather of frames [N * T, C, H, W] (lower_3d_to_frames) whose groups are whole
 // channel blocks: it gathers a blocked frame's block planes as it gathers planes.
 bool gathers_frames(const Graph& graph, const Node& node) {
   if (node.op != "NeeFrameGather" || node.attrs.get_int("input_frames", 0) == 0) return false;

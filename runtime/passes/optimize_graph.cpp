@@ -7,7 +7,7 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   fold_pad_into_pool(graph);
   transpose_as_reshape(graph);
   fuse_conv(graph);
-  conv3d_as_frames(graph);
+  lower_3d_to_frames(graph);
   fuse_gemm(graph);
   convert_matmul(graph);
   fold_matmul_scale(graph);

@@ -48,25 +48,31 @@ void fold_pad_into_pool(Graph& graph);
 // the element order: it becomes a Reshape to its output's shape, which the runtime runs
 // as a view, not a copy.
 void transpose_as_reshape(Graph& graph);
-// Conv (2-D, f32; or 3-D with constant weights, for conv3d_as_frames) -> NeeConv, then
+// Conv (2-D, f32; or 3-D with constant weights, for lower_3d_to_frames) -> NeeConv, then
 // folds into it, when each is the sole consumer of the NeeConv's output: a BatchNormalization with constant parameters (constant weights
 // needed; new constant weights and bias), an Add of a same-shape tensor (residual), and
 // a Relu, a Clip with constant bounds, a HardSwish or a HardSigmoid with alpha 1/6 and
 // beta 0.5, or the nodes of x * sigmoid(x) (SiLU), of x * HardSigmoid(x) (Hardswish) or
 // of PyTorch's Erf-based GELU (activation_patterns.h) when they are x's only readers.
 void fuse_conv(Graph& graph);
-// A 3-D NeeConv (fuse_conv's, epilogue fused) -> the 2-D NeeConv of each output frame:
-// X [N, C, T, H, W] -> NeeFrameGather -> [N * T', G * KT * C/G, H, W] (per output frame,
-// the KT input frames its window reads, zeros where it reads the time padding) -> NeeConv
-// with the weights [M, C/G, KT, KH, KW] reordered to [M, KT * C/G, KH, KW] and the 2-D
-// pads, strides, dilations and groups -> frames [N * T', M, H', W'] -> viewed as
-// [N, T', M, H', W'] -> Transpose (0, 2, 1, 3, 4) -> Y [N, M, T', H', W']. A conv whose X
-// or residual is an earlier lowered conv's Y reads that conv's frames instead (its gather
-// reads them; a conv of one tap, time stride 1, no time padding, reads them as they are),
-// and the Transpose goes when nothing else reads Y: block_activations can then keep the
-// frames channel-blocked from conv to conv. A residual of ONNX's layout goes through a
-// Transpose (0, 2, 1, 3, 4). R3D-18's 3-D convs ran 2.85 s a run on the reference kernel.
-// Runs right after fuse_conv, which makes 3-D NeeConvs for it alone.
+// Video CNNs' 3-D ops as 2-D ones over frames. A 3-D NeeConv (fuse_conv's, epilogue
+// fused) -> the 2-D NeeConv of each output frame: X [N, C, T, H, W] -> NeeFrameGather ->
+// [N * T', G * KT * C/G, H, W] (per output frame, the KT input frames its window reads,
+// zeros where it reads the time padding) -> NeeConv with the weights [M, C/G, KT, KH, KW]
+// reordered to [M, KT * C/G, KH, KW] and the 2-D pads, strides, dilations and groups ->
+// frames [N * T', M, H', W']. A 3-D MaxPool or AveragePool -> a 2-D pool of the frames
+// viewed as [N, 1, T, C * H * W] over time (window KT x 1), then one of the frames over
+// the planes (both separable). A Concat along channels of such ops' results -> a Concat
+// of their frames. Each lowered op's result Y is its frames viewed as [N, T', M, H', W']
+// then Transposed (0, 2, 1, 3, 4), but a lowered op reading Y (as a conv's X or residual,
+// a pool's X, or a concat operand) reads the frames instead, and the Transpose goes when
+// nothing else reads Y: block_activations can then keep the frames channel-blocked from
+// conv to conv. A conv of one tap, time stride 1 and no time padding reads frames as they
+// are; one whose M is not a multiple of 16 and whose result only lowered convs of one
+// group read as X writes M widened with zeros, which those read through zero weights.
+// A residual or a pooled X of ONNX's layout is made frames by a Transpose (0, 2, 1, 3, 4)
+// or a one-tap gather. R3D-18's 3-D convs ran 2.85 s a run on the reference kernel, S3D's
+// max pools 650 ms. Runs right after fuse_conv, which makes 3-D NeeConvs for it alone.
 //
 // The internal op "NeeFrameGather": attributes kernel, stride, dilation, pad_begin (the
 // time axis's), group, input_frames (absent or 0: X is [N, C, T, H, W]; T: X is frames
@@ -74,7 +80,7 @@ void fuse_conv(Graph& graph);
 // frames, and a blocked output); out[n * T' + t, (g * KT + k) * C/G + c] = the plane of
 // frame t * stride + k * dilation - pad_begin of sample n, channel g * C/G + c, or zeros
 // outside [0, T).
-void conv3d_as_frames(Graph& graph);
+void lower_3d_to_frames(Graph& graph);
 void fuse_gemm(Graph& graph);          // Gemm -> NeeMatMul
 void convert_matmul(Graph& graph);     // MatMul with rank >= 2 operands -> NeeMatMul
 // MatMul, or NeeMatMul without bias or activation, then Add of a broadcastable bias ->

@@ -136,6 +136,13 @@ def make_wider(name, small):
             net = video.VideoResNet(video.BasicBlock, [block] * 4, [1, 1, 1, 1], stem, num_classes=10)
             return net, torch.rand(1, 3, 4, 32, 32) * 2 - 1
         return getattr(tv.video, name)(weights=None), torch.rand(1, 3, 16, 112, 112) * 2 - 1
+    if name == "s3d":
+        # Separable 3-D convs, 3-D max pools and inception branches, on 16 frames of 224x224.
+        if small:
+            net = tv.video.S3D(num_classes=10)
+            net.avgpool = torch.nn.AvgPool3d((1, 2, 2))  # the full net's (2, 7, 7) covers 16x224x224's features
+            return net, torch.rand(1, 3, 8, 64, 64) * 2 - 1
+        return tv.video.s3d(weights=None), torch.rand(1, 3, 16, 224, 224) * 2 - 1
     if name in ("gpt_decoder", "gpt_decoder_wide"):
         wide = name == "gpt_decoder_wide"
         vocab, hidden, heads, layers, seq = (500, 64, 2, 1, 24 if wide else 16) if small else \
@@ -145,7 +152,8 @@ def make_wider(name, small):
 
 
 WIDER_ZOO = ["resnext50", "mobilenet_v3", "efficientnet_b0", "shufflenet_v2", "densenet121", "googlenet",
-             "squeezenet", "convnext_tiny", "vit_small", "gpt_decoder", "gpt_decoder_wide", "r3d_18", "r2plus1d_18"]
+             "squeezenet", "convnext_tiny", "vit_small", "gpt_decoder", "gpt_decoder_wide", "r3d_18", "r2plus1d_18",
+             "s3d"]
 
 
 def make(name, small):

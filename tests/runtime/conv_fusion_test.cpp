@@ -1178,6 +1178,65 @@ TEST(Conv3dAsFrames, EveryTimeGeometryComputesTheConv) {
   expect_blocked_matches_unfused(bytes, kBlocked, {1, 4, 6, 7, 7}, {9});
 }
 
+// A 3-D pool `name` of `op` with its window, strides, ONNX pads, ceil_mode and (average
+// pools) count_include_pad.
+void pool3d(OnnxModelBuilder& m, const std::string& op, const std::string& name, const std::string& in,
+            const std::string& out, const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
+            const std::vector<int64_t>& pads, int64_t ceil_mode, int64_t count_include_pad = 0) {
+  auto& node = m.node(op, {in}, {out}, name);
+  set_attr(node, "kernel_shape", kernel);
+  set_attr(node, "strides", strides);
+  set_attr(node, "pads", pads);
+  set_attr(node, "ceil_mode", ceil_mode);
+  if (op == "AveragePool") set_attr(node, "count_include_pad", count_include_pad);
+}
+
+// S3D's shapes of pooling: a conv, then two branches, a max pool of 3x3x3 with padding and
+// a conv, and an average pool with padding counted, concatenated, then max pools of 2x2x2
+// rounding up (odd extents) and of 1x3x3 with a plane stride, and an average pool of the
+// input itself excluding its padding.
+std::string video_pools_bytes() {
+  OnnxModelBuilder m;
+  m.input("x", {1, 16, 5, 9, 9}).output("y", {1, 32, 3, 3, 3}).output("z", {1, 16, 5, 9, 9});
+  const std::vector<int64_t> one = {1, 1, 1}, none = {0, 0, 0, 0, 0, 0}, all = {1, 1, 1, 1, 1, 1};
+  conv3d(m, "c", "x", "c_out", {16, 16, 1, 1, 1}, none, one, one, 1, 100);
+  m.node("Relu", {"c_out"}, {"a"}, "relu");
+  pool3d(m, "MaxPool", "max_branch", "a", "m", {3, 3, 3}, one, all, 0);
+  conv3d(m, "b", "m", "b_out", {16, 16, 1, 1, 1}, none, one, one, 1, 110);
+  pool3d(m, "AveragePool", "avg_branch", "a", "v", {3, 3, 3}, one, all, 0, 1);
+  set_attr(m.node("Concat", {"b_out", "v"}, {"cat"}, "concat"), "axis", int64_t{1});
+  pool3d(m, "MaxPool", "halve", "cat", "h", {2, 2, 2}, {2, 2, 2}, none, 1);
+  pool3d(m, "MaxPool", "planes", "h", "y", {1, 3, 3}, {1, 2, 2}, {0, 1, 1, 0, 1, 1}, 0);
+  pool3d(m, "AveragePool", "input_avg", "x", "z", {3, 3, 3}, one, all, 0, 0);
+  return m.bytes();
+}
+
+TEST(Conv3dAsFrames, PoolsAndConcatenationsRunOverFrames) {
+  const std::string bytes = video_pools_bytes();
+  Graph g = import_onnx_bytes(bytes);
+  optimize_graph(g);
+  for (const Node& n : g.nodes()) {
+    if (n.op == "MaxPool" || n.op == "AveragePool") EXPECT_EQ(n.attrs.get_ints("kernel_shape").size(), 2u) << n.name;
+    if (n.op == "MaxPool" || n.op == "AveragePool" || n.op == "Concat") {
+      EXPECT_EQ(g.type_of(n.inputs[0]).shape.size(), 4u) << n.name;
+    }
+  }
+  // The concat reads the frames of the conv and the average pool.
+  const std::vector<const Node*> concats = nodes_of(g, "Concat");
+  ASSERT_EQ(concats.size(), 1u);
+  EXPECT_EQ(g.type_of(concats[0]->outputs[0]).shape, (std::vector<int64_t>{5, 32, 9, 9}));
+  Session lowered(import_onnx_bytes(bytes), {}, SessionOptions{optimize_graph});
+  Session reference(import_onnx_bytes(bytes), {});
+  const Tensor x = random_tensor({DType::f32, {1, 16, 5, 9, 9}}, 11);
+  const std::map<std::string, Tensor> got = lowered.run({{"x", x}}), want = reference.run({{"x", x}});
+  for (const char* name : {"y", "z"}) {
+    const Tensor& a = got.at(name);
+    const Tensor& b = want.at(name);
+    ASSERT_EQ(a.shape(), b.shape()) << name;
+    for (int64_t i = 0; i < a.elements(); ++i) ASSERT_NEAR(a.data_as<float>()[i], b.data_as<float>()[i], 1e-5) << name;
+  }
+}
+
 TEST(Conv3dAsFrames, WeightsThatAreNotConstantStayAConv) {
   OnnxModelBuilder m;
   m.input("x", {1, 2, 3, 4, 4}).input("w", {3, 2, 1, 1, 1}).output("y", {1, 3, 3, 4, 4});
