@@ -1132,12 +1132,12 @@ TEST(Conv3dAsFrames, AVideoResidualBlockRunsAsConvsOverFrames) {
   expect_blocked_matches_unfused(bytes, kBlockedWinograd, {1, 16, 5, 14, 14}, {10});
 }
 
-// A (3,1,1) temporal conv, a (1,3,3) spatial one (R(2+1)D's pair), a grouped conv with
-// time stride 2, time dilation 2 and uneven time padding, a 1x1x1 conv of stride 2 with
-// a HardSigmoid, and a (2,1,1) conv padded at the end.
+// On a batch of two clips: a (3,1,1) temporal conv, a (1,3,3) spatial one (R(2+1)D's
+// pair), a grouped conv with time stride 2, time dilation 2 and uneven time padding, a
+// 1x1x1 conv of stride 2 with a HardSigmoid, and a (2,1,1) conv padded at the end.
 std::string video_geometries_bytes() {
   OnnxModelBuilder m;
-  m.input("x", {1, 4, 6, 7, 7}).output("y", {1, 4, 2, 4, 4});
+  m.input("x", {2, 4, 6, 7, 7}).output("y", {2, 4, 2, 4, 4});
   conv3d(m, "t", "x", "t_out", {6, 4, 3, 1, 1}, {1, 0, 0, 1, 0, 0}, {1, 1, 1}, {1, 1, 1}, 1, 50);
   m.node("Relu", {"t_out"}, {"t_act"}, "relu_t");
   conv3d(m, "s", "t_act", "s_out", {6, 6, 1, 3, 3}, {0, 1, 1, 0, 1, 1}, {1, 1, 1}, {1, 1, 1}, 1, 60);
@@ -1161,21 +1161,21 @@ TEST(Conv3dAsFrames, EveryTimeGeometryComputesTheConv) {
   EXPECT_EQ(counts.at("NeeFrameGather"), 4);
   EXPECT_EQ(counts.at("Transpose"), 1);
   for (const Node* n : nodes_of(g, "NeeFrameGather")) {
-    if (n->attrs.get_int("group") == 2) EXPECT_EQ(g.type_of(n->outputs[0]).shape, (std::vector<int64_t>{3, 18, 7, 7}));
+    if (n->attrs.get_int("group") == 2) EXPECT_EQ(g.type_of(n->outputs[0]).shape, (std::vector<int64_t>{6, 18, 7, 7}));
   }
   // t's 6 channels, which only the spatial conv reads, and d's 5, which only e's gather
   // reads, are widened to 16; s's, read by a conv of two groups, g's (two groups) and y
   // are not.
   const std::vector<const Node*> convs = nodes_of(g, "NeeConv");
   ASSERT_EQ(convs.size(), 5u);
-  EXPECT_EQ(g.type_of(convs[0]->outputs[0]).shape, (std::vector<int64_t>{6, 16, 7, 7}));
-  EXPECT_EQ(g.type_of(convs[1]->outputs[0]).shape, (std::vector<int64_t>{6, 6, 7, 7}));
-  EXPECT_EQ(g.type_of(convs[2]->outputs[0]).shape, (std::vector<int64_t>{3, 8, 7, 7}));
-  EXPECT_EQ(g.type_of(convs[3]->outputs[0]).shape, (std::vector<int64_t>{2, 16, 4, 4}));
-  EXPECT_EQ(g.type_of(convs[4]->inputs[0]).shape, (std::vector<int64_t>{2, 32, 4, 4}));
-  EXPECT_EQ(g.type_of(convs[4]->outputs[0]).shape, (std::vector<int64_t>{2, 4, 4, 4}));
-  expect_blocked_matches_unfused(bytes, GraphOptions{}, {1, 4, 6, 7, 7}, {7, 8});
-  expect_blocked_matches_unfused(bytes, kBlocked, {1, 4, 6, 7, 7}, {9});
+  EXPECT_EQ(g.type_of(convs[0]->outputs[0]).shape, (std::vector<int64_t>{12, 16, 7, 7}));
+  EXPECT_EQ(g.type_of(convs[1]->outputs[0]).shape, (std::vector<int64_t>{12, 6, 7, 7}));
+  EXPECT_EQ(g.type_of(convs[2]->outputs[0]).shape, (std::vector<int64_t>{6, 8, 7, 7}));
+  EXPECT_EQ(g.type_of(convs[3]->outputs[0]).shape, (std::vector<int64_t>{4, 16, 4, 4}));
+  EXPECT_EQ(g.type_of(convs[4]->inputs[0]).shape, (std::vector<int64_t>{4, 32, 4, 4}));
+  EXPECT_EQ(g.type_of(convs[4]->outputs[0]).shape, (std::vector<int64_t>{4, 4, 4, 4}));
+  expect_blocked_matches_unfused(bytes, GraphOptions{}, {2, 4, 6, 7, 7}, {7, 8});
+  expect_blocked_matches_unfused(bytes, kBlocked, {2, 4, 6, 7, 7}, {9});
 }
 
 // A 3-D pool `name` of `op` with its window, strides, ONNX pads, ceil_mode and (average
