@@ -145,8 +145,10 @@ void fuse_attention(Graph& graph);
 // Widens conv outputs whose channels C (above 1) are not a multiple of 16 to the next
 // multiple C', so block_activations can block them: a NeeConv of one group with constant
 // weights writes C' channels through weights and bias grown with zeros, and reads a
-// widened X through weights grown with zero input channels; a depthwise conv of a widened
-// X, MaxPool, AveragePool and the global pools of it, and NeeElementwise ops whose
+// widened X through weights grown with zero input channels; a grouped conv of a widened
+// X whose groups fit it (C' of X and the output's make whole groups: depthwise convs,
+// groups of 8), with zero filters for its extra groups, MaxPool, AveragePool and the
+// global pools of it, and NeeElementwise ops whose
 // programs keep finite values finite (no exp, log, sqrt, pow, reciprocal, or division
 // by a computed value) and whose per-channel operands are widened or constant (grown
 // with zeros) write C' too. The extra channels hold zeros or what those ops make of

@@ -64,6 +64,15 @@ void batch_norm(OnnxModelBuilder& m, const std::string& name, const std::string&
            "epsilon", 1e-3f);
 }
 
+// The nodes of `g` that run `op`, in order.
+std::vector<const Node*> nodes_of(const Graph& g, const std::string& op) {
+  std::vector<const Node*> found;
+  for (const Node& n : g.nodes()) {
+    if (n.op == op) found.push_back(&n);
+  }
+  return found;
+}
+
 std::vector<std::string> ops_after_optimize(const std::string& bytes) {
   Graph g = import_onnx_bytes(bytes);
   optimize_graph(g);
@@ -821,6 +830,47 @@ TEST(PadChannels, ConvOutputsWidenWithZerosWhereAReaderTakesThemWide) {
   expect_blocked_matches_unfused(narrow_channels_bytes(), options, {1, 24, 8, 8}, {19, 20});
 }
 
+// RegNetY-400MF's shape of block: a 1x1 conv to 24 channels, a 3x3 conv of three groups
+// of 8, a 1x1 conv back to 16.
+std::string groups_of_eight_bytes() {
+  OnnxModelBuilder m;
+  m.input("x", {1, 16, 8, 8}).output("y", {1, 16, 8, 8});
+  conv(m, "expand", "x", "e", {24, 16, 1, 1}, true, 0, 1, 1, 300);
+  m.node("Relu", {"e"}, {"ea"}, "relu_e");
+  conv(m, "grouped", "ea", "g", {24, 8, 3, 3}, true, 1, 1, 3, 310);
+  m.node("Relu", {"g"}, {"ga"}, "relu_g");
+  conv(m, "project", "ga", "y", {16, 24, 1, 1}, true, 0, 1, 1, 320);
+  return m.bytes();
+}
+
+TEST(PadChannels, GroupsOfEightWidenByWholeGroupsAndMergeIntoBlocks) {
+  GraphOptions options = kBlocked;
+  options.pad_channels = true;
+  options.block_grouped_convs = true;
+  options.widen_conv_groups = kWidenedGroupMinWidth;
+  Graph g = import_onnx_bytes(groups_of_eight_bytes());
+  optimize_graph(g, options);
+  const std::vector<const Node*> convs = nodes_of(g, "NeeConv");
+  ASSERT_EQ(convs.size(), 3u);
+  // 24 channels widen to 32: four groups of 8, the fourth zero filters, merged in pairs
+  // into two groups of 16 that read and write blocked activations.
+  EXPECT_EQ(convs[1]->attrs.get_int("group"), 2);
+  EXPECT_EQ(convs[1]->attrs.get_int("input_block", 0), kActivationBlock);
+  EXPECT_EQ(convs[1]->attrs.get_int("output_block", 0), kActivationBlock);
+  EXPECT_EQ(g.type_of(convs[1]->outputs[0]).shape, (std::vector<int64_t>{1, 2, 8, 8, 16}));
+  expect_blocked_matches_unfused(groups_of_eight_bytes(), options, {1, 16, 8, 8}, {21, 22});
+  // Three groups of 24 on 72 channels would need 96, not 80: they stay as they are.
+  OnnxModelBuilder wide;
+  wide.input("x", {1, 16, 8, 8}).output("y", {1, 16, 8, 8});
+  conv(wide, "expand", "x", "e", {72, 16, 1, 1}, true, 0, 1, 1, 300);
+  conv(wide, "grouped", "e", "g", {72, 24, 3, 3}, true, 1, 1, 3, 310);
+  conv(wide, "project", "g", "y", {16, 72, 1, 1}, true, 0, 1, 1, 320);
+  Graph kept = import_onnx_bytes(wide.bytes());
+  optimize_graph(kept, options);
+  EXPECT_EQ(kept.type_of(nodes_of(kept, "NeeConv")[1]->outputs[0]).shape, (std::vector<int64_t>{1, 72, 8, 8}));
+  EXPECT_EQ(nodes_of(kept, "NeeConv")[1]->attrs.get_int("group"), 3);
+}
+
 TEST(PadChannels, WidenedValuesRunBlockedFromABundle) {
   GraphOptions options = kBlockedElementwise;
   options.pad_channels = true;
@@ -1088,14 +1138,6 @@ std::string video_block_bytes() {
   return m.bytes();
 }
 
-// The nodes of `g` that run `op`, in order.
-std::vector<const Node*> nodes_of(const Graph& g, const std::string& op) {
-  std::vector<const Node*> found;
-  for (const Node& n : g.nodes()) {
-    if (n.op == op) found.push_back(&n);
-  }
-  return found;
-}
 
 TEST(Conv3dAsFrames, AVideoResidualBlockRunsAsConvsOverFrames) {
   const std::string bytes = video_block_bytes();
