@@ -80,4 +80,15 @@ std::optional<BatchNormAffine> inference_batch_norm(const Graph& graph, const No
   return affine;
 }
 
+void drop_unread_copies(Graph& graph) {
+  auto& nodes = graph.nodes();
+  for (size_t i = nodes.size(); i-- > 0;) {
+    const std::string& out = nodes[i].outputs[0];
+    if ((nodes[i].op == "Transpose" || nodes[i].op == "Reshape") && graph.consumers(out).empty() &&
+        !graph.is_output(out)) {
+      nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+}
+
 }  // namespace nee

@@ -39,4 +39,8 @@ std::string add_shape_constant(Graph& graph, const std::string& name, const std:
 // shape constant, and returns the node for the caller to add.
 Node reshape_view(Graph& graph, const std::string& value, const std::string& name, const std::vector<int64_t>& shape);
 
+// Erases the Transposes and Reshapes whose outputs nothing reads and the graph does not
+// output (what a lowering left behind when it rewired their readers).
+void drop_unread_copies(Graph& graph);
+
 }  // namespace nee

@@ -13,13 +13,13 @@ bool is_f32_of_rank(const Graph& graph, const std::string& value, size_t rank) {
   return t.dtype == DType::f32 && t.shape.size() == rank;
 }
 
-// 2-D convolutions, and 3-D ones with constant weights, which lower_3d_to_frames lowers to
-// 2-D ones after this pass has fused their epilogues.
+// 2-D convolutions, and 1-D and 3-D ones with constant weights, which conv1d_as_conv2d
+// and lower_3d_to_frames lower to 2-D ones after this pass has fused their epilogues.
 bool is_fusable_conv(const Graph& graph, const Node& node) {
   if (node.op != "Conv" || node.inputs.size() < 2) return false;
   const size_t rank = graph.type_of(node.inputs[0]).shape.size();
-  if (rank == 5 && !f32_constant(graph, node.inputs[1])) return false;
-  return (rank == 4 || rank == 5) && is_f32_of_rank(graph, node.inputs[0], rank) &&
+  if (rank != 4 && !f32_constant(graph, node.inputs[1])) return false;
+  return rank >= 3 && rank <= 5 && is_f32_of_rank(graph, node.inputs[0], rank) &&
          is_f32_of_rank(graph, node.inputs[1], rank) && is_f32_of_rank(graph, node.outputs[0], rank);
 }
 

@@ -16,7 +16,7 @@ std::optional<float> scalar_constant(const Graph& graph, const std::string& valu
 }
 
 // The other input of a two-input node that reads `value` once.
-std::optional<std::string> other_input(const Node& node, const std::string& value) {
+std::optional<std::string> other_input_read_once(const Node& node, const std::string& value) {
   if (node.inputs.size() != 2 || node.inputs[0] == node.inputs[1]) return std::nullopt;
   if (node.inputs[0] == value) return node.inputs[1];
   if (node.inputs[1] == value) return node.inputs[0];
@@ -74,7 +74,7 @@ std::optional<LayerNormChain> match_chain(const Graph& graph, const Node& mean) 
   if (!var || trailing_mean_axis(graph, *var) != axis) return std::nullopt;
   const Node* add_eps = sole(graph, var->outputs[0], "Add");
   if (!add_eps) return std::nullopt;
-  const std::optional<std::string> eps_name = other_input(*add_eps, var->outputs[0]);
+  const std::optional<std::string> eps_name = other_input_read_once(*add_eps, var->outputs[0]);
   const std::optional<float> epsilon = eps_name ? scalar_constant(graph, *eps_name) : std::nullopt;
   if (!epsilon || !(*epsilon >= 0)) return std::nullopt;
   const Node* sqrt = sole(graph, add_eps->outputs[0], "Sqrt");
@@ -85,12 +85,12 @@ std::optional<LayerNormChain> match_chain(const Graph& graph, const Node& mean) 
   // Scale and bias: a Mul and then an Add of tensors that broadcast to X without growing it.
   std::string last = div->outputs[0], scale, bias;
   const auto keeps_shape = [&](const Node* n) { return n && graph.type_of(n->outputs[0]) == x_type; };
-  if (const Node* mul = sole(graph, last, "Mul"); keeps_shape(mul) && other_input(*mul, last)) {
-    scale = *other_input(*mul, last);
+  if (const Node* mul = sole(graph, last, "Mul"); keeps_shape(mul) && other_input_read_once(*mul, last)) {
+    scale = *other_input_read_once(*mul, last);
     chain.members.push_back(mul);
     last = mul->outputs[0];
-    if (const Node* add = sole(graph, last, "Add"); keeps_shape(add) && other_input(*add, last)) {
-      bias = *other_input(*add, last);
+    if (const Node* add = sole(graph, last, "Add"); keeps_shape(add) && other_input_read_once(*add, last)) {
+      bias = *other_input_read_once(*add, last);
       chain.members.push_back(add);
       last = add->outputs[0];
     }

@@ -81,18 +81,6 @@ Node new_node(Graph& graph, const std::string& op, const std::vector<std::string
   return node;
 }
 
-// Drops the Transposes and Reshapes that nothing reads any more.
-void drop_unread_copies(Graph& graph) {
-  auto& nodes = graph.nodes();
-  for (size_t i = nodes.size(); i-- > 0;) {
-    const std::string& out = nodes[i].outputs[0];
-    if ((nodes[i].op == "Transpose" || nodes[i].op == "Reshape") && graph.consumers(out).empty() &&
-        !graph.is_output(out)) {
-      nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(i));
-    }
-  }
-}
-
 // The lowering walks the 3-D convs, pools and channel concatenations in graph order and
 // remembers, per 5-D value [N, C, T, H, W] it lowered, its frames [N * T, C, H, W]
 // (widened to more channels where widens_output says): a later op reads those instead of

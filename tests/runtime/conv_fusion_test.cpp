@@ -250,10 +250,9 @@ TEST(ConvFusion, SharedConvOutputIsNotFused) {
   expect_fused_matches_unfused(bytes, {1, 3, 5, 5});
 }
 
-TEST(ConvFusion, OneDimensionalConvStaysConv) {
+TEST(ConvFusion, OneDimensionalConvWithWeightsNotConstantStaysConv) {
   OnnxModelBuilder m;
-  m.input("x", {1, 2, 9}).output("y", {1, 3, 9});
-  m.initializer("w", random_tensor({DType::f32, {3, 2, 3}}, 3));
+  m.input("x", {1, 2, 9}).input("w", {3, 2, 3}).output("y", {1, 3, 9});
   set_attr(m.node("Conv", {"x", "w"}, {"c"}, "conv1d"), "pads", std::vector<int64_t>{1, 1});
   m.node("Relu", {"c"}, {"y"}, "relu");
   // The Relu is not fused into the 1-D Conv; the elementwise pass takes it alone.
@@ -1093,6 +1092,54 @@ TEST(BlockActivations, GroupsOf24MergeInPairsOfWholeBlocks) {
       EXPECT_EQ(n.attrs.get_int("group"), 4);
     }
   }
+}
+
+// A 1-D Conv `name` with weights [M, C/G, K] and a bias, its pads (begin, end), stride,
+// dilation and groups.
+void conv1d(OnnxModelBuilder& m, const std::string& name, const std::string& in, const std::string& out,
+            const std::vector<int64_t>& w_shape, const std::vector<int64_t>& pads, int64_t stride, int64_t dilation,
+            int64_t group, uint64_t seed) {
+  m.initializer(name + "_w", random_tensor({DType::f32, w_shape}, seed));
+  m.initializer(name + "_b", random_tensor({DType::f32, {w_shape[0]}}, seed + 1));
+  auto& node = m.node("Conv", {in, name + "_w", name + "_b"}, {out}, name);
+  set_attr(node, "pads", pads);
+  set_attr(node, "strides", std::vector<int64_t>{stride});
+  set_attr(node, "dilations", std::vector<int64_t>{dilation});
+  set_attr(node, "group", group);
+}
+
+// A sequence CNN on two sequences of 8 channels: a strided conv with uneven padding,
+// BatchNormalization and Relu; a dilated conv with the first's output added; a grouped
+// conv.
+std::string sequence_cnn_bytes() {
+  OnnxModelBuilder m;
+  m.input("x", {2, 8, 50}).output("y", {2, 16, 25});
+  conv1d(m, "c1", "x", "c1_out", {16, 8, 5}, {2, 1}, 2, 1, 1, 400);
+  batch_norm(m, "bn", "c1_out", "bn_out", 16, 410);
+  m.node("Relu", {"bn_out"}, {"a1"}, "relu1");
+  conv1d(m, "c2", "a1", "c2_out", {16, 16, 3}, {2, 2}, 1, 2, 1, 420);
+  m.node("Add", {"c2_out", "a1"}, {"sum"}, "residual");
+  conv1d(m, "c3", "sum", "y", {16, 4, 3}, {1, 1}, 1, 1, 4, 430);
+  return m.bytes();
+}
+
+TEST(ConvFusion, OneDimensionalConvsRunAsTwoDConvsOverRows) {
+  const std::string bytes = sequence_cnn_bytes();
+  Graph g = import_onnx_bytes(bytes);
+  optimize_graph(g);
+  // Views only: x as rows, y back; each conv reads the rows the one before it wrote.
+  EXPECT_EQ(ops_after_optimize(bytes),
+            (std::vector<std::string>{"Reshape", "NeeConv", "NeeConv", "NeeConv", "Reshape"}));
+  const std::vector<const Node*> convs = nodes_of(g, "NeeConv");
+  ASSERT_EQ(convs.size(), 3u);
+  EXPECT_EQ(g.type_of(convs[0]->outputs[0]).shape, (std::vector<int64_t>{2, 16, 1, 25}));
+  EXPECT_EQ(convs[0]->attrs.get_ints("pads"), (std::vector<int64_t>{0, 2, 0, 1}));
+  EXPECT_EQ(convs[1]->inputs[0], convs[0]->outputs[0]);
+  EXPECT_EQ(convs[1]->inputs.back(), convs[0]->outputs[0]);  // the residual
+  EXPECT_EQ(convs[2]->attrs.get_int("group"), 4);
+  EXPECT_EQ(workload_of(g, *convs[1])->op, "conv2d");
+  expect_blocked_matches_unfused(bytes, GraphOptions{}, {2, 8, 50}, {1, 2});
+  expect_blocked_matches_unfused(bytes, kBlocked, {2, 8, 50}, {3});
 }
 
 // A 3-D Conv `name` with weights [M, C/G, KT, KH, KW] and a bias, its ONNX pads (begins,
