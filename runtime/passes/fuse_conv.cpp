@@ -13,7 +13,7 @@ bool is_f32_of_rank(const Graph& graph, const std::string& value, size_t rank) {
   return t.dtype == DType::f32 && t.shape.size() == rank;
 }
 
-// 2-D convolutions, and 1-D and 3-D ones with constant weights, which conv1d_as_conv2d
+// 2-D convolutions, and 1-D and 3-D ones with constant weights, which lower_1d_to_rows
 // and lower_3d_to_frames lower to 2-D ones after this pass has fused their epilogues.
 bool is_fusable_conv(const Graph& graph, const Node& node) {
   if (node.op != "Conv" || node.inputs.size() < 2) return false;

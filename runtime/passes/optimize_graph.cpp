@@ -7,7 +7,7 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   fold_pad_into_pool(graph);
   transpose_as_reshape(graph);
   fuse_conv(graph);
-  conv1d_as_conv2d(graph);
+  lower_1d_to_rows(graph);
   lower_3d_to_frames(graph);
   fuse_gemm(graph);
   convert_matmul(graph);

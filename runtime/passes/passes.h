@@ -48,7 +48,7 @@ void fold_pad_into_pool(Graph& graph);
 // the element order: it becomes a Reshape to its output's shape, which the runtime runs
 // as a view, not a copy.
 void transpose_as_reshape(Graph& graph);
-// Conv (2-D, f32; or 1-D and 3-D with constant weights, for conv1d_as_conv2d and
+// Conv (2-D, f32; or 1-D and 3-D with constant weights, for lower_1d_to_rows and
 // lower_3d_to_frames) -> NeeConv, then
 // folds into it, when each is the sole consumer of the NeeConv's output: a BatchNormalization with constant parameters (constant weights
 // needed; new constant weights and bias), an Add of a same-shape tensor (residual), and
@@ -56,13 +56,15 @@ void transpose_as_reshape(Graph& graph);
 // beta 0.5, or the nodes of x * sigmoid(x) (SiLU), of x * HardSigmoid(x) (Hardswish) or
 // of PyTorch's Erf-based GELU (activation_patterns.h) when they are x's only readers.
 void fuse_conv(Graph& graph);
-// A 1-D NeeConv (fuse_conv's, epilogue fused) of X [N, C, L] -> the 2-D NeeConv of X viewed
-// as [N, C, 1, L], its weights [M, C/G, K] as [M, C/G, 1, K], a residual viewed the same
-// way, writing [N, M, 1, L'], viewed as the model's [N, M, L'] for other readers; a
-// lowered conv reading another's result reads its 4-D output, so block_activations can
-// block it between them. All views, no copies. Audio and sequence CNNs' Conv1d ran on
-// the reference kernel at 19 GFLOP/s. Runs right after fuse_conv.
-void conv1d_as_conv2d(Graph& graph);
+// Sequence CNNs' 1-D ops as 2-D ones over rows. A 1-D NeeConv (fuse_conv's, epilogue
+// fused) of X [N, C, L] -> the 2-D NeeConv of X viewed as [N, C, 1, L], its weights
+// [M, C/G, K] as [M, C/G, 1, K], a residual viewed the same way, writing [N, M, 1, L'];
+// a 1-D MaxPool or AveragePool -> the 2-D pool of X's rows with a 1 x K window. Each
+// result is viewed as the model's [N, M, L'] for other readers; a lowered node reading
+// another's result reads its rows, so block_activations can block them between convs.
+// All views, no copies. Audio and sequence CNNs' Conv1d ran on the reference kernel at
+// 19 GFLOP/s. Runs right after fuse_conv.
+void lower_1d_to_rows(Graph& graph);
 
 // Video CNNs' 3-D ops as 2-D ones over frames. A 3-D NeeConv (fuse_conv's, epilogue
 // fused) -> the 2-D NeeConv of each output frame: X [N, C, T, H, W] -> NeeFrameGather ->

@@ -12,7 +12,8 @@ zoo=$build/zoo-wider-small
 failed=()
 fail() { echo "FAILED: $1"; failed+=("$1"); }
 for model in resnext50 mobilenet_v3 efficientnet_b0 shufflenet_v2 densenet121 googlenet squeezenet convnext_tiny \
-             vit_small gpt_decoder gpt_decoder_wide r3d_18 r2plus1d_18 s3d; do
+             vit_small gpt_decoder gpt_decoder_wide r3d_18 r2plus1d_18 s3d \
+             audio_cnn; do
   dir=$zoo/${model}_small
   echo "== $model (reference kernels)"
   "$build/runtime/cli/nee-run" "$dir/model.onnx" --inputs "$dir/test_data_set_0" --expect "$dir/test_data_set_0" \

@@ -82,6 +82,26 @@ class GptDecoder(torch.nn.Module):
         return self.head(self.norm(self.layers(self.tokens(ids) + self.positions, mask=self.causal)))
 
 
+class AudioCnn(torch.nn.Module):
+    """A raw-waveform classifier in the style of wav2vec 2.0's feature encoder: a strided
+    Conv1d and GELU, strided Conv1d, BatchNorm1d and ReLU blocks, a max pool, a dilated
+    grouped Conv1d, the mean over time and a linear head."""
+
+    def __init__(self, width, classes):
+        super().__init__()
+        layers = [torch.nn.Conv1d(1, width, 10, stride=5), torch.nn.GELU()]
+        for _ in range(4):
+            layers += [torch.nn.Conv1d(width, width, 3, stride=2, padding=1), torch.nn.BatchNorm1d(width),
+                       torch.nn.ReLU()]
+        layers += [torch.nn.MaxPool1d(3, stride=2, padding=1),
+                   torch.nn.Conv1d(width, width, 3, padding=2, dilation=2, groups=4), torch.nn.ReLU()]
+        self.features = torch.nn.Sequential(*layers)
+        self.head = torch.nn.Linear(width, classes)
+
+    def forward(self, wave):
+        return self.head(self.features(wave).mean(-1))
+
+
 def make_wider(name, small):
     """The wider zoo's entries, as make() returns them."""
     tv = torchvision.models
@@ -143,6 +163,11 @@ def make_wider(name, small):
             net.avgpool = torch.nn.AvgPool3d((1, 2, 2))  # the full net's (2, 7, 7) covers 16x224x224's features
             return net, torch.rand(1, 3, 8, 64, 64) * 2 - 1
         return tv.video.s3d(weights=None), torch.rand(1, 3, 16, 224, 224) * 2 - 1
+    if name == "audio_cnn":
+        # One second of 16 kHz audio (a quarter for the small variant).
+        if small:
+            return AudioCnn(32, 10), torch.rand(1, 1, 4000) * 2 - 1
+        return AudioCnn(256, 35), torch.rand(1, 1, 16000) * 2 - 1
     if name in ("gpt_decoder", "gpt_decoder_wide"):
         wide = name == "gpt_decoder_wide"
         vocab, hidden, heads, layers, seq = (500, 64, 2, 1, 24 if wide else 16) if small else \
@@ -153,7 +178,7 @@ def make_wider(name, small):
 
 WIDER_ZOO = ["resnext50", "mobilenet_v3", "efficientnet_b0", "shufflenet_v2", "densenet121", "googlenet",
              "squeezenet", "convnext_tiny", "vit_small", "gpt_decoder", "gpt_decoder_wide", "r3d_18", "r2plus1d_18",
-             "s3d"]
+             "s3d", "audio_cnn"]
 
 
 def make(name, small):

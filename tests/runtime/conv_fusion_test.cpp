@@ -1110,26 +1110,30 @@ void conv1d(OnnxModelBuilder& m, const std::string& name, const std::string& in,
 
 // A sequence CNN on two sequences of 8 channels: a strided conv with uneven padding,
 // BatchNormalization and Relu; a dilated conv with the first's output added; a grouped
-// conv.
+// conv; a strided max pool.
 std::string sequence_cnn_bytes() {
   OnnxModelBuilder m;
-  m.input("x", {2, 8, 50}).output("y", {2, 16, 25});
+  m.input("x", {2, 8, 50}).output("y", {2, 16, 13});
   conv1d(m, "c1", "x", "c1_out", {16, 8, 5}, {2, 1}, 2, 1, 1, 400);
   batch_norm(m, "bn", "c1_out", "bn_out", 16, 410);
   m.node("Relu", {"bn_out"}, {"a1"}, "relu1");
   conv1d(m, "c2", "a1", "c2_out", {16, 16, 3}, {2, 2}, 1, 2, 1, 420);
   m.node("Add", {"c2_out", "a1"}, {"sum"}, "residual");
-  conv1d(m, "c3", "sum", "y", {16, 4, 3}, {1, 1}, 1, 1, 4, 430);
+  conv1d(m, "c3", "sum", "c3_out", {16, 4, 3}, {1, 1}, 1, 1, 4, 430);
+  auto& pool = m.node("MaxPool", {"c3_out"}, {"y"}, "pool");
+  set_attr(pool, "kernel_shape", std::vector<int64_t>{3});
+  set_attr(pool, "strides", std::vector<int64_t>{2});
+  set_attr(pool, "pads", std::vector<int64_t>{1, 1});
   return m.bytes();
 }
 
-TEST(ConvFusion, OneDimensionalConvsRunAsTwoDConvsOverRows) {
+TEST(ConvFusion, OneDimensionalConvsAndPoolsRunAsTwoDOnesOverRows) {
   const std::string bytes = sequence_cnn_bytes();
   Graph g = import_onnx_bytes(bytes);
   optimize_graph(g);
-  // Views only: x as rows, y back; each conv reads the rows the one before it wrote.
+  // Views only: x as rows, y back; each node reads the rows the one before it wrote.
   EXPECT_EQ(ops_after_optimize(bytes),
-            (std::vector<std::string>{"Reshape", "NeeConv", "NeeConv", "NeeConv", "Reshape"}));
+            (std::vector<std::string>{"Reshape", "NeeConv", "NeeConv", "NeeConv", "MaxPool", "Reshape"}));
   const std::vector<const Node*> convs = nodes_of(g, "NeeConv");
   ASSERT_EQ(convs.size(), 3u);
   EXPECT_EQ(g.type_of(convs[0]->outputs[0]).shape, (std::vector<int64_t>{2, 16, 1, 25}));
@@ -1137,6 +1141,10 @@ TEST(ConvFusion, OneDimensionalConvsRunAsTwoDConvsOverRows) {
   EXPECT_EQ(convs[1]->inputs[0], convs[0]->outputs[0]);
   EXPECT_EQ(convs[1]->inputs.back(), convs[0]->outputs[0]);  // the residual
   EXPECT_EQ(convs[2]->attrs.get_int("group"), 4);
+  const Node* pool = nodes_of(g, "MaxPool")[0];
+  EXPECT_EQ(pool->inputs[0], convs[2]->outputs[0]);
+  EXPECT_EQ(pool->attrs.get_ints("kernel_shape"), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(g.type_of(pool->outputs[0]).shape, (std::vector<int64_t>{2, 16, 1, 13}));
   EXPECT_EQ(workload_of(g, *convs[1])->op, "conv2d");
   expect_blocked_matches_unfused(bytes, GraphOptions{}, {2, 8, 50}, {1, 2});
   expect_blocked_matches_unfused(bytes, kBlocked, {2, 8, 50}, {3});
