@@ -54,7 +54,7 @@ Tensor zero_extended(const Tensor& v, int64_t elements) {
 // not such a multiple, it has one group and no residual, and every reader of its result
 // is a 3-D conv of one group taking it as X only, whose weights for the extra channels this
 // pass makes zero. R(2+1)D-18's convs of 45, 230, 460 and 921 channels wrote NCHW at
-// 100-125 GFLOP/s.
+// 100-130 GFLOP/s.
 bool widens_output(const Graph& graph, const Node& conv) {
   const int64_t channels = graph.type_of(conv.outputs[0]).shape[1];
   if (channels % 16 == 0 || conv.attrs.get_int("group", 1) != 1 || conv.attrs.get_int("residual") ||

@@ -83,7 +83,7 @@ void lower_1d_to_rows(Graph& graph);
 // group read as X writes M widened with zeros, which those read through zero weights.
 // A residual or a pooled X of ONNX's layout is made frames by a Transpose (0, 2, 1, 3, 4)
 // or a one-tap gather. R3D-18's 3-D convs ran 2.85 s a run on the reference kernel, S3D's
-// max pools 650 ms. Runs right after fuse_conv, which makes 3-D NeeConvs for it alone.
+// max pools 680 ms. Runs right after fuse_conv, which makes 3-D NeeConvs for it alone.
 //
 // The internal op "NeeFrameGather": attributes kernel, stride, dilation, pad_begin (the
 // time axis's), group, input_frames (absent or 0: X is [N, C, T, H, W]; T: X is frames
