@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <set>
 #include <string>
 #include <vector>
@@ -37,20 +38,35 @@ bool is_dense_conv(const Graph& graph, const Node& node) {
   return node.op == "NeeConv" && node.attrs.get_int("group", 1) == 1 && constant_operands(graph, node);
 }
 
-// A NeeConv of G > 1 groups with constant weights W [M, C/G, KH, KW] whose groups still
-// fit a widened X and output: X's C' = padded_channels(C) channels make G' = C' / (C/G)
-// whole groups, writing padded_channels(M) = G' * M/G channels; the extra groups are zero
-// filters over the extra channels. Depthwise convs (C/G = M/G = 1) always fit, and so do
-// RegNetY-400MF's groups of 8 (13 of them on 104 channels, 55 on 440: 14 and 56 widened,
-// which widen_conv_groups then merges in pairs of whole blocks).
-bool is_fitting_grouped_conv(const Graph& graph, const Node& node) {
-  if (node.op != "NeeConv" || !constant_operands(graph, node)) return false;
+// A NeeConv of G > 1 groups with constant weights W [M, C/G, KH, KW]: its input
+// channels per group, its output channels per group.
+struct ConvGroups {
+  int64_t inputs = 0, outputs = 0;
+};
+
+// A grouped conv's groups, or none ({0, 0}) when it is not a NeeConv of constant weights
+// whose G groups cover its X.
+ConvGroups conv_groups(const Graph& graph, const Node& node) {
+  if (node.op != "NeeConv" || !constant_operands(graph, node)) return {};
   const int64_t group = node.attrs.get_int("group", 1);
   const std::vector<int64_t>& x = graph.type_of(node.inputs[0]).shape;
   const std::vector<int64_t>& w = graph.constant(node.inputs[1])->shape();
-  if (group <= 1 || x.size() != 4 || x[1] != group * w[1] || w[0] % group != 0) return false;
-  const int64_t groups = padded_channels(x[1]) % w[1] == 0 ? padded_channels(x[1]) / w[1] : 0;
-  return groups != 0 && padded_channels(w[0]) == groups * (w[0] / group);
+  if (group <= 1 || x.size() != 4 || x[1] != group * w[1] || w[0] % group != 0) return {};
+  return {w[1], w[0] / group};
+}
+
+// The widths of the values to widen, by value.
+using Widths = std::map<std::string, int64_t>;
+
+// Whether a grouped conv's groups still fit its widened X and output: X's C' channels make
+// G' = C' / (C/G) whole groups, writing G' * M/G channels, the extra groups zero filters
+// over the extra channels.
+bool is_fitting_grouped_conv(const Graph& graph, const Node& node, const Widths& wide) {
+  const ConvGroups groups = conv_groups(graph, node);
+  const auto x = wide.find(node.inputs[0]);
+  const auto y = wide.find(node.outputs[0]);
+  if (groups.inputs == 0 || x == wide.end() || y == wide.end() || x->second % groups.inputs != 0) return false;
+  return x->second / groups.inputs * groups.outputs == y->second;
 }
 
 bool is_pool(const Node& node) {
@@ -90,11 +106,12 @@ int channel_dim(const std::vector<int64_t>& operand) {
 
 // Whether `node` may write its output widened, given the values `wide` widened: what it
 // reads of the channels must be widened too (a constant is widened here).
-bool writes_wide(const Graph& graph, const Node& node, const std::set<std::string>& wide) {
+bool writes_wide(const Graph& graph, const Node& node, const Widths& wide) {
   const int r = node.op == "NeeConv" ? nee_conv_residual_slot(node) : -1;
   if (r >= 0 && !wide.count(node.inputs[static_cast<size_t>(r)])) return false;
   if (is_dense_conv(graph, node)) return true;
-  if (is_fitting_grouped_conv(graph, node) || is_pool(node)) return wide.count(node.inputs[0]) != 0;
+  if (conv_groups(graph, node).inputs != 0) return is_fitting_grouped_conv(graph, node, wide);
+  if (is_pool(node)) return wide.count(node.inputs[0]) != 0;
   if (node.op != "NeeElementwise" || !keeps_finite(node)) return false;
   bool any_wide = false;
   for (const std::string& in : node.inputs) {
@@ -106,23 +123,71 @@ bool writes_wide(const Graph& graph, const Node& node, const std::set<std::strin
 
 // Whether `reader` takes `value` widened at input slot `slot`: a dense conv as its X
 // always, any other as an operand of a node writing its output widened.
-bool reads_wide(const Graph& graph, const Node& reader, size_t slot, const std::set<std::string>& wide) {
+bool reads_wide(const Graph& graph, const Node& reader, size_t slot, const Widths& wide) {
   if (is_dense_conv(graph, reader) && slot == 0) return true;
   return wide.count(reader.outputs[0]) != 0 && (reader.op != "NeeConv" || slot == 0 ||
                                                 static_cast<int>(slot) == nee_conv_residual_slot(reader));
 }
 
-// The values to widen: the largest set in which every producer writes wide
-// (writes_wide) and every value has a reader that takes it widened, so that no conv
+// The widths of `values`. The values a node keeps in one channel space share a width: an
+// elementwise op's output and widened operands, a pool's input and output, a conv's output
+// and residual, and a grouped conv's X and output when its groups keep their channels.
+// Each such set widens to the next multiple of 16 or, where grouped convs of g channels a
+// group join it, of lcm(16, g), so their groups stay whole: RegNetY-1.6GF's 5 and 37
+// groups of 24 on 120 and 888 channels widen to 144 and 912, which widen_conv_groups
+// merges in pairs into blocks. A set that would grow by more than half takes the next
+// multiple of 16, and its grouped convs stay as they are.
+Widths channel_widths(const Graph& graph, const std::set<std::string>& values) {
+  std::map<std::string, std::string> parent;
+  for (const std::string& v : values) parent[v] = v;
+  const auto root = [&](std::string v) {
+    while (parent.at(v) != v) v = parent.at(v);
+    return v;
+  };
+  const auto join = [&](const std::string& a, const std::string& b) {
+    if (values.count(b)) parent[root(a)] = root(b);
+  };
+  std::vector<std::pair<std::string, int64_t>> group_widths;
+  for (const Node& node : graph.nodes()) {
+    const std::string& out = node.outputs[0];
+    if (!values.count(out)) continue;
+    const int r = node.op == "NeeConv" ? nee_conv_residual_slot(node) : -1;
+    if (r >= 0) join(out, node.inputs[static_cast<size_t>(r)]);
+    const ConvGroups groups = conv_groups(graph, node);
+    if (groups.inputs != 0 && groups.inputs == groups.outputs) {
+      join(out, node.inputs[0]);
+      group_widths.emplace_back(out, groups.inputs);
+    } else if (is_pool(node) || node.op == "NeeElementwise") {
+      for (const std::string& in : node.inputs) join(out, in);
+    }
+  }
+  std::map<std::string, int64_t> multiple;  // by set
+  for (const auto& [value, width] : group_widths) {
+    int64_t& m = multiple.try_emplace(root(value), kActivationBlock).first->second;
+    m = std::lcm(m, width);
+  }
+  Widths widths;
+  for (const std::string& v : values) {
+    const int64_t c = graph.type_of(v).shape[1];
+    const auto m = multiple.find(root(v));
+    const int64_t whole_groups = m == multiple.end() ? 0 : (c + m->second - 1) / m->second * m->second;
+    widths[v] = whole_groups != 0 && whole_groups - c <= c / 2 ? whole_groups : padded_channels(c);
+  }
+  return widths;
+}
+
+// The values to widen and their widths: the largest set in which every producer writes
+// wide (writes_wide) and every value has a reader that takes it widened, so that no conv
 // output is widened only to be cut back for readers that all want the model's channels.
-std::set<std::string> values_to_widen(const Graph& graph) {
-  std::set<std::string> wide;
+Widths values_to_widen(const Graph& graph) {
+  std::set<std::string> values;
   for (const Node& node : graph.nodes()) {
     const bool candidate = node.op == "NeeConv" || node.op == "NeeElementwise" || is_pool(node);
-    if (candidate && widenable(graph, node.outputs[0])) wide.insert(node.outputs[0]);
+    if (candidate && widenable(graph, node.outputs[0])) values.insert(node.outputs[0]);
   }
   for (bool changed = true; changed;) {
     changed = false;
+    const Widths wide = channel_widths(graph, values);
     for (const Node& node : graph.nodes()) {
       if (!wide.count(node.outputs[0])) continue;
       bool read_wide = false;
@@ -132,12 +197,12 @@ std::set<std::string> values_to_widen(const Graph& graph) {
         }
       }
       if (!read_wide || !writes_wide(graph, node, wide)) {
-        wide.erase(node.outputs[0]);
+        values.erase(node.outputs[0]);
         changed = true;
       }
     }
   }
-  return wide;
+  return channel_widths(graph, values);
 }
 
 // `t` with dim `dim` grown to `extent`, the new entries zero.
@@ -193,24 +258,24 @@ std::string narrowed(Graph& graph, const std::string& value, int64_t channels, s
 }  // namespace
 
 void pad_channels(Graph& graph) {
-  const std::set<std::string> wide = values_to_widen(graph);
+  const Widths wide = values_to_widen(graph);
   if (wide.empty()) return;
   std::map<std::string, int64_t> channels;  // each widened value's channels in the model
-  for (const std::string& v : wide) channels[v] = graph.type_of(v).shape[1];
+  for (const auto& [v, width] : wide) channels[v] = graph.type_of(v).shape[1];
 
   std::vector<std::string> replaced;  // constants the widened copies replace
   std::vector<Node> slices;
   for (Node& node : graph.nodes()) {
     const bool out_wide = wide.count(node.outputs[0]) != 0;
-    const int64_t out = out_wide ? padded_channels(graph.type_of(node.outputs[0]).shape[1]) : 0;
+    const int64_t out = out_wide ? wide.at(node.outputs[0]) : 0;
     // What reads the channels is widened with zeros: a dense conv's weights along O (when
     // its output is widened) and C (when its X is), a grouped conv's along O (more
     // groups), biases and the per-channel constants of elementwise ops along the channels.
-    if (is_dense_conv(graph, node) || (out_wide && is_fitting_grouped_conv(graph, node))) {
+    if (is_dense_conv(graph, node) || (out_wide && is_fitting_grouped_conv(graph, node, wide))) {
       const std::vector<int64_t>& w = graph.constant(node.inputs[1])->shape();
       const bool dense = is_dense_conv(graph, node);
       const int64_t group_outputs = w[0] / node.attrs.get_int("group", 1);
-      const int64_t in = dense && wide.count(node.inputs[0]) ? padded_channels(w[1]) : w[1];
+      const int64_t in = dense && wide.count(node.inputs[0]) ? wide.at(node.inputs[0]) : w[1];
       if (out_wide || in != w[1]) {
         replaced.push_back(node.inputs[1]);
         node.inputs[1] = widen_constant(graph, node.inputs[1], {0, 1}, {out_wide ? out : w[0], in});
@@ -235,9 +300,9 @@ void pad_channels(Graph& graph) {
       }
     }
   }
-  for (const std::string& v : wide) {
+  for (const auto& [v, width] : wide) {
     TensorType t = graph.type_of(v);
-    t.shape[1] = padded_channels(t.shape[1]);
+    t.shape[1] = width;
     graph.set_type(v, t);
   }
   for (Node& s : slices) graph.add_node(std::move(s));

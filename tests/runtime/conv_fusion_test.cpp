@@ -858,16 +858,55 @@ TEST(PadChannels, GroupsOfEightWidenByWholeGroupsAndMergeIntoBlocks) {
   EXPECT_EQ(convs[1]->attrs.get_int("output_block", 0), kActivationBlock);
   EXPECT_EQ(g.type_of(convs[1]->outputs[0]).shape, (std::vector<int64_t>{1, 2, 8, 8, 16}));
   expect_blocked_matches_unfused(groups_of_eight_bytes(), options, {1, 16, 8, 8}, {21, 22});
-  // Three groups of 24 on 72 channels would need 96, not 80: they stay as they are.
-  OnnxModelBuilder wide;
-  wide.input("x", {1, 16, 8, 8}).output("y", {1, 16, 8, 8});
-  conv(wide, "expand", "x", "e", {72, 16, 1, 1}, true, 0, 1, 1, 300);
-  conv(wide, "grouped", "e", "g", {72, 24, 3, 3}, true, 1, 1, 3, 310);
-  conv(wide, "project", "g", "y", {16, 72, 1, 1}, true, 0, 1, 1, 320);
-  Graph kept = import_onnx_bytes(wide.bytes());
+}
+
+// RegNetY-1.6GF's shape of block, at 5 groups of `width` channels: a 1x1 conv, a 3x3
+// grouped conv, squeeze-and-excite, a 1x1 conv back to 16 and the residual.
+std::string odd_groups_bytes(int64_t width) {
+  const int64_t c = 5 * width;
+  OnnxModelBuilder m;
+  m.input("x", {1, 16, 8, 8}).output("y", {1, 16, 8, 8});
+  conv(m, "expand", "x", "e", {c, 16, 1, 1}, true, 0, 1, 1, 330);
+  m.node("Relu", {"e"}, {"ea"}, "relu_e");
+  conv(m, "grouped", "ea", "g", {c, width, 3, 3}, true, 1, 1, 5, 340);
+  m.node("Relu", {"g"}, {"ga"}, "relu_g");
+  m.node("GlobalAveragePool", {"ga"}, {"squeezed"}, "pool");
+  conv(m, "fc1", "squeezed", "fc1_out", {8, c, 1, 1}, true, 0, 1, 1, 350);
+  m.node("Relu", {"fc1_out"}, {"r"}, "relu_fc1");
+  conv(m, "fc2", "r", "fc2_out", {c, 8, 1, 1}, true, 0, 1, 1, 360);
+  m.node("Sigmoid", {"fc2_out"}, {"gate"}, "sigmoid");
+  m.node("Mul", {"gate", "ga"}, {"excited"}, "excite");
+  conv(m, "project", "excited", "p", {16, c, 1, 1}, true, 0, 1, 1, 370);
+  m.node("Add", {"p", "x"}, {"y"}, "residual");
+  return m.bytes();
+}
+
+TEST(PadChannels, OddCountsOfGroupsWidenToWholeMergedGroups) {
+  GraphOptions options = kBlockedElementwise;
+  options.pad_channels = true;
+  options.block_grouped_convs = true;
+  options.merge_conv_groups = true;
+  // 5 groups of 24 on 120 channels widen to 144, not 128: 6 groups, which merge in pairs
+  // into 3 groups of 48, blocked; the squeeze-and-excite gate, which multiplies them
+  // channel by channel, widens to 144 as well.
+  Graph g = import_onnx_bytes(odd_groups_bytes(24));
+  optimize_graph(g, options);
+  const std::vector<const Node*> convs = nodes_of(g, "NeeConv");
+  ASSERT_EQ(convs.size(), 5u);
+  EXPECT_EQ(convs[1]->attrs.get_int("group"), 3);
+  EXPECT_EQ(convs[1]->attrs.get_int("input_block", 0), kActivationBlock);
+  EXPECT_EQ(convs[1]->attrs.get_int("output_block", 0), kActivationBlock);
+  EXPECT_EQ(g.type_of(convs[1]->outputs[0]).shape, (std::vector<int64_t>{1, 9, 8, 8, 16}));
+  EXPECT_EQ(g.type_of(convs[3]->outputs[0]).shape[1] * g.type_of(convs[3]->outputs[0]).shape.back(), 144);
+  EXPECT_TRUE(nodes_of(g, "Slice").empty());
+  expect_blocked_matches_unfused(odd_groups_bytes(24), options, {1, 16, 8, 8}, {23, 24});
+  // Groups of 20 would need 160 for 100 channels, more than half as many again: the
+  // channels stay 100 and the grouped conv NCHW.
+  Graph kept = import_onnx_bytes(odd_groups_bytes(20));
   optimize_graph(kept, options);
-  EXPECT_EQ(kept.type_of(nodes_of(kept, "NeeConv")[1]->outputs[0]).shape, (std::vector<int64_t>{1, 72, 8, 8}));
-  EXPECT_EQ(nodes_of(kept, "NeeConv")[1]->attrs.get_int("group"), 3);
+  EXPECT_EQ(kept.type_of(nodes_of(kept, "NeeConv")[1]->outputs[0]).shape, (std::vector<int64_t>{1, 100, 8, 8}));
+  EXPECT_EQ(nodes_of(kept, "NeeConv")[1]->attrs.get_int("group"), 5);
+  expect_blocked_matches_unfused(odd_groups_bytes(20), options, {1, 16, 8, 8}, {25});
 }
 
 TEST(PadChannels, WidenedValuesRunBlockedFromABundle) {
