@@ -102,8 +102,23 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   const int64_t tile_weight_bytes = chunk_blocks * kConvWeightBlock * input_blocks_ * kConvWeightBlock * window * 4;
   const int64_t batch = conv2d_nchw_output(workload_).shape[0];
   auto tiles = [&](int64_t blocks, int64_t rows) { return blocks_ / blocks * ((out_h_ + rows - 1) / rows) * batch; };
+  // The largest chunk whose weights take at most 32 KB of the 48 KB L1 (8 input blocks
+  // of a 1x1 conv with 4 weight blocks, 1 of a 3x3 conv): the scan's best chunks.
+  int64_t chunk = 0;
+  const int64_t chunk_block_bytes = chunk_blocks * kConvWeightBlock * kConvWeightBlock * window * 4;
+  for (int64_t v : knobs_[8].values) {
+    const bool fits = chunk == 0 || v * chunk_block_bytes <= 32 * 1024;
+    if (v > 0 && input_blocks_ % v == 0 && fits) chunk = std::max(chunk, v);
+  }
+  // Chunks of one input block revisit the accumulators after every 16 channels, which
+  // only paid where the tile's weights are far beyond L1: RegNetY-1.6GF's 336->336 1x1
+  // conv on 14x14 (21 input blocks, none of 2, 4 or 8 dividing them; 64 KB of weights a
+  // tile) ran 232 us in chunks of one and 168 us unchunked (`nee-tune M --time 5m`,
+  // confirmed times), its 336->912 one 543 and 424 us; its 912->896 one (228 KB) ran
+  // 367 us either way.
   const bool chunked = wide && input_blocks_ > 1 && (out_h_ * out_w_ <= 14 * 14 || (strided && !one_by_one)) &&
-                       tile_weight_bytes > 48 * 1024 && tiles(chunk_blocks, chunk_rows) >= 4;
+                       tile_weight_bytes > 48 * 1024 && tiles(chunk_blocks, chunk_rows) >= 4 &&
+                       (chunk > 1 || tile_weight_bytes > 2 * 48 * 1024);
   int64_t oc_blocks = wide && blocks_ % 2 == 0 ? 2 : 1;
   if (wide && one_by_one && blocks_ % 4 == 0) oc_blocks = 4;
   // An odd count of weight blocks (1000 channels: 63) left one block by 12 columns, an
@@ -140,16 +155,7 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   // across the taps that read it).
   c.knobs["unroll_kx"] = kernel_w_ > 1 && kernel_w_ <= 7 ? 1 : 0;
   c.knobs["parallel"] = 1;
-  // The largest chunk whose weights take at most 32 KB of the 48 KB L1 (8 input blocks
-  // of a 1x1 conv with 4 weight blocks, 1 of a 3x3 conv): the scan's best chunks.
-  int64_t chunk = 0;
-  if (chunked) {
-    const int64_t block_bytes = oc_blocks * kConvWeightBlock * kConvWeightBlock * window * 4;
-    for (int64_t v : knobs_[8].values) {
-      if (v > 0 && input_blocks_ % v == 0 && (chunk == 0 || v * block_bytes <= 32 * 1024)) chunk = std::max(chunk, v);
-    }
-  }
-  c.knobs["ci_chunk"] = chunk;
+  c.knobs["ci_chunk"] = chunked ? chunk : 0;
   return c;
 }
 
