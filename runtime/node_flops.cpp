@@ -60,6 +60,18 @@ double node_flops(const Graph& graph, const Node& node) {
     if (node.attrs.get_int("weight_block", 0) != 0 && taps.size() == 5) taps.pop_back();
     return 2.0 * elements(graph, node.outputs[0]) * product(taps, 1);
   }
+  // A recurrent layer's products: gates x H outputs a step and direction, each the dot
+  // product of X's I and the state's H units (NeeRecurrence: the state's only, its input
+  // projected beforehand).
+  if (node.op == "RNN" || node.op == "GRU" || node.op == "LSTM" || node.op == "NeeRecurrence") {
+    const std::vector<int64_t>& x = graph.type_of(node.inputs[0]).shape;
+    const double hidden = static_cast<double>(node.attrs.get_int("hidden_size"));
+    const std::string cell = node.op == "NeeRecurrence" ? node.attrs.get_string("cell") : node.op;
+    const double gates = cell == "LSTM" ? 4 : cell == "GRU" ? 3 : 1;
+    const double dirs = node.attrs.get_string("direction") == "bidirectional" ? 2 : 1;
+    const double input = node.op == "NeeRecurrence" ? 0 : static_cast<double>(x[2]);
+    return 2.0 * static_cast<double>(x[0] * x[1]) * dirs * gates * hidden * (input + hidden);
+  }
   if (node.op == "ConvTranspose") {
     return 2.0 * elements(graph, node.inputs[0]) * product(graph.type_of(node.inputs[1]).shape, 1);
   }

@@ -9,6 +9,7 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   fuse_conv(graph);
   lower_1d_to_rows(graph);
   lower_3d_to_frames(graph);
+  lower_recurrent(graph);
   fuse_gemm(graph);
   convert_matmul(graph);
   fold_matmul_scale(graph);

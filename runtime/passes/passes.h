@@ -66,6 +66,16 @@ void fuse_conv(Graph& graph);
 // 19 GFLOP/s. Runs right after fuse_conv.
 void lower_1d_to_rows(Graph& graph);
 
+// RNN, GRU and LSTM nodes with constant W, R and B, f32, of known dims: the input
+// projection of every step, X viewed [S * B, I] times W^T [I, dirs * gates * H] plus Wb
+// and Rb (a GRU's candidate Rb aside), becomes one Gemm (which the matmul passes make a
+// NeeMatMul, a bundle kernel), viewed back [S, B, dirs * gates * H]; the recurrence
+// becomes the internal op NeeRecurrence, reading that projection at slot 0, R packed by
+// blocks of units (recurrent_weights_packed) at 1, a GRU's candidate Rb [dirs, H] at 2,
+// and ONNX's sequence_lens, initial_h, initial_c and P at 4 to 7, with the node's
+// attributes and its op as "cell", writing its outputs (runtime/reference/recurrent.cpp).
+void lower_recurrent(Graph& graph);
+
 // Video CNNs' 3-D ops as 2-D ones over frames. A 3-D NeeConv (fuse_conv's, epilogue
 // fused) -> the 2-D NeeConv of each output frame: X [N, C, T, H, W] -> NeeFrameGather ->
 // [N * T', G * KT * C/G, H, W] (per output frame, the KT input frames its window reads,

@@ -68,6 +68,7 @@ ReferenceFn make_reference_argmin(const Graph&, const Node&);
 ReferenceFn make_reference_cum_sum(const Graph&, const Node&);
 ReferenceFn make_reference_einsum(const Graph&, const Node&);  // einsum.cpp
 ReferenceFn make_reference_recurrent(const Graph&, const Node&);  // recurrent.cpp: RNN GRU LSTM
+ReferenceFn make_reference_lowered_recurrence(const Graph&, const Node&);  // recurrent.cpp: NeeRecurrence
 ReferenceFn make_reference_quantize_linear(const Graph&, const Node&);  // quantization.cpp
 ReferenceFn make_reference_dequantize_linear(const Graph&, const Node&);
 ReferenceFn make_reference_dynamic_quantize_linear(const Graph&, const Node&);

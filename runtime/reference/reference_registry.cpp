@@ -86,6 +86,7 @@ const std::unordered_map<std::string, ReferenceFactory>& reference_kernels() {
       {"RNN", make_reference_recurrent},
       {"GRU", make_reference_recurrent},
       {"LSTM", make_reference_recurrent},
+      {"NeeRecurrence", make_reference_lowered_recurrence},
       {"QuantizeLinear", make_reference_quantize_linear},
       {"DequantizeLinear", make_reference_dequantize_linear},
       {"DynamicQuantizeLinear", make_reference_dynamic_quantize_linear},

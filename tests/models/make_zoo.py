@@ -102,6 +102,20 @@ class AudioCnn(torch.nn.Module):
         return self.head(self.features(wave).mean(-1))
 
 
+class SpeechRnn(torch.nn.Module):
+    """An acoustic model in the style of DeepSpeech 2's recurrent layers: log-mel frames
+    through a bidirectional LSTM, then a GRU, and a linear head on every frame."""
+
+    def __init__(self, features, hidden, classes):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(features, hidden, batch_first=True, bidirectional=True)
+        self.gru = torch.nn.GRU(2 * hidden, hidden, batch_first=True)
+        self.head = torch.nn.Linear(hidden, classes)
+
+    def forward(self, frames):
+        return self.head(self.gru(self.lstm(frames)[0])[0])
+
+
 def make_wider(name, small):
     """The wider zoo's entries, as make() returns them."""
     tv = torchvision.models
@@ -168,6 +182,11 @@ def make_wider(name, small):
         if small:
             return AudioCnn(32, 10), torch.rand(1, 1, 4000) * 2 - 1
         return AudioCnn(256, 35), torch.rand(1, 1, 16000) * 2 - 1
+    if name == "speech_rnn":
+        # One second of 80 log-mel features every 10 ms (20 frames of 16 for the small variant).
+        if small:
+            return SpeechRnn(16, 32, 10), torch.rand(1, 20, 16) * 2 - 1
+        return SpeechRnn(80, 256, 32), torch.rand(1, 100, 80) * 2 - 1
     if name in ("gpt_decoder", "gpt_decoder_wide"):
         wide = name == "gpt_decoder_wide"
         vocab, hidden, heads, layers, seq = (500, 64, 2, 1, 24 if wide else 16) if small else \
@@ -178,7 +197,7 @@ def make_wider(name, small):
 
 WIDER_ZOO = ["resnext50", "mobilenet_v3", "efficientnet_b0", "shufflenet_v2", "densenet121", "googlenet",
              "squeezenet", "convnext_tiny", "vit_small", "gpt_decoder", "gpt_decoder_wide", "r3d_18", "r2plus1d_18",
-             "s3d", "audio_cnn"]
+             "s3d", "audio_cnn", "speech_rnn"]
 
 
 def make(name, small):

@@ -51,6 +51,21 @@ TEST(NodeFlops, NeeConvCountsItsWorkload) {
   EXPECT_EQ(flops_of_last_node(g), 2.0 * 27 * (2 * 3 * 3));  // 27 outputs, 18 taps each
 }
 
+// A recurrent layer: gates x H dot products a step and direction, over X's I and the
+// state's H units; lowered, over the state's alone.
+TEST(NodeFlops, RecurrentLayersCountTheirProducts) {
+  Graph g = graph_with_input(f32({5, 2, 6}));  // 5 steps, batch 2, 6 inputs
+  Attributes attrs;
+  attrs.set("hidden_size", int64_t{7});
+  attrs.set("direction", std::string("bidirectional"));
+  add_node(g, "LSTM", "lstm", {"x"}, "y", f32({5, 2, 2, 7}), attrs);
+  EXPECT_EQ(flops_of_last_node(g), 2.0 * 5 * 2 * 2 * (4 * 7) * (6 + 7));
+  attrs.set("direction", std::string("forward"));
+  attrs.set("cell", std::string("GRU"));
+  add_node(g, "NeeRecurrence", "gru", {"x"}, "z", f32({5, 1, 2, 7}), attrs);
+  EXPECT_EQ(flops_of_last_node(g), 2.0 * 5 * 2 * (3 * 7) * 7);
+}
+
 TEST(NodeFlops, UnfusedMatMulAndGemm) {
   Graph g = graph_with_input(f32({2, 4, 8}));
   g.add_constant("w", Tensor(DType::f32, {8, 3}));
