@@ -35,15 +35,24 @@ struct RecurrentPlan {
   std::vector<RecurrentActivation> activations;  // per direction: f (, g (, h))
 };
 
-// The operands of one direction: the projected gates x W^T + bias of every step (rows
-// of `projection_stride`, in X's order), R packed by blocks of units
-// (recurrent_weights_packed), a GRU's candidate Rb and an LSTM's peepholes.
+// The operands of one direction shared by its batch entries: R packed by blocks of
+// units (recurrent_weights_packed), a GRU's candidate Rb and an LSTM's peepholes, and the
+// strides between steps of each entry's projected gates and of its outputs.
 struct DirectionOperands {
-  const float* projection;
-  int64_t projection_stride;
   const float* packed;
   const float* candidate_bias;
   const float* peepholes;
+  int64_t projection_stride, y_stride;
+};
+
+// One batch entry of one direction: its projected gates x W^T + bias of every step, its
+// steps, its outputs (or null), and its state: `h` and `c` in and out, `h_next` the
+// state being written, `reset_h` a GRU's r . h.
+struct BatchEntry {
+  const float* projection;
+  int64_t steps;
+  float* y;
+  std::vector<float> h, h_next, c, reset_h;
 };
 
 constexpr int64_t kBlock = kRecurrentUnitBlock;
@@ -147,12 +156,12 @@ class StepBarrier {
   std::atomic<int> arrived_{0}, generation_{0};
 };
 
-// One direction over one batch entry's `steps` time steps, the spec's equations in f32.
-// The blocks of units split between threads, each computing its units' gates from the
-// whole previous state; `h` and `c` hold the state in and out; `y` (or null) takes step
-// t's output at y + t * y_stride.
-void run_direction(const RecurrentPlan& p, int64_t dir, const DirectionOperands& o, int64_t steps, bool reverse,
-                   std::vector<float>& h, std::vector<float>& c, float* y, int64_t y_stride) {
+// One direction over its batch entries' steps, the spec's equations in f32. The blocks
+// of units split between threads, each computing its units' gates from the whole previous
+// state; a thread takes a block's weights through every entry before the next block, so
+// that a batch streams them from memory once a step.
+void run_direction(const RecurrentPlan& p, int64_t dir, const DirectionOperands& o, bool reverse,
+                   std::vector<BatchEntry>& entries) {
   const int64_t H = p.hidden, G = p.gates, blocks = (H + kBlock - 1) / kBlock;
   const size_t per_dir = p.cell == Cell::lstm ? 3 : p.cell == Cell::gru ? 2 : 1;
   const RecurrentActivation* act = &p.activations[static_cast<size_t>(dir) * per_dir];
@@ -162,106 +171,130 @@ void run_direction(const RecurrentPlan& p, int64_t dir, const DirectionOperands&
   const bool reset_first = p.cell == Cell::gru && !p.linear_before_reset;
   // A thread per core where each step's product has 64K multiply-adds a thread or more.
   const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
-  const int workers = static_cast<int>(std::clamp<int64_t>(G * H * H >> 16, 1, std::min(cores, blocks)));
-  std::vector<float> h_next(h), reset_h(static_cast<size_t>(H));
+  const int64_t batch = static_cast<int64_t>(entries.size());
+  const int workers = static_cast<int>(std::clamp<int64_t>(batch * G * H * H >> 16, 1, std::min(cores, blocks)));
+  int64_t most_steps = 0;
+  for (BatchEntry& e : entries) {
+    most_steps = std::max(most_steps, e.steps);
+    e.h_next = e.h;
+    e.reset_h.assign(static_cast<size_t>(H), 0.0f);
+  }
+  // Entry e's state before `step` (of those it has) and the one `step` writes.
+  const auto state = [](BatchEntry& e, int64_t step) { return step % 2 == 0 ? e.h.data() : e.h_next.data(); };
+  const auto next = [](BatchEntry& e, int64_t step) { return step % 2 == 0 ? e.h_next.data() : e.h.data(); };
   StepBarrier barrier(workers);
   const auto work = [&](int w) {
     const int64_t b0 = blocks * w / workers, b1 = blocks * (w + 1) / workers;
     std::vector<float> acc(static_cast<size_t>(G * kBlock)), candidate(kBlock);
-    float* state = h.data();
-    float* next = h_next.data();
     std::vector<float> gates_of_blocks;  // a reset-first GRU's gates, kept for its second pass
-    for (int64_t step = 0; step < steps; ++step) {
-      const int64_t t = reverse ? steps - 1 - step : step;
-      const float* x = o.projection + t * o.projection_stride;
+    for (int64_t step = 0; step < most_steps; ++step) {
       gates_of_blocks.clear();
       for (int64_t bb = b0; bb < b1; ++bb) {
         const int64_t u0 = bb * kBlock, n = std::min(kBlock, H - u0);
         const float* block = o.packed + bb * H * G * kBlock;
-        std::fill(acc.begin(), acc.end(), 0.0f);
-        for (int64_t k = 0; k < G; ++k) std::copy_n(x + k * H + u0, n, acc.data() + k * kBlock);
-        float* g0 = acc.data();
-        if (p.cell == Cell::gru) {
-          float* g1 = acc.data() + kBlock;
-          float* g2 = acc.data() + 2 * kBlock;
-          // The candidate's projection moves aside, so that (linear_before_reset) one pass
-          // leaves R h of all three gates in acc.
-          std::copy_n(g2, kBlock, candidate.data());
-          std::fill_n(g2, kBlock, 0.0f);
-          add_block_product(acc.data(), state, H, block, G, 0, reset_first ? 2 : 3);
-          for (int64_t i = 0; i < n; ++i) {
-            g0[i] = clipped(g0[i]);
-            g1[i] = clipped(g1[i]);
-          }
-          activate(act[0], g0, n);  // z
-          activate(act[0], g1, n);  // r
-          if (reset_first) {
-            for (int64_t i = 0; i < n; ++i) reset_h[u0 + i] = g1[i] * state[u0 + i];
-            std::copy_n(candidate.data(), kBlock, g2);
-            gates_of_blocks.insert(gates_of_blocks.end(), acc.begin(), acc.end());
+        for (BatchEntry& e : entries) {
+          if (step >= e.steps) continue;
+          const float* x = e.projection + (reverse ? e.steps - 1 - step : step) * o.projection_stride;
+          const float* h = state(e, step);
+          float* h_out = next(e, step);
+          std::fill(acc.begin(), acc.end(), 0.0f);
+          for (int64_t k = 0; k < G; ++k) std::copy_n(x + k * H + u0, n, acc.data() + k * kBlock);
+          float* g0 = acc.data();
+          if (p.cell == Cell::gru) {
+            float* g1 = acc.data() + kBlock;
+            float* g2 = acc.data() + 2 * kBlock;
+            // The candidate's projection moves aside, so that (linear_before_reset) one pass
+            // leaves R h of all three gates in acc.
+            std::copy_n(g2, kBlock, candidate.data());
+            std::fill_n(g2, kBlock, 0.0f);
+            add_block_product(acc.data(), h, H, block, G, 0, reset_first ? 2 : 3);
+            for (int64_t i = 0; i < n; ++i) {
+              g0[i] = clipped(g0[i]);
+              g1[i] = clipped(g1[i]);
+            }
+            activate(act[0], g0, n);  // z
+            activate(act[0], g1, n);  // r
+            if (reset_first) {
+              for (int64_t i = 0; i < n; ++i) e.reset_h[u0 + i] = g1[i] * h[u0 + i];
+              std::copy_n(candidate.data(), kBlock, g2);
+              gates_of_blocks.insert(gates_of_blocks.end(), acc.begin(), acc.end());
+              continue;
+            }
+            const float* rb = o.candidate_bias + u0;
+            for (int64_t i = 0; i < n; ++i) candidate[i] = clipped(candidate[i] + g1[i] * (g2[i] + rb[i]));
+            activate(act[1], candidate.data(), n);
+            for (int64_t i = 0; i < n; ++i) h_out[u0 + i] = (1 - g0[i]) * candidate[i] + g0[i] * h[u0 + i];
             continue;
           }
-          const float* rb = o.candidate_bias + u0;
-          for (int64_t i = 0; i < n; ++i) candidate[i] = clipped(candidate[i] + g1[i] * (g2[i] + rb[i]));
-          activate(act[1], candidate.data(), n);
-          for (int64_t i = 0; i < n; ++i) next[u0 + i] = (1 - g0[i]) * candidate[i] + g0[i] * state[u0 + i];
-          continue;
-        }
-        add_block_product(acc.data(), state, H, block, G, 0, G);
-        if (p.cell == Cell::rnn) {
-          for (int64_t i = 0; i < n; ++i) g0[i] = clipped(g0[i]);
+          add_block_product(acc.data(), h, H, block, G, 0, G);
+          if (p.cell == Cell::rnn) {
+            for (int64_t i = 0; i < n; ++i) g0[i] = clipped(g0[i]);
+            activate(act[0], g0, n);
+            std::copy_n(g0, n, h_out + u0);
+            continue;
+          }
+          // LSTM: gates i, o, f, c; peepholes i, o, f
+          const float* peep = o.peepholes;
+          float* g1 = acc.data() + kBlock;
+          float* g2 = acc.data() + 2 * kBlock;
+          float* g3 = acc.data() + 3 * kBlock;
+          float* c = e.c.data();
+          for (int64_t i = 0; i < n; ++i) {
+            const int64_t u = u0 + i;
+            g0[i] = clipped(g0[i] + (peep ? peep[u] * c[u] : 0.0f));
+            g2[i] = clipped(g2[i] + (peep ? peep[2 * H + u] * c[u] : 0.0f));
+            g3[i] = clipped(g3[i]);
+          }
           activate(act[0], g0, n);
-          std::copy_n(g0, n, next + u0);
-          continue;
+          if (!p.input_forget) activate(act[0], g2, n);
+          activate(act[1], g3, n);
+          for (int64_t i = 0; i < n; ++i) {
+            const int64_t u = u0 + i;
+            c[u] = (p.input_forget ? 1 - g0[i] : g2[i]) * c[u] + g0[i] * g3[i];
+            g1[i] = clipped(g1[i] + (peep ? peep[H + u] * c[u] : 0.0f));
+            candidate[i] = c[u];
+          }
+          activate(act[0], g1, n);
+          activate(act[2], candidate.data(), n);
+          for (int64_t i = 0; i < n; ++i) h_out[u0 + i] = g1[i] * candidate[i];
         }
-        // LSTM: gates i, o, f, c; peepholes i, o, f
-        const float* peep = o.peepholes;
-        float* g1 = acc.data() + kBlock;
-        float* g2 = acc.data() + 2 * kBlock;
-        float* g3 = acc.data() + 3 * kBlock;
-        for (int64_t i = 0; i < n; ++i) {
-          const int64_t u = u0 + i;
-          g0[i] = clipped(g0[i] + (peep ? peep[u] * c[u] : 0.0f));
-          g2[i] = clipped(g2[i] + (peep ? peep[2 * H + u] * c[u] : 0.0f));
-          g3[i] = clipped(g3[i]);
-        }
-        activate(act[0], g0, n);
-        if (!p.input_forget) activate(act[0], g2, n);
-        activate(act[1], g3, n);
-        for (int64_t i = 0; i < n; ++i) {
-          const int64_t u = u0 + i;
-          c[u] = (p.input_forget ? 1 - g0[i] : g2[i]) * c[u] + g0[i] * g3[i];
-          g1[i] = clipped(g1[i] + (peep ? peep[H + u] * c[u] : 0.0f));
-          candidate[i] = c[u];
-        }
-        activate(act[0], g1, n);
-        activate(act[2], candidate.data(), n);
-        for (int64_t i = 0; i < n; ++i) next[u0 + i] = g1[i] * candidate[i];
       }
       if (reset_first) {
         barrier.wait();
+        const float* z = gates_of_blocks.data();
         for (int64_t bb = b0; bb < b1; ++bb) {
           const int64_t u0 = bb * kBlock, n = std::min(kBlock, H - u0);
-          const float* z = gates_of_blocks.data() + (bb - b0) * G * kBlock;
-          std::fill_n(candidate.data(), kBlock, 0.0f);
-          add_block_product(candidate.data(), reset_h.data(), H, o.packed + bb * H * G * kBlock, G, 2, 3);
-          for (int64_t i = 0; i < n; ++i) {
-            candidate[i] = clipped(z[2 * kBlock + i] + candidate[i] + o.candidate_bias[u0 + i]);
+          for (BatchEntry& e : entries) {
+            if (step >= e.steps) continue;
+            std::fill_n(candidate.data(), kBlock, 0.0f);
+            add_block_product(candidate.data(), e.reset_h.data(), H, o.packed + bb * H * G * kBlock, G, 2, 3);
+            for (int64_t i = 0; i < n; ++i) {
+              candidate[i] = clipped(z[2 * kBlock + i] + candidate[i] + o.candidate_bias[u0 + i]);
+            }
+            activate(act[1], candidate.data(), n);
+            const float* h = state(e, step);
+            float* h_out = next(e, step);
+            for (int64_t i = 0; i < n; ++i) h_out[u0 + i] = (1 - z[i]) * candidate[i] + z[i] * h[u0 + i];
+            z += G * kBlock;
           }
-          activate(act[1], candidate.data(), n);
-          for (int64_t i = 0; i < n; ++i) next[u0 + i] = (1 - z[i]) * candidate[i] + z[i] * state[u0 + i];
         }
       }
-      if (y) std::copy(next + b0 * kBlock, next + std::min(b1 * kBlock, H), y + t * y_stride + b0 * kBlock);
+      for (BatchEntry& e : entries) {
+        if (step >= e.steps || !e.y) continue;
+        const float* h_out = next(e, step);
+        float* y = e.y + (reverse ? e.steps - 1 - step : step) * o.y_stride;
+        std::copy(h_out + b0 * kBlock, h_out + std::min(b1 * kBlock, H), y + b0 * kBlock);
+      }
       barrier.wait();
-      std::swap(state, next);
     }
   };
   std::vector<std::thread> threads;
   for (int w = 1; w < workers; ++w) threads.emplace_back(work, w);
   work(0);
   for (std::thread& t : threads) t.join();
-  if (steps % 2 != 0) h.swap(h_next);  // the last step wrote h_next
+  for (BatchEntry& e : entries) {
+    if (e.steps % 2 != 0) e.h.swap(e.h_next);  // its last step wrote h_next
+  }
 }
 
 // ONNX's node, or NeeRecurrence, whose X is the projection [S, B, dirs * gates * H] (or
@@ -319,18 +352,27 @@ void run_recurrence(const RecurrentPlan& p, const float* projection, const float
     if (steps < 0 || steps > p.seq) {
       throw Error(fmt::format("sequence_lens[{}] is {}, outside 0 to the sequence length {}", b, steps, p.seq));
     }
-    for (int64_t d = 0; d < p.dirs; ++d) {
-      std::vector<float> h(H, 0.0f), c(H, 0.0f);
-      if (h0) std::copy(h0 + state_at(d, b), h0 + state_at(d, b) + H, h.begin());
-      if (c0) std::copy(c0 + state_at(d, b), c0 + state_at(d, b) + H, c.begin());
-      const DirectionOperands o{projection + (p.layout_batch_first ? b * p.seq : b) * row + d * rows,
-                                (p.layout_batch_first ? 1 : p.batch) * row,
-                                packed + d * packed_per_direction,
-                                candidate_bias ? candidate_bias + d * H : nullptr, peep ? peep + d * 3 * H : nullptr};
-      float* y_d = y ? y->data_as<float>() + y_at(0, d, b) : nullptr;
-      run_direction(p, d, o, steps, p.reverse_only || d == 1, h, c, y_d, y_at(1, d, b) - y_at(0, d, b));
-      if (y_h) std::copy(h.begin(), h.end(), y_h->data_as<float>() + state_at(d, b));
-      if (y_c) std::copy(c.begin(), c.end(), y_c->data_as<float>() + state_at(d, b));
+  }
+  for (int64_t d = 0; d < p.dirs; ++d) {
+    std::vector<BatchEntry> entries(static_cast<size_t>(p.batch));
+    for (int64_t b = 0; b < p.batch; ++b) {
+      BatchEntry& e = entries[static_cast<size_t>(b)];
+      e.projection = projection + (p.layout_batch_first ? b * p.seq : b) * row + d * rows;
+      e.steps = lens ? lens[b] : p.seq;
+      e.y = y ? y->data_as<float>() + y_at(0, d, b) : nullptr;
+      e.h.assign(static_cast<size_t>(H), 0.0f);
+      e.c.assign(static_cast<size_t>(H), 0.0f);
+      if (h0) std::copy(h0 + state_at(d, b), h0 + state_at(d, b) + H, e.h.begin());
+      if (c0) std::copy(c0 + state_at(d, b), c0 + state_at(d, b) + H, e.c.begin());
+    }
+    const DirectionOperands o{packed + d * packed_per_direction, candidate_bias ? candidate_bias + d * H : nullptr,
+                              peep ? peep + d * 3 * H : nullptr, (p.layout_batch_first ? 1 : p.batch) * row,
+                              y_at(1, d, 0) - y_at(0, d, 0)};
+    run_direction(p, d, o, p.reverse_only || d == 1, entries);
+    for (int64_t b = 0; b < p.batch; ++b) {
+      const BatchEntry& e = entries[static_cast<size_t>(b)];
+      if (y_h) std::copy(e.h.begin(), e.h.end(), y_h->data_as<float>() + state_at(d, b));
+      if (y_c) std::copy(e.c.begin(), e.c.end(), y_c->data_as<float>() + state_at(d, b));
     }
   }
 }
