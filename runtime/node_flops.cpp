@@ -4,6 +4,7 @@
 #include <string>
 
 #include "runtime/node_workload.h"
+#include "runtime/reference/einsum_equation.h"
 
 namespace nee {
 
@@ -71,6 +72,16 @@ double node_flops(const Graph& graph, const Node& node) {
     const double dirs = node.attrs.get_string("direction") == "bidirectional" ? 2 : 1;
     const double input = node.op == "NeeRecurrence" ? 0 : static_cast<double>(x[2]);
     return 2.0 * static_cast<double>(x[0] * x[1]) * dirs * gates * hidden * (input + hidden);
+  }
+  // Einsum: a multiply and an add for every combination of its labels' values.
+  if (node.op == "Einsum") {
+    std::vector<std::vector<int64_t>> shapes;
+    for (const std::string& in : node.inputs) shapes.push_back(graph.type_of(in).shape);
+    double combinations = 1;
+    for (int64_t size : parse_einsum(node.attrs.get_string("equation"), shapes).label_sizes) {
+      combinations *= static_cast<double>(size);
+    }
+    return (node.inputs.size() > 1 ? 2.0 : 1.0) * combinations;
   }
   if (node.op == "ConvTranspose") {
     return 2.0 * elements(graph, node.inputs[0]) * product(graph.type_of(node.inputs[1]).shape, 1);

@@ -10,6 +10,7 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   lower_1d_to_rows(graph);
   lower_3d_to_frames(graph);
   lower_recurrent(graph);
+  einsum_as_matmul(graph);
   fuse_gemm(graph);
   convert_matmul(graph);
   fold_matmul_scale(graph);

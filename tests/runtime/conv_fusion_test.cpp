@@ -1297,7 +1297,9 @@ TEST(Conv3dAsFrames, EveryTimeGeometryComputesTheConv) {
   EXPECT_EQ(counts.at("NeeFrameGather"), 4);
   EXPECT_EQ(counts.at("Transpose"), 1);
   for (const Node* n : nodes_of(g, "NeeFrameGather")) {
-    if (n->attrs.get_int("group") == 2) EXPECT_EQ(g.type_of(n->outputs[0]).shape, (std::vector<int64_t>{6, 18, 7, 7}));
+    if (n->attrs.get_int("group") == 2) {
+      EXPECT_EQ(g.type_of(n->outputs[0]).shape, (std::vector<int64_t>{6, 18, 7, 7}));
+    }
   }
   // t's 6 channels, which only the spatial conv reads, and d's 5, which only e's gather
   // reads, are widened to 16; s's, read by a conv of two groups, g's (two groups) and y
@@ -1352,7 +1354,9 @@ TEST(Conv3dAsFrames, PoolsAndConcatenationsRunOverFrames) {
   Graph g = import_onnx_bytes(bytes);
   optimize_graph(g);
   for (const Node& n : g.nodes()) {
-    if (n.op == "MaxPool" || n.op == "AveragePool") EXPECT_EQ(n.attrs.get_ints("kernel_shape").size(), 2u) << n.name;
+    if (n.op == "MaxPool" || n.op == "AveragePool") {
+      EXPECT_EQ(n.attrs.get_ints("kernel_shape").size(), 2u) << n.name;
+    }
     if (n.op == "MaxPool" || n.op == "AveragePool" || n.op == "Concat") {
       EXPECT_EQ(g.type_of(n.inputs[0]).shape.size(), 4u) << n.name;
     }

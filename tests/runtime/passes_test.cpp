@@ -67,6 +67,36 @@ Tensor test_scalar(float v) {
   return t;
 }
 
+Graph einsum_graph(const std::string& equation, const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+                   const std::vector<int64_t>& out) {
+  Graph g;
+  g.add_value("a", f32(a));
+  g.add_value("b", f32(b));
+  g.add_input("a");
+  g.add_input("b");
+  Attributes attrs;
+  attrs.set("equation", equation);
+  add_node(g, "Einsum", "einsum", {"a", "b"}, "p", f32(out), attrs);
+  g.add_output("p");
+  return g;
+}
+
+TEST(Passes, EinsumsThatAreBatchedProductsBecomeMatMuls) {
+  // MaxViT's attention: Q K^T and then the weights times V, in five dims.
+  EXPECT_EQ(expect_fusion_preserves_outputs(
+                einsum_graph("B G H I D, B G H J D -> B G H I J", {1, 3, 2, 5, 4}, {1, 3, 2, 6, 4}, {1, 3, 2, 5, 6})),
+            (Ops{"Transpose", "NeeMatMul"}));
+  EXPECT_EQ(expect_fusion_preserves_outputs(
+                einsum_graph("bghij,bghjd->bghid", {1, 3, 2, 5, 6}, {1, 3, 2, 6, 4}, {1, 3, 2, 5, 4})),
+            (Ops{"NeeMatMul"}));
+  // A in another order and the output transposed: a Transpose on each side of the product.
+  EXPECT_EQ(expect_fusion_preserves_outputs(einsum_graph("kib,bkj->jbi", {4, 5, 3}, {3, 4, 6}, {6, 3, 5})),
+            (Ops{"Transpose", "NeeMatMul", "Transpose"}));
+  // An elementwise product and a diagonal are not matrix products.
+  EXPECT_EQ(expect_fusion_preserves_outputs(einsum_graph("ij,ij->ij", {3, 4}, {3, 4}, {3, 4})), (Ops{"Einsum"}));
+  EXPECT_EQ(expect_fusion_preserves_outputs(einsum_graph("ii,ij->ij", {3, 3}, {3, 4}, {3, 4})), (Ops{"Einsum"}));
+}
+
 TEST(Passes, GemmBecomesNeeMatMul) {
   Graph g;
   g.add_value("a", f32({4, 3}));
