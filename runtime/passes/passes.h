@@ -103,12 +103,13 @@ void lower_recurrent(Graph& graph);
 // outside [0, T).
 void lower_3d_to_frames(Graph& graph);
 // A two-operand f32 Einsum that is a batched matrix product (labels of both operands and
-// the output batch dims, one label of each operand's alone with the output's, one summed
-// label of both operands'; no diagonals, no broadcasting) becomes a MatMul of its operands
-// arranged [batch..., i, k] and [batch..., k, j], each by a Transpose where its labels
-// come in another order, and a Transpose of the product where the output's do: MaxViT's
-// attention products ("B G H I D, B G H J D -> B G H I J" and its partner) ran 10.7 s of
-// its 10.8 s a run on the reference Einsum.
+// the output batch dims, labels of one operand and the output free, labels of both
+// operands alone summed, at least one; no diagonals, no broadcasting, no label summed
+// within one operand) becomes a MatMul of its operands arranged [batch..., I, K] and
+// [batch..., K, J] (each by a Transpose where its labels come in another order, and a
+// Reshape where I, J or K are several labels or none), its product viewed back and put in
+// the output's order: MaxViT's attention products ("B G H I D, B G H J D -> B G H I J"
+// and its partner) ran 10.7 s of its 10.8 s a run on the reference Einsum.
 void einsum_as_matmul(Graph& graph);
 void fuse_gemm(Graph& graph);          // Gemm -> NeeMatMul
 void convert_matmul(Graph& graph);     // MatMul with rank >= 2 operands -> NeeMatMul

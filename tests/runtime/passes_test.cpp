@@ -92,7 +92,18 @@ TEST(Passes, EinsumsThatAreBatchedProductsBecomeMatMuls) {
   // A in another order and the output transposed: a Transpose on each side of the product.
   EXPECT_EQ(expect_fusion_preserves_outputs(einsum_graph("kib,bkj->jbi", {4, 5, 3}, {3, 4, 6}, {6, 3, 5})),
             (Ops{"Transpose", "NeeMatMul", "Transpose"}));
-  // An elementwise product and a diagonal are not matrix products.
+  // Several free or summed labels: the operands viewed as matrices, the product viewed
+  // back. "bij,jk->bik" is a Linear layer's weights; "bnhd,hdo->bno" an attention output
+  // projection over heads and depth.
+  EXPECT_EQ(expect_fusion_preserves_outputs(einsum_graph("bij,jk->bik", {2, 3, 4}, {4, 5}, {2, 3, 5})),
+            (Ops{"Reshape", "NeeMatMul", "Reshape"}));
+  EXPECT_EQ(expect_fusion_preserves_outputs(einsum_graph("bnhd,hdo->bno", {2, 3, 4, 5}, {4, 5, 6}, {2, 3, 6})),
+            (Ops{"Reshape", "Reshape", "NeeMatMul", "Reshape"}));
+  EXPECT_EQ(expect_fusion_preserves_outputs(einsum_graph("ij,kj->ik", {3, 4}, {5, 4}, {3, 5})),
+            (Ops{"Transpose", "NeeMatMul"}));
+  // An elementwise product, a diagonal and a label summed within one operand are not
+  // matrix products.
+  EXPECT_EQ(expect_fusion_preserves_outputs(einsum_graph("ij,jk->i", {3, 4}, {4, 5}, {3})), (Ops{"Einsum"}));
   EXPECT_EQ(expect_fusion_preserves_outputs(einsum_graph("ij,ij->ij", {3, 4}, {3, 4}, {3, 4})), (Ops{"Einsum"}));
   EXPECT_EQ(expect_fusion_preserves_outputs(einsum_graph("ii,ij->ij", {3, 3}, {3, 4}, {3, 4})), (Ops{"Einsum"}));
 }
