@@ -6,6 +6,7 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   remove_identity(graph);
   fold_pad_into_pool(graph);
   transpose_as_reshape(graph);
+  lower_conv_transpose(graph);
   fuse_conv(graph);
   lower_1d_to_rows(graph);
   lower_3d_to_frames(graph);

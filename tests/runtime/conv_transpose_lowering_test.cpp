@@ -1,0 +1,93 @@
+// lower_conv_transpose: a 2-D ConvTranspose as a Conv of its phases and a depth-to-space,
+// computing what the ConvTranspose computes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "importer/import_onnx.h"
+#include "onnx_model_builder.h"
+#include "runtime/passes/passes.h"
+#include "runtime/session.h"
+#include "runtime/tensor_io.h"
+
+namespace nee {
+namespace {
+
+using test::OnnxModelBuilder;
+using test::set_attr;
+
+struct Geometry {
+  int64_t kernel_h, kernel_w, stride_h, stride_w;
+  std::vector<int64_t> pads;  // begins, then ends
+  std::vector<int64_t> output_padding;
+  bool bias;
+};
+
+std::string conv_transpose_bytes(const Geometry& g) {
+  OnnxModelBuilder m;
+  m.input("x", {2, 5, 6, 7});
+  m.initializer("w", random_tensor({DType::f32, {5, 3, g.kernel_h, g.kernel_w}}, 41));
+  std::vector<std::string> inputs = {"x", "w"};
+  if (g.bias) {
+    m.initializer("b", random_tensor({DType::f32, {3}}, 42));
+    inputs.push_back("b");
+  }
+  onnx::NodeProto& node = m.node("ConvTranspose", inputs, {"y"}, "up");
+  set_attr(node, "kernel_shape", std::vector<int64_t>{g.kernel_h, g.kernel_w});
+  set_attr(node, "strides", std::vector<int64_t>{g.stride_h, g.stride_w});
+  set_attr(node, "pads", g.pads);
+  if (!g.output_padding.empty()) set_attr(node, "output_padding", g.output_padding);
+  m.output("y");
+  return m.bytes();
+}
+
+TEST(LowerConvTranspose, EveryStrideKernelAndPaddingComputesTheConvTranspose) {
+  const std::vector<Geometry> geometries = {
+      {2, 2, 2, 2, {0, 0, 0, 0}, {}, true},      // U-Net's upsampling: a 1x1 conv of 4 phases
+      {4, 4, 2, 2, {1, 1, 1, 1}, {}, false},     // DCGAN's
+      {3, 3, 2, 2, {1, 1, 1, 1}, {1, 1}, true},  // output_padding
+      {3, 3, 1, 1, {1, 1, 1, 1}, {}, true},      // stride 1: a 3x3 conv of reversed taps
+      {5, 3, 3, 2, {2, 0, 1, 1}, {2, 0}, true},  // uneven strides, kernels and pads
+  };
+  for (const Geometry& g : geometries) {
+    const std::string bytes = conv_transpose_bytes(g);
+    Graph lowered = import_onnx_bytes(bytes);
+    optimize_graph(lowered);
+    std::map<std::string, int> ops;
+    for (const Node& n : lowered.nodes()) ++ops[n.op];
+    EXPECT_EQ(ops["ConvTranspose"], 0) << g.kernel_h << "x" << g.kernel_w;
+    EXPECT_EQ(ops["NeeConv"], 1) << g.kernel_h << "x" << g.kernel_w;
+    Session lowered_session(lowered, {});
+    Session plain(import_onnx_bytes(bytes), {});
+    const Tensor x = random_tensor(plain.graph().type_of("x"), 43);
+    const Tensor got = lowered_session.run({{"x", x}}).at("y"), want = plain.run({{"x", x}}).at("y");
+    ASSERT_EQ(got.shape(), want.shape());
+    for (int64_t i = 0; i < want.elements(); ++i) {
+      ASSERT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-5f)
+          << g.kernel_h << "x" << g.kernel_w << " at " << i;
+    }
+  }
+}
+
+// Groups and weights that are inputs stay on the ConvTranspose.
+TEST(LowerConvTranspose, GroupsAndWeightsThatAreInputsStay) {
+  OnnxModelBuilder m;
+  m.input("x", {1, 4, 5, 5}).input("w", {4, 2, 3, 3});
+  m.initializer("wg", random_tensor({DType::f32, {4, 1, 3, 3}}, 44));
+  set_attr(m.node("ConvTranspose", {"x", "w"}, {"y"}, "by_input"), "kernel_shape", std::vector<int64_t>{3, 3});
+  onnx::NodeProto& grouped = m.node("ConvTranspose", {"x", "wg"}, {"z"}, "grouped");
+  set_attr(grouped, "kernel_shape", std::vector<int64_t>{3, 3});
+  set_attr(grouped, "group", int64_t{4});
+  m.output("y").output("z");
+  Graph g = import_onnx_bytes(m.bytes());
+  optimize_graph(g);
+  int conv_transposes = 0;
+  for (const Node& n : g.nodes()) conv_transposes += n.op == "ConvTranspose";
+  EXPECT_EQ(conv_transposes, 2);
+}
+
+}  // namespace
+}  // namespace nee
