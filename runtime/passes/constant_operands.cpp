@@ -48,14 +48,18 @@ std::string unique_value_name(const Graph& graph, const std::string& base) {
   return name;
 }
 
+Node single_output_node(const std::string& op, const std::vector<std::string>& inputs, const std::string& output) {
+  Node node;
+  node.op = op;
+  node.name = output;
+  node.inputs = inputs;
+  node.outputs = {output};
+  return node;
+}
+
 Node reshape_view(Graph& graph, const std::string& value, const std::string& name, const std::vector<int64_t>& shape) {
   graph.add_value(name, TensorType{graph.type_of(value).dtype, shape});
-  Node node;
-  node.op = "Reshape";
-  node.name = name;
-  node.inputs = {value, add_shape_constant(graph, name + ".shape", shape)};
-  node.outputs = {name};
-  return node;
+  return single_output_node("Reshape", {value, add_shape_constant(graph, name + ".shape", shape)}, name);
 }
 
 std::optional<BatchNormAffine> inference_batch_norm(const Graph& graph, const Node& bn, int64_t channels) {

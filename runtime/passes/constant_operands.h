@@ -35,6 +35,10 @@ std::string unique_value_name(const Graph& graph, const std::string& base);
 // Adds `shape` as the i64 constant `name` (a Reshape's second input) and returns `name`.
 std::string add_shape_constant(Graph& graph, const std::string& name, const std::vector<int64_t>& shape);
 
+// A node of `op` reading `inputs` and writing the one value `output`, after which it is
+// named.
+Node single_output_node(const std::string& op, const std::vector<std::string>& inputs, const std::string& output);
+
 // A Reshape node named `name` viewing `value` as `shape`: adds the value `name` and the
 // shape constant, and returns the node for the caller to add.
 Node reshape_view(Graph& graph, const std::string& value, const std::string& name, const std::vector<int64_t>& shape);

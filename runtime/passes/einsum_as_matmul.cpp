@@ -82,11 +82,7 @@ class ProductRewrite {
     if (is_identity(perm)) return value;
     const std::string name = unique_value_name(graph_, einsum_.name + ".transposed");
     graph_.add_value(name, TensorType{DType::f32, sizes(order)});
-    Node transpose;
-    transpose.op = "Transpose";
-    transpose.name = name;
-    transpose.inputs = {value};
-    transpose.outputs = {name};
+    Node transpose = single_output_node("Transpose", {value}, name);
     transpose.attrs.set("perm", perm);
     added_.push_back(std::move(transpose));
     return name;

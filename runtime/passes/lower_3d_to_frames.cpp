@@ -13,11 +13,7 @@ namespace {
 // A Transpose (0, 2, 1, 3, 4) of `from` into the existing value `to`: [N, C, T, H, W] <->
 // [N, T, C, H, W].
 Node swap_channels_and_time(const std::string& from, const std::string& to) {
-  Node node;
-  node.op = "Transpose";
-  node.name = to;
-  node.inputs = {from};
-  node.outputs = {to};
+  Node node = single_output_node("Transpose", {from}, to);
   node.attrs.set("perm", std::vector<int64_t>{0, 2, 1, 3, 4});
   return node;
 }
@@ -73,12 +69,7 @@ bool widens_output(const Graph& graph, const Node& conv) {
 Node new_node(Graph& graph, const std::string& op, const std::vector<std::string>& inputs, const std::string& output,
               const TensorType& type) {
   graph.add_value(output, type);
-  Node node;
-  node.op = op;
-  node.name = output;
-  node.inputs = inputs;
-  node.outputs = {output};
-  return node;
+  return single_output_node(op, inputs, output);
 }
 
 // The lowering walks the 3-D convs, pools and channel concatenations in graph order and

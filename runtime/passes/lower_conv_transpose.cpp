@@ -59,15 +59,6 @@ Tensor phase_bias(const Tensor& b, int64_t phases) {
   return out;
 }
 
-Node single_output_node(const std::string& op, const std::vector<std::string>& inputs, const std::string& output) {
-  Node node;
-  node.op = op;
-  node.name = output;
-  node.inputs = inputs;
-  node.outputs = {output};
-  return node;
-}
-
 }  // namespace
 
 void lower_conv_transpose(Graph& graph) {

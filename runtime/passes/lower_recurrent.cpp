@@ -45,17 +45,15 @@ void lower_recurrent(Graph& graph) {
     // The projection of every step: X viewed [S * B, I] times W^T, plus the biases.
     const std::string rows_view = unique_value_name(graph, node.name + ".steps");
     added.push_back(reshape_view(graph, node.inputs[0], rows_view, {x[0] * x[1], x[2]}));
-    Node gemm;
-    gemm.op = "Gemm";
-    gemm.name = unique_value_name(graph, node.name + ".projection");
-    gemm.inputs = {rows_view, add_named_constant(graph, node.name + ".input_weights", recurrent_input_weights(w)),
-                   add_named_constant(graph, node.name + ".input_bias",
-                                      recurrent_input_bias(b, dirs, gates, hidden, gru))};
-    gemm.outputs = {gemm.name};
-    graph.add_value(gemm.name, TensorType{DType::f32, {x[0] * x[1], dirs * rows}});
-    added.push_back(gemm);
+    const std::string projection = unique_value_name(graph, node.name + ".projection");
+    graph.add_value(projection, TensorType{DType::f32, {x[0] * x[1], dirs * rows}});
+    added.push_back(single_output_node(
+        "Gemm",
+        {rows_view, add_named_constant(graph, node.name + ".input_weights", recurrent_input_weights(w)),
+         add_named_constant(graph, node.name + ".input_bias", recurrent_input_bias(b, dirs, gates, hidden, gru))},
+        projection));
     const std::string projected = unique_value_name(graph, node.name + ".projected");
-    added.push_back(reshape_view(graph, gemm.name, projected, {x[0], x[1], dirs * rows}));
+    added.push_back(reshape_view(graph, projection, projected, {x[0], x[1], dirs * rows}));
 
     Node recurrence = node;
     recurrence.op = "NeeRecurrence";
