@@ -48,6 +48,12 @@ std::string unique_value_name(const Graph& graph, const std::string& base) {
   return name;
 }
 
+void remove_if_unread(Graph& graph, const std::string& name) {
+  if (!name.empty() && graph.has_value(name) && graph.consumers(name).empty() && !graph.is_output(name)) {
+    graph.remove_value(name);
+  }
+}
+
 Node single_output_node(const std::string& op, const std::vector<std::string>& inputs, const std::string& output) {
   Node node;
   node.op = op;

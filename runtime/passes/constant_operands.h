@@ -43,6 +43,10 @@ Node single_output_node(const std::string& op, const std::vector<std::string>& i
 // shape constant, and returns the node for the caller to add.
 Node reshape_view(Graph& graph, const std::string& value, const std::string& name, const std::vector<int64_t>& shape);
 
+// Removes the value `name` (a constant a rewrite stopped reading; "" for none) where nothing
+// reads it and the graph does not output it.
+void remove_if_unread(Graph& graph, const std::string& name);
+
 // Erases the Transposes and Reshapes whose outputs nothing reads and the graph does not
 // output (what a lowering left behind when it rewired their readers).
 void drop_unread_copies(Graph& graph);

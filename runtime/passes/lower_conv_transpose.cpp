@@ -114,9 +114,7 @@ void lower_conv_transpose(Graph& graph) {
     last.name = node.name;
     const std::vector<std::string> replaced = {node.inputs[1], node.inputs.size() > 2 ? node.inputs[2] : ""};
     node = std::move(last);
-    for (const std::string& c : replaced) {
-      if (!c.empty() && graph.has_value(c) && graph.consumers(c).empty() && !graph.is_output(c)) graph.remove_value(c);
-    }
+    for (const std::string& c : replaced) remove_if_unread(graph, c);
   }
   for (Node& n : added) graph.add_node(std::move(n));
   graph.sort_topologically();

@@ -68,9 +68,7 @@ void lower_recurrent(Graph& graph) {
     while (!recurrence.inputs.empty() && recurrence.inputs.back().empty()) recurrence.inputs.pop_back();
     const std::vector<std::string> replaced = {node.inputs[1], node.inputs[2], input_at(node, 3)};
     node = std::move(recurrence);
-    for (const std::string& c : replaced) {
-      if (!c.empty() && graph.has_value(c) && graph.consumers(c).empty() && !graph.is_output(c)) graph.remove_value(c);
-    }
+    for (const std::string& c : replaced) remove_if_unread(graph, c);
   }
   for (Node& n : added) graph.add_node(std::move(n));
   graph.sort_topologically();
