@@ -842,6 +842,14 @@ std::string groups_of_eight_bytes() {
   return m.bytes();
 }
 
+// A grouped conv of `groups` groups reading and writing blocked activations of `shape`.
+void expect_blocked_grouped_conv(const Graph& g, const Node& conv, int64_t groups, const std::vector<int64_t>& shape) {
+  EXPECT_EQ(conv.attrs.get_int("group"), groups);
+  EXPECT_EQ(conv.attrs.get_int("input_block", 0), kActivationBlock);
+  EXPECT_EQ(conv.attrs.get_int("output_block", 0), kActivationBlock);
+  EXPECT_EQ(g.type_of(conv.outputs[0]).shape, shape);
+}
+
 TEST(PadChannels, GroupsOfEightWidenByWholeGroupsAndMergeIntoBlocks) {
   GraphOptions options = kBlocked;
   options.pad_channels = true;
@@ -853,10 +861,7 @@ TEST(PadChannels, GroupsOfEightWidenByWholeGroupsAndMergeIntoBlocks) {
   ASSERT_EQ(convs.size(), 3u);
   // 24 channels widen to 32: four groups of 8, the fourth zero filters, merged in pairs
   // into two groups of 16 that read and write blocked activations.
-  EXPECT_EQ(convs[1]->attrs.get_int("group"), 2);
-  EXPECT_EQ(convs[1]->attrs.get_int("input_block", 0), kActivationBlock);
-  EXPECT_EQ(convs[1]->attrs.get_int("output_block", 0), kActivationBlock);
-  EXPECT_EQ(g.type_of(convs[1]->outputs[0]).shape, (std::vector<int64_t>{1, 2, 8, 8, 16}));
+  expect_blocked_grouped_conv(g, *convs[1], 2, {1, 2, 8, 8, 16});
   expect_blocked_matches_unfused(groups_of_eight_bytes(), options, {1, 16, 8, 8}, {21, 22});
 }
 
@@ -893,10 +898,7 @@ TEST(PadChannels, OddCountsOfGroupsWidenToWholeMergedGroups) {
   optimize_graph(g, options);
   const std::vector<const Node*> convs = nodes_of(g, "NeeConv");
   ASSERT_EQ(convs.size(), 5u);
-  EXPECT_EQ(convs[1]->attrs.get_int("group"), 3);
-  EXPECT_EQ(convs[1]->attrs.get_int("input_block", 0), kActivationBlock);
-  EXPECT_EQ(convs[1]->attrs.get_int("output_block", 0), kActivationBlock);
-  EXPECT_EQ(g.type_of(convs[1]->outputs[0]).shape, (std::vector<int64_t>{1, 9, 8, 8, 16}));
+  expect_blocked_grouped_conv(g, *convs[1], 3, {1, 9, 8, 8, 16});
   EXPECT_EQ(g.type_of(convs[3]->outputs[0]).shape[1] * g.type_of(convs[3]->outputs[0]).shape.back(), 144);
   EXPECT_TRUE(nodes_of(g, "Slice").empty());
   expect_blocked_matches_unfused(odd_groups_bytes(24), options, {1, 16, 8, 8}, {23, 24});
