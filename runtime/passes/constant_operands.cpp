@@ -48,6 +48,12 @@ std::string unique_value_name(const Graph& graph, const std::string& base) {
   return name;
 }
 
+std::string add_named_constant(Graph& graph, const std::string& base, const Tensor& t) {
+  const std::string name = unique_value_name(graph, base);
+  graph.add_constant(name, t);
+  return name;
+}
+
 void remove_if_unread(Graph& graph, const std::string& name) {
   if (!name.empty() && graph.has_value(name) && graph.consumers(name).empty() && !graph.is_output(name)) {
     graph.remove_value(name);

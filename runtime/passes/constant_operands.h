@@ -32,6 +32,10 @@ std::optional<BatchNormAffine> inference_batch_norm(const Graph& graph, const No
 // A value name derived from `base` that the graph does not define yet.
 std::string unique_value_name(const Graph& graph, const std::string& base);
 
+// Adds `t` as a constant under a name derived from `base` that the graph does not define
+// yet, and returns that name.
+std::string add_named_constant(Graph& graph, const std::string& base, const Tensor& t);
+
 // Adds `shape` as the i64 constant `name` (a Reshape's second input) and returns `name`.
 std::string add_shape_constant(Graph& graph, const std::string& name, const std::vector<int64_t>& shape);
 

@@ -39,9 +39,7 @@ void lower_1d_to_rows(Graph& graph) {
       const Tensor& kernel = *f32_constant(graph, node.inputs[1]);
       Tensor w(DType::f32, as_rows(kernel.shape()));
       std::copy_n(kernel.data_as<float>(), kernel.elements(), w.data_as<float>());
-      const std::string weights = unique_value_name(graph, node.inputs[1] + ".rows");
-      graph.add_constant(weights, w);
-      node.inputs[1] = weights;
+      node.inputs[1] = add_named_constant(graph, node.inputs[1] + ".rows", w);
       if (node.attrs.get_int("residual")) {
         std::string& residual = node.inputs[node.attrs.get_int("bias") ? 3 : 2];
         residual = rows(residual);

@@ -163,13 +163,10 @@ void FramesLowering::conv(size_t i) {
   const int64_t channels = w.shape()[1] + (x_frames.empty() ? 0 : graph_.type_of(x_frames).shape[1] -
                                                                      graph_.type_of(conv.inputs[0]).shape[1]);
   conv.inputs[0] = gather(conv, frames);
-  const std::string weights = unique_value_name(graph_, conv.name + ".frame_weights");
-  graph_.add_constant(weights, frame_weights(w, outputs, channels));
-  conv.inputs[1] = weights;
+  conv.inputs[1] = add_named_constant(graph_, conv.name + ".frame_weights", frame_weights(w, outputs, channels));
   if (widen && conv.attrs.get_int("bias")) {
-    const std::string bias = unique_value_name(graph_, conv.name + ".widened_bias");
-    graph_.add_constant(bias, zero_extended(*f32_constant(graph_, conv.inputs[2]), outputs));
-    conv.inputs[2] = bias;
+    const Tensor bias = zero_extended(*f32_constant(graph_, conv.inputs[2]), outputs);
+    conv.inputs[2] = add_named_constant(graph_, conv.name + ".widened_bias", bias);
   }
   if (conv.attrs.get_int("residual")) {
     std::string& residual = conv.inputs[conv.attrs.get_int("bias") ? 3 : 2];

@@ -78,13 +78,10 @@ void lower_conv_transpose(Graph& graph) {
 
     Node conv = single_output_node("Conv", {node.inputs[0]}, unique_value_name(graph, base + ".phases"));
     graph.add_value(conv.outputs[0], TensorType{DType::f32, {x[0], m * s[0] * s[1], qh, qw}});
-    const std::string weights = unique_value_name(graph, base + ".phase_weights");
-    graph.add_constant(weights, phase_weights(w, s[0], s[1], mh, mw));
-    conv.inputs.push_back(weights);
+    conv.inputs.push_back(add_named_constant(graph, base + ".phase_weights", phase_weights(w, s[0], s[1], mh, mw)));
     if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
-      const std::string bias = unique_value_name(graph, base + ".phase_bias");
-      graph.add_constant(bias, phase_bias(*f32_constant(graph, node.inputs[2]), s[0] * s[1]));
-      conv.inputs.push_back(bias);
+      const Tensor bias = phase_bias(*f32_constant(graph, node.inputs[2]), s[0] * s[1]);
+      conv.inputs.push_back(add_named_constant(graph, base + ".phase_bias", bias));
     }
     conv.attrs.set("kernel_shape", std::vector<int64_t>{mh, mw});
     conv.attrs.set("strides", std::vector<int64_t>{1, 1});

@@ -23,12 +23,6 @@ bool lowerable(const Graph& graph, const Node& node) {
          f32_constant(graph, node.inputs[2]) && (bias.empty() || f32_constant(graph, bias));
 }
 
-std::string add_named_constant(Graph& graph, const std::string& base, const Tensor& t) {
-  const std::string name = unique_value_name(graph, base);
-  graph.add_constant(name, t);
-  return name;
-}
-
 }  // namespace
 
 void lower_recurrent(Graph& graph) {
