@@ -15,6 +15,15 @@ Expr erf_approx(const Expr& x) {
 
 Expr sigmoid(const Expr& x) { return 1.0f / (1.0f + exp(-x)); }
 
+Expr tanh_approx(const Expr& x) {
+  const Expr ax = abs(x);
+  const Expr large = 1.0f - 2.0f / (exp(2.0f * ax) + 1.0f);
+  const Expr z = x * x;
+  const Expr p = (((-5.70498872745e-3f * z + 2.06390887954e-2f) * z - 5.37397155531e-2f) * z + 1.33314422036e-1f) * z -
+                 3.33332819422e-1f;
+  return select(ax > 0.625f, select(x < 0.0f, -large, large), x + x * z * p);
+}
+
 Expr silu(const Expr& x) { return x * sigmoid(x); }
 
 Expr hard_sigmoid(const Expr& x) { return clamp(x * (1.0f / 6.0f) + 0.5f, 0.0f, 1.0f); }

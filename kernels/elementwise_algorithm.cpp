@@ -40,7 +40,7 @@ Expr instruction_expr(const ElementwiseInstruction& ins, const Expr& a, const Ex
     case ElementwiseOp::exp: return exp(a);
     case ElementwiseOp::log: return log(a);
     case ElementwiseOp::sigmoid: return sigmoid(a);
-    case ElementwiseOp::tanh: return tanh(a);
+    case ElementwiseOp::tanh: return tanh_approx(a);
     case ElementwiseOp::erf: return erf_approx(a);
     case ElementwiseOp::reciprocal: return 1.0f / a;
   }

@@ -43,6 +43,8 @@ std::map<std::string, Workload> cases() {
                                      "relu(x0); mul(t2,t4); add(t6,t5)")},
       // erf over [-6, 6] at 4099 points: the approximation against std::erf.
       {"erf_range", elementwise({{4099}}, {4099}, "mul(x0,6); erf(t0)")},
+      // tanh over [-10, 10] at 4099 points: the vectorizing approximation against std::tanh.
+      {"tanh_range", elementwise({{4099}}, {4099}, "mul(x0,10); tanh(t0)")},
       {"large_parallel", elementwise({{4, 64, 129}, {64, 1}}, {4, 64, 129}, "add(x0,x1); relu(t0)")},
   };
 }
@@ -80,6 +82,23 @@ TEST_F(ElementwiseKernel, ErfApproximationIsWithin5e7OfStdErf) {
   }
   EXPECT_LT(worst, 5e-7);
   EXPECT_GT(worst, 0);  // the kernel's erf is the approximation, not std::erf
+}
+
+// Both branches of the approximation (|x| below and above 0.625) within 4 float ulps.
+TEST_F(ElementwiseKernel, TanhApproximationIsWithin4UlpsOfStdTanh) {
+  kernels().check_points("tanh_range");
+  const auto [out, want] = kernels().run_random("tanh_range/default", 6);
+  int small = 0;
+  double worst = 0;
+  for (int64_t i = 0; i < out.elements(); ++i) {
+    const double expected = want.data_as<float>()[i];
+    small += std::fabs(expected) < std::tanh(0.625);
+    const double ulp = std::ldexp(1.0, std::ilogb(std::max(std::fabs(expected), 1e-30)) - 23);
+    worst = std::max(worst, std::fabs(out.data_as<float>()[i] - expected) / ulp);
+  }
+  EXPECT_LE(worst, 4);
+  EXPECT_GT(small, 100);
+  EXPECT_LT(small, out.elements() - 100);
 }
 
 TEST_F(ElementwiseKernel, CpuKernelVerifiedByNeeMeasure) {
