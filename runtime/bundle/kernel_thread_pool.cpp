@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/bundle/flush_denormals.h"
+#include "runtime/reference/parallel_ranges.h"
 
 namespace nee {
 
@@ -186,9 +187,23 @@ Pool& pool() {
   return instance;
 }
 
+int run_part(void*, int index, uint8_t* closure) {
+  (*reinterpret_cast<const std::function<void(int64_t)>*>(closure))(index);
+  return 0;
+}
+
+// The reference kernels' parallel parts as one loop of the pool.
+void run_parts_on_kernel_pool(int64_t parts, const std::function<void(int64_t)>& part) {
+  pool().run(nullptr, run_part, 0, static_cast<int>(parts),
+             reinterpret_cast<uint8_t*>(const_cast<std::function<void(int64_t)>*>(&part)));
+}
+
 }  // namespace
 
-void configure_kernel_pool(const KernelPoolSettings& settings) { pool().configure(settings); }
+void configure_kernel_pool(const KernelPoolSettings& settings) {
+  pool().configure(settings);
+  install_parallel_runner(run_parts_on_kernel_pool, settings.threads);
+}
 
 KernelPoolSettings kernel_pool_settings() { return pool().settings(); }
 

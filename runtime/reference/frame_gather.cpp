@@ -1,11 +1,11 @@
 #include <algorithm>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 #include "core/activation_layout.h"
 #include "core/error.h"
 #include "runtime/reference/reference_ops.h"
+#include "runtime/reference/parallel_ranges.h"
 
 namespace nee {
 
@@ -59,17 +59,11 @@ ReferenceFn make_reference_nee_frame_gather(const Graph& graph, const Node& node
   };
   // A thread per core for every 4 MiB written: R(2+1)D-18's largest gather (116 MB) took
   // 46 ms on one core of this 2-core machine.
-  const int64_t workers = std::clamp<int64_t>(
-      std::min<int64_t>(std::thread::hardware_concurrency(), static_cast<int64_t>(plane) * planes >> 22), 1, planes);
+  const int64_t workers = workers_for(static_cast<int64_t>(plane) * planes, int64_t{1} << 22, planes);
   return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
     const auto* src = static_cast<const uint8_t*>(in[0]->data());
     auto* dst = static_cast<uint8_t*>(out[0]->data());
-    std::vector<std::thread> threads;
-    for (int64_t w = 1; w < workers; ++w) {
-      threads.emplace_back(copy_planes, src, dst, planes * w / workers, planes * (w + 1) / workers);
-    }
-    copy_planes(src, dst, 0, planes / workers);
-    for (std::thread& t : threads) t.join();
+    run_in_parallel(planes, workers, [&](int64_t begin, int64_t end) { copy_planes(src, dst, begin, end); });
   };
 }
 

@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <thread>
 #include <vector>
 
 #include "core/activations.h"
@@ -7,6 +6,7 @@
 #include "core/workload.h"
 #include "runtime/reference/broadcast.h"
 #include "runtime/reference/family_reference.h"
+#include "runtime/reference/parallel_ranges.h"
 #include "runtime/reference/reference_ops.h"
 
 namespace nee {
@@ -82,12 +82,7 @@ void matmul_f32(const Tensor& a_in, const Tensor& b_in, const Tensor* c, const M
   // more multiply-adds each: on one core the 4096-cubed product took 31 s, and
   // nee-measure checks every candidate of a GPU batch against it.
   const int64_t rows = static_cast<int64_t>(batches.size()) * m;
-  const int64_t workers = std::clamp<int64_t>(
-      std::min<int64_t>(std::thread::hardware_concurrency(), (rows * n * k) >> 20), 1, std::max<int64_t>(1, rows));
-  std::vector<std::thread> threads;
-  for (int64_t t = 1; t < workers; ++t) threads.emplace_back(compute_rows, rows * t / workers, rows * (t + 1) / workers);
-  compute_rows(0, rows / workers);
-  for (std::thread& t : threads) t.join();
+  run_in_parallel(rows, workers_for(rows * n * k, int64_t{1} << 20, rows), compute_rows);
   if (c) {
     std::vector<int64_t> full = batch;
     full.insert(full.end(), {m, n});

@@ -7,17 +7,12 @@
 #include <vector>
 
 #include "core/error.h"
+#include "runtime/reference/float_lanes.h"
+#include "runtime/reference/parallel_ranges.h"
 #include "runtime/reference/recurrent_activation.h"
 #include "runtime/reference/recurrent_weights.h"
 #include "runtime/reference/reference_ops.h"
 
-// The recurrent product's loop also gets AVX2 and AVX-512 clones, picked by the CPU the
-// process runs on (the rest of the runtime targets the baseline x86-64).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define NEE_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define NEE_VECTOR_CLONES
-#endif
 
 namespace nee {
 
@@ -57,9 +52,8 @@ struct BatchEntry {
 
 constexpr int64_t kBlock = kRecurrentUnitBlock;
 
-// 16 lanes of f32: one AVX-512 register, two AVX2 or four SSE ones in each clone; read
-// and written in place at any float's alignment, as the compilers' own intrinsics do.
-typedef float Lanes __attribute__((vector_size(kBlock * sizeof(float)), aligned(sizeof(float)), may_alias));
+static_assert(kBlock == kFloatLanes, "a block of units is one FloatLanes");
+using Lanes = FloatLanes;
 
 // K gates of one block of units, their sums held in registers over the whole reduction:
 // through memory, each multiply-add waited for the last one's store (speech_rnn's
@@ -169,10 +163,10 @@ void run_direction(const RecurrentPlan& p, int64_t dir, const DirectionOperands&
   // A GRU's candidate takes R (r . h) (unless linear_before_reset): its product waits
   // until every unit's reset gate is known.
   const bool reset_first = p.cell == Cell::gru && !p.linear_before_reset;
-  // A thread per core where each step's product has 64K multiply-adds a thread or more.
-  const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  // A thread (of the kernel pool's) where each step's product has 64K multiply-adds a
+  // thread or more; they meet every step, so each runs on a thread of its own.
   const int64_t batch = static_cast<int64_t>(entries.size());
-  const int workers = static_cast<int>(std::clamp<int64_t>(batch * G * H * H >> 16, 1, std::min(cores, blocks)));
+  const int workers = static_cast<int>(workers_for(batch * G * H * H, int64_t{1} << 16, blocks));
   int64_t most_steps = 0;
   for (BatchEntry& e : entries) {
     most_steps = std::max(most_steps, e.steps);
@@ -288,10 +282,7 @@ void run_direction(const RecurrentPlan& p, int64_t dir, const DirectionOperands&
       barrier.wait();
     }
   };
-  std::vector<std::thread> threads;
-  for (int w = 1; w < workers; ++w) threads.emplace_back(work, w);
-  work(0);
-  for (std::thread& t : threads) t.join();
+  run_in_parallel(workers, workers, [&](int64_t worker, int64_t) { work(static_cast<int>(worker)); });
   for (BatchEntry& e : entries) {
     if (e.steps % 2 != 0) e.h.swap(e.h_next);  // its last step wrote h_next
   }

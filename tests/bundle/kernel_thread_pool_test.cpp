@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "runtime/bundle/flush_denormals.h"
+#include "runtime/reference/parallel_ranges.h"
 
 namespace nee {
 namespace {
@@ -97,6 +98,37 @@ TEST_F(KernelPool, IndicesStartAtTheLoopsMin) {
   Counts counts(30);
   ASSERT_EQ(kernel_pool_do_par_for(nullptr, count_task, 10, 20, reinterpret_cast<uint8_t*>(&counts)), 0);
   for (int i = 0; i < 30; ++i) EXPECT_EQ(counts.runs[i].load(), i >= 10 ? 1 : 0) << i;
+}
+
+// Once configured, the pool runs the reference kernels' parallel parts on its own threads
+// (never threads started beside its spinning workers), each part on a thread of its own,
+// and as many threads as it has.
+TEST_F(KernelPool, ReferenceKernelsRunTheirPartsOnThePoolsThreads) {
+  configure_kernel_pool({2, 1000});
+  EXPECT_EQ(parallel_threads(), 2);
+  EXPECT_EQ(workers_for(int64_t{1} << 30, 1, 10), 2);
+  Counts pool_threads(8);
+  pool_threads.sleep_us = 3000;
+  ASSERT_EQ(kernel_pool_do_par_for(nullptr, count_task, 0, 8, reinterpret_cast<uint8_t*>(&pool_threads)), 0);
+  ASSERT_EQ(pool_threads.threads.size(), 2u);
+  Counts parts(10);
+  std::mutex mutex;
+  std::vector<std::thread::id> part_threads;
+  run_in_parallel(10, 2, [&](int64_t begin, int64_t end) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      part_threads.push_back(std::this_thread::get_id());
+    }
+    for (int64_t i = begin; i < end; ++i) parts.runs.at(static_cast<size_t>(i)).fetch_add(1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  });
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(parts.runs[i].load(), 1) << i;
+  ASSERT_EQ(part_threads.size(), 2u);
+  EXPECT_NE(part_threads[0], part_threads[1]);
+  for (const std::thread::id& id : part_threads) EXPECT_EQ(pool_threads.threads.count(id), 1u);
+  configure_kernel_pool({1, 0});
+  EXPECT_EQ(parallel_threads(), 1);
+  EXPECT_EQ(workers_for(int64_t{1} << 30, 1, 10), 1);
 }
 
 int nested_task(void*, int index, uint8_t* closure) {
