@@ -70,6 +70,12 @@ struct GraphOptions {
   // the groups divide by m and m is at most kMostMergedGroups. A manifest from before it
   // was recorded reads as false.
   bool merge_conv_groups = false;
+  // torch's GroupNorm chains and InstanceNormalization run as NeeGroupNorm (passes.h:
+  // fuse_group_norm), channel-blocked between blocked convs with block_activations. Both
+  // change the workloads around them (the chain's Mul and Add leave its elementwise
+  // neighbours; convs beside a blocked norm write blocked tensors). A manifest from before
+  // it was recorded reads as false.
+  bool fuse_group_norms = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -78,7 +84,8 @@ struct GraphOptions {
            pack_matmul_weights == o.pack_matmul_weights && fold_operand_scales == o.fold_operand_scales &&
            split_matmul_columns == o.split_matmul_columns && fuse_attention == o.fuse_attention &&
            pad_channels == o.pad_channels && fold_channel_gates == o.fold_channel_gates &&
-           widen_conv_groups == o.widen_conv_groups && merge_conv_groups == o.merge_conv_groups;
+           widen_conv_groups == o.widen_conv_groups && merge_conv_groups == o.merge_conv_groups &&
+           fuse_group_norms == o.fuse_group_norms;
   }
 };
 

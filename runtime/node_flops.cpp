@@ -32,7 +32,8 @@ bool is_data_movement(const Node& node) {
 bool reads_every_input_element_once(const std::string& op) {
   static const std::set<std::string> ops = {
       "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ArgMax", "Softmax", "LogSoftmax",
-      "LayerNormalization", "BatchNormalization", "GlobalAveragePool", "GlobalMaxPool"};
+      "LayerNormalization", "BatchNormalization", "GlobalAveragePool", "GlobalMaxPool", "InstanceNormalization",
+      "NeeGroupNorm"};
   return ops.count(op) != 0;
 }
 

@@ -64,7 +64,8 @@ nlohmann::json BundleManifest::to_json() const {
             {"pad_channels", graph.pad_channels},
             {"fold_channel_gates", graph.fold_channel_gates},
             {"widen_conv_groups", graph.widen_conv_groups},
-            {"merge_conv_groups", graph.merge_conv_groups}}},
+            {"merge_conv_groups", graph.merge_conv_groups},
+            {"fuse_group_norms", graph.fuse_group_norms}}},
           {"variants", variants_json}};
 }
 
@@ -95,6 +96,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.fold_channel_gates = j.at("graph").value("fold_channel_gates", false);
   m.graph.widen_conv_groups = j.at("graph").value("widen_conv_groups", int64_t{0});
   m.graph.merge_conv_groups = j.at("graph").value("merge_conv_groups", false);
+  m.graph.fuse_group_norms = j.at("graph").value("fuse_group_norms", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;
     variant.isa = v.at("isa").get<std::string>();

@@ -88,6 +88,14 @@ bool gathers_frames(const Graph& graph, const Node& node) {
          (x.shape[1] / kActivationBlock) % node.attrs.get_int("group") == 0;
 }
 
+// A NeeGroupNorm of an NCHW f32 tensor of 16k channels: its kernel sums and scales a
+// blocked tensor's channels lane by lane.
+bool normalizes_groups(const Graph& graph, const Node& node) {
+  if (node.op != "NeeGroupNorm" || graph.is_output(node.outputs[0])) return false;
+  const TensorType& x = graph.type_of(node.inputs[0]);
+  return x.dtype == DType::f32 && can_block_activations(x.shape);
+}
+
 // How an elementwise operand broadcasts against a blocked output of NCHW shape `nchw`:
 // one that is per channel or the same over the planes ([n, c, 1, 1] with n 1 or N and c 1
 // or C, missing leading dims read as 1) as [n, C/16 or 1, 1, 1, 16 or 1], the same bytes
@@ -147,7 +155,7 @@ std::set<std::string> carriers_to_block(const Graph& graph, const std::set<std::
   for (bool grew = true; grew;) {
     grew = false;
     for (const Node& node : graph.nodes()) {
-      const bool carries = concats_channels(graph, node) || gathers_frames(graph, node) ||
+      const bool carries = concats_channels(graph, node) || gathers_frames(graph, node) || normalizes_groups(graph, node) ||
                            (options.block_pools && pools_channels(graph, node)) ||
                            (options.block_elementwise && elementwise_carries(graph, node));
       if (carriers.count(node.name) || !carries) continue;
@@ -253,11 +261,13 @@ void block_activations(Graph& graph, const GraphOptions& options) {
       continue;
     }
     if (carriers.count(node.name)) {
-      // Every input comes blocked; one that no conv or carrier blocks is converted.
-      for (std::string& in : node.inputs) {
+      // Every input comes blocked (a group norm's X only); one that no conv or carrier
+      // blocks is converted.
+      for (size_t i = 0; i < (node.op == "NeeGroupNorm" ? 1 : node.inputs.size()); ++i) {
+        std::string& in = node.inputs[i];
         if (!blocked.count(in)) in = converted(graph, in, "nchw16c", conversions);
       }
-      // A pool's kernel and reference read the layout from this attribute (a concat's
+      // A pool's or group norm's kernel reads the layout from this attribute (a concat's
       // axis 1 is the block axis in either layout).
       if (node.op != "Concat") node.attrs.set("input_block", kActivationBlock);
       continue;

@@ -186,6 +186,7 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"pad_channels", &GraphOptions::pad_channels},
       {"fold_channel_gates", &GraphOptions::fold_channel_gates},
       {"merge_conv_groups", &GraphOptions::merge_conv_groups},
+      {"fuse_group_norms", &GraphOptions::fuse_group_norms},
       {"split_matmul_columns", &GraphOptions::split_matmul_columns}};
   for (const auto& [option, member] : later_options) {
     j["graph"].erase(option);
