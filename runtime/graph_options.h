@@ -76,6 +76,9 @@ struct GraphOptions {
   // neighbours; convs beside a blocked norm write blocked tensors). A manifest from before
   // it was recorded reads as false.
   bool fuse_group_norms = false;
+  // Zero Pads before convs fold into the convs' padding (passes.h: fold_zero_pads), which
+  // changes the convs' workloads. A manifest from before it was recorded reads as false.
+  bool fold_pads_into_convs = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -85,7 +88,7 @@ struct GraphOptions {
            split_matmul_columns == o.split_matmul_columns && fuse_attention == o.fuse_attention &&
            pad_channels == o.pad_channels && fold_channel_gates == o.fold_channel_gates &&
            widen_conv_groups == o.widen_conv_groups && merge_conv_groups == o.merge_conv_groups &&
-           fuse_group_norms == o.fuse_group_norms;
+           fuse_group_norms == o.fuse_group_norms && fold_pads_into_convs == o.fold_pads_into_convs;
   }
 };
 

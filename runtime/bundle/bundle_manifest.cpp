@@ -65,7 +65,8 @@ nlohmann::json BundleManifest::to_json() const {
             {"fold_channel_gates", graph.fold_channel_gates},
             {"widen_conv_groups", graph.widen_conv_groups},
             {"merge_conv_groups", graph.merge_conv_groups},
-            {"fuse_group_norms", graph.fuse_group_norms}}},
+            {"fuse_group_norms", graph.fuse_group_norms},
+            {"fold_pads_into_convs", graph.fold_pads_into_convs}}},
           {"variants", variants_json}};
 }
 
@@ -97,6 +98,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.widen_conv_groups = j.at("graph").value("widen_conv_groups", int64_t{0});
   m.graph.merge_conv_groups = j.at("graph").value("merge_conv_groups", false);
   m.graph.fuse_group_norms = j.at("graph").value("fuse_group_norms", false);
+  m.graph.fold_pads_into_convs = j.at("graph").value("fold_pads_into_convs", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;
     variant.isa = v.at("isa").get<std::string>();

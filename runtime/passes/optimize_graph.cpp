@@ -4,7 +4,7 @@ namespace nee {
 
 void optimize_graph(Graph& graph, const GraphOptions& options) {
   remove_identity(graph);
-  fold_pad_into_pool(graph);
+  fold_zero_pads(graph, options.fold_pads_into_convs);
   transpose_as_reshape(graph);
   lower_conv_transpose(graph);
   fuse_conv(graph);

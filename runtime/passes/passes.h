@@ -41,9 +41,11 @@ void remove_identity(Graph& graph);
 // on the reference Pad): the pool reads the tensor itself, its pads grown by the Pad's
 // and counted in every window (count_include_pad), which averages the same sums over the
 // same divisors. Not where the pool rounds its extent up (ceil_mode), excludes its own
-// padding from the divisor, or the padding would fill a whole window. A Pad left unread is
-// dropped.
-void fold_pad_into_pool(Graph& graph);
+// padding from the divisor, or the padding would fill a whole window. With `into_convs`
+// (GraphOptions::fold_pads_into_convs) the same for a Conv of any spatial rank: it reads
+// the tensor itself with its pads grown (a WaveNet's causal Pad before each dilated conv,
+// Keras's asymmetric 'same' padding). A Pad left unread is dropped.
+void fold_zero_pads(Graph& graph, bool into_convs);
 // A Transpose that moves only dims of extent 1 (BERT's [1,128,256] to [128,1,256]) keeps
 // the element order: it becomes a Reshape to its output's shape, which the runtime runs
 // as a view, not a copy.
@@ -270,7 +272,7 @@ void block_activations(Graph& graph, const GraphOptions& options);
 // workload) picks a tile, and sets its winograd_tile. Runs after block_activations.
 void use_winograd(Graph& graph);
 
-// The passes in the order: remove_identity, fold_pad_into_pool, transpose_as_reshape, fuse_conv, fuse_gemm,
+// The passes in the order: remove_identity, fold_zero_pads, transpose_as_reshape, fuse_conv, fuse_gemm,
 // convert_matmul, fold_matmul_scale, fuse_matmul_add, fold_matmul_scale again (a scaling
 // after the bias Add, as BERT's query projection has), fuse_matmul_relu,
 // fuse_matmul_gelu, fuse_layer_norm, fold_matmul_operand_scales and

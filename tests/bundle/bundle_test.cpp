@@ -187,6 +187,7 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"fold_channel_gates", &GraphOptions::fold_channel_gates},
       {"merge_conv_groups", &GraphOptions::merge_conv_groups},
       {"fuse_group_norms", &GraphOptions::fuse_group_norms},
+      {"fold_pads_into_convs", &GraphOptions::fold_pads_into_convs},
       {"split_matmul_columns", &GraphOptions::split_matmul_columns}};
   for (const auto& [option, member] : later_options) {
     j["graph"].erase(option);

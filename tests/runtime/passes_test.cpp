@@ -289,6 +289,72 @@ TEST(Passes, PadsThatAreNotAPoolsZerosStay) {
             (Ops{"Pad", "AveragePool"}));
 }
 
+// x -> Pad `pads` (of x's rank) with `fill` -> Conv of `kernel` (dilated by `dilation`,
+// its own `conv_pads`) -> y.
+Graph pad_then_conv(const std::vector<int64_t>& x_shape, const std::vector<int64_t>& pads, float fill,
+                    const std::vector<int64_t>& kernel, int64_t dilation, const std::vector<int64_t>& conv_pads) {
+  Graph g;
+  g.add_value("x", f32(x_shape));
+  g.add_input("x");
+  Tensor fill_value(DType::f32, {});
+  fill_value.data_as<float>()[0] = fill;
+  g.add_constant("fill", fill_value);
+  Attributes p;
+  p.set("mode", std::string("constant"));
+  p.set("pads", pads);
+  const size_t rank = x_shape.size(), dims = rank - 2;
+  std::vector<int64_t> padded = x_shape, y_shape = {x_shape[0], 5};
+  for (size_t d = 0; d < rank; ++d) padded[d] += pads[d] + pads[rank + d];
+  for (size_t d = 0; d < dims; ++d) {
+    y_shape.push_back(padded[d + 2] + conv_pads[d] + conv_pads[dims + d] - (kernel[d] - 1) * dilation);
+  }
+  add_node(g, "Pad", "pad", {"x", "", "fill"}, "padded", f32(padded), p);
+  std::vector<int64_t> w_shape = {5, padded[1]};
+  w_shape.insert(w_shape.end(), kernel.begin(), kernel.end());
+  g.add_constant("w", random_tensor(f32(w_shape), 31));
+  Attributes a;
+  a.set("kernel_shape", kernel);
+  a.set("strides", std::vector<int64_t>(dims, 1));
+  a.set("dilations", std::vector<int64_t>(dims, dilation));
+  a.set("pads", conv_pads);
+  a.set("group", int64_t{1});
+  add_node(g, "Conv", "conv", {"padded", "w"}, "y", f32(y_shape), a);
+  g.add_output("y");
+  return g;
+}
+
+// A WaveNet's causal Pad before a dilated 1-D conv, and an uneven 2-D Pad before a padded
+// conv, become the convs' padding with GraphOptions::fold_pads_into_convs.
+TEST(Passes, AZeroPadBeforeAConvBecomesItsPadding) {
+  GraphOptions options;
+  options.fold_pads_into_convs = true;
+  const Graph causal = pad_then_conv({1, 4, 20}, {0, 0, 3, 0, 0, 0}, 0.0f, {2}, 3, {0, 0});
+  const Graph uneven = pad_then_conv({1, 3, 6, 6}, {0, 0, 0, 1, 0, 0, 1, 0}, 0.0f, {3, 3}, 1, {1, 1, 1, 1});
+  for (const Graph* g : {&causal, &uneven}) {
+    SCOPED_TRACE(g == &causal ? "causal" : "uneven");
+    const Ops ops = expect_fusion_preserves_outputs(*g, options);
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "Pad"), 0);
+    // Without the option (bundles from before it) the Pad stays.
+    const Ops unfolded = expect_fusion_preserves_outputs(*g);
+    EXPECT_EQ(std::count(unfolded.begin(), unfolded.end(), "Pad"), 1);
+  }
+  Graph folded = causal;
+  optimize_graph(folded, options);
+  for (const Node& n : folded.nodes()) {
+    if (n.op == "NeeConv") {
+      EXPECT_EQ(n.attrs.get_ints("pads"), (std::vector<int64_t>{0, 3, 0, 0}));  // as rows
+    }
+  }
+  // A fill of 1 is not a conv's zero padding, nor is a pad of the channels; four columns
+  // of padding would make whole windows of padding.
+  for (const Graph& stays : {pad_then_conv({1, 4, 20}, {0, 0, 3, 0, 0, 0}, 1.0f, {2}, 3, {0, 0}),
+                             pad_then_conv({1, 4, 20}, {0, 1, 0, 0, 0, 0}, 0.0f, {2}, 1, {0, 0}),
+                             pad_then_conv({1, 4, 20}, {0, 0, 4, 0, 0, 0}, 0.0f, {2}, 3, {0, 0})}) {
+    const Ops ops = expect_fusion_preserves_outputs(stays, options);
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "Pad"), 1);
+  }
+}
+
 TEST(Passes, IdentityFromInputToOutputStays) {
   Graph g;
   g.add_value("x", f32({2}));
