@@ -79,6 +79,12 @@ struct GraphOptions {
   // Zero Pads before convs fold into the convs' padding (passes.h: fold_zero_pads), which
   // changes the convs' workloads. A manifest from before it was recorded reads as false.
   bool fold_pads_into_convs = false;
+  // Convs whose outputs only channel Slices and Splits read split into one conv per range
+  // (passes.h: split_conv_channels). A manifest from before it was recorded reads as false.
+  bool split_conv_channels = false;
+  // Elementwise ops between 1-D convs run over the convs' rows (passes.h:
+  // elementwise_over_rows). A manifest from before it was recorded reads as false.
+  bool elementwise_over_rows = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -88,7 +94,9 @@ struct GraphOptions {
            split_matmul_columns == o.split_matmul_columns && fuse_attention == o.fuse_attention &&
            pad_channels == o.pad_channels && fold_channel_gates == o.fold_channel_gates &&
            widen_conv_groups == o.widen_conv_groups && merge_conv_groups == o.merge_conv_groups &&
-           fuse_group_norms == o.fuse_group_norms && fold_pads_into_convs == o.fold_pads_into_convs;
+           fuse_group_norms == o.fuse_group_norms && fold_pads_into_convs == o.fold_pads_into_convs &&
+           split_conv_channels == o.split_conv_channels &&
+           elementwise_over_rows == o.elementwise_over_rows;
   }
 };
 

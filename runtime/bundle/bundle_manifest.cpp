@@ -66,7 +66,9 @@ nlohmann::json BundleManifest::to_json() const {
             {"widen_conv_groups", graph.widen_conv_groups},
             {"merge_conv_groups", graph.merge_conv_groups},
             {"fuse_group_norms", graph.fuse_group_norms},
-            {"fold_pads_into_convs", graph.fold_pads_into_convs}}},
+            {"fold_pads_into_convs", graph.fold_pads_into_convs},
+            {"split_conv_channels", graph.split_conv_channels},
+            {"elementwise_over_rows", graph.elementwise_over_rows}}},
           {"variants", variants_json}};
 }
 
@@ -99,6 +101,8 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.merge_conv_groups = j.at("graph").value("merge_conv_groups", false);
   m.graph.fuse_group_norms = j.at("graph").value("fuse_group_norms", false);
   m.graph.fold_pads_into_convs = j.at("graph").value("fold_pads_into_convs", false);
+  m.graph.split_conv_channels = j.at("graph").value("split_conv_channels", false);
+  m.graph.elementwise_over_rows = j.at("graph").value("elementwise_over_rows", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;
     variant.isa = v.at("isa").get<std::string>();

@@ -55,13 +55,14 @@ void lower_1d_to_rows(Graph& graph) {
     graph.add_value(flat, TensorType{DType::f32, as_rows(graph.type_of(result).shape)});
     node.outputs[0] = flat;
     rows_of[result] = flat;
-    // The result as the model shapes it, for readers other than lowered nodes.
-    Node view;
-    view.op = "Reshape";
-    view.name = result;
-    view.inputs = {flat, add_shape_constant(graph, unique_value_name(graph, result + ".shape"),
-                                            graph.type_of(result).shape)};
-    view.outputs = {result};
+    // The result as the model shapes it, for readers other than lowered nodes; named
+    // after the lowered node, since passes tell nodes apart by name and a model may name a
+    // node after its output.
+    Node view = single_output_node(
+        "Reshape",
+        {flat, add_shape_constant(graph, unique_value_name(graph, result + ".shape"), graph.type_of(result).shape)},
+        result);
+    view.name = node.name + ".in_model_shape";
     added.push_back(std::move(view));
   }
   if (added.empty()) return;

@@ -20,4 +20,18 @@ void erase_fused(Graph& graph, const std::vector<bool>& fused_away) {
   nodes = std::move(kept);
 }
 
+void replace_nodes(Graph& graph, std::map<size_t, std::vector<Node>>& replacements) {
+  std::vector<Node>& nodes = graph.nodes();
+  std::vector<Node> rebuilt;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const auto replaced = replacements.find(i);
+    if (replaced == replacements.end()) {
+      rebuilt.push_back(std::move(nodes[i]));
+    } else {
+      for (Node& node : replaced->second) rebuilt.push_back(std::move(node));
+    }
+  }
+  nodes = std::move(rebuilt);
+}
+
 }  // namespace nee

@@ -1,4 +1,5 @@
 #pragma once
+#include <map>
 #include <vector>
 
 #include "runtime/graph.h"
@@ -14,5 +15,9 @@ void fuse_into_consumer(Graph& graph, std::vector<bool>& fused_away, size_t prod
 
 // Erases the marked nodes, keeping the others in order.
 void erase_fused(Graph& graph, const std::vector<bool>& fused_away);
+
+// Puts the nodes of each entry of `replacements` (node index -> nodes, none to erase it)
+// in that node's place, keeping the others in order.
+void replace_nodes(Graph& graph, std::map<size_t, std::vector<Node>>& replacements);
 
 }  // namespace nee

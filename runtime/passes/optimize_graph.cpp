@@ -10,6 +10,7 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   fuse_conv(graph);
   lower_1d_to_rows(graph);
   lower_3d_to_frames(graph);
+  if (options.split_conv_channels) split_conv_channels(graph);
   lower_recurrent(graph);
   einsum_as_matmul(graph);
   fuse_gemm(graph);
@@ -26,6 +27,7 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   if (options.fold_operand_scales) fold_matmul_operand_scales(graph);
   if (options.block_elementwise) batch_norm_as_mul_add(graph);
   fuse_elementwise(graph);
+  if (options.elementwise_over_rows) elementwise_over_rows(graph);
   if (options.split_matmul_columns) split_matmul_columns(graph);
   if (options.fold_matmul_batch) fold_matmul_batch(graph);
   if (options.fuse_attention) fuse_attention(graph);

@@ -142,6 +142,14 @@ void fold_matmul_operand_scales(Graph& graph);
 // attention's packed query, key and value projection computes the three parts directly,
 // with no copies. Runs before fold_matmul_batch. With GraphOptions::split_matmul_columns.
 void split_matmul_columns(Graph& graph);
+// The same for a NeeConv of one group with constant weights (and bias), no residual,
+// whose output (or the one Reshape of it that keeps its batch and channel dims, a 1-D
+// conv's rows viewed back) only channel Slices and Splits read: one NeeConv per channel
+// range, viewed as the reader's output where the Reshape was. A WaveNet's gated units
+// (tanh of one half of a conv's channels times the sigmoid of the other) and GLUs read
+// their halves so; split, each half can be channel-blocked. With
+// GraphOptions::split_conv_channels.
+void split_conv_channels(Graph& graph);
 void fuse_matmul_relu(Graph& graph);   // NeeMatMul then Relu -> NeeMatMul relu=1
 void fuse_matmul_gelu(Graph& graph);   // NeeMatMul then PyTorch's GELU nodes -> NeeMatMul gelu=1
 // Maximal trees of f32 elementwise nodes (Add, Sub, Mul, Div, Max, Min, Relu, Neg, Abs,
@@ -150,6 +158,13 @@ void fuse_matmul_gelu(Graph& graph);   // NeeMatMul then PyTorch's GELU nodes ->
 // reader -> one NeeElementwise per tree, a single node included. One-element f32
 // constants become immediates; other operands become input slots in order of first use.
 void fuse_elementwise(Graph& graph);
+// A NeeElementwise over [N, C, L] that reads a 1-D conv's rows (lower_1d_to_rows: a
+// Reshape of [N, C, 1, L]) -> the same over the rows, its other operands viewed as rows
+// too and its result viewed back; a Reshape of that view back to the rows then reads the
+// rows themselves. Between 1-D convs, the elementwise ops (a WaveNet's gated units) so
+// join the blocked layout. Runs after fuse_elementwise. With
+// GraphOptions::elementwise_over_rows.
+void elementwise_over_rows(Graph& graph);
 
 // An inference-mode BatchNormalization that no conv took (fuse_conv), of an NCHW f32
 // tensor of 16k channels, with constant parameters -> Mul and Add by per-channel

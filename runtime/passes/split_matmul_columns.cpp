@@ -4,54 +4,18 @@
 #include <string>
 #include <vector>
 
+#include "runtime/passes/axis_parts.h"
 #include "runtime/passes/constant_operands.h"
+#include "runtime/passes/node_fusion.h"
 #include "runtime/passes/passes.h"
 
 namespace nee {
 
 namespace {
 
-// Columns [first, first + count) of the product's last dim, which a reader's output takes.
-struct ColumnPart {
-  std::string output;
-  int64_t first = 0, count = 0;
-};
-
-// The parts a reader of `value` takes, when it only cuts columns of its last dim: a Slice
-// with every other dim whole and steps of 1, or a Split along the last dim (its omitted
-// outputs take none); nullopt for any other reader.
-std::optional<std::vector<ColumnPart>> column_parts(const Graph& graph, const Node& reader, const std::string& value) {
-  if (reader.inputs.empty() || reader.inputs[0] != value) return std::nullopt;
-  const std::vector<int64_t>& in = graph.type_of(value).shape;
-  if (reader.op == "Split") {
-    if (reader.attrs.get_int("axis", -1) != static_cast<int64_t>(in.size()) - 1) return std::nullopt;
-    const std::vector<int64_t> sizes = reader.attrs.get_ints("split", {});
-    if (sizes.size() != reader.outputs.size()) return std::nullopt;
-    std::vector<ColumnPart> parts;
-    int64_t first = 0;
-    for (size_t p = 0; p < sizes.size(); ++p) {
-      if (!reader.outputs[p].empty()) parts.push_back({reader.outputs[p], first, sizes[p]});
-      first += sizes[p];
-    }
-    return parts;
-  }
-  if (reader.op != "Slice") return std::nullopt;
-  const std::vector<int64_t>& out = graph.type_of(reader.outputs[0]).shape;
-  const std::vector<int64_t> starts = reader.attrs.get_ints("starts", {});
-  const std::vector<int64_t> steps = reader.attrs.get_ints("steps", {});
-  if (in.empty() || starts.size() != in.size() || steps.size() != in.size() || out.size() != in.size()) {
-    return std::nullopt;
-  }
-  for (size_t d = 0; d < in.size(); ++d) {
-    if (steps[d] != 1) return std::nullopt;
-    if (d + 1 < in.size() && (starts[d] != 0 || out[d] != in[d])) return std::nullopt;
-  }
-  return std::vector<ColumnPart>{{reader.outputs[0], starts.back(), out.back()}};
-}
-
 // Columns [first, first + count) of the last dim of a constant: a 2-D B, or a bias whose
 // last dim is N (every other dim 1).
-Tensor constant_columns(const Tensor& t, const ColumnPart& part) {
+Tensor constant_columns(const Tensor& t, const AxisPart& part) {
   std::vector<int64_t> shape = t.shape();
   const int64_t columns = shape.back(), rows = t.elements() / columns;
   shape.back() = part.count;
@@ -82,16 +46,16 @@ void split_matmul_columns(Graph& graph) {
     const bool bias_per_column = bias && bias->elements() == n && bias->shape().back() == n;
     if (bias && !bias_per_column && bias->elements() != 1) continue;
     const std::vector<const Node*> readers = graph.consumers(mm.outputs[0]);
-    std::map<size_t, std::vector<ColumnPart>> parts_of;
+    std::map<size_t, std::vector<AxisPart>> parts_of;
     for (const Node* reader : readers) {
-      const std::optional<std::vector<ColumnPart>> parts = column_parts(graph, *reader, mm.outputs[0]);
+      const std::optional<std::vector<AxisPart>> parts = axis_parts(graph, *reader, mm.outputs[0], graph.type_of(mm.outputs[0]).shape.size() - 1);
       if (!parts) break;
       parts_of[static_cast<size_t>(reader - nodes.data())] = *parts;
     }
     if (readers.empty() || parts_of.size() != readers.size()) continue;
     for (const auto& [reader, parts] : parts_of) {
       std::vector<Node>& in_place = replacements[reader];
-      for (const ColumnPart& part : parts) {
+      for (const AxisPart& part : parts) {
         const std::string suffix =
             ".columns" + std::to_string(part.first) + "_" + std::to_string(part.first + part.count);
         Node product = mm;
@@ -113,19 +77,8 @@ void split_matmul_columns(Graph& graph) {
     if (bias_per_column) unpartitioned.push_back(mm.inputs[2]);
     graph.remove_value(mm.outputs[0]);
   }
-  std::vector<Node> rebuilt;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const auto replaced = replacements.find(i);
-    if (replaced == replacements.end()) {
-      rebuilt.push_back(std::move(nodes[i]));
-    } else {
-      for (Node& node : replaced->second) rebuilt.push_back(std::move(node));
-    }
-  }
-  nodes = std::move(rebuilt);
-  for (const std::string& name : unpartitioned) {
-    if (graph.has_value(name) && graph.consumers(name).empty() && !graph.is_output(name)) graph.remove_value(name);
-  }
+  replace_nodes(graph, replacements);
+  for (const std::string& name : unpartitioned) remove_if_unread(graph, name);
 }
 
 }  // namespace nee

@@ -188,6 +188,8 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"merge_conv_groups", &GraphOptions::merge_conv_groups},
       {"fuse_group_norms", &GraphOptions::fuse_group_norms},
       {"fold_pads_into_convs", &GraphOptions::fold_pads_into_convs},
+      {"split_conv_channels", &GraphOptions::split_conv_channels},
+      {"elementwise_over_rows", &GraphOptions::elementwise_over_rows},
       {"split_matmul_columns", &GraphOptions::split_matmul_columns}};
   for (const auto& [option, member] : later_options) {
     j["graph"].erase(option);

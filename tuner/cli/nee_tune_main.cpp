@@ -368,6 +368,8 @@ int main(int argc, char** argv) {
     graph_options.merge_conv_groups = graph_options.block_grouped_convs;
     graph_options.fuse_group_norms = true;
     graph_options.fold_pads_into_convs = true;
+    graph_options.split_conv_channels = true;
+    graph_options.elementwise_over_rows = true;
     graph_options.pack_matmul_weights = target.kind() == nee::TargetKind::cpu;
     graph_options.fold_operand_scales = true;
     graph_options.split_matmul_columns = true;
