@@ -85,6 +85,9 @@ struct GraphOptions {
   // Elementwise ops between 1-D convs run over the convs' rows (passes.h:
   // elementwise_over_rows). A manifest from before it was recorded reads as false.
   bool elementwise_over_rows = false;
+  // With block_activations, Pads of planes between blocked convs pad the blocked tensor
+  // (passes.h: block_activations). A manifest from before it was recorded reads as false.
+  bool block_pads = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -96,7 +99,7 @@ struct GraphOptions {
            widen_conv_groups == o.widen_conv_groups && merge_conv_groups == o.merge_conv_groups &&
            fuse_group_norms == o.fuse_group_norms && fold_pads_into_convs == o.fold_pads_into_convs &&
            split_conv_channels == o.split_conv_channels &&
-           elementwise_over_rows == o.elementwise_over_rows;
+           elementwise_over_rows == o.elementwise_over_rows && block_pads == o.block_pads;
   }
 };
 

@@ -68,7 +68,8 @@ nlohmann::json BundleManifest::to_json() const {
             {"fuse_group_norms", graph.fuse_group_norms},
             {"fold_pads_into_convs", graph.fold_pads_into_convs},
             {"split_conv_channels", graph.split_conv_channels},
-            {"elementwise_over_rows", graph.elementwise_over_rows}}},
+            {"elementwise_over_rows", graph.elementwise_over_rows},
+            {"block_pads", graph.block_pads}}},
           {"variants", variants_json}};
 }
 
@@ -103,6 +104,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.fold_pads_into_convs = j.at("graph").value("fold_pads_into_convs", false);
   m.graph.split_conv_channels = j.at("graph").value("split_conv_channels", false);
   m.graph.elementwise_over_rows = j.at("graph").value("elementwise_over_rows", false);
+  m.graph.block_pads = j.at("graph").value("block_pads", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;
     variant.isa = v.at("isa").get<std::string>();

@@ -96,6 +96,16 @@ bool normalizes_groups(const Graph& graph, const Node& node) {
   return x.dtype == DType::f32 && can_block_activations(x.shape);
 }
 
+// A Pad of an NCHW f32 tensor of 16k channels around its planes only: on a blocked
+// tensor it is the same Pad of dims 2 and 3 (any mode: each lane pads its own plane).
+bool pads_planes(const Graph& graph, const Node& node) {
+  if (node.op != "Pad" || graph.is_output(node.outputs[0])) return false;
+  const TensorType& x = graph.type_of(node.inputs[0]);
+  const std::vector<int64_t> pads = node.attrs.get_ints("pads");
+  return x.dtype == DType::f32 && can_block_activations(x.shape) && pads.size() == 8 && pads[0] == 0 &&
+         pads[1] == 0 && pads[4] == 0 && pads[5] == 0;
+}
+
 // How an elementwise operand broadcasts against a blocked output of NCHW shape `nchw`:
 // one that is per channel or the same over the planes ([n, c, 1, 1] with n 1 or N and c 1
 // or C, missing leading dims read as 1) as [n, C/16 or 1, 1, 1, 16 or 1], the same bytes
@@ -156,6 +166,7 @@ std::set<std::string> carriers_to_block(const Graph& graph, const std::set<std::
     grew = false;
     for (const Node& node : graph.nodes()) {
       const bool carries = concats_channels(graph, node) || gathers_frames(graph, node) || normalizes_groups(graph, node) ||
+                           (options.block_pads && pads_planes(graph, node)) ||
                            (options.block_pools && pools_channels(graph, node)) ||
                            (options.block_elementwise && elementwise_carries(graph, node));
       if (carriers.count(node.name) || !carries) continue;
@@ -261,11 +272,18 @@ void block_activations(Graph& graph, const GraphOptions& options) {
       continue;
     }
     if (carriers.count(node.name)) {
-      // Every input comes blocked (a group norm's X only); one that no conv or carrier
-      // blocks is converted.
-      for (size_t i = 0; i < (node.op == "NeeGroupNorm" ? 1 : node.inputs.size()); ++i) {
+      // Every input comes blocked (a group norm's or a Pad's X only); one that no conv or
+      // carrier blocks is converted.
+      const bool x_only = node.op == "NeeGroupNorm" || node.op == "Pad";
+      for (size_t i = 0; i < (x_only ? 1 : node.inputs.size()); ++i) {
         std::string& in = node.inputs[i];
         if (!blocked.count(in)) in = converted(graph, in, "nchw16c", conversions);
+      }
+      if (node.op == "Pad") {
+        // [N, C/16, H, W, 16]: the planes' pads, none for the lanes.
+        const std::vector<int64_t> p = node.attrs.get_ints("pads");
+        node.attrs.set("pads", std::vector<int64_t>{0, 0, p[2], p[3], 0, 0, 0, p[6], p[7], 0});
+        continue;
       }
       // A pool's or group norm's kernel reads the layout from this attribute (a concat's
       // axis 1 is the block axis in either layout).

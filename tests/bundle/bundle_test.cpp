@@ -190,6 +190,7 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"fold_pads_into_convs", &GraphOptions::fold_pads_into_convs},
       {"split_conv_channels", &GraphOptions::split_conv_channels},
       {"elementwise_over_rows", &GraphOptions::elementwise_over_rows},
+      {"block_pads", &GraphOptions::block_pads},
       {"split_matmul_columns", &GraphOptions::split_matmul_columns}};
   for (const auto& [option, member] : later_options) {
     j["graph"].erase(option);

@@ -355,6 +355,49 @@ TEST(Passes, AZeroPadBeforeAConvBecomesItsPadding) {
   }
 }
 
+// A style-transfer CNN's reflection Pad between two convs: with block_pads it pads the
+// first conv's blocked output for the second, with no layout copy between.
+TEST(Passes, APadBetweenBlockedConvsPadsTheBlockedTensor) {
+  Graph g;
+  g.add_value("x", f32({1, 16, 6, 7}));
+  g.add_input("x");
+  Attributes conv;
+  conv.set("kernel_shape", std::vector<int64_t>{3, 3});
+  conv.set("strides", std::vector<int64_t>{1, 1});
+  conv.set("dilations", std::vector<int64_t>{1, 1});
+  conv.set("pads", std::vector<int64_t>{0, 0, 0, 0});
+  conv.set("group", int64_t{1});
+  g.add_constant("w1", random_tensor(f32({32, 16, 3, 3}), 41));
+  g.add_constant("w2", random_tensor(f32({8, 32, 3, 3}), 42));
+  add_node(g, "Conv", "conv1", {"x", "w1"}, "c1", f32({1, 32, 4, 5}), conv);
+  Attributes reflect;
+  reflect.set("mode", std::string("reflect"));
+  reflect.set("pads", std::vector<int64_t>{0, 0, 2, 1, 0, 0, 1, 2});
+  add_node(g, "Pad", "pad", {"c1"}, "padded", f32({1, 32, 7, 8}), reflect);
+  add_node(g, "Conv", "conv2", {"padded", "w2"}, "y", f32({1, 8, 5, 6}), conv);
+  g.add_output("y");
+  GraphOptions options;
+  options.block_activations = options.block_pads = true;
+  const Ops ops = expect_fusion_preserves_outputs(g, options);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "NeeLayout"), 0);
+  Graph blocked = g;
+  optimize_graph(blocked, options);
+  for (const Node& n : blocked.nodes()) {
+    if (n.op == "Pad") {
+      EXPECT_EQ(blocked.type_of(n.outputs[0]).shape, (std::vector<int64_t>{1, 2, 7, 8, 16}));
+    }
+  }
+  // Without the option (bundles from before it) the Pad reads NCHW.
+  options.block_pads = false;
+  Graph plain = g;
+  optimize_graph(plain, options);
+  for (const Node& n : plain.nodes()) {
+    if (n.op == "Pad") {
+      EXPECT_EQ(plain.type_of(n.outputs[0]).shape, (std::vector<int64_t>{1, 32, 7, 8}));
+    }
+  }
+}
+
 TEST(Passes, IdentityFromInputToOutputStays) {
   Graph g;
   g.add_value("x", f32({2}));

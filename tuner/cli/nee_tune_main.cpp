@@ -360,6 +360,7 @@ int main(int argc, char** argv) {
     nee::GraphOptions graph_options;
     graph_options.block_activations = target.kind() == nee::TargetKind::cpu;
     graph_options.block_pools = graph_options.block_activations;
+    graph_options.block_pads = graph_options.block_activations;
     graph_options.block_elementwise = graph_options.block_activations;
     graph_options.block_grouped_convs = graph_options.block_activations;
     graph_options.pad_channels = graph_options.block_activations && !no_pad_channels;
