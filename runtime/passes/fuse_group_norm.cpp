@@ -110,6 +110,7 @@ std::optional<GroupNormChain> match_group_norm(Graph& graph, const Node& norm) {
                                    {x, add_named_constant(graph, norm.name + ".group_scale", scale),
                                     add_named_constant(graph, norm.name + ".group_bias", bias)},
                                    last);
+  chain.fused.name = norm.name;
   chain.fused.attrs.set("groups", groups);
   chain.fused.attrs.set("epsilon", norm.attrs.get_float("epsilon", 1e-5));
   return chain;

@@ -37,6 +37,7 @@ Run with Debian's /usr/bin/python3 (python3-torch, python3-torchvision, python3-
 """
 import argparse
 import json
+import math
 import os
 
 import numpy as np
@@ -116,6 +117,84 @@ class SpeechRnn(torch.nn.Module):
         return self.head(self.gru(self.lstm(frames)[0])[0])
 
 
+class WaveNet(torch.nn.Module):
+    """WaveNet's stack: dilated causal 1-D convs (an explicit Pad before each) whose two
+    halves gate each other (tanh times sigmoid), residual and skip 1x1 convs, and a head
+    of 1x1 convs."""
+
+    def __init__(self, width, layers, classes):
+        super().__init__()
+        self.dilations = [2 ** (i % 8) for i in range(layers)]
+        self.input = torch.nn.Conv1d(1, width, 1)
+        self.filters = torch.nn.ModuleList(torch.nn.Conv1d(width, 2 * width, 2, dilation=d) for d in self.dilations)
+        self.residual = torch.nn.ModuleList(torch.nn.Conv1d(width, width, 1) for _ in self.dilations)
+        self.skip = torch.nn.ModuleList(torch.nn.Conv1d(width, width, 1) for _ in self.dilations)
+        self.head = torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Conv1d(width, width, 1), torch.nn.ReLU(),
+                                        torch.nn.Conv1d(width, classes, 1))
+
+    def forward(self, wave):
+        x, skip = self.input(wave), 0
+        for d, f, r, s in zip(self.dilations, self.filters, self.residual, self.skip):
+            h = f(torch.nn.functional.pad(x, (d, 0)))
+            half = h.shape[1] // 2
+            g = torch.tanh(h[:, :half]) * torch.sigmoid(h[:, half:])
+            x, skip = x + r(g), skip + s(g)
+        return self.head(skip)
+
+
+class DenoisingBlock(torch.nn.Module):
+    """A DDPM residual block: GroupNorm, SiLU and a 3x3 conv twice, the time embedding
+    added between, a 1x1 conv on the skip where the width changes."""
+
+    def __init__(self, cin, cout, groups, time_width):
+        super().__init__()
+        self.norm1, self.conv1 = torch.nn.GroupNorm(groups, cin), torch.nn.Conv2d(cin, cout, 3, padding=1)
+        self.time = torch.nn.Linear(time_width, cout)
+        self.norm2, self.conv2 = torch.nn.GroupNorm(groups, cout), torch.nn.Conv2d(cout, cout, 3, padding=1)
+        self.skip = torch.nn.Conv2d(cin, cout, 1) if cin != cout else torch.nn.Identity()
+
+    def forward(self, x, t):
+        silu = torch.nn.functional.silu
+        h = self.conv1(silu(self.norm1(x))) + self.time(t)[:, :, None, None]
+        return self.skip(x) + self.conv2(silu(self.norm2(h)))
+
+
+class DenoisingUNet(torch.nn.Module):
+    """A DDPM-style denoiser at one timestep: residual blocks over two downsamplings,
+    self-attention at the lowest resolution, nearest upsampling and skip concatenations."""
+
+    def __init__(self, width, groups, timestep=500.0):
+        super().__init__()
+        c, t = width, 4 * width
+        half = c // 2
+        angles = timestep * torch.exp(-math.log(10000.0) * torch.arange(half, dtype=torch.float32) / half)
+        self.register_buffer("angles", torch.cat([angles.sin(), angles.cos()])[None])
+        self.time = torch.nn.Sequential(torch.nn.Linear(c, t), torch.nn.SiLU(), torch.nn.Linear(t, t))
+        self.input = torch.nn.Conv2d(3, c, 3, padding=1)
+        self.down1, self.pool1 = DenoisingBlock(c, c, groups, t), torch.nn.Conv2d(c, c, 3, 2, 1)
+        self.down2, self.pool2 = DenoisingBlock(c, 2 * c, groups, t), torch.nn.Conv2d(2 * c, 2 * c, 3, 2, 1)
+        self.mid = DenoisingBlock(2 * c, 2 * c, groups, t)
+        self.attention_norm = torch.nn.GroupNorm(groups, 2 * c)
+        self.attention = torch.nn.MultiheadAttention(2 * c, 2, batch_first=True)
+        self.up2, self.up2_conv = DenoisingBlock(4 * c, 2 * c, groups, t), torch.nn.Conv2d(2 * c, 2 * c, 3, padding=1)
+        self.up1, self.up1_conv = DenoisingBlock(3 * c, c, groups, t), torch.nn.Conv2d(2 * c, 2 * c, 3, padding=1)
+        self.output = torch.nn.Sequential(torch.nn.GroupNorm(groups, c), torch.nn.SiLU(),
+                                          torch.nn.Conv2d(c, 3, 3, padding=1))
+
+    def forward(self, x):
+        up = torch.nn.functional.interpolate
+        t = self.time(self.angles)
+        h1 = self.down1(self.input(x), t)
+        h2 = self.down2(self.pool1(h1), t)
+        h = self.mid(self.pool2(h2), t)
+        n, c, height, width = h.shape
+        a = self.attention_norm(h).flatten(2).transpose(1, 2)
+        h = h + self.attention(a, a, a, need_weights=False)[0].transpose(1, 2).reshape(n, c, height, width)
+        h = self.up2(torch.cat([self.up2_conv(up(h, scale_factor=2.0, mode="nearest")), h2], 1), t)
+        h = self.up1(torch.cat([self.up1_conv(up(h, scale_factor=2.0, mode="nearest")), h1], 1), t)
+        return self.output(h)
+
+
 def make_wider(name, small):
     """The wider zoo's entries, as make() returns them."""
     tv = torchvision.models
@@ -187,6 +266,16 @@ def make_wider(name, small):
         if small:
             return SpeechRnn(16, 32, 10), torch.rand(1, 20, 16) * 2 - 1
         return SpeechRnn(80, 256, 32), torch.rand(1, 100, 80) * 2 - 1
+    if name == "wavenet":
+        # A quarter second of 16 kHz audio (400 samples for the small variant).
+        if small:
+            return WaveNet(16, 4, 8), torch.rand(1, 1, 400) * 2 - 1
+        return WaveNet(64, 16, 256), torch.rand(1, 1, 4000) * 2 - 1
+    if name == "denoising_unet":
+        # The small variant's 48-channel blocks norm groups of 6 channels, which straddle blocks of 16.
+        if small:
+            return DenoisingUNet(16, 8), torch.rand(1, 3, 16, 16) * 2 - 1
+        return DenoisingUNet(64, 32), torch.rand(1, 3, 64, 64) * 2 - 1
     if name in ("gpt_decoder", "gpt_decoder_wide"):
         wide = name == "gpt_decoder_wide"
         vocab, hidden, heads, layers, seq = (500, 64, 2, 1, 24 if wide else 16) if small else \
@@ -197,7 +286,7 @@ def make_wider(name, small):
 
 WIDER_ZOO = ["resnext50", "mobilenet_v3", "efficientnet_b0", "shufflenet_v2", "densenet121", "googlenet",
              "squeezenet", "convnext_tiny", "vit_small", "gpt_decoder", "gpt_decoder_wide", "r3d_18", "r2plus1d_18",
-             "s3d", "audio_cnn", "speech_rnn"]
+             "s3d", "audio_cnn", "speech_rnn", "wavenet", "denoising_unet"]
 
 
 def make(name, small):
