@@ -125,20 +125,8 @@ void fuse_group_norm(Graph& graph) {
     Node& node = graph.nodes()[i];
     if (dropped[i] || node.op != "InstanceNormalization" || node.inputs.size() != 3) continue;
     if (std::optional<GroupNormChain> chain = match_group_norm(graph, node)) {
-      // The fused node takes the last member's place, after every input of the chain.
-      auto& nodes = graph.nodes();
-      size_t last = 0;
-      for (const Node* member : chain->members) {
-        const size_t index = static_cast<size_t>(member - nodes.data());
-        dropped[index] = true;
-        last = std::max(last, index);
-      }
-      for (const Node* member : chain->members) {
-        if (member->outputs[0] != chain->fused.outputs[0]) graph.remove_value(member->outputs[0]);
-      }
       unread.insert(unread.end(), chain->constants.begin(), chain->constants.end());
-      nodes[last] = std::move(chain->fused);
-      dropped[last] = false;
+      fuse_chain(graph, dropped, chain->members, std::move(chain->fused));
       continue;
     }
     // An instance norm is a group norm of one channel a group.

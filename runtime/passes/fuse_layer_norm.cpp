@@ -132,18 +132,7 @@ void fuse_layer_norm(Graph& graph) {
       graph.add_constant(ones, one);
       chain->fused.inputs[1] = ones;
     }
-    // The fused node takes the last member's place, after every input of the chain.
-    size_t last = 0;
-    for (const Node* member : chain->members) {
-      const size_t index = static_cast<size_t>(member - nodes.data());
-      dropped[index] = true;
-      last = std::max(last, index);
-    }
-    for (const Node* member : chain->members) {
-      if (member->outputs[0] != chain->fused.outputs[0]) graph.remove_value(member->outputs[0]);
-    }
-    nodes[last] = std::move(chain->fused);
-    dropped[last] = false;
+    fuse_chain(graph, dropped, chain->members, std::move(chain->fused));
   }
   erase_fused(graph, dropped);
 }

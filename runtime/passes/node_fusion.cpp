@@ -1,5 +1,7 @@
 #include "runtime/passes/node_fusion.h"
 
+#include <algorithm>
+
 namespace nee {
 
 void fuse_into_consumer(Graph& graph, std::vector<bool>& fused_away, size_t producer, size_t consumer, Node fused) {
@@ -18,6 +20,21 @@ void erase_fused(Graph& graph, const std::vector<bool>& fused_away) {
     if (!fused_away[i]) kept.push_back(std::move(nodes[i]));
   }
   nodes = std::move(kept);
+}
+
+void fuse_chain(Graph& graph, std::vector<bool>& fused_away, const std::vector<const Node*>& members, Node fused) {
+  auto& nodes = graph.nodes();
+  size_t last = 0;
+  for (const Node* member : members) {
+    const size_t index = static_cast<size_t>(member - nodes.data());
+    fused_away[index] = true;
+    last = std::max(last, index);
+  }
+  for (const Node* member : members) {
+    if (member->outputs[0] != fused.outputs[0]) graph.remove_value(member->outputs[0]);
+  }
+  nodes[last] = std::move(fused);
+  fused_away[last] = false;
 }
 
 void replace_nodes(Graph& graph, std::map<size_t, std::vector<Node>>& replacements) {

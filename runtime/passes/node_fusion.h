@@ -13,6 +13,10 @@ namespace nee {
 // outputs, marks `producer` fused away and drops the value between them.
 void fuse_into_consumer(Graph& graph, std::vector<bool>& fused_away, size_t producer, size_t consumer, Node fused);
 
+// Puts `fused` in the place of the last of `members` (after every input of the chain they
+// form), marks the others fused away and drops the values between them.
+void fuse_chain(Graph& graph, std::vector<bool>& fused_away, const std::vector<const Node*>& members, Node fused);
+
 // Erases the marked nodes, keeping the others in order.
 void erase_fused(Graph& graph, const std::vector<bool>& fused_away);
 

@@ -224,19 +224,27 @@ TEST(Passes, APadOfNothingIsRemovedAndARealOneStays) {
 
 // x [1,3,6,6] -> Pad `pads` with `fill` -> `pool` 3x3, stride 1, `pool_pads`,
 // `count_include_pad` -> y.
-Graph pad_then_pool(const std::vector<int64_t>& pads, float fill, const std::string& pool,
-                    const std::vector<int64_t>& pool_pads, int64_t count_include_pad) {
-  Graph g;
-  g.add_value("x", f32({1, 3, 6, 6}));
+// The input x of `x_shape` -> Pad `pads` (constant mode, `fill`) -> "padded"; returns
+// the padded shape.
+std::vector<int64_t> add_input_and_pad(Graph& g, const std::vector<int64_t>& x_shape,
+                                       const std::vector<int64_t>& pads, float fill) {
+  g.add_value("x", f32(x_shape));
   g.add_input("x");
-  Tensor fill_value(DType::f32, {});
-  fill_value.data_as<float>()[0] = fill;
-  g.add_constant("fill", fill_value);
+  g.add_constant("fill", test_scalar(fill));
   Attributes p;
   p.set("mode", std::string("constant"));
   p.set("pads", pads);
-  const int64_t h = 6 + pads[2] + pads[6], w = 6 + pads[3] + pads[7];
-  add_node(g, "Pad", "pad", {"x", "", "fill"}, "padded", f32({1, 3, h, w}), p);
+  std::vector<int64_t> padded = x_shape;
+  for (size_t d = 0; d < x_shape.size(); ++d) padded[d] += pads[d] + pads[x_shape.size() + d];
+  add_node(g, "Pad", "pad", {"x", "", "fill"}, "padded", f32(padded), p);
+  return padded;
+}
+
+Graph pad_then_pool(const std::vector<int64_t>& pads, float fill, const std::string& pool,
+                    const std::vector<int64_t>& pool_pads, int64_t count_include_pad) {
+  Graph g;
+  const std::vector<int64_t> padded = add_input_and_pad(g, {1, 3, 6, 6}, pads, fill);
+  const int64_t h = padded[2], w = padded[3];
   Attributes a;
   a.set("kernel_shape", std::vector<int64_t>{3, 3});
   a.set("strides", std::vector<int64_t>{1, 1});
@@ -246,7 +254,7 @@ Graph pad_then_pool(const std::vector<int64_t>& pads, float fill, const std::str
   if (pool == "AveragePool") a.set("count_include_pad", count_include_pad);
   if (pool == "MaxPool") a.set("storage_order", int64_t{0});
   const int64_t oh = h + pool_pads[0] + pool_pads[2] - 2, ow = w + pool_pads[1] + pool_pads[3] - 2;
-  add_node(g, pool, "pool", {"padded"}, "y", f32({1, 3, oh, ow}), a);
+  add_node(g, pool, "pool", {"padded"}, "y", f32({1, padded[1], oh, ow}), a);
   g.add_output("y");
   return g;
 }
@@ -294,21 +302,12 @@ TEST(Passes, PadsThatAreNotAPoolsZerosStay) {
 Graph pad_then_conv(const std::vector<int64_t>& x_shape, const std::vector<int64_t>& pads, float fill,
                     const std::vector<int64_t>& kernel, int64_t dilation, const std::vector<int64_t>& conv_pads) {
   Graph g;
-  g.add_value("x", f32(x_shape));
-  g.add_input("x");
-  Tensor fill_value(DType::f32, {});
-  fill_value.data_as<float>()[0] = fill;
-  g.add_constant("fill", fill_value);
-  Attributes p;
-  p.set("mode", std::string("constant"));
-  p.set("pads", pads);
-  const size_t rank = x_shape.size(), dims = rank - 2;
-  std::vector<int64_t> padded = x_shape, y_shape = {x_shape[0], 5};
-  for (size_t d = 0; d < rank; ++d) padded[d] += pads[d] + pads[rank + d];
+  const std::vector<int64_t> padded = add_input_and_pad(g, x_shape, pads, fill);
+  const size_t dims = x_shape.size() - 2;
+  std::vector<int64_t> y_shape = {x_shape[0], 5};
   for (size_t d = 0; d < dims; ++d) {
     y_shape.push_back(padded[d + 2] + conv_pads[d] + conv_pads[dims + d] - (kernel[d] - 1) * dilation);
   }
-  add_node(g, "Pad", "pad", {"x", "", "fill"}, "padded", f32(padded), p);
   std::vector<int64_t> w_shape = {5, padded[1]};
   w_shape.insert(w_shape.end(), kernel.begin(), kernel.end());
   g.add_constant("w", random_tensor(f32(w_shape), 31));
