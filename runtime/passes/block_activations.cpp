@@ -165,8 +165,8 @@ std::set<std::string> carriers_to_block(const Graph& graph, const std::set<std::
   for (bool grew = true; grew;) {
     grew = false;
     for (const Node& node : graph.nodes()) {
-      const bool carries = concats_channels(graph, node) || gathers_frames(graph, node) || normalizes_groups(graph, node) ||
-                           (options.block_pads && pads_planes(graph, node)) ||
+      const bool carries = concats_channels(graph, node) || gathers_frames(graph, node) ||
+                           normalizes_groups(graph, node) || (options.block_pads && pads_planes(graph, node)) ||
                            (options.block_pools && pools_channels(graph, node)) ||
                            (options.block_elementwise && elementwise_carries(graph, node));
       if (carriers.count(node.name) || !carries) continue;

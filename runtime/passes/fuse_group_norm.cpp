@@ -59,13 +59,12 @@ struct GroupNormChain {
 };
 
 std::optional<GroupNormChain> match_group_norm(Graph& graph, const Node& norm) {
-  const auto& nodes = graph.nodes();
   const std::string& grouped = norm.inputs[0];
-  const Node* split = nullptr;
-  for (const Node& n : nodes) {
-    if (n.op == "Reshape" && n.outputs[0] == grouped) split = &n;
+  const Node* split = graph.producer(grouped);
+  if (!split || split->op != "Reshape" ||
+      sole_consumer(graph, grouped) != static_cast<size_t>(&norm - graph.nodes().data())) {
+    return std::nullopt;
   }
-  if (!split || sole_consumer(graph, grouped) != static_cast<size_t>(&norm - nodes.data())) return std::nullopt;
   const std::string x = split->inputs[0];
   const TensorType& x_type = graph.type_of(x);
   const std::vector<int64_t>& g = graph.type_of(grouped).shape;

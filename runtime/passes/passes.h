@@ -288,12 +288,15 @@ void block_activations(Graph& graph, const GraphOptions& options);
 // workload) picks a tile, and sets its winograd_tile. Runs after block_activations.
 void use_winograd(Graph& graph);
 
-// The passes in the order: remove_identity, fold_zero_pads, transpose_as_reshape, fuse_conv, fuse_gemm,
+// The passes in the order: remove_identity, fold_zero_pads, transpose_as_reshape,
+// lower_conv_transpose, fuse_conv, lower_1d_to_rows, lower_3d_to_frames,
+// split_conv_channels (when options say), lower_recurrent, einsum_as_matmul, fuse_gemm,
 // convert_matmul, fold_matmul_scale, fuse_matmul_add, fold_matmul_scale again (a scaling
 // after the bias Add, as BERT's query projection has), fuse_matmul_relu,
-// fuse_matmul_gelu, fuse_layer_norm, fold_matmul_operand_scales and
-// batch_norm_as_mul_add (when options say), fuse_elementwise, split_matmul_columns and
-// fold_matmul_batch, fuse_attention, pad_channels and widen_conv_groups (when options say),
+// fuse_matmul_gelu, fuse_layer_norm, fuse_group_norm, fold_matmul_operand_scales and
+// batch_norm_as_mul_add (when options say), fuse_elementwise, elementwise_over_rows,
+// split_matmul_columns and fold_matmul_batch, fuse_attention, pad_channels and
+// widen_conv_groups (when options say),
 // pack_conv_weights (grouped convs when options say), then pack_matmul_weights,
 // fold_channel_gates, block_activations and use_winograd (when options say).
 // The epilogue and layer-norm fusions come first so they take precedence;
