@@ -58,13 +58,16 @@ void elementwise_over_rows(Graph& graph) {
         in = rows;
       }
     }
-    // The node writes rows; its result as the model shapes it is their view.
+    // The node writes rows; its result as the model shapes it is their view, named after
+    // the node (passes tell nodes apart by name, and a model may name a node after its
+    // output).
     const std::string result = node.outputs[0];
     const std::string rows = unique_value_name(graph, result + ".rows");
     graph.add_value(rows, TensorType{DType::f32, as_rows(y.shape)});
     node.outputs[0] = rows;
     graph.remove_value(result);
     added.push_back(reshape_view(graph, rows, result, y.shape));
+    added.back().name = node.name + ".in_model_shape";
   }
   if (added.empty()) return;
   for (Node& node : added) graph.add_node(std::move(node));

@@ -97,9 +97,11 @@ void split_conv_channels(Graph& graph) {
         const std::string rows = unique_value_name(graph, conv.outputs[0] + suffix);
         graph.add_value(rows, TensorType{DType::f32, {y[0], part.count, y[2], y[3]}});
         piece.outputs = {rows};
+        const std::string view_name = piece.name + ".in_model_shape";
         in_place.push_back(std::move(piece));
         graph.remove_value(part.output);
         in_place.push_back(reshape_view(graph, rows, part.output, shape));
+        in_place.back().name = view_name;
       }
     }
     replacements[i] = {};

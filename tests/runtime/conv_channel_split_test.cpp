@@ -60,7 +60,7 @@ void gate(OnnxModelBuilder& m, const std::string& h, const std::string& y, int64
     a = h + ".ta";
   }
   m.node("Sigmoid", {h + ".hi"}, {h + ".sb"}, h + ".sigmoid");
-  m.node("Mul", {a, h + ".sb"}, {y}, h + ".mul");
+  m.node("Mul", {a, h + ".sb"}, {y}, y);
 }
 
 std::map<std::string, int> expect_same_outputs(const std::string& bytes, const GraphOptions& options) {
