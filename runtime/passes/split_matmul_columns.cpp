@@ -47,8 +47,9 @@ void split_matmul_columns(Graph& graph) {
     if (bias && !bias_per_column && bias->elements() != 1) continue;
     const std::vector<const Node*> readers = graph.consumers(mm.outputs[0]);
     std::map<size_t, std::vector<AxisPart>> parts_of;
+    const size_t columns_axis = graph.type_of(mm.outputs[0]).shape.size() - 1;
     for (const Node* reader : readers) {
-      const std::optional<std::vector<AxisPart>> parts = axis_parts(graph, *reader, mm.outputs[0], graph.type_of(mm.outputs[0]).shape.size() - 1);
+      const std::optional<std::vector<AxisPart>> parts = axis_parts(graph, *reader, mm.outputs[0], columns_axis);
       if (!parts) break;
       parts_of[static_cast<size_t>(reader - nodes.data())] = *parts;
     }

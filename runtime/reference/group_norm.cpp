@@ -115,7 +115,9 @@ GroupNormShape shape_of(const Graph& graph, const Node& node) {
   s.groups = node.attrs.get_int("groups");
   if (s.groups <= 0 || s.channels % s.groups != 0) throw fail("groups must divide the channels");
   for (size_t i = 1; i < 3; ++i) {
-    if (graph.type_of(node.inputs.at(i)).elements() != s.channels) throw fail("scale and bias need one value a channel");
+    if (graph.type_of(node.inputs.at(i)).elements() != s.channels) {
+      throw fail("scale and bias need one value a channel");
+    }
   }
   s.epsilon = node.attrs.get_float("epsilon");
   return s;

@@ -33,10 +33,10 @@ struct PadRun {
 // The constant fill is input 2 when given, else the pre-opset-11 `value` attribute, else 0.
 ReferenceFn make_reference_pad(const Graph& graph, const Node& node) {
   const TensorType in_type = graph.type_of(node.inputs[0]);
-  const std::vector<int64_t> out_shape = graph.type_of(node.outputs[0]).shape;
+  std::vector<int64_t> out_shape = graph.type_of(node.outputs[0]).shape;
   const std::vector<int64_t> pads = node.attrs.get_ints("pads");
   const std::string mode = node.attrs.get_string("mode");
-  std::vector<int64_t> out_shape_merged = out_shape, in_shape = in_type.shape;
+  std::vector<int64_t> in_shape = in_type.shape;
   const std::vector<uint8_t> attr_fill = element_bytes(node.attrs.get_float("value", 0.0f), in_type.dtype);
   // Per dim and output index: the input index read, or -1 for the fill value.
   std::vector<std::vector<int64_t>> sources(out_shape.size());
@@ -46,7 +46,7 @@ ReferenceFn make_reference_pad(const Graph& graph, const Node& node) {
   // A last dim left unpadded joins the one before it, so that rows are long: a
   // channel-blocked map ([N, C/16, H, W, 16], padded in H and W) otherwise copies 16
   // floats at a time.
-  while (sources.size() > 1 && out_shape_merged.back() == in_shape.back() && pads[sources.size() - 1] == 0) {
+  while (sources.size() > 1 && out_shape.back() == in_shape.back() && pads[sources.size() - 1] == 0) {
     const size_t last = sources.size() - 1;
     const int64_t inner = in_shape[last];
     std::vector<int64_t> merged;
@@ -57,17 +57,17 @@ ReferenceFn make_reference_pad(const Graph& graph, const Node& node) {
     sources.back() = std::move(merged);
     in_shape.pop_back();
     in_shape.back() *= inner;
-    out_shape_merged.pop_back();
-    out_shape_merged.back() *= inner;
+    out_shape.pop_back();
+    out_shape.back() *= inner;
   }
-  const size_t rank = out_shape_merged.size();
+  const size_t rank = out_shape.size();
   std::vector<int64_t> in_strides(rank, 1);
   for (size_t d = rank; d-- > 1;) in_strides[d - 1] = in_strides[d] * in_shape[d];
   // The last dim as runs of output columns that read consecutive input columns (one copy
   // each) or the fill value: a 1x128x56x56 map padded by one all round took 2.68 ms
   // element by element and takes 0.12 ms so (`nee-run pad.onnx --repeat 50`, session 26).
   std::vector<PadRun> runs;
-  const int64_t width = rank == 0 ? 1 : out_shape_merged[rank - 1];
+  const int64_t width = rank == 0 ? 1 : out_shape[rank - 1];
   for (int64_t o = 0; o < width;) {
     const int64_t first = rank == 0 ? 0 : sources[rank - 1][o];
     int64_t length = 1;
@@ -79,7 +79,7 @@ ReferenceFn make_reference_pad(const Graph& graph, const Node& node) {
     runs.push_back({o, length, first});
     o += length;
   }
-  return [sources, in_strides, out_shape = out_shape_merged, attr_fill, rank, runs, width](const std::vector<const Tensor*>& in,
+  return [sources, in_strides, out_shape, attr_fill, rank, runs, width](const std::vector<const Tensor*>& in,
                                                                         const std::vector<Tensor*>& out) {
     const size_t size = dtype_size(in[0]->dtype());
     const uint8_t* fill = in.size() > 2 && in[2] ? static_cast<const uint8_t*>(in[2]->data()) : attr_fill.data();
