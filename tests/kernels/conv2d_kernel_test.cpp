@@ -101,6 +101,25 @@ std::map<std::string, ConvCase> cases() {
   all["blocked_stride2"] = {{2, 6, 9, 10}, {40, 6, 3, 3}, stride2, true, false, true};
   all["blocked_pointwise"] = {{1, 16, 5, 7}, {32, 16, 1, 1}, Conv2dAttrs{}, false, false, true};
   all["blocked_dilation2_asymmetric_pads"] = {{1, 4, 9, 11}, {16, 4, 3, 3}, dilation2, true, false, true};
+  // Convs dilated along H skip the taps outside the input (kernels/conv2d_algorithm.cpp):
+  // rate 4 on a 7x9 map with bias, residual and Relu between blocked activations (outer
+  // taps read the map for some outputs only); a depthwise one at rate 6 on 5x6, whose
+  // outer taps never reach the map; a strided NCHW one at rates 6 and 3.
+  Conv2dAttrs atrous = relu;
+  atrous.dilations = {4, 4};
+  atrous.pads = {4, 4, 4, 4};
+  all["blocked_atrous_residual_relu"] = {{1, 32, 7, 9}, {16, 32, 3, 3}, atrous, true, true, true, true, true};
+  Conv2dAttrs atrous_depthwise;
+  atrous_depthwise.dilations = {6, 6};
+  atrous_depthwise.pads = {6, 6, 6, 6};
+  atrous_depthwise.group = 16;
+  all["blocked_depthwise_atrous_past_the_map"] = {
+      {1, 16, 5, 6}, {16, 1, 3, 3}, atrous_depthwise, true, false, true, true, true};
+  Conv2dAttrs atrous_stride2;
+  atrous_stride2.dilations = {6, 3};
+  atrous_stride2.strides = {2, 2};
+  atrous_stride2.pads = {6, 3, 6, 3};
+  all["atrous_stride2_nchw"] = {{1, 3, 5, 6}, {4, 3, 3, 3}, atrous_stride2, true, false};
   // Channel-blocked activations: both sides with bias, residual and Relu; the input only
   // (40 output channels stay NCHW) at stride 2 and batch 2; the output only from 3
   // channels (a network's first conv); and a strided pointwise conv.
@@ -234,6 +253,11 @@ TEST_F(Conv2dKernel, BlockedResidualRelu) { kernels().check_points("blocked_resi
 TEST_F(Conv2dKernel, BlockedStride2Batch2) { kernels().check_points("blocked_stride2"); }
 TEST_F(Conv2dKernel, BlockedPointwise) { kernels().check_points("blocked_pointwise"); }
 TEST_F(Conv2dKernel, BlockedDilation2AsymmetricPads) { kernels().check_points("blocked_dilation2_asymmetric_pads"); }
+TEST_F(Conv2dKernel, BlockedAtrousResidualRelu) { kernels().check_points("blocked_atrous_residual_relu"); }
+TEST_F(Conv2dKernel, BlockedDepthwiseAtrousPastTheMap) {
+  kernels().check_points("blocked_depthwise_atrous_past_the_map");
+}
+TEST_F(Conv2dKernel, AtrousStride2Nchw) { kernels().check_points("atrous_stride2_nchw"); }
 
 TEST_F(Conv2dKernel, BlockedActivationsBothSides) { kernels().check_points("blocked_activations_residual_relu"); }
 TEST_F(Conv2dKernel, BlockedInputOnly) { kernels().check_points("blocked_input_stride2"); }
