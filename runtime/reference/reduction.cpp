@@ -8,6 +8,7 @@
 #include "runtime/reference/broadcast.h"
 #include "runtime/reference/math_dtype_dispatch.h"
 #include "runtime/reference/reference_ops.h"
+#include "runtime/reference/row_extremes.h"
 
 namespace nee {
 
@@ -42,6 +43,12 @@ ReferenceFn reduce_kernel(const std::vector<int64_t>& in_shape, const std::vecto
     const T* x = in[0]->data_as<T>();
     T* y = out[0]->data_as<T>();
     const int64_t count = out[0]->elements();
+    if constexpr (std::is_same_v<T, float> && (R == Reduction::max || R == Reduction::min)) {
+      if (trailing > 0) {
+        (R == Reduction::max ? row_maxima : row_minima)(x, count, trailing, y);
+        return;
+      }
+    }
     Acc start{0};
     if constexpr (R == Reduction::prod) {
       start = Acc{1};

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 
 #include "import_and_run.h"
 #include "onnx_model_builder.h"
@@ -344,6 +345,53 @@ TEST(MathOperator, ReduceWithAttributeAxesBeforeOpset13) {
     Tensor y = run_single_output(m, {{"x", make_f32({2, 3, 2}, kCube)}});
     EXPECT_EQ(y.shape(), (std::vector<int64_t>{3}));
     expect_near_all(values_of(y), want);
+  }
+}
+
+// Max and min over trailing dims run 16 lanes a step, the last 16 elements once more,
+// and rows split among threads: rows of every length around a step, a NaN in the first
+// element, in the middle and in the overlapped tail, and a 1.2 MB input.
+TEST(MathOperator, ReduceMaxAndMinOverTrailingDimsMatchPlainLoops) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> uniform(-100.0f, 100.0f);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (const std::vector<int64_t>& shape : std::vector<std::vector<int64_t>>{
+           {3, 1}, {3, 7}, {4, 16}, {4, 17}, {2, 5, 8}, {3, 40}, {300, 1024}}) {
+    const int64_t rows = shape[0];
+    int64_t n = 1;
+    for (size_t d = 1; d < shape.size(); ++d) n *= shape[d];
+    std::vector<float> x(static_cast<size_t>(rows * n));
+    for (float& v : x) v = uniform(rng);
+    if (n > 2) {
+      x[static_cast<size_t>(n)] = nan;              // row 1, first element
+      x[static_cast<size_t>(2 * n + n / 2)] = nan;  // row 2, middle
+      x[static_cast<size_t>(n - 2)] = nan;          // row 0, in the overlapped tail
+    }
+    std::vector<int64_t> axes;
+    for (int64_t d = 1; d < static_cast<int64_t>(shape.size()); ++d) axes.push_back(d);
+    for (const std::string op : {"ReduceMax", "ReduceMin"}) {
+      SCOPED_TRACE(op + " over rows of " + std::to_string(n));
+      OnnxModelBuilder m = unary_model(op, shape, 13);
+      auto& node = *m.model().mutable_graph()->mutable_node(0);
+      set_attr(node, "axes", axes);
+      set_attr(node, "keepdims", int64_t{0});
+      const std::vector<float> y = values_of(run_single_output(m, {{"x", make_f32(shape, x)}}));
+      ASSERT_EQ(y.size(), static_cast<size_t>(rows));
+      for (int64_t r = 0; r < rows; ++r) {
+        float want = x[static_cast<size_t>(r * n)];
+        bool has_nan = false;
+        for (int64_t k = 0; k < n; ++k) {
+          const float v = x[static_cast<size_t>(r * n + k)];
+          has_nan = has_nan || std::isnan(v);
+          want = op == "ReduceMax" ? std::max(want, v) : std::min(want, v);
+        }
+        if (has_nan) {
+          EXPECT_TRUE(std::isnan(y[static_cast<size_t>(r)])) << "row " << r;
+        } else {
+          EXPECT_EQ(y[static_cast<size_t>(r)], want) << "row " << r;
+        }
+      }
+    }
   }
 }
 
