@@ -88,6 +88,17 @@ struct GraphOptions {
   // With block_activations, Pads of planes between blocked convs pad the blocked tensor
   // (passes.h: block_activations). A manifest from before it was recorded reads as false.
   bool block_pads = false;
+  // 1-D ConvTransposes become a Conv and a depth-to-space as 2-D ones do (passes.h:
+  // lower_conv_transpose). A manifest from before it was recorded reads as false.
+  bool lower_1d_conv_transposes = false;
+  // With elementwise_over_rows, group norms between 1-D convs run over the convs' rows too
+  // (passes.h: elementwise_over_rows). A manifest from before it was recorded reads as
+  // false.
+  bool group_norms_over_rows = false;
+  // Conv taps that read only padding for every output are dropped (passes.h:
+  // drop_padding_taps), which changes the convs' workloads. A manifest from before it was
+  // recorded reads as false.
+  bool drop_padding_taps = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -99,7 +110,9 @@ struct GraphOptions {
            widen_conv_groups == o.widen_conv_groups && merge_conv_groups == o.merge_conv_groups &&
            fuse_group_norms == o.fuse_group_norms && fold_pads_into_convs == o.fold_pads_into_convs &&
            split_conv_channels == o.split_conv_channels &&
-           elementwise_over_rows == o.elementwise_over_rows && block_pads == o.block_pads;
+           elementwise_over_rows == o.elementwise_over_rows && block_pads == o.block_pads &&
+           lower_1d_conv_transposes == o.lower_1d_conv_transposes &&
+           group_norms_over_rows == o.group_norms_over_rows && drop_padding_taps == o.drop_padding_taps;
   }
 };
 

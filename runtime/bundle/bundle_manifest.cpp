@@ -69,7 +69,10 @@ nlohmann::json BundleManifest::to_json() const {
             {"fold_pads_into_convs", graph.fold_pads_into_convs},
             {"split_conv_channels", graph.split_conv_channels},
             {"elementwise_over_rows", graph.elementwise_over_rows},
-            {"block_pads", graph.block_pads}}},
+            {"block_pads", graph.block_pads},
+            {"lower_1d_conv_transposes", graph.lower_1d_conv_transposes},
+            {"group_norms_over_rows", graph.group_norms_over_rows},
+            {"drop_padding_taps", graph.drop_padding_taps}}},
           {"variants", variants_json}};
 }
 
@@ -105,6 +108,9 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.split_conv_channels = j.at("graph").value("split_conv_channels", false);
   m.graph.elementwise_over_rows = j.at("graph").value("elementwise_over_rows", false);
   m.graph.block_pads = j.at("graph").value("block_pads", false);
+  m.graph.lower_1d_conv_transposes = j.at("graph").value("lower_1d_conv_transposes", false);
+  m.graph.group_norms_over_rows = j.at("graph").value("group_norms_over_rows", false);
+  m.graph.drop_padding_taps = j.at("graph").value("drop_padding_taps", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;
     variant.isa = v.at("isa").get<std::string>();

@@ -36,18 +36,28 @@ void skip_round_trips(Graph& graph) {
 
 }  // namespace
 
-void elementwise_over_rows(Graph& graph) {
-  std::vector<Node> added;
-  for (Node& node : graph.nodes()) {
-    if (node.op != "NeeElementwise") continue;
+void elementwise_over_rows(Graph& graph, bool group_norms) {
+  bool changed = false;
+  // Each node's views join the graph before the next node is looked at, so a chain (a
+  // PRelu, then a group norm) moves node by node; by index, since they append to it.
+  const size_t original_nodes = graph.nodes().size();
+  for (size_t index = 0; index < original_nodes; ++index) {
+    std::vector<Node> added;
+    Node& node = graph.nodes()[index];
+    const bool norm = group_norms && node.op == "NeeGroupNorm";
+    if (node.op != "NeeElementwise" && !norm) continue;
     const TensorType y = graph.type_of(node.outputs[0]);
     if (y.dtype != DType::f32 || y.shape.size() != 3) continue;
+    // A group norm's scale and bias hold one value a channel, in any layout.
+    const size_t data_inputs = norm ? 1 : node.inputs.size();
     bool reads_rows = false;
-    for (const std::string& in : node.inputs) {
+    for (size_t i = 0; i < data_inputs; ++i) {
+      const std::string& in = node.inputs[i];
       reads_rows = reads_rows || (graph.type_of(in).shape == y.shape && !rows_source(graph, in).empty());
     }
     if (!reads_rows) continue;
-    for (std::string& in : node.inputs) {
+    for (size_t i = 0; i < data_inputs; ++i) {
+      std::string& in = node.inputs[i];
       const std::vector<int64_t> shape = graph.type_of(in).shape;
       const std::string source = shape == y.shape ? rows_source(graph, in) : "";
       if (!source.empty()) {
@@ -68,9 +78,10 @@ void elementwise_over_rows(Graph& graph) {
     graph.remove_value(result);
     added.push_back(reshape_view(graph, rows, result, y.shape));
     added.back().name = node.name + ".in_model_shape";
+    for (Node& view : added) graph.add_node(std::move(view));
+    changed = true;
   }
-  if (added.empty()) return;
-  for (Node& node : added) graph.add_node(std::move(node));
+  if (!changed) return;
   graph.sort_topologically();
   skip_round_trips(graph);
   drop_unread_copies(graph);

@@ -107,6 +107,8 @@ const std::map<std::string, Translation>& translations() {
           return b.emit(ElementwiseOp::min, b.emit(ElementwiseOp::max, in[0], immediate(lo)), immediate(hi));
         },
         1}},
+      // PRelu's slope broadcasts to X; leaky_relu reads its alpha as an operand.
+      {"PRelu", binary(ElementwiseOp::leaky_relu)},
       {"LeakyRelu",
        {always,
         [](const Graph&, const Node& n, const std::vector<Operand>& in, ProgramBuilder& b) {

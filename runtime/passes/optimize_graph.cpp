@@ -6,7 +6,8 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   remove_identity(graph);
   fold_zero_pads(graph, options.fold_pads_into_convs);
   transpose_as_reshape(graph);
-  lower_conv_transpose(graph);
+  lower_conv_transpose(graph, options.lower_1d_conv_transposes);
+  if (options.drop_padding_taps) drop_padding_taps(graph);
   fuse_conv(graph);
   lower_1d_to_rows(graph);
   lower_3d_to_frames(graph);
@@ -27,7 +28,7 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   if (options.fold_operand_scales) fold_matmul_operand_scales(graph);
   if (options.block_elementwise) batch_norm_as_mul_add(graph);
   fuse_elementwise(graph);
-  if (options.elementwise_over_rows) elementwise_over_rows(graph);
+  if (options.elementwise_over_rows) elementwise_over_rows(graph, options.group_norms_over_rows);
   if (options.split_matmul_columns) split_matmul_columns(graph);
   if (options.fold_matmul_batch) fold_matmul_batch(graph);
   if (options.fuse_attention) fuse_attention(graph);

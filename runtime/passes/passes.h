@@ -50,8 +50,9 @@ void fold_zero_pads(Graph& graph, bool into_convs);
 // the element order: it becomes a Reshape to its output's shape, which the runtime runs
 // as a view, not a copy.
 void transpose_as_reshape(Graph& graph);
-// A 2-D ConvTranspose of one group and no dilation, with constant weights (and bias),
-// f32, of known dims, as a Conv and a depth-to-space: output row o + pads_begin = q * S + r
+// A 2-D ConvTranspose (and with `one_d` a 1-D one, as a 2-D one of one row viewed back
+// at the end: GraphOptions::lower_1d_conv_transposes) of one group and no dilation, with
+// constant weights (and bias), f32, of known dims, as a Conv and a depth-to-space: output row o + pads_begin = q * S + r
 // sums x[q - j] W[j * S + r] over j < M = ceil(K / S), so each phase r is a conv of X by
 // an M x M window of W's taps r, r + S, ... reversed (zeros past K). One Conv computes
 // all S x S phases as M x S x S channels (pads M - 1 before, enough after for every
@@ -59,7 +60,14 @@ void transpose_as_reshape(Graph& graph);
 // a Slice takes the output's rows and columns from pads_begin. fuse_conv then takes the
 // Conv like any other. U-Net's 2x2 stride-2 upsamplings become 1x1 convs; DCGAN's 4x4
 // stride-2 ones 2x2 convs.
-void lower_conv_transpose(Graph& graph);
+void lower_conv_transpose(Graph& graph, bool one_d);
+
+// A Conv with constant weights whose outermost taps along a spatial dim read only padding
+// for every output (DeepLabV3's atrous pyramid at rate 36 on a 28x28 map: a 3x3 conv whose
+// eight outer taps never reach the map) -> the same Conv of the taps that read the input,
+// its pads given up by what the dropped taps spanned, where neither pad goes below zero.
+// With GraphOptions::drop_padding_taps.
+void drop_padding_taps(Graph& graph);
 
 // Conv (2-D, f32; or 1-D and 3-D with constant weights, for lower_1d_to_rows and
 // lower_3d_to_frames) -> NeeConv, then
@@ -154,7 +162,7 @@ void fuse_matmul_relu(Graph& graph);   // NeeMatMul then Relu -> NeeMatMul relu=
 void fuse_matmul_gelu(Graph& graph);   // NeeMatMul then PyTorch's GELU nodes -> NeeMatMul gelu=1
 // Maximal trees of f32 elementwise nodes (Add, Sub, Mul, Div, Max, Min, Relu, Neg, Abs,
 // Sqrt, Exp, Log, Sigmoid, Tanh, Erf, Reciprocal, Pow by a constant scalar, Clip with
-// constant bounds, LeakyRelu, HardSigmoid, HardSwish) whose inner results each have one
+// constant bounds, LeakyRelu, PRelu, HardSigmoid, HardSwish) whose inner results each have one
 // reader -> one NeeElementwise per tree, a single node included. One-element f32
 // constants become immediates; other operands become input slots in order of first use.
 void fuse_elementwise(Graph& graph);
@@ -162,9 +170,11 @@ void fuse_elementwise(Graph& graph);
 // Reshape of [N, C, 1, L]) -> the same over the rows, its other operands viewed as rows
 // too and its result viewed back; a Reshape of that view back to the rows then reads the
 // rows themselves. Between 1-D convs, the elementwise ops (a WaveNet's gated units) so
-// join the blocked layout. Runs after fuse_elementwise. With
-// GraphOptions::elementwise_over_rows.
-void elementwise_over_rows(Graph& graph);
+// join the blocked layout. With `group_norms`, a NeeGroupNorm over such rows (Conv-TasNet's
+// global layer norms between its 1-D convs) runs over them the same way. Runs after
+// fuse_elementwise. With GraphOptions::elementwise_over_rows (and
+// GraphOptions::group_norms_over_rows).
+void elementwise_over_rows(Graph& graph, bool group_norms);
 
 // An inference-mode BatchNormalization that no conv took (fuse_conv), of an NCHW f32
 // tensor of 16k channels, with constant parameters -> Mul and Add by per-channel

@@ -191,6 +191,9 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"split_conv_channels", &GraphOptions::split_conv_channels},
       {"elementwise_over_rows", &GraphOptions::elementwise_over_rows},
       {"block_pads", &GraphOptions::block_pads},
+      {"lower_1d_conv_transposes", &GraphOptions::lower_1d_conv_transposes},
+      {"group_norms_over_rows", &GraphOptions::group_norms_over_rows},
+      {"drop_padding_taps", &GraphOptions::drop_padding_taps},
       {"split_matmul_columns", &GraphOptions::split_matmul_columns}};
   for (const auto& [option, member] : later_options) {
     j["graph"].erase(option);

@@ -1,4 +1,4 @@
-// lower_conv_transpose: a 2-D ConvTranspose as a Conv of its phases and a depth-to-space,
+// lower_conv_transpose: a 1-D or 2-D ConvTranspose as a Conv of its phases and a depth-to-space,
 // computing what the ConvTranspose computes.
 #include <gtest/gtest.h>
 
@@ -68,6 +68,52 @@ TEST(LowerConvTranspose, EveryStrideKernelAndPaddingComputesTheConvTranspose) {
     for (int64_t i = 0; i < want.elements(); ++i) {
       ASSERT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-5f)
           << g.kernel_h << "x" << g.kernel_w << " at " << i;
+    }
+  }
+}
+
+// 1-D ones, as one-row 2-D ones: with GraphOptions::lower_1d_conv_transposes only, which
+// a bundle built before it reads as false.
+TEST(LowerConvTranspose, OneDimensionalOnesComputeTheConvTranspose) {
+  struct Geometry1d {
+    int64_t kernel, stride;
+    std::vector<int64_t> pads, output_padding;
+  };
+  const std::vector<Geometry1d> geometries = {
+      {16, 8, {4, 4}, {}},   // HiFi-GAN's upsampling by 8
+      {16, 8, {0, 0}, {}},   // Conv-TasNet's decoder
+      {3, 2, {1, 1}, {1}},   // output_padding
+      {5, 3, {2, 0}, {2}},   // uneven pads
+  };
+  for (const Geometry1d& g : geometries) {
+    OnnxModelBuilder m;
+    m.input("x", {2, 5, 9});
+    m.initializer("w", random_tensor({DType::f32, {5, 3, g.kernel}}, 45));
+    m.initializer("b", random_tensor({DType::f32, {3}}, 46));
+    onnx::NodeProto& node = m.node("ConvTranspose", {"x", "w", "b"}, {"y"}, "up");
+    set_attr(node, "kernel_shape", std::vector<int64_t>{g.kernel});
+    set_attr(node, "strides", std::vector<int64_t>{g.stride});
+    set_attr(node, "pads", g.pads);
+    if (!g.output_padding.empty()) set_attr(node, "output_padding", g.output_padding);
+    m.output("y");
+    const std::string bytes = m.bytes();
+    for (bool lower : {false, true}) {
+      GraphOptions options;
+      options.lower_1d_conv_transposes = lower;
+      Graph lowered = import_onnx_bytes(bytes);
+      optimize_graph(lowered, options);
+      std::map<std::string, int> ops;
+      for (const Node& n : lowered.nodes()) ++ops[n.op];
+      EXPECT_EQ(ops["ConvTranspose"], lower ? 0 : 1) << "kernel " << g.kernel << ", lowered " << lower;
+      EXPECT_EQ(ops["NeeConv"], lower ? 1 : 0) << "kernel " << g.kernel << ", lowered " << lower;
+      Session lowered_session(lowered, {});
+      Session plain(import_onnx_bytes(bytes), {});
+      const Tensor x = random_tensor(plain.graph().type_of("x"), 47);
+      const Tensor got = lowered_session.run({{"x", x}}).at("y"), want = plain.run({{"x", x}}).at("y");
+      ASSERT_EQ(got.shape(), want.shape());
+      for (int64_t i = 0; i < want.elements(); ++i) {
+        ASSERT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-5f) << "kernel " << g.kernel << " at " << i;
+      }
     }
   }
 }

@@ -197,5 +197,61 @@ TEST(FuseGroupNorm, RunsChannelBlockedBetweenBlockedConvs) {
   EXPECT_EQ(fused.type_of(only(fused, "NeeGroupNorm").outputs[0]).shape, (std::vector<int64_t>{1, 3, 6, 5, 16}));
 }
 
+// Conv-TasNet's block: a 1x1 conv, PRelu, a global layer norm (GroupNorm of one group), a
+// dilated depthwise conv, PRelu with a slope a channel, an instance norm, a 1x1 conv. With
+// group_norms_over_rows the norms and PRelus run over the 1-D convs' rows, blocked, with
+// no layout copy; without it (bundles from before it) the norms keep [N, C, L].
+TEST(FuseGroupNorm, RunsOverTheRowsOfOneDimensionalConvs) {
+  const int64_t c = 32, l = 20;
+  Graph net;
+  net.add_value("x", f32({1, c, l}));
+  net.add_input("x");
+  const auto conv_attrs = [](int64_t kernel, int64_t dilation, int64_t group) {
+    Attributes a;
+    a.set("kernel_shape", std::vector<int64_t>{kernel});
+    a.set("strides", std::vector<int64_t>{1});
+    a.set("dilations", std::vector<int64_t>{dilation});
+    a.set("pads", std::vector<int64_t>{dilation * (kernel - 1) / 2, dilation * (kernel - 1) / 2});
+    a.set("group", group);
+    return a;
+  };
+  net.add_constant("w1", random_tensor(f32({c, c, 1}), 8));
+  add_node(net, "Conv", "conv1", {"x", "w1"}, "c1", f32({1, c, l}), conv_attrs(1, 1, 1));
+  net.add_constant("slope1", random_tensor(f32({1}), 9));
+  add_node(net, "PRelu", "prelu1", {"c1", "slope1"}, "p1", f32({1, c, l}));
+  add_group_norm_chain(net, "p1", "n1", {1, c, l}, 1, Affine::per_channel_mul_and_add);
+  net.add_constant("wd", random_tensor(f32({c, 1, 3}), 10));
+  add_node(net, "Conv", "depthwise", {"n1", "wd"}, "d", f32({1, c, l}), conv_attrs(3, 2, c));
+  net.add_constant("slope2", random_tensor(f32({c, 1}), 11));
+  add_node(net, "PRelu", "prelu2", {"d", "slope2"}, "p2", f32({1, c, l}));
+  net.add_constant("scale", random_tensor(f32({c}), 12));
+  net.add_constant("bias", random_tensor(f32({c}), 13));
+  add_node(net, "InstanceNormalization", "norm2", {"p2", "scale", "bias"}, "n2", f32({1, c, l}), epsilon_attrs());
+  net.add_constant("w2", random_tensor(f32({16, c, 1}), 14));
+  add_node(net, "Conv", "conv2", {"n2", "w2"}, "y", f32({1, 16, l}), conv_attrs(1, 1, 1));
+  net.add_output("y");
+
+  GraphOptions options = group_norm_options();
+  options.block_activations = options.block_elementwise = options.block_grouped_convs = true;
+  options.elementwise_over_rows = options.group_norms_over_rows = true;
+  const Graph fused = expect_same_outputs(net, options);
+  std::map<std::string, int> ops = op_counts(fused);
+  EXPECT_EQ(ops.count("NeeLayout"), 0u);
+  EXPECT_EQ(ops.count("PRelu"), 0u);
+  EXPECT_EQ(ops.at("NeeGroupNorm"), 2);
+  for (const Node& n : fused.nodes()) {
+    if (n.op == "NeeGroupNorm" || n.op == "NeeElementwise") {
+      EXPECT_EQ(fused.type_of(n.outputs[0]).shape, (std::vector<int64_t>{1, 2, 1, l, 16})) << n.name;
+    }
+  }
+  options.group_norms_over_rows = false;
+  const Graph before = expect_same_outputs(net, options);
+  for (const Node& n : before.nodes()) {
+    if (n.op == "NeeGroupNorm") {
+      EXPECT_EQ(before.type_of(n.inputs[0]).shape.size(), 3u) << n.name;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace nee

@@ -500,6 +500,22 @@ TEST(Passes, ElementwiseActivationsAndPowFuse) {
   EXPECT_EQ(expect_fusion_preserves_outputs(g), Ops{"NeeElementwise"});
 }
 
+// PRelu is leaky_relu with its slope as an operand: a per-channel slope of [3, 1] stays
+// an input slot, a one-element one becomes an immediate.
+TEST(Passes, PReluFusesWithItsSlopeAsAnOperand) {
+  Graph g = unary_input({2, 3, 5});
+  g.add_constant("per_channel", random_tensor(f32({3, 1}), 6));
+  g.add_constant("one", test_scalar(0.25f));
+  add_node(g, "PRelu", "channels", {"x", "per_channel"}, "a", f32({2, 3, 5}));
+  add_node(g, "Neg", "neg", {"a"}, "b", f32({2, 3, 5}));
+  add_node(g, "PRelu", "shared", {"b", "one"}, "y", f32({2, 3, 5}));
+  g.add_output("y");
+  EXPECT_EQ(expect_fusion_preserves_outputs(g), Ops{"NeeElementwise"});
+  const Node node = only_node(g);
+  EXPECT_EQ(node.inputs, (std::vector<std::string>{"x", "per_channel"}));
+  EXPECT_EQ(node.attrs.get_string("program"), "leaky_relu(x0,x1); neg(t0); leaky_relu(t1,0.25)");
+}
+
 TEST(Passes, SharedIntermediateSplitsTheTrees) {
   Graph g = unary_input({3, 4});
   add_node(g, "Exp", "exp", {"x"}, "e", f32({3, 4}));

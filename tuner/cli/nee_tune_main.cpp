@@ -371,6 +371,9 @@ int main(int argc, char** argv) {
     graph_options.fold_pads_into_convs = true;
     graph_options.split_conv_channels = true;
     graph_options.elementwise_over_rows = true;
+    graph_options.lower_1d_conv_transposes = true;
+    graph_options.group_norms_over_rows = true;
+    graph_options.drop_padding_taps = true;
     graph_options.pack_matmul_weights = target.kind() == nee::TargetKind::cpu;
     graph_options.fold_operand_scales = true;
     graph_options.split_matmul_columns = true;
