@@ -28,11 +28,14 @@ struct StoredResizeAttrs final : WorkloadAttrs {
   ResizeAttrs attrs;
 
   nlohmann::json to_json() const override {
-    return {{"mode", attrs.mode},
-            {"coordinates", attrs.coordinates},
-            {"nearest_mode", attrs.nearest_mode},
-            {"scale_h", attrs.scale_h},
-            {"scale_w", attrs.scale_w}};
+    nlohmann::json j = {{"mode", attrs.mode},
+                        {"coordinates", attrs.coordinates},
+                        {"nearest_mode", attrs.nearest_mode},
+                        {"scale_h", attrs.scale_h},
+                        {"scale_w", attrs.scale_w}};
+    // Only where there are lanes: the keys of resizes from before lanes stay as they were.
+    if (attrs.lanes != 0) j["lanes"] = attrs.lanes;
+    return j;
   }
 };
 
@@ -43,6 +46,7 @@ std::shared_ptr<const WorkloadAttrs> resize_attrs_from_json(const nlohmann::json
   stored->attrs.nearest_mode = j.at("nearest_mode").get<std::string>();
   stored->attrs.scale_h = json_double(j.at("scale_h"), "scale_h");
   stored->attrs.scale_w = json_double(j.at("scale_w"), "scale_w");
+  stored->attrs.lanes = j.value("lanes", int64_t{0});
   return stored;
 }
 
@@ -59,6 +63,13 @@ Workload make_resize_workload(const TensorType& input, const ResizeAttrs& attrs,
   if (input.dtype != DType::f32) throw Error("resize kernels take f32 tensors, got " + input.to_string());
   const size_t rank = input.shape.size();
   if (rank < 2) throw Error("resize kernels resize a tensor's two innermost dims; " + input.to_string() + " has fewer");
+  // The resized dims: the two innermost, or the two before the lanes.
+  const size_t lane_dims = attrs.lanes != 0 ? 1 : 0;
+  if (attrs.lanes != 0 && (rank < 3 || attrs.lanes < 0 || input.shape.back() != attrs.lanes)) {
+    throw Error(fmt::format("resize of {} with {} lanes: the innermost dim must hold them, after H and W",
+                            input.to_string(), attrs.lanes));
+  }
+  const size_t h_dim = rank - 2 - lane_dims, w_dim = rank - 1 - lane_dims;
   if (output_shape.size() != rank) {
     throw Error(fmt::format("resize of {} needs an output of rank {}, got [{}]", input.to_string(), rank,
                             fmt::join(output_shape, ",")));
@@ -67,8 +78,8 @@ Workload make_resize_workload(const TensorType& input, const ResizeAttrs& attrs,
     if (input.shape[d] <= 0 || output_shape[d] <= 0) {
       throw Error(fmt::format("resize of {} to [{}]: an empty dimension", input.to_string(), fmt::join(output_shape, ",")));
     }
-    if (d + 2 < rank && output_shape[d] != input.shape[d]) {
-      throw Error(fmt::format("resize kernels keep every dim but the two innermost; {} to [{}] changes dim {}",
+    if (d != h_dim && d != w_dim && output_shape[d] != input.shape[d]) {
+      throw Error(fmt::format("resize kernels keep every dim but H and W; {} to [{}] changes dim {}",
                               input.to_string(), fmt::join(output_shape, ","), d));
     }
   }
@@ -98,8 +109,8 @@ Workload make_resize_workload(const TensorType& input, const ResizeAttrs& attrs,
   }
   // ONNX makes floor(in * scale) elements, and a scale taken from sizes is out / in: the
   // margin absorbs that division's rounding.
-  for (size_t d = rank - 2; d < rank; ++d) {
-    const double scale = d + 1 == rank ? attrs.scale_w : attrs.scale_h;
+  for (size_t d : {h_dim, w_dim}) {
+    const double scale = d == w_dim ? attrs.scale_w : attrs.scale_h;
     const auto made = static_cast<int64_t>(std::floor(static_cast<double>(input.shape[d]) * scale + 1e-6));
     if (output_shape[d] != made) {
       throw Error(fmt::format("resize of {} by scales {} and {} makes [{}] with {} elements in dim {}, not {}",
@@ -122,21 +133,23 @@ Workload make_resize_workload(const TensorType& input, const ResizeAttrs& attrs,
 ResizeAttrs resize_attrs(const Workload& w) { return w.attrs_as<StoredResizeAttrs>().attrs; }
 
 Workload resize_workload_from_shape(const std::string& text) {
-  const ShapeText parsed("resize", text, {"size", "mode", "coordinates", "nearest_mode"});
+  const ShapeText parsed("resize", text, {"size", "mode", "coordinates", "nearest_mode", "lanes"});
   const TensorType input{DType::f32, parsed.shape()};
-  if (!parsed.has("size")) parsed.refuse("size=HxW (the output's two innermost extents) is missing");
+  if (!parsed.has("size")) parsed.refuse("size=HxW (the output's H and W) is missing");
   const std::vector<int64_t> size = parsed.integers("size", {}, 2);
-  const size_t rank = input.shape.size();
-  if (rank < 2) parsed.refuse("the input needs two dims or more");
-  std::vector<int64_t> output_shape = input.shape;
-  output_shape[rank - 2] = size[0];
-  output_shape[rank - 1] = size[1];
   ResizeAttrs attrs;
+  attrs.lanes = parsed.has("lanes") ? parsed.integers("lanes", {}, 1)[0] : 0;
+  const size_t rank = input.shape.size(), lane_dims = attrs.lanes != 0 ? 1 : 0;
+  if (rank < 2 + lane_dims) parsed.refuse(lane_dims ? "the input needs H, W and the lanes" : "the input needs two dims or more");
+  const size_t h_dim = rank - 2 - lane_dims, w_dim = rank - 1 - lane_dims;
+  std::vector<int64_t> output_shape = input.shape;
+  output_shape[h_dim] = size[0];
+  output_shape[w_dim] = size[1];
   attrs.mode = parsed.choice("mode", "linear", kModes);
   attrs.coordinates = parsed.choice("coordinates", "half_pixel", kCoordinates);
   attrs.nearest_mode = parsed.choice("nearest_mode", "round_prefer_floor", kNearestModes);
-  attrs.scale_h = static_cast<double>(size[0]) / static_cast<double>(input.shape[rank - 2]);
-  attrs.scale_w = static_cast<double>(size[1]) / static_cast<double>(input.shape[rank - 1]);
+  attrs.scale_h = static_cast<double>(size[0]) / static_cast<double>(input.shape[h_dim]);
+  attrs.scale_w = static_cast<double>(size[1]) / static_cast<double>(input.shape[w_dim]);
   return make_resize_workload(input, attrs, output_shape);
 }
 
@@ -151,9 +164,10 @@ Family resize_family() {
           SpeedUnit::gbytes,
           resize_workload_from_shape,
           "DxDx...xD,size=HxW[,mode=linear|nearest][,coordinates=half_pixel|pytorch_half_pixel|align_corners|"
-          "asymmetric|tf_half_pixel_for_nn][,nearest_mode=round_prefer_floor|round_prefer_ceil|floor|ceil] (the "
-          "input shape and its output's two innermost extents; e.g. a segmentation head's upsampling "
-          "1x21x28x28,size=224x224)",
+          "asymmetric|tf_half_pixel_for_nn][,nearest_mode=round_prefer_floor|round_prefer_ceil|floor|ceil]"
+          "[,lanes=L] (the input shape and its output's H and W, the two innermost dims or, with lanes, the two "
+          "before the innermost; e.g. a segmentation head's upsampling 1x21x28x28,size=224x224, a blocked one "
+          "1x4x16x16x16,size=32x32,lanes=16)",
           {},
           0,
           resize_attrs_from_json,

@@ -17,13 +17,16 @@ namespace nee {
 // nearest_mode; linear weighs both, first along W, then along H. exclude_outside does
 // not change these modes' results (a neighbour outside the input is clamped onto the
 // other one, whose weight then carries the whole value either way), so it is not kept.
-// Cubic interpolation and tf_crop_and_resize stay with the reference kernels.
+// Cubic interpolation and tf_crop_and_resize stay with the reference kernels. With
+// `lanes`, the tensor is channel-blocked ([N, C/16, H, W, 16], between blocked convs): H
+// and W are the two dims before the innermost, which holds the lanes and is kept.
 struct ResizeAttrs {
   std::string mode;          // "nearest" or "linear"
   std::string coordinates;   // ONNX coordinate_transformation_mode
   std::string nearest_mode;  // round_prefer_floor, round_prefer_ceil, floor or ceil (nearest only)
   double scale_h = 1;        // ONNX's scale of H (its scales entry, or output / input extent)
   double scale_w = 1;        // and of W
+  int64_t lanes = 0;         // the innermost dim's extent when it holds channel lanes; 0 when W is innermost
 };
 
 // Throws nee::Error naming the problem (a mode or coordinate transformation the family
@@ -32,8 +35,9 @@ Workload make_resize_workload(const TensorType& input, const ResizeAttrs& attrs,
 ResizeAttrs resize_attrs(const Workload& w);
 
 // `nee-tune --op resize --shape`: "DxDx...xD,size=HxW[,mode=linear|nearest][,coordinates=M]
-// [,nearest_mode=M]", the input shape and its output plane; the scales are the output's
-// extents over the input's (e.g. a segmentation head's upsampling 1x21x28x28,size=224x224).
+// [,nearest_mode=M][,lanes=L]", the input shape and its output plane; the scales are the
+// output's extents over the input's (e.g. a segmentation head's upsampling
+// 1x21x28x28,size=224x224; a blocked U-Net's 1x4x16x16x16,size=32x32,lanes=16).
 Workload resize_workload_from_shape(const std::string& text);
 
 }  // namespace nee

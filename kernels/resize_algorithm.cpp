@@ -65,8 +65,9 @@ ResizePipeline define_resize(const Workload& w) {
   }
   p.input = ImageParam(Float(32), rank, "input");
   constrain_dense_input(p.input, in_shape);
-  const Var x = p.dims[0], y = p.dims[1];
-  const int64_t in_w = in_shape[rank - 1], in_h = in_shape[rank - 2];
+  p.w_dim = a.lanes != 0 ? 1 : 0;
+  const Var x = p.col(), y = p.row();
+  const int64_t in_w = in_shape[rank - 1 - p.w_dim], in_h = in_shape[rank - 2 - p.w_dim];
   const Taps cols = taps_of(a, x, a.scale_w, in_w), rows = taps_of(a, y, a.scale_h, in_h);
   p.col_lo = Func("col_lo");
   p.col_lo(x) = cols.lo;
@@ -79,8 +80,8 @@ ResizePipeline define_resize(const Workload& w) {
   const auto row = [&](const Func& table) { return clamp(table(y), 0, static_cast<int>(in_h - 1)); };
   const auto at = [&](const Expr& col, const Expr& row_index, const Func& source) {
     std::vector<Expr> coords(p.dims.begin(), p.dims.end());
-    coords[0] = col;
-    coords[1] = row_index;
+    coords[p.w_dim] = col;
+    coords[p.w_dim + 1] = row_index;
     return source(coords);
   };
   p.out = Func("out");

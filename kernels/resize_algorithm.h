@@ -8,7 +8,8 @@
 namespace nee {
 
 // The resize family as a Halide algorithm: what is computed, never how. In Halide order
-// dims[0] is W (the output's columns), dims[1] is H (its rows), the rest the outer dims.
+// dims[w_dim] is W (the output's columns), dims[w_dim + 1] H (its rows), the rest the
+// outer dims; w_dim is 0, or 1 when dims[0] holds a blocked tensor's channel lanes.
 // The taps of each output column and row are tables over that one dim, in the ONNX
 // reference's double arithmetic (core/resize_coordinates.h): `col_lo`/`col_hi` (Int(32),
 // the neighbours it reads, clamped to the input) and `col_weight` (Float(32), the
@@ -24,7 +25,11 @@ struct ResizePipeline {
   Halide::Func out;
   std::vector<Halide::Var> dims;
   std::vector<int64_t> extents;  // the output's, Halide order
+  int w_dim = 0;
   bool linear = false;
+
+  const Halide::Var& col() const { return dims[w_dim]; }
+  const Halide::Var& row() const { return dims[w_dim + 1]; }
 
   std::vector<Halide::Argument> arguments() const { return {input}; }
   // The tables of both dims, for a schedule that computes them once per call.

@@ -99,6 +99,10 @@ struct GraphOptions {
   // drop_padding_taps), which changes the convs' workloads. A manifest from before it was
   // recorded reads as false.
   bool drop_padding_taps = false;
+  // With block_activations, Resizes of planes between blocked convs resize the blocked
+  // tensor (passes.h: block_activations). A manifest from before it was recorded reads as
+  // false.
+  bool block_resizes = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -112,7 +116,8 @@ struct GraphOptions {
            split_conv_channels == o.split_conv_channels &&
            elementwise_over_rows == o.elementwise_over_rows && block_pads == o.block_pads &&
            lower_1d_conv_transposes == o.lower_1d_conv_transposes &&
-           group_norms_over_rows == o.group_norms_over_rows && drop_padding_taps == o.drop_padding_taps;
+           group_norms_over_rows == o.group_norms_over_rows && drop_padding_taps == o.drop_padding_taps &&
+           block_resizes == o.block_resizes;
   }
 };
 

@@ -163,8 +163,9 @@ static std::optional<Workload> strided_copy_workload_of(const Graph& graph, cons
 
 // Resize as the importer stores it (importer/ops/resize.cpp): X its operand (roi, scales
 // and sizes are constants read at import), `scales` when scales were given, else the
-// output's extents over the input's. Resizes of any dim but the two innermost, cubic
-// interpolation and tf_crop_and_resize stay on the reference kernels.
+// output's extents over the input's; with input_block (block_activations), X is
+// channel-blocked and H and W are the dims before its lanes. Resizes of any other dim,
+// cubic interpolation and tf_crop_and_resize stay on the reference kernels.
 static std::optional<Workload> resize_workload_of(const Graph& graph, const Node& node) {
   if (node.inputs.empty() || node.inputs[0].empty()) return std::nullopt;
   const TensorType& x = graph.type_of(node.inputs[0]);
@@ -173,8 +174,11 @@ static std::optional<Workload> resize_workload_of(const Graph& graph, const Node
   if (rank < 2 || out.size() != rank) return std::nullopt;
   const std::vector<float> scales = node.attrs.has("scales") ? node.attrs.get_floats("scales") : std::vector<float>{};
   if (!scales.empty() && scales.size() != rank) return std::nullopt;
-  for (size_t d = 0; d + 2 < rank && !scales.empty(); ++d) {
-    if (scales[d] != 1.0f) return std::nullopt;
+  const int64_t lanes = node.attrs.get_int("input_block", 0);
+  const size_t w_dim = rank - (lanes != 0 ? 2 : 1);
+  if (w_dim < 1) return std::nullopt;
+  for (size_t d = 0; d < rank && !scales.empty(); ++d) {
+    if (d + 1 != w_dim && d != w_dim && scales[d] != 1.0f) return std::nullopt;
   }
   const auto scale = [&](size_t d) {
     return scales.empty() ? static_cast<double>(out[d]) / static_cast<double>(x.shape[d])
@@ -184,8 +188,9 @@ static std::optional<Workload> resize_workload_of(const Graph& graph, const Node
   attrs.mode = node.attrs.get_string("mode");
   attrs.coordinates = node.attrs.get_string("coordinate_transformation_mode");
   attrs.nearest_mode = node.attrs.get_string("nearest_mode");
-  attrs.scale_h = scale(rank - 2);
-  attrs.scale_w = scale(rank - 1);
+  attrs.scale_h = scale(w_dim - 1);
+  attrs.scale_w = scale(w_dim);
+  attrs.lanes = lanes;
   return make_resize_workload(x, attrs, out);
 }
 

@@ -25,6 +25,7 @@ class ResizeCpuSpace : public ScheduleSpace {
   std::vector<int64_t> extents_;  // the output's, Halide order
   int64_t in_h_ = 1;
   int64_t planes_ = 1;  // the product of the outer dims
+  int w_dim_ = 0;       // ResizePipeline::w_dim: 1 when dims[0] holds a blocked tensor's lanes
   bool linear_ = false;
 };
 

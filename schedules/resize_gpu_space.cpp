@@ -1,5 +1,6 @@
 #include "schedules/resize_gpu_space.h"
 
+#include "core/error.h"
 #include "schedules/gpu_block.h"
 #include "schedules/static_output.h"
 
@@ -13,6 +14,8 @@ using namespace Halide;
 // doubles as the ONNX reference computes them (no GPU double arithmetic needed), and
 // read by the kernel; linear interpolation gathers its four inputs per output.
 ResizeGpuSpace::ResizeGpuSpace(const Workload& workload) : workload_(workload) {
+  // Only the CPU runtime blocks activations.
+  if (resize_attrs(workload).lanes != 0) throw Error("channel-blocked resizes (lanes) run on CPUs only");
   extents_ = define_resize(workload).extents;
   knobs_ = {
       {"threads_x", values_up_to({4, 8, 16, 32, 64, 128}, extents_[0]), "threads of a block along the columns"},

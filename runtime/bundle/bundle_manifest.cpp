@@ -72,7 +72,8 @@ nlohmann::json BundleManifest::to_json() const {
             {"block_pads", graph.block_pads},
             {"lower_1d_conv_transposes", graph.lower_1d_conv_transposes},
             {"group_norms_over_rows", graph.group_norms_over_rows},
-            {"drop_padding_taps", graph.drop_padding_taps}}},
+            {"drop_padding_taps", graph.drop_padding_taps},
+            {"block_resizes", graph.block_resizes}}},
           {"variants", variants_json}};
 }
 
@@ -111,6 +112,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.lower_1d_conv_transposes = j.at("graph").value("lower_1d_conv_transposes", false);
   m.graph.group_norms_over_rows = j.at("graph").value("group_norms_over_rows", false);
   m.graph.drop_padding_taps = j.at("graph").value("drop_padding_taps", false);
+  m.graph.block_resizes = j.at("graph").value("block_resizes", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;
     variant.isa = v.at("isa").get<std::string>();

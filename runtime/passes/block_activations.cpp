@@ -106,6 +106,24 @@ bool pads_planes(const Graph& graph, const Node& node) {
          pads[1] == 0 && pads[4] == 0 && pads[5] == 0;
 }
 
+// A Resize of an NCHW f32 tensor of 16k channels along H and W only, nearest or linear,
+// with no region of interest and no transformation that moves indices at scale 1
+// (tf_half_pixel_for_nn): on a blocked tensor it is the same Resize of dims 2 and 3, each
+// lane resized as its own plane (a U-Net's or ESRGAN's nearest upsampling between convs).
+bool resizes_planes(const Graph& graph, const Node& node) {
+  if (node.op != "Resize" || graph.is_output(node.outputs[0])) return false;
+  const TensorType& x = graph.type_of(node.inputs[0]);
+  const std::vector<int64_t>& y = graph.type_of(node.outputs[0]).shape;
+  const std::string mode = node.attrs.get_string("mode"), coordinates = node.attrs.get_string("coordinate_transformation_mode");
+  if (x.dtype != DType::f32 || !can_block_activations(x.shape) || y.size() != 4 || y[0] != x.shape[0] ||
+      y[1] != x.shape[1] || (mode != "nearest" && mode != "linear") || coordinates == "tf_crop_and_resize" ||
+      coordinates == "tf_half_pixel_for_nn") {
+    return false;
+  }
+  const std::vector<float> scales = node.attrs.has("scales") ? node.attrs.get_floats("scales") : std::vector<float>{};
+  return scales.empty() || (scales.size() == 4 && scales[0] == 1.0f && scales[1] == 1.0f);
+}
+
 // How an elementwise operand broadcasts against a blocked output of NCHW shape `nchw`:
 // one that is per channel or the same over the planes ([n, c, 1, 1] with n 1 or N and c 1
 // or C, missing leading dims read as 1) as [n, C/16 or 1, 1, 1, 16 or 1], the same bytes
@@ -167,6 +185,7 @@ std::set<std::string> carriers_to_block(const Graph& graph, const std::set<std::
     for (const Node& node : graph.nodes()) {
       const bool carries = concats_channels(graph, node) || gathers_frames(graph, node) ||
                            normalizes_groups(graph, node) || (options.block_pads && pads_planes(graph, node)) ||
+                           (options.block_resizes && resizes_planes(graph, node)) ||
                            (options.block_pools && pools_channels(graph, node)) ||
                            (options.block_elementwise && elementwise_carries(graph, node));
       if (carriers.count(node.name) || !carries) continue;
@@ -272,9 +291,9 @@ void block_activations(Graph& graph, const GraphOptions& options) {
       continue;
     }
     if (carriers.count(node.name)) {
-      // Every input comes blocked (a group norm's or a Pad's X only); one that no conv or
-      // carrier blocks is converted.
-      const bool x_only = node.op == "NeeGroupNorm" || node.op == "Pad";
+      // Every input comes blocked (a group norm's, a Pad's or a Resize's X only); one that no
+      // conv or carrier blocks is converted.
+      const bool x_only = node.op == "NeeGroupNorm" || node.op == "Pad" || node.op == "Resize";
       for (size_t i = 0; i < (x_only ? 1 : node.inputs.size()); ++i) {
         std::string& in = node.inputs[i];
         if (!blocked.count(in)) in = converted(graph, in, "nchw16c", conversions);
@@ -285,7 +304,12 @@ void block_activations(Graph& graph, const GraphOptions& options) {
         node.attrs.set("pads", std::vector<int64_t>{0, 0, p[2], p[3], 0, 0, 0, p[6], p[7], 0});
         continue;
       }
-      // A pool's or group norm's kernel reads the layout from this attribute (a concat's
+      if (node.op == "Resize" && node.attrs.has("scales")) {
+        std::vector<float> scales = node.attrs.get_floats("scales");
+        scales.push_back(1.0f);  // the lanes
+        node.attrs.set("scales", scales);
+      }
+      // A pool's, group norm's or resize's kernel reads the layout from this attribute (a concat's
       // axis 1 is the block axis in either layout).
       if (node.op != "Concat") node.attrs.set("input_block", kActivationBlock);
       continue;

@@ -282,8 +282,10 @@ void pack_matmul_weights(Graph& graph);
 // such NeeConv reads, as X or as its residual, becomes blocked (output_block), and its
 // readers read it so (input_block); channel Concats, with `block_pools` MaxPool and
 // AveragePool, and with `block_elementwise` NeeElementwise ops whose other operands are
-// per channel or scalar, NeeGroupNorms, and with `block_pads` Pads of the planes (any
-// mode) carry the layout through when a blocked reader takes their output. With
+// per channel or scalar, NeeGroupNorms, with `block_pads` Pads of the planes (any mode)
+// and with `block_resizes` nearest and linear Resizes of the planes (scales of 1 for N
+// and C; a lane's plane resized like an NCHW plane) carry the layout through when a
+// blocked reader takes their output. With
 // `block_elementwise` a global pool of a blocked tensor reads it blocked too
 // (its [N, C, 1, 1] result has the same bytes in either layout). Any other reader gets one
 // NeeLayout copy back to NCHW (a Reshape where the planes are 1x1), and a residual whose

@@ -168,13 +168,14 @@ ReferenceFn make_reference_resize(const Graph& graph, const Node& node) {
                        node.attrs.get_float("extrapolation_value"));
 }
 
-// The resize family's: the same kernel, its outer dims at scale 1.
+// The resize family's: the same kernel, its outer dims (and lanes) at scale 1.
 ReferenceFn make_resize_reference(const Workload& w) {
   const ResizeAttrs a = resize_attrs(w);
   const std::vector<int64_t>& in_shape = w.inputs[0].shape;
   std::vector<double> scales(in_shape.size(), 1.0);
-  scales[scales.size() - 2] = a.scale_h;
-  scales.back() = a.scale_w;
+  const size_t w_dim = in_shape.size() - (a.lanes != 0 ? 2 : 1);
+  scales[w_dim - 1] = a.scale_h;
+  scales[w_dim] = a.scale_w;
   return resize_kernel(in_shape, w.output.shape, ResizeSettings{a.mode, a.coordinates, a.nearest_mode, -0.75, false},
                        scales, {}, 0.0f);
 }

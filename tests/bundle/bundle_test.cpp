@@ -194,6 +194,7 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"lower_1d_conv_transposes", &GraphOptions::lower_1d_conv_transposes},
       {"group_norms_over_rows", &GraphOptions::group_norms_over_rows},
       {"drop_padding_taps", &GraphOptions::drop_padding_taps},
+      {"block_resizes", &GraphOptions::block_resizes},
       {"split_matmul_columns", &GraphOptions::split_matmul_columns}};
   for (const auto& [option, member] : later_options) {
     j["graph"].erase(option);

@@ -63,6 +63,13 @@ TEST(Family, ShapeTextsGiveWorkloadsOfTheirFamily) {
   const Workload nearest = family_named("resize").from_shape("1x2x3x5,size=6x10,mode=nearest");
   EXPECT_EQ(nearest.flops(), 0.0);
   EXPECT_EQ(family_of(nearest).reduction_length(nearest), 0);
+  // Channel-blocked: H and W before the lanes; the key names the lanes only where there
+  // are some, so resizes recorded before them keep their keys.
+  const Workload lanes = family_named("resize").from_shape("1x2x3x5x16,size=6x10,mode=nearest,lanes=16");
+  EXPECT_EQ(lanes.output.shape, (std::vector<int64_t>{1, 2, 6, 10, 16}));
+  EXPECT_NE(lanes.key().find("\"lanes\":16"), std::string::npos) << lanes.key();
+  EXPECT_EQ(nearest.key().find("lanes"), std::string::npos) << nearest.key();
+  EXPECT_THROW(family_named("resize").from_shape("1x2x3x5x8,size=6x10,lanes=16"), Error);
 
   const Workload copy = family_named("strided_copy").from_shape("4x6,perm=1x0");
   EXPECT_EQ(copy.op, "strided_copy");

@@ -46,12 +46,18 @@ std::map<std::string, Workload> cases() {
   all["nearest_rank5_tf"] = resize_workload_from_shape(
       "2x1x3x5x4,size=7x9,mode=nearest,coordinates=tf_half_pixel_for_nn,nearest_mode=round_prefer_floor");
   all["nearest_rank2"] = resize_workload_from_shape("3x5,size=7x2,mode=nearest,coordinates=align_corners");
+  // Channel-blocked tensors between blocked convs: H and W before 16 lanes.
+  all["nearest_blocked_lanes"] = resize_workload_from_shape(
+      "1x2x5x7x16,size=10x14,mode=nearest,coordinates=asymmetric,nearest_mode=floor,lanes=16");
+  all["linear_blocked_lanes"] =
+      resize_workload_from_shape("2x1x6x5x16,size=13x9,coordinates=pytorch_half_pixel,lanes=16");
   return all;
 }
 
 bool is_nearest(const std::string& name) { return name.rfind("nearest", 0) == 0; }
 
-const char* const kLinear[] = {"linear_up_pytorch", "linear_up_half_pixel_ragged", "linear_down_asymmetric"};
+const char* const kLinear[] = {"linear_up_pytorch", "linear_up_half_pixel_ragged", "linear_down_asymmetric",
+                               "linear_blocked_lanes"};
 const char* const kOpenClCases[] = {"linear_up_pytorch", "linear_down_asymmetric", "nearest_floor_asymmetric",
                                     "nearest_ceil_tf"};
 

@@ -8,7 +8,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/resize_workload.h"
 #include "graph_builder.h"
+#include "runtime/node_workload.h"
 #include "runtime/passes/passes.h"
 #include "runtime/session.h"
 #include "runtime/tensor_io.h"
@@ -351,6 +353,68 @@ TEST(Passes, AZeroPadBeforeAConvBecomesItsPadding) {
                              pad_then_conv({1, 4, 20}, {0, 0, 4, 0, 0, 0}, 0.0f, {2}, 3, {0, 0})}) {
     const Ops ops = expect_fusion_preserves_outputs(stays, options);
     EXPECT_EQ(std::count(ops.begin(), ops.end(), "Pad"), 1);
+  }
+}
+
+// An ESRGAN's or U-Net's upsamplings between convs: with block_resizes a nearest Resize by
+// scales and a linear one to sizes resize the convs' blocked outputs, with no layout copy,
+// as resize-family workloads over the lanes.
+TEST(Passes, ResizesBetweenBlockedConvsResizeTheBlockedTensor) {
+  Graph g;
+  g.add_value("x", f32({1, 16, 5, 6}));
+  g.add_input("x");
+  Attributes conv;
+  conv.set("kernel_shape", std::vector<int64_t>{3, 3});
+  conv.set("strides", std::vector<int64_t>{1, 1});
+  conv.set("dilations", std::vector<int64_t>{1, 1});
+  conv.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  conv.set("group", int64_t{1});
+  g.add_constant("w1", random_tensor(f32({32, 16, 3, 3}), 43));
+  g.add_constant("w2", random_tensor(f32({16, 32, 3, 3}), 44));
+  g.add_constant("w3", random_tensor(f32({8, 16, 3, 3}), 45));
+  const auto resize = [](const std::string& mode, const std::string& coordinates) {
+    Attributes a;
+    a.set("mode", mode);
+    a.set("coordinate_transformation_mode", coordinates);
+    a.set("nearest_mode", std::string("floor"));
+    a.set("cubic_coeff_a", -0.75f);
+    a.set("exclude_outside", int64_t{0});
+    a.set("extrapolation_value", 0.0f);
+    return a;
+  };
+  add_node(g, "Conv", "conv1", {"x", "w1"}, "c1", f32({1, 32, 5, 6}), conv);
+  Attributes nearest = resize("nearest", "asymmetric");
+  nearest.set("scales", std::vector<float>{1, 1, 2, 2});
+  add_node(g, "Resize", "up_nearest", {"c1"}, "u1", f32({1, 32, 10, 12}), nearest);
+  add_node(g, "Conv", "conv2", {"u1", "w2"}, "c2", f32({1, 16, 10, 12}), conv);
+  add_node(g, "Resize", "up_linear", {"c2"}, "u2", f32({1, 16, 17, 13}), resize("linear", "pytorch_half_pixel"));
+  add_node(g, "Conv", "conv3", {"u2", "w3"}, "y", f32({1, 8, 17, 13}), conv);
+  g.add_output("y");
+  GraphOptions options;
+  options.block_activations = options.block_resizes = true;
+  const Ops ops = expect_fusion_preserves_outputs(g, options);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "NeeLayout"), 0);
+  Graph blocked = g;
+  optimize_graph(blocked, options);
+  std::map<std::string, std::vector<int64_t>> resized;
+  for (const Node& n : blocked.nodes()) {
+    if (n.op != "Resize") continue;
+    resized[n.name] = blocked.type_of(n.outputs[0]).shape;
+    const std::optional<Workload> w = workload_of(blocked, n);
+    ASSERT_TRUE(w.has_value()) << n.name;
+    EXPECT_EQ(resize_attrs(*w).lanes, 16) << n.name;
+    EXPECT_DOUBLE_EQ(resize_attrs(*w).scale_h, n.name == "up_nearest" ? 2.0 : 17.0 / 10.0) << n.name;
+  }
+  EXPECT_EQ(resized, (std::map<std::string, std::vector<int64_t>>{{"up_nearest", {1, 2, 10, 12, 16}},
+                                                                   {"up_linear", {1, 1, 17, 13, 16}}}));
+  // Without the option (bundles from before it) the Resizes read NCHW.
+  options.block_resizes = false;
+  Graph plain = g;
+  optimize_graph(plain, options);
+  for (const Node& n : plain.nodes()) {
+    if (n.op == "Resize") {
+      EXPECT_EQ(plain.type_of(n.outputs[0]).shape.size(), 4u) << n.name;
+    }
   }
 }
 
