@@ -195,6 +195,52 @@ class DenoisingUNet(torch.nn.Module):
         return self.output(h)
 
 
+class SeparatorBlock(torch.nn.Module):
+    """A Conv-TasNet separator block: a 1x1 conv, PReLU and a global layer norm
+    (GroupNorm of one group), a dilated depthwise 1-D conv, PReLU and norm again, then 1x1
+    convs to the residual and to the skip sum."""
+
+    def __init__(self, width, hidden, skip, dilation):
+        super().__init__()
+        self.expand, self.act1, self.norm1 = torch.nn.Conv1d(width, hidden, 1), torch.nn.PReLU(), \
+            torch.nn.GroupNorm(1, hidden)
+        self.depthwise = torch.nn.Conv1d(hidden, hidden, 3, padding=dilation, dilation=dilation, groups=hidden)
+        self.act2, self.norm2 = torch.nn.PReLU(), torch.nn.GroupNorm(1, hidden)
+        self.residual, self.skip = torch.nn.Conv1d(hidden, width, 1), torch.nn.Conv1d(hidden, skip, 1)
+        for norm in (self.norm1, self.norm2):  # fresh norms scale by 1 and shift by 0
+            torch.nn.init.uniform_(norm.weight, 0.5, 1.5)
+            torch.nn.init.uniform_(norm.bias, -0.2, 0.2)
+
+    def forward(self, x):
+        h = self.norm2(self.act2(self.depthwise(self.norm1(self.act1(self.expand(x))))))
+        return x + self.residual(h), self.skip(h)
+
+
+class ConvTasNet(torch.nn.Module):
+    """Conv-TasNet's speech separation: a strided 1-D conv encoder, a separator of dilated
+    blocks (SeparatorBlock) whose skip sum makes one sigmoid mask per speaker, and a
+    transposed 1-D conv decoding each masked encoding back to a waveform."""
+
+    def __init__(self, filters, width, hidden, skip, blocks, speakers=2, window=16):
+        super().__init__()
+        self.speakers, self.filters = speakers, filters
+        self.encoder = torch.nn.Conv1d(1, filters, window, window // 2, bias=False)
+        self.norm, self.bottleneck = torch.nn.GroupNorm(1, filters), torch.nn.Conv1d(filters, width, 1)
+        self.blocks = torch.nn.ModuleList(SeparatorBlock(width, hidden, skip, 2 ** i) for i in range(blocks))
+        self.act, self.masks = torch.nn.PReLU(), torch.nn.Conv1d(skip, filters * speakers, 1)
+        self.decoder = torch.nn.ConvTranspose1d(filters, 1, window, window // 2, bias=False)
+
+    def forward(self, wave):
+        encoded = torch.relu(self.encoder(wave))
+        x, skips = self.bottleneck(self.norm(encoded)), 0
+        for block in self.blocks:
+            x, s = block(x)
+            skips = skips + s
+        masks = torch.sigmoid(self.masks(self.act(skips)))
+        f = self.filters
+        return torch.cat([self.decoder(encoded * masks[:, k * f:(k + 1) * f]) for k in range(self.speakers)], 1)
+
+
 def make_wider(name, small):
     """The wider zoo's entries, as make() returns them."""
     tv = torchvision.models
@@ -276,6 +322,11 @@ def make_wider(name, small):
         if small:
             return DenoisingUNet(16, 8), torch.rand(1, 3, 16, 16) * 2 - 1
         return DenoisingUNet(64, 32), torch.rand(1, 3, 64, 64) * 2 - 1
+    if name == "conv_tasnet":
+        # Half a second of 16 kHz audio (2000 samples and 3 blocks for the small variant).
+        if small:
+            return ConvTasNet(32, 16, 32, 16, 3), torch.rand(1, 1, 2000) * 2 - 1
+        return ConvTasNet(256, 128, 256, 128, 8), torch.rand(1, 1, 8000) * 2 - 1
     if name in ("gpt_decoder", "gpt_decoder_wide"):
         wide = name == "gpt_decoder_wide"
         vocab, hidden, heads, layers, seq = (500, 64, 2, 1, 24 if wide else 16) if small else \
@@ -286,7 +337,7 @@ def make_wider(name, small):
 
 WIDER_ZOO = ["resnext50", "mobilenet_v3", "efficientnet_b0", "shufflenet_v2", "densenet121", "googlenet",
              "squeezenet", "convnext_tiny", "vit_small", "gpt_decoder", "gpt_decoder_wide", "r3d_18", "r2plus1d_18",
-             "s3d", "audio_cnn", "speech_rnn", "wavenet", "denoising_unet"]
+             "s3d", "audio_cnn", "speech_rnn", "wavenet", "denoising_unet", "conv_tasnet"]
 
 
 def make(name, small):
