@@ -140,7 +140,9 @@ Workload resize_workload_from_shape(const std::string& text) {
   ResizeAttrs attrs;
   attrs.lanes = parsed.has("lanes") ? parsed.integers("lanes", {}, 1)[0] : 0;
   const size_t rank = input.shape.size(), lane_dims = attrs.lanes != 0 ? 1 : 0;
-  if (rank < 2 + lane_dims) parsed.refuse(lane_dims ? "the input needs H, W and the lanes" : "the input needs two dims or more");
+  if (rank < 2 + lane_dims) {
+    parsed.refuse(lane_dims ? "the input needs H, W and the lanes" : "the input needs two dims or more");
+  }
   const size_t h_dim = rank - 2 - lane_dims, w_dim = rank - 1 - lane_dims;
   std::vector<int64_t> output_shape = input.shape;
   output_shape[h_dim] = size[0];

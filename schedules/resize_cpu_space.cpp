@@ -8,8 +8,9 @@ using namespace Halide;
 
 // The loop nest, outermost first: tasks of `rows` output rows of one plane (the row
 // tiles fused with the outer dims; parallel when asked), then per output row its columns
-// in vectors of `vec` (a blocked tensor's: its columns, each its lanes in vectors). The taps' tables (one entry per output column and per output row)
-// are computed once per call. Linear interpolation with stage = 1 first interpolates
+// in vectors of `vec` (a blocked tensor's: its columns, each its lanes in vectors). The
+// taps' tables (one entry per output column and per output row) are computed once per
+// call. Linear interpolation with stage = 1 first interpolates
 // every input row at every output column (one pass, parallel over the input rows), and
 // each output then reads two of those rows in whole vectors; with stage = 0 every output
 // gathers its four inputs.

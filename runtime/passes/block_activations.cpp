@@ -114,7 +114,8 @@ bool resizes_planes(const Graph& graph, const Node& node) {
   if (node.op != "Resize" || graph.is_output(node.outputs[0])) return false;
   const TensorType& x = graph.type_of(node.inputs[0]);
   const std::vector<int64_t>& y = graph.type_of(node.outputs[0]).shape;
-  const std::string mode = node.attrs.get_string("mode"), coordinates = node.attrs.get_string("coordinate_transformation_mode");
+  const std::string mode = node.attrs.get_string("mode");
+  const std::string coordinates = node.attrs.get_string("coordinate_transformation_mode");
   if (x.dtype != DType::f32 || !can_block_activations(x.shape) || y.size() != 4 || y[0] != x.shape[0] ||
       y[1] != x.shape[1] || (mode != "nearest" && mode != "linear") || coordinates == "tf_crop_and_resize" ||
       coordinates == "tf_half_pixel_for_nn") {

@@ -13,12 +13,12 @@ int64_t rounded_up_quotient(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // A 1-D or 2-D ConvTranspose of one group and no dilation, f32, constant weights and
 // bias, of known dims.
-bool is_plain_conv_transpose(const Graph& graph, const Node& node, bool one_d) {
+bool is_plain_conv_transpose(const Graph& graph, const Node& node, bool with_1d) {
   if (node.op != "ConvTranspose" || node.attrs.get_int("group", 1) != 1) return false;
   const TensorType& x = graph.type_of(node.inputs[0]);
   const Tensor* w = f32_constant(graph, node.inputs[1]);
   const bool bias = node.inputs.size() > 2 && !node.inputs[2].empty();
-  if (x.dtype != DType::f32 || (x.shape.size() != 4 && (x.shape.size() != 3 || !one_d)) || !w ||
+  if (x.dtype != DType::f32 || (x.shape.size() != 4 && (x.shape.size() != 3 || !with_1d)) || !w ||
       (bias && !f32_constant(graph, node.inputs[2]))) {
     return false;
   }
@@ -29,7 +29,7 @@ bool is_plain_conv_transpose(const Graph& graph, const Node& node, bool one_d) {
   return std::all_of(dilations.begin(), dilations.end(), [](int64_t d) { return d == 1; });
 }
 
-// A 1-D ConvTranspose's [N, C, L] shapes, attributes and weights as a 2-D one's of one row.
+// A 1-D ConvTranspose's [N, C, L] shapes and window attributes as a 2-D one's of one row.
 std::vector<int64_t> one_row(std::vector<int64_t> shape) {
   if (shape.size() == 3) shape.insert(shape.begin() + 2, 1);
   return shape;
@@ -76,10 +76,10 @@ Tensor phase_bias(const Tensor& b, int64_t phases) {
 
 }  // namespace
 
-void lower_conv_transpose(Graph& graph, bool one_d) {
+void lower_conv_transpose(Graph& graph, bool with_1d) {
   std::vector<Node> added;
   for (Node& node : graph.nodes()) {
-    if (!is_plain_conv_transpose(graph, node, one_d)) continue;
+    if (!is_plain_conv_transpose(graph, node, with_1d)) continue;
     // A 1-D one (HiFi-GAN's upsamplings, Conv-TasNet's decoder) as a 2-D one of one row.
     const bool one_d = graph.type_of(node.inputs[0]).shape.size() == 3;
     const std::vector<int64_t> x = one_row(graph.type_of(node.inputs[0]).shape);
@@ -102,7 +102,8 @@ void lower_conv_transpose(Graph& graph, bool one_d) {
     }
     Node conv = single_output_node("Conv", {input}, unique_value_name(graph, base + ".phases"));
     graph.add_value(conv.outputs[0], TensorType{DType::f32, {x[0], m * s[0] * s[1], qh, qw}});
-    conv.inputs.push_back(add_named_constant(graph, base + ".phase_weights", phase_weights(w, k[0], k[1], s[0], s[1], mh, mw)));
+    conv.inputs.push_back(
+        add_named_constant(graph, base + ".phase_weights", phase_weights(w, k[0], k[1], s[0], s[1], mh, mw)));
     if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
       const Tensor bias = phase_bias(*f32_constant(graph, node.inputs[2]), s[0] * s[1]);
       conv.inputs.push_back(add_named_constant(graph, base + ".phase_bias", bias));
@@ -130,7 +131,8 @@ void lower_conv_transpose(Graph& graph, bool one_d) {
       const std::vector<int64_t> planes_shape = one_d ? std::vector<int64_t>{x[0], m, full[3]} : full;
       added.push_back(reshape_view(graph, interleave.outputs[0], planes, planes_shape));
       last = single_output_node("Slice", {planes}, node.outputs[0]);
-      last.attrs.set("starts", one_d ? std::vector<int64_t>{0, 0, pads[1]} : std::vector<int64_t>{0, 0, pads[0], pads[1]});
+      last.attrs.set("starts",
+                     one_d ? std::vector<int64_t>{0, 0, pads[1]} : std::vector<int64_t>{0, 0, pads[0], pads[1]});
       last.attrs.set("steps", std::vector<int64_t>(planes_shape.size(), 1));
     }
     added.push_back(std::move(interleave));

@@ -50,17 +50,17 @@ void fold_zero_pads(Graph& graph, bool into_convs);
 // the element order: it becomes a Reshape to its output's shape, which the runtime runs
 // as a view, not a copy.
 void transpose_as_reshape(Graph& graph);
-// A 2-D ConvTranspose (and with `one_d` a 1-D one, as a 2-D one of one row viewed back
+// A 2-D ConvTranspose (and with `with_1d` a 1-D one, as a 2-D one of one row viewed back
 // at the end: GraphOptions::lower_1d_conv_transposes) of one group and no dilation, with
-// constant weights (and bias), f32, of known dims, as a Conv and a depth-to-space: output row o + pads_begin = q * S + r
-// sums x[q - j] W[j * S + r] over j < M = ceil(K / S), so each phase r is a conv of X by
-// an M x M window of W's taps r, r + S, ... reversed (zeros past K). One Conv computes
-// all S x S phases as M x S x S channels (pads M - 1 before, enough after for every
-// output row), a Reshape, Transpose (0, 1, 4, 2, 5, 3) and Reshape interleave them, and
-// a Slice takes the output's rows and columns from pads_begin. fuse_conv then takes the
-// Conv like any other. U-Net's 2x2 stride-2 upsamplings become 1x1 convs; DCGAN's 4x4
-// stride-2 ones 2x2 convs.
-void lower_conv_transpose(Graph& graph, bool one_d);
+// constant weights (and bias), f32, of known dims, as a Conv and a depth-to-space: output
+// row o + pads_begin = q * S + r sums x[q - j] W[j * S + r] over j < M = ceil(K / S), so
+// each phase r is a conv of X by an M x M window of W's taps r, r + S, ... reversed
+// (zeros past K). One Conv computes all S x S phases as M x S x S channels (pads M - 1
+// before, enough after for every output row), a Reshape, Transpose (0, 1, 4, 2, 5, 3)
+// and Reshape interleave them, and a Slice takes the output's rows and columns from
+// pads_begin. fuse_conv then takes the Conv like any other. U-Net's 2x2 stride-2
+// upsamplings become 1x1 convs; DCGAN's 4x4 stride-2 ones 2x2 convs.
+void lower_conv_transpose(Graph& graph, bool with_1d);
 
 // A Conv with constant weights whose outermost taps along a spatial dim read only padding
 // for every output (DeepLabV3's atrous pyramid at rate 36 on a 28x28 map: a 3x3 conv whose

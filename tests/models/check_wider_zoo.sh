@@ -5,9 +5,10 @@
 # (one ISA level, SSE4.1, which every x86-64 CPU here runs, to keep the builds short),
 # where at least 99% of the model's FLOPs must run in bundle kernels (speech_rnn: all but
 # its recurrences', which run on NeeRecurrence's own kernel, its input projections in the
-# bundle; conv_tasnet: all but its global layer norms', NeeGroupNorm's). wavenet's gated halves and causal pads must leave no Slice or Pad,
-# denoising_unet's GroupNorms must run as NeeGroupNorm, and conv_tasnet's PReLUs and
-# transposed 1-D conv must leave no PRelu or ConvTranspose.
+# bundle; conv_tasnet: all but its global layer norms', NeeGroupNorm's). wavenet's gated
+# halves and causal pads must leave no Slice or Pad, denoising_unet's GroupNorms must run
+# as NeeGroupNorm, and conv_tasnet's PReLUs and transposed 1-D conv must leave no PRelu
+# or ConvTranspose.
 # Usage: check_wider_zoo.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 src=$1 build=$2

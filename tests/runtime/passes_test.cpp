@@ -356,6 +356,17 @@ TEST(Passes, AZeroPadBeforeAConvBecomesItsPadding) {
   }
 }
 
+// A Conv's attributes as the importer makes them explicit: 3x3, stride 1, `pad` all round.
+Attributes conv3x3_attrs(int64_t pad) {
+  Attributes conv;
+  conv.set("kernel_shape", std::vector<int64_t>{3, 3});
+  conv.set("strides", std::vector<int64_t>{1, 1});
+  conv.set("dilations", std::vector<int64_t>{1, 1});
+  conv.set("pads", std::vector<int64_t>{pad, pad, pad, pad});
+  conv.set("group", int64_t{1});
+  return conv;
+}
+
 // An ESRGAN's or U-Net's upsamplings between convs: with block_resizes a nearest Resize by
 // scales and a linear one to sizes resize the convs' blocked outputs, with no layout copy,
 // as resize-family workloads over the lanes.
@@ -363,12 +374,7 @@ TEST(Passes, ResizesBetweenBlockedConvsResizeTheBlockedTensor) {
   Graph g;
   g.add_value("x", f32({1, 16, 5, 6}));
   g.add_input("x");
-  Attributes conv;
-  conv.set("kernel_shape", std::vector<int64_t>{3, 3});
-  conv.set("strides", std::vector<int64_t>{1, 1});
-  conv.set("dilations", std::vector<int64_t>{1, 1});
-  conv.set("pads", std::vector<int64_t>{1, 1, 1, 1});
-  conv.set("group", int64_t{1});
+  const Attributes conv = conv3x3_attrs(1);
   g.add_constant("w1", random_tensor(f32({32, 16, 3, 3}), 43));
   g.add_constant("w2", random_tensor(f32({16, 32, 3, 3}), 44));
   g.add_constant("w3", random_tensor(f32({8, 16, 3, 3}), 45));
@@ -424,12 +430,7 @@ TEST(Passes, APadBetweenBlockedConvsPadsTheBlockedTensor) {
   Graph g;
   g.add_value("x", f32({1, 16, 6, 7}));
   g.add_input("x");
-  Attributes conv;
-  conv.set("kernel_shape", std::vector<int64_t>{3, 3});
-  conv.set("strides", std::vector<int64_t>{1, 1});
-  conv.set("dilations", std::vector<int64_t>{1, 1});
-  conv.set("pads", std::vector<int64_t>{0, 0, 0, 0});
-  conv.set("group", int64_t{1});
+  const Attributes conv = conv3x3_attrs(0);
   g.add_constant("w1", random_tensor(f32({32, 16, 3, 3}), 41));
   g.add_constant("w2", random_tensor(f32({8, 32, 3, 3}), 42));
   add_node(g, "Conv", "conv1", {"x", "w1"}, "c1", f32({1, 32, 4, 5}), conv);
