@@ -363,9 +363,9 @@ TEST(MathOperator, ReduceMaxAndMinOverTrailingDimsMatchPlainLoops) {
     std::vector<float> x(static_cast<size_t>(rows * n));
     for (float& v : x) v = uniform(rng);
     if (n > 2) {
-      x[static_cast<size_t>(n)] = nan;              // row 1, first element
-      x[static_cast<size_t>(2 * n + n / 2)] = nan;  // row 2, middle
-      x[static_cast<size_t>(n - 2)] = nan;          // row 0, in the overlapped tail
+      x[static_cast<size_t>(n)] = nan;                       // row 1, first element
+      x[static_cast<size_t>((rows - 1) * n + n / 2)] = nan;  // the last row, middle
+      x[static_cast<size_t>(n - 2)] = nan;                   // row 0, in the overlapped tail
     }
     std::vector<int64_t> axes;
     for (int64_t d = 1; d < static_cast<int64_t>(shape.size()); ++d) axes.push_back(d);
