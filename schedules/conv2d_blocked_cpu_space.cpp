@@ -11,6 +11,20 @@ namespace nee {
 
 using namespace Halide;
 
+namespace {
+
+// Row tiles of the whole plane too, up to 28 rows: a chunked tile shifts its last tile
+// inwards rather than guarding it, so a plane of 5, 9 or 17 rows in tiles of 4, 7 or 14
+// computed 8, 14 or 28 rows.
+std::vector<int64_t> with_whole_plane(std::vector<int64_t> values, int64_t rows) {
+  if (rows <= 28 && std::find(values.begin(), values.end(), rows) == values.end()) {
+    values.insert(std::upper_bound(values.begin(), values.end(), rows), rows);
+  }
+  return values;
+}
+
+}  // namespace
+
 
 // The loop nest (innermost first), for out(x, y, o, n) from acc_blocked(oi, x, y, ob, n):
 //   oi  16 channels of a weight block, vectorized (one AVX-512 or two AVX2 registers)
@@ -48,7 +62,8 @@ Conv2dBlockedCpuSpace::Conv2dBlockedCpuSpace(const Workload& workload, CpuVector
       {"oc_blocks", values_up_to({1, 2, 3, 4}, blocks_), "16-channel weight blocks per register block"},
       {"px", values_up_to({1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 28}, out_w_),
        "output columns per register block"},
-      {"rows", values_up_to({1, 2, 4, 7, 8, 14, 16, 28}, out_h_), "output rows of a row tile"},
+      {"rows", with_whole_plane(values_up_to({1, 2, 4, 7, 8, 14, 16, 28}, out_h_), out_h_),
+       "output rows of a row tile"},
       {"red_order", {0, 1}, "reduction order, innermost first: 0: kx, ky, ci; 1: ci, kx, ky"},
       {"unroll_kx", {0, 1}, "unroll the kx loop (red_order 0)"},
       {"pad_at", {0, 1}, "zero-padded input: 0: inlined (Halide splits off the borders); 1: computed per row tile"},
@@ -97,7 +112,13 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
                                : blocks_ % 2 == 0                              ? 2
                                : blocks_ % 3 == 0                              ? 3
                                                                                : 1;
-  const int64_t chunk_rows = fitting_tile(knobs_[2].values, out_h_, 14);
+  // Whole planes of up to 18 rows, else the fewest rows computed in tiles of 7-14: the
+  // transposed convs of a DCGAN generator as phase convs onto 5x5, 9x9 and 17x17 planes
+  // (`nee-tune --op conv2d --shape 1x512x4x4,1024x2x2,p1` and 1x256x8x8,512x2x2,p1 and
+  // 1x128x16x16,256x2x2,p1, one point each) ran 298, 244 and 186 us in whole-plane
+  // tiles, 337-458, 269-333 and 207-241 in tiles of 1, 2 or 4 rows; a stride-2 3x3 conv
+  // onto 28x28 (1x128x56x56,128x3x3,s2,p1) 783 us in tiles of 14, 995 in one of 28.
+  const int64_t chunk_rows = fitting_tile(knobs_[2].values, out_h_, out_h_ <= 18 ? 18 : 14);
   const int64_t window = workload_.inputs[1].shape[2] * kernel_w_;
   const int64_t tile_weight_bytes = chunk_blocks * kConvWeightBlock * input_blocks_ * kConvWeightBlock * window * 4;
   const int64_t batch = conv2d_nchw_output(workload_).shape[0];
@@ -116,7 +137,10 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   // tile) ran 232 us in chunks of one and 168 us unchunked (`nee-tune M --time 5m`,
   // confirmed times), its 336->912 one 543 and 424 us; its 912->896 one (228 KB) ran
   // 367 us either way.
-  const bool chunked = wide && input_blocks_ > 1 && (out_h_ * out_w_ <= 14 * 14 || (strided && !one_by_one)) &&
+  // Planes of up to 18x18 for wider windows: the 17x17 phase conv above ran 233-241 us
+  // unchunked, 186 chunked; a 1x1 conv there (1x512x17x17,256x1x1) 191 and 198-199.
+  const int64_t chunked_plane = one_by_one ? 14 * 14 : 18 * 18;
+  const bool chunked = wide && input_blocks_ > 1 && (out_h_ * out_w_ <= chunked_plane || (strided && !one_by_one)) &&
                        tile_weight_bytes > 48 * 1024 && tiles(chunk_blocks, chunk_rows) >= 4 &&
                        (chunk > 1 || tile_weight_bytes > 2 * 48 * 1024);
   int64_t oc_blocks = wide && blocks_ % 2 == 0 ? 2 : 1;
@@ -129,14 +153,22 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   if (chunked) oc_blocks = chunk_blocks;
   c.knobs["oc_blocks"] = oc_blocks;
   const int64_t px_limit = isa_.default_block_columns(oc_blocks);
-  // A chunked tile rounds its columns up to whole register blocks; 4 columns (8 for a
-  // 7-wide plane) came first for 1x1 convs and narrow planes, 6 for 3x3 convs on wider ones.
+  // A chunked tile rounds its columns up to whole register blocks, so it takes the
+  // blocks of 3 to 4 columns (1x1 convs) or 3 to 6 (wider windows) that cover the plane
+  // with the fewest: 4 columns (8 for a 7-wide plane) came first for 1x1 convs and 7-wide
+  // planes, and blocks that divide the width won over wider ones that do not: 3 columns
+  // for the 9x9 phase conv above (269 us against 319 with 5), 5 for a 256-channel 3x3
+  // conv on 10x10 (1x256x10x10,256x3x3,p1: 301 us against 376 with 6), 4 for the 28x28
+  // stride-2 one (608 against 720 with 6). Two columns loaded a weight vector for every
+  // two FMAs (1x1024x14x14,256x1x1: 285 us against 253-276 with 3 or 4).
   if (chunked && oc_blocks == 4) {
-    // Planes narrower than 4 columns offer less.
-    const int64_t wanted = one_by_one || out_w_ <= 8 ? 4 : 6;
-    int64_t px = knobs_[1].values.front();
-    for (int64_t v : knobs_[1].values) px = v <= wanted ? std::max(px, v) : px;
-    c.knobs["px"] = px;
+    const int64_t wanted = one_by_one ? 4 : 6;
+    std::vector<int64_t> columns;
+    for (int64_t v : knobs_[1].values) {
+      if (v >= 3) columns.push_back(v);
+    }
+    // Planes narrower than 3 columns take all of them.
+    c.knobs["px"] = columns.empty() ? knobs_[1].values.back() : fitting_tile(columns, out_w_, wanted);
   } else {
     c.knobs["px"] = fitting_tile(knobs_[1].values, out_w_, px_limit);
   }

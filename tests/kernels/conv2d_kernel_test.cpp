@@ -186,6 +186,9 @@ class Conv2dKernel : public test::CompiledKernelsTest<Conv2dKernel> {
     kernels.add_changed_default("blocked_chunked_residual_relu", "chunk2_ci_inner", chunked, cpu,
                                 {{"ci_chunk", 2}, {"px", 3}, {"oc_blocks", 1}, {"red_order", 1}, {"unroll_kx", 0},
                                  {"parallel", 0}, {"tile_order", 0}, {"rows", 2}});
+    // The whole plane in one row tile, in register blocks of 3 columns that divide its 9.
+    kernels.add_changed_default("blocked_chunked_residual_relu", "chunk2_whole_plane", chunked, cpu,
+                                {{"ci_chunk", 2}, {"px", 3}, {"oc_blocks", 2}, {"rows", 7}});
     // A group's two input blocks in chunks of one, each output register block spanning
     // both groups' blocks.
     kernels.add_changed_default("blocked_groups_residual_relu", "chunk1_two_groups",
@@ -310,9 +313,11 @@ std::vector<int64_t> knobs_of(const ScheduleConfig& c) {
   return {c.at("ci_chunk"), c.at("oc_blocks"), c.at("px"), c.at("rows")};
 }
 
-// On AVX-512, convs onto planes of 14x14 or less and strided 3x3 convs reduce in chunks
-// whose weights take at most 32 KB, where a channel tile holds more than 48 KB of weights
-// and at least 4 tiles share the threads; others, and every conv on AVX2, do not.
+// On AVX-512, 1x1 convs onto planes of 14x14 or less, wider windows onto planes of 18x18
+// or less and strided 3x3 convs reduce in chunks whose weights take at most 32 KB, where a
+// channel tile holds more than 48 KB of weights and at least 4 tiles share the threads;
+// others, and every conv on AVX2, do not. Chunked tiles take whole planes of up to 18 rows
+// and the register blocks of 3 columns or more that cover the width with the fewest.
 TEST(Conv2dBlockedDefault, ChunksWhereTheScanFoundChunksFastest) {
   const CpuVectorIsa avx512{16, 32};
   struct Expected {
@@ -321,16 +326,20 @@ TEST(Conv2dBlockedDefault, ChunksWhereTheScanFoundChunksFastest) {
     std::vector<int64_t> knobs;  // ci_chunk, oc_blocks, px, rows
   };
   const std::vector<Expected> expected = {
-      {{1, 1024, 14, 14}, {256, 1024, 1, 1}, 1, 0, {8, 4, 4, 14}},
+      {{1, 1024, 14, 14}, {256, 1024, 1, 1}, 1, 0, {8, 4, 3, 14}},
       {{1, 512, 14, 14}, {512, 512, 3, 3}, 2, 1, {1, 4, 4, 7}},
-      {{1, 128, 56, 56}, {128, 128, 3, 3}, 2, 1, {1, 4, 6, 14}},
-      {{1, 256, 14, 14}, {256, 256, 3, 3}, 1, 1, {1, 4, 6, 14}},
+      {{1, 128, 56, 56}, {128, 128, 3, 3}, 2, 1, {1, 4, 4, 14}},
+      {{1, 256, 14, 14}, {256, 256, 3, 3}, 1, 1, {1, 4, 5, 14}},
+      // A DCGAN generator's phase convs onto 9x9 and 17x17, and a 3x3 conv onto 10x10.
+      {{1, 256, 8, 8}, {512, 256, 2, 2}, 1, 1, {2, 4, 3, 9}},
+      {{1, 128, 16, 16}, {256, 128, 2, 2}, 1, 1, {2, 4, 6, 17}},
+      {{1, 256, 10, 10}, {256, 256, 3, 3}, 1, 1, {1, 4, 5, 10}},
       // A stride-1 3x3 conv onto 7x7 keeps 2 blocks of 7 columns, and its chunk of 1.
       {{1, 512, 7, 7}, {512, 512, 3, 3}, 1, 1, {1, 2, 7, 7}},
       {{1, 256, 56, 56}, {64, 256, 1, 1}, 1, 0, {0, 4, 4, 14}},
       {{1, 64, 56, 56}, {64, 64, 3, 3}, 1, 1, {0, 2, 8, 8}},
       // Narrow planes offer fewer columns than the 4 a chunked tile takes elsewhere.
-      {{1, 1024, 3, 3}, {256, 1024, 1, 1}, 1, 0, {8, 4, 3, 2}},
+      {{1, 1024, 3, 3}, {256, 1024, 1, 1}, 1, 0, {8, 4, 3, 3}},
   };
   for (const Expected& e : expected) {
     EXPECT_EQ(knobs_of(resnet_default(e.x, e.w, e.stride, e.pad, avx512)), e.knobs) << e.x[1] << "->" << e.w[0];
@@ -339,6 +348,7 @@ TEST(Conv2dBlockedDefault, ChunksWhereTheScanFoundChunksFastest) {
   EXPECT_EQ(resnet_default({1, 192, 14, 14}, {64, 192, 1, 1}, 1, 0, avx512).at("ci_chunk"), 0);
   EXPECT_EQ(resnet_default({1, 576, 14, 14}, {96, 576, 1, 1}, 1, 0, avx512).at("ci_chunk"), 0);
   EXPECT_EQ(resnet_default({1, 960, 7, 7}, {320, 960, 1, 1}, 1, 0, avx512).at("ci_chunk"), 4);  // 8 does not divide 60
+  EXPECT_EQ(resnet_default({1, 512, 17, 17}, {256, 512, 1, 1}, 1, 0, avx512).at("ci_chunk"), 0);
   const CpuVectorIsa avx2{8, 16};
   EXPECT_EQ(resnet_default({1, 1024, 14, 14}, {256, 1024, 1, 1}, 1, 0, avx2).at("ci_chunk"), 0);
   EXPECT_EQ(resnet_default({1, 512, 14, 14}, {512, 512, 3, 3}, 2, 1, avx2).at("ci_chunk"), 0);
