@@ -20,8 +20,8 @@ using ReferenceFactory = ReferenceFn (*)(const Graph& graph, const Node& node);
 const std::unordered_map<std::string, ReferenceFactory>& reference_kernels();
 // The ops whose reference kernel assigns every element of every output it is given, so
 // that the session need not zero their planned bytes before each run (the others may
-// accumulate into theirs). Checked against the ONNX node tests with outputs that start
-// as NaN (tests/runtime/reference_writes_test.cpp).
+// accumulate into theirs). Checked against the ONNX node tests, and NEE's own ops on
+// graphs of their own, with outputs that start as NaN (tests/runtime/reference_writes_test.cpp).
 const std::unordered_set<std::string>& reference_kernels_writing_every_element();
 
 }  // namespace nee
