@@ -1,6 +1,7 @@
 #include "core/conv2d_workload.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <sstream>
@@ -59,6 +60,14 @@ struct StoredConv2dAttrs final : WorkloadAttrs {
     if (attrs.winograd_tile != 0) j["winograd_tile"] = attrs.winograd_tile;
     if (attrs.input_block != 0) j["input_block"] = attrs.input_block;
     if (attrs.output_block != 0) j["output_block"] = attrs.output_block;
+    if (attrs.frame_taps != 0) {
+      j["frame_taps"] = attrs.frame_taps;
+      j["frame_stride"] = attrs.frame_stride;
+      j["frame_dilation"] = attrs.frame_dilation;
+      j["frame_pad"] = attrs.frame_pad;
+      j["frames_in"] = attrs.frames_in;
+      j["frames_out"] = attrs.frames_out;
+    }
     return j;
   }
 };
@@ -84,6 +93,12 @@ std::shared_ptr<const WorkloadAttrs> conv2d_attrs_from_json(const nlohmann::json
   a.input_block = json_int_or(j, "input_block", 0);
   a.output_block = json_int_or(j, "output_block", 0);
   a.winograd_tile = json_int_or(j, "winograd_tile", 0);
+  a.frame_taps = json_int_or(j, "frame_taps", 0);
+  a.frame_stride = json_int_or(j, "frame_stride", 1);
+  a.frame_dilation = json_int_or(j, "frame_dilation", 1);
+  a.frame_pad = json_int_or(j, "frame_pad", 0);
+  a.frames_in = json_int_or(j, "frames_in", 0);
+  a.frames_out = json_int_or(j, "frames_out", 0);
   stored->bias = json_int(j.at("bias"), "bias") != 0;
   stored->residual = json_int(j.at("residual"), "residual") != 0;
   return stored;
@@ -173,6 +188,22 @@ Workload make_conv2d_workload(const TensorType& x, const TensorType& w, const Te
                               attrs.winograd_tile, w.to_string(), g));
     }
   }
+  TensorType frames = x;  // what X holds: the frames the conv reads, or X itself
+  if (attrs.frame_taps != 0) {
+    const Conv2dAttrs& a = attrs;
+    if (a.frame_taps < 0 || a.frame_stride < 1 || a.frame_dilation < 1 || a.frame_pad < 0 || a.frames_in < 1 ||
+        a.frames_out < 1 || g != 1 || attrs.winograd_tile != 0) {
+      throw Error(fmt::format("conv2d frame taps {} (stride {}, dilation {}, pad {}, {} -> {} frames) do not fit "
+                              "input {} and group {}: group 1 and direct sums only",
+                              a.frame_taps, a.frame_stride, a.frame_dilation, a.frame_pad, a.frames_in, a.frames_out,
+                              x.to_string(), g));
+    }
+    frames.shape = conv2d_frames_shape(x.shape, a);
+    if (attrs.input_block != 0 && !can_block_activations(frames.shape)) {
+      throw Error(fmt::format("conv2d frames {} cannot be channel-blocked: channels must be a multiple of {}",
+                              frames.to_string(), kActivationBlock));
+    }
+  }
   Workload wl;
   wl.op = "conv2d";
   auto stored = std::make_shared<StoredConv2dAttrs>();
@@ -182,10 +213,10 @@ Workload make_conv2d_workload(const TensorType& x, const TensorType& w, const Te
   stored->bias = bias != nullptr;
   stored->residual = residual != nullptr;
   wl.attrs = stored;
-  wl.inputs = {x, w};
+  wl.inputs = {frames, w};
   if (attrs.weight_block != 0) wl.inputs[1].shape = blocked_weight_shape(w.shape, attrs.weight_block);
   if (attrs.winograd_tile != 0) wl.inputs[1].shape = winograd_weight_shape(w.shape, attrs.winograd_tile);
-  if (attrs.input_block != 0) wl.inputs[0].shape = blocked_activation_shape(x.shape);
+  if (attrs.input_block != 0) wl.inputs[0].shape = blocked_activation_shape(frames.shape);
   if (bias) wl.inputs.push_back(*bias);
   if (residual) wl.inputs.push_back(*residual);
   wl.output = out;
@@ -206,8 +237,28 @@ TensorType conv2d_nchw_output(const Workload& w) {
 }
 
 TensorType conv2d_nchw_input(const Workload& w) {
-  if (conv2d_attrs(w).input_block == 0) return w.inputs[0];
-  return TensorType{DType::f32, unblocked_activation_shape(w.inputs[0].shape)};
+  const Conv2dAttrs a = conv2d_attrs(w);
+  TensorType x = w.inputs[0];
+  if (a.input_block != 0) x.shape = unblocked_activation_shape(x.shape);
+  if (a.frame_taps != 0) x.shape = conv2d_gathered_shape(x.shape, a);
+  return x;
+}
+
+std::vector<int64_t> conv2d_gathered_shape(const std::vector<int64_t>& frames, const Conv2dAttrs& a) {
+  if (frames.size() != 4 || a.frames_in < 1 || frames[0] % a.frames_in != 0) {
+    throw Error(fmt::format("conv2d frames [{}] do not hold whole clips of {} frames", fmt::join(frames, ", "),
+                            a.frames_in));
+  }
+  return {frames[0] / a.frames_in * a.frames_out, frames[1] * a.frame_taps, frames[2], frames[3]};
+}
+
+std::vector<int64_t> conv2d_frames_shape(const std::vector<int64_t>& gathered, const Conv2dAttrs& a) {
+  if (gathered.size() != 4 || a.frames_out < 1 || a.frame_taps < 1 || gathered[0] % a.frames_out != 0 ||
+      gathered[1] % a.frame_taps != 0) {
+    throw Error(fmt::format("conv2d input [{}] does not hold whole clips of {} frames of {} taps",
+                            fmt::join(gathered, ", "), a.frames_out, a.frame_taps));
+  }
+  return {gathered[0] / a.frames_out * a.frames_in, gathered[1] / a.frame_taps, gathered[2], gathered[3]};
 }
 
 std::vector<int64_t> conv2d_oihw_weight_shape(const std::vector<int64_t>& stored, int64_t out_channels,

@@ -41,13 +41,22 @@ struct Conv2dAttrs {
   // transformed. 3x3 windows with stride and dilation 1, group 1 and blocked weights
   // (weight_block 16) only. The key holds "winograd_tile" only when set.
   int64_t winograd_tile = 0;
+  // 0, or the temporal taps KT of a 3-D conv run over frames that reads its frames in
+  // place: X holds the clips' frames [N * frames_in, C, H, W] (channel-blocked with
+  // input_block), and the conv reads input channel k * C + c of output frame t of clip b
+  // from frame b * frames_in + t * frame_stride + k * frame_dilation - frame_pad, zero
+  // outside the clip, which is the conv of X's frames as NeeFrameGather gathers them:
+  // [N * frames_out, KT * C, H, W], without the copy. Group 1 and direct sums only. The
+  // key holds them only when frame_taps is set.
+  int64_t frame_taps = 0, frame_stride = 1, frame_dilation = 1, frame_pad = 0, frames_in = 0, frames_out = 0;
 };
 
 // Inputs: X [N,C,H,W], W [O, C/group, KH, KW], optional bias [O], optional residual
 // (the output's shape). Validates every shape and computes the output's; throws
 // nee::Error naming the mismatch. Every operand is given in ONNX's layout; with
 // attrs.weight_block, input_block or output_block set, the workload holds the blocked
-// shapes of W, X, or the output and residual.
+// shapes of W, X, or the output and residual. With frame_taps, X is given as gathered
+// and the workload holds the frames it reads.
 Workload make_conv2d_workload(const TensorType& x, const TensorType& w, const TensorType* bias,
                               const TensorType* residual, const Conv2dAttrs& attrs);
 Conv2dAttrs conv2d_attrs(const Workload& w);
@@ -63,6 +72,11 @@ void unpack_conv2d_weights(const float* stored, const std::vector<int64_t>& oihw
 // in NCHW, whichever layout the workload uses.
 TensorType conv2d_oihw_weights(const Workload& w);
 TensorType conv2d_nchw_input(const Workload& w);
+// A conv that reads frames in place (frame_taps): X as gathered, [N * frames_out, KT * C,
+// H, W], from the frames' NCHW shape [N * frames_in, C, H, W], and the frames' shape from
+// X's; each throws nee::Error where the shape does not hold whole clips and taps.
+std::vector<int64_t> conv2d_gathered_shape(const std::vector<int64_t>& frames, const Conv2dAttrs& a);
+std::vector<int64_t> conv2d_frames_shape(const std::vector<int64_t>& gathered, const Conv2dAttrs& a);
 TensorType conv2d_nchw_output(const Workload& w);
 // Whether W may be channel-blocked (groups_fill_weight_blocks, not blocked yet), and the
 // same convolution with blocked W (throws nee::Error when it may not).

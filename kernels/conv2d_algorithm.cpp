@@ -145,8 +145,24 @@ Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
   // gather.)
   const int iw = static_cast<int>(p.in_w), ih = static_cast<int>(p.in_h);
   p.padded = Func("padded");
-  const Expr in_c_index = clamp_reads ? clamp(c, 0, static_cast<int>(p.channels) - 1) : Expr(c);
-  const Expr in_n_index = clamp_reads ? clamp(n, 0, static_cast<int>(p.batch) - 1) : Expr(n);
+  Expr in_c_index = clamp_reads ? clamp(c, 0, static_cast<int>(p.channels) - 1) : Expr(c);
+  Expr in_n_index = clamp_reads ? clamp(n, 0, static_cast<int>(p.batch) - 1) : Expr(n);
+  // Frames read in place: channel c of frame n as gathered is channel c % C of the tap
+  // c / C's frame of its clip, zero outside the clip (its read clamped to bound it). A
+  // blocked input divides its block index, which the lanes' loop does not change: divided
+  // per channel, S3D's first temporal conv ran 22.5 ms against 19.3 over gathered frames.
+  Expr in_clip = Halide::Internal::const_true();
+  if (attrs.frame_taps != 0) {
+    const int channels = static_cast<int>(p.channels / attrs.frame_taps);
+    const int frames_in = static_cast<int>(attrs.frames_in), frames_out = static_cast<int>(attrs.frames_out);
+    const int unit = p.input_block == 0 ? 1 : static_cast<int>(p.input_block);
+    const Expr tap = in_c_index / unit / (channels / unit);
+    const Expr frame = in_n_index % frames_out * static_cast<int>(attrs.frame_stride) +
+                       tap * static_cast<int>(attrs.frame_dilation) - static_cast<int>(attrs.frame_pad);
+    in_clip = frame >= 0 && frame < frames_in;
+    in_n_index = in_n_index / frames_out * frames_in + clamp(frame, 0, frames_in - 1);
+    in_c_index = in_c_index / unit % (channels / unit) * unit + in_c_index % unit;
+  }
   // A conv dilated along H skips the taps that fall outside the input (the predicate on
   // the reduction below, which Halide trims from the tap rows' loops where it can) rather
   // than multiplying zeros; its reads are clamped only to bound them. DeepLabV3's atrous
@@ -159,20 +175,22 @@ Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
   if (skip_padding_taps) {
     const Expr cx = clamp(x, 0, iw - 1), cy = clamp(y, 0, ih - 1);
     if (p.input_block == 0) {
-      p.padded(x, y, c, n) = p.input(cx, cy, in_c_index, in_n_index);
+      p.padded(x, y, c, n) = select(in_clip, p.input(cx, cy, in_c_index, in_n_index), 0.0f);
     } else {
       const int block = static_cast<int>(p.input_block);
-      p.padded(x, y, c, n) = p.input(in_c_index % block, cx, cy, in_c_index / block, in_n_index);
+      p.padded(x, y, c, n) =
+          select(in_clip, p.input(in_c_index % block, cx, cy, in_c_index / block, in_n_index), 0.0f);
     }
   } else if (p.input_block == 0) {
     const Func zero_outside =
         BoundaryConditions::constant_exterior(p.input, 0.0f, {{0, iw}, {0, ih}, Range(), Range()});
-    p.padded(x, y, c, n) = zero_outside(x, y, in_c_index, in_n_index);
+    p.padded(x, y, c, n) = select(in_clip, zero_outside(x, y, in_c_index, in_n_index), 0.0f);
   } else {
     const int block = static_cast<int>(p.input_block);
     const Func zero_outside =
         BoundaryConditions::constant_exterior(p.input, 0.0f, {Range(), {0, iw}, {0, ih}, Range(), Range()});
-    p.padded(x, y, c, n) = zero_outside(in_c_index % block, x, y, in_c_index / block, in_n_index);
+    p.padded(x, y, c, n) =
+        select(in_clip, zero_outside(in_c_index % block, x, y, in_c_index / block, in_n_index), 0.0f);
   }
 
   const int group_channels = static_cast<int>(ws[1]);

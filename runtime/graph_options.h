@@ -103,6 +103,10 @@ struct GraphOptions {
   // tensor (passes.h: block_activations). A manifest from before it was recorded reads as
   // false.
   bool block_resizes = false;
+  // Convs over gathered frames read the frames in place (passes.h: convs_read_frames),
+  // which changes their workloads. CPU kernels only. A manifest from before it was
+  // recorded reads as false.
+  bool convs_read_frames = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -117,7 +121,7 @@ struct GraphOptions {
            elementwise_over_rows == o.elementwise_over_rows && block_pads == o.block_pads &&
            lower_1d_conv_transposes == o.lower_1d_conv_transposes &&
            group_norms_over_rows == o.group_norms_over_rows && drop_padding_taps == o.drop_padding_taps &&
-           block_resizes == o.block_resizes;
+           block_resizes == o.block_resizes && convs_read_frames == o.convs_read_frames;
   }
 };
 

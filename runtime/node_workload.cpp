@@ -32,6 +32,14 @@ Conv2dAttrs nee_conv_attrs(const Node& node) {
   attrs.input_block = node.attrs.get_int("input_block", 0);
   attrs.output_block = node.attrs.get_int("output_block", 0);
   attrs.winograd_tile = node.attrs.get_int("winograd_tile", 0);
+  attrs.frame_taps = node.attrs.get_int("frame_taps", 0);
+  if (attrs.frame_taps != 0) {
+    attrs.frame_stride = node.attrs.get_int("frame_stride");
+    attrs.frame_dilation = node.attrs.get_int("frame_dilation");
+    attrs.frame_pad = node.attrs.get_int("frame_pad");
+    attrs.frames_in = node.attrs.get_int("frames_in");
+    attrs.frames_out = node.attrs.get_int("frames_out");
+  }
   return attrs;
 }
 
@@ -59,6 +67,7 @@ static std::optional<Workload> conv2d_workload_of(const Graph& graph, const Node
       if (has_residual) operands.back().shape = unblocked_activation_shape(operands.back().shape);
     }
     if (attrs.input_block != 0) operands[0].shape = unblocked_activation_shape(operands[0].shape);
+    if (attrs.frame_taps != 0) operands[0].shape = conv2d_gathered_shape(operands[0].shape, attrs);
     if (attrs.weight_block != 0) {
       if (y.size() != 4) return std::nullopt;
       operands[1].shape = conv2d_oihw_weight_shape(operands[1].shape, y[1], attrs);

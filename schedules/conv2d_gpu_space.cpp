@@ -26,6 +26,8 @@ Conv2dGpuSpace::Conv2dGpuSpace(const Workload& workload) : workload_(workload) {
   if (attrs.input_block != 0 || attrs.output_block != 0) {
     throw Error("conv2d-gpu schedules NCHW activations only, not channel-blocked ones");
   }
+  // Only CPU graphs read frames in place (GraphOptions::convs_read_frames).
+  if (attrs.frame_taps != 0) throw Error("conv2d-gpu schedules gathered frames only, not frames read in place");
   const Conv2dPipeline shape = define_conv2d(workload);
   out_w_ = shape.out_w;
   out_h_ = shape.out_h;

@@ -73,7 +73,8 @@ nlohmann::json BundleManifest::to_json() const {
             {"lower_1d_conv_transposes", graph.lower_1d_conv_transposes},
             {"group_norms_over_rows", graph.group_norms_over_rows},
             {"drop_padding_taps", graph.drop_padding_taps},
-            {"block_resizes", graph.block_resizes}}},
+            {"block_resizes", graph.block_resizes},
+            {"convs_read_frames", graph.convs_read_frames}}},
           {"variants", variants_json}};
 }
 
@@ -113,6 +114,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.group_norms_over_rows = j.at("graph").value("group_norms_over_rows", false);
   m.graph.drop_padding_taps = j.at("graph").value("drop_padding_taps", false);
   m.graph.block_resizes = j.at("graph").value("block_resizes", false);
+  m.graph.convs_read_frames = j.at("graph").value("convs_read_frames", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;
     variant.isa = v.at("isa").get<std::string>();

@@ -41,6 +41,7 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   if (options.fold_channel_gates) fold_channel_gates(graph);
   if (options.block_activations) block_activations(graph, options);
   if (options.winograd) use_winograd(graph);
+  if (options.convs_read_frames) convs_read_frames(graph);
 }
 
 }  // namespace nee

@@ -300,6 +300,15 @@ void block_activations(Graph& graph, const GraphOptions& options);
 // workload) picks a tile, and sets its winograd_tile. Runs after block_activations.
 void use_winograd(Graph& graph);
 
+// A NeeFrameGather of frames ([N * T, C, H, W], NCHW or blocked) whose one reader is a
+// direct-sum NeeConv of one group, reading it as X alone, goes: the conv reads the frames
+// in place (its frame_taps and the gather's stride, dilation and pad as frame_stride,
+// frame_dilation and frame_pad, T and T' as frames_in and frames_out; conv2d_workload.h).
+// S3D's gathers wrote 3-3.5 times their input (180 MB for its first temporal conv) and
+// took 17 of its 121 ms in nodes. With GraphOptions::convs_read_frames; runs last, so no
+// other pass meets such a conv.
+void convs_read_frames(Graph& graph);
+
 // The passes in the order: remove_identity, fold_zero_pads, transpose_as_reshape,
 // lower_conv_transpose, fuse_conv, lower_1d_to_rows, lower_3d_to_frames,
 // split_conv_channels (when options say), lower_recurrent, einsum_as_matmul, fuse_gemm,
@@ -310,7 +319,8 @@ void use_winograd(Graph& graph);
 // split_matmul_columns and fold_matmul_batch, fuse_attention, pad_channels and
 // widen_conv_groups (when options say),
 // pack_conv_weights (grouped convs when options say), then pack_matmul_weights,
-// fold_channel_gates, block_activations and use_winograd (when options say).
+// fold_channel_gates, block_activations, use_winograd and convs_read_frames (when options
+// say).
 // The epilogue and layer-norm fusions come first so they take precedence;
 // fuse_elementwise collects what is left.
 void optimize_graph(Graph& graph, const GraphOptions& options = {});

@@ -4,6 +4,7 @@
 
 #include "core/activation_layout.h"
 #include "core/error.h"
+#include "runtime/reference/frame_gather.h"
 #include "runtime/reference/reference_ops.h"
 #include "runtime/reference/parallel_ranges.h"
 
@@ -38,33 +39,48 @@ ReferenceFn make_reference_nee_frame_gather(const Graph& graph, const Node& node
       y[1] != taps * units || y[2] != height || y[3] != width || (block != 1 && y[4] != block)) {
     throw fail("output shape does not match the input's and the attributes");
   }
-  const int64_t frames = y[0] / batch, group_units = units / groups, planes = y[0] * y[1];
-  const size_t plane = static_cast<size_t>(height * width * block) * dtype_size(x.dtype);
-  // Output planes [from, to): plane p is channel (or block) (g * KT + k) * C/G + c of
+  FrameGatherGeometry g;
+  g.taps = taps;
+  g.stride = stride;
+  g.dilation = dilation;
+  g.pad = pad;
+  g.groups = groups;
+  g.clips = batch;
+  g.time = time;
+  g.frames = y[0] / batch;
+  g.units = units;
+  g.channels_major = channels_major;
+  g.plane_bytes = static_cast<size_t>(height * width * block) * dtype_size(x.dtype);
+  return [g](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    gather_frames(g, in[0]->data(), out[0]->data());
+  };
+}
+
+void gather_frames(const FrameGatherGeometry& g, const void* src, void* dst) {
+  const int64_t channels = g.taps * g.units, planes = g.clips * g.frames * channels;
+  const int64_t group_units = g.units / g.groups;
+  const size_t plane = g.plane_bytes;
+  // Output planes [from, to): plane p is channel (or block) (group * KT + k) * C/G + c of
   // output frame n * T' + f.
-  const auto copy_planes = [=](const uint8_t* src, uint8_t* dst, int64_t from, int64_t to) {
+  const auto copy_planes = [&](int64_t from, int64_t to) {
     for (int64_t p = from; p < to; ++p) {
-      const int64_t frame = p / y[1], channel = p % y[1];
-      const int64_t tap = channel / group_units % taps, g = channel / group_units / taps;
-      const int64_t n = frame / frames, t = frame % frames * stride + tap * dilation - pad;
-      const int64_t u = g * group_units + channel % group_units;
-      uint8_t* out = dst + static_cast<size_t>(p) * plane;
-      if (t < 0 || t >= time) {
+      const int64_t frame = p / channels, channel = p % channels;
+      const int64_t tap = channel / group_units % g.taps, group = channel / group_units / g.taps;
+      const int64_t n = frame / g.frames, t = frame % g.frames * g.stride + tap * g.dilation - g.pad;
+      const int64_t u = group * group_units + channel % group_units;
+      uint8_t* out = static_cast<uint8_t*>(dst) + static_cast<size_t>(p) * plane;
+      if (t < 0 || t >= g.time) {
         std::memset(out, 0, plane);
         continue;
       }
-      const int64_t at = channels_major ? (n * units + u) * time + t : (n * time + t) * units + u;
-      std::memcpy(out, src + static_cast<size_t>(at) * plane, plane);
+      const int64_t at = g.channels_major ? (n * g.units + u) * g.time + t : (n * g.time + t) * g.units + u;
+      std::memcpy(out, static_cast<const uint8_t*>(src) + static_cast<size_t>(at) * plane, plane);
     }
   };
   // A thread per core for every 4 MiB written: R(2+1)D-18's largest gather (116 MB) took
   // 46 ms on one core of this 2-core machine.
   const int64_t workers = workers_for(static_cast<int64_t>(plane) * planes, int64_t{1} << 22, planes);
-  return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
-    const auto* src = static_cast<const uint8_t*>(in[0]->data());
-    auto* dst = static_cast<uint8_t*>(out[0]->data());
-    run_in_parallel(planes, workers, [&](int64_t begin, int64_t end) { copy_planes(src, dst, begin, end); });
-  };
+  run_in_parallel(planes, workers, copy_planes);
 }
 
 }  // namespace nee

@@ -6,6 +6,7 @@
 #include "core/conv2d_workload.h"
 #include "runtime/node_workload.h"
 #include "runtime/reference/family_reference.h"
+#include "runtime/reference/frame_gather.h"
 #include "runtime/reference/reference_ops.h"
 #include "runtime/reference/spatial_geometry.h"
 
@@ -15,13 +16,16 @@ namespace {
 
 // A fused convolution's arithmetic in ONNX's layouts: `conv` (Conv's kernel) over NCHW X
 // and OIHW W, then bias, residual and activation. Channel-blocked activations
-// (attrs.input_block, output_block) are unpacked before and packed after each call.
+// (attrs.input_block, output_block) are unpacked before and packed after each call, and
+// frames read in place (attrs.frame_taps) gathered into X ([N * T', KT * C, H, W]).
 // Blocked or Winograd-transformed weights come unpacked in `oihw_weights` when they are
 // a constant, and are unpacked from in[1] at each call otherwise. Inputs X, W, then B
 // where `has_bias`, then the residual where `has_residual`.
 ReferenceFn fused_conv_kernel(ReferenceFn conv, const Conv2dAttrs& attrs, bool has_bias, bool has_residual,
                               const TensorType& x_nchw, const TensorType& y_nchw,
                               std::shared_ptr<const Tensor> oihw_weights, std::vector<int64_t> oihw_shape) {
+  // X as in[0] holds it, in NCHW.
+  const std::vector<int64_t> frames = attrs.frame_taps != 0 ? conv2d_frames_shape(x_nchw.shape, attrs) : x_nchw.shape;
   return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
     const Tensor* w = oihw_weights ? oihw_weights.get() : in[1];
     Tensor unpacked_weights;
@@ -31,11 +35,26 @@ ReferenceFn fused_conv_kernel(ReferenceFn conv, const Conv2dAttrs& attrs, bool h
       w = &unpacked_weights;
     }
     const Tensor* input = in[0];
-    Tensor nchw_input, nchw_output;
+    Tensor nchw_input, gathered, nchw_output;
     if (attrs.input_block != 0) {
-      nchw_input = Tensor(x_nchw);
-      unpack_blocked_activations(in[0]->data_as<float>(), x_nchw.shape, nchw_input.data_as<float>());
+      nchw_input = Tensor(DType::f32, frames);
+      unpack_blocked_activations(in[0]->data_as<float>(), frames, nchw_input.data_as<float>());
       input = &nchw_input;
+    }
+    if (attrs.frame_taps != 0) {
+      FrameGatherGeometry g;
+      g.taps = attrs.frame_taps;
+      g.stride = attrs.frame_stride;
+      g.dilation = attrs.frame_dilation;
+      g.pad = attrs.frame_pad;
+      g.clips = frames[0] / attrs.frames_in;
+      g.time = attrs.frames_in;
+      g.frames = attrs.frames_out;
+      g.units = frames[1];
+      g.plane_bytes = static_cast<size_t>(frames[2] * frames[3]) * sizeof(float);
+      gathered = Tensor(x_nchw);
+      gather_frames(g, input->data(), gathered.data());
+      input = &gathered;
     }
     Tensor* result = out[0];
     if (attrs.output_block != 0) {
@@ -92,6 +111,7 @@ ReferenceFn make_reference_nee_conv(const Graph& graph, const Node& node) {
   if (x.dtype != DType::f32) return nullptr;
   if (attrs.input_block != 0) x.shape = unblocked_activation_shape(x.shape);
   if (attrs.output_block != 0) y.shape = unblocked_activation_shape(y.shape);
+  if (attrs.frame_taps != 0) x.shape = conv2d_gathered_shape(x.shape, attrs);
   std::shared_ptr<Tensor> oihw;
   std::vector<int64_t> oihw_shape = graph.type_of(node.inputs[1]).shape;
   if (attrs.weight_block != 0) {

@@ -195,6 +195,7 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"group_norms_over_rows", &GraphOptions::group_norms_over_rows},
       {"drop_padding_taps", &GraphOptions::drop_padding_taps},
       {"block_resizes", &GraphOptions::block_resizes},
+      {"convs_read_frames", &GraphOptions::convs_read_frames},
       {"split_matmul_columns", &GraphOptions::split_matmul_columns}};
   for (const auto& [option, member] : later_options) {
     j["graph"].erase(option);

@@ -120,6 +120,24 @@ std::map<std::string, ConvCase> cases() {
   atrous_stride2.strides = {2, 2};
   atrous_stride2.pads = {6, 3, 6, 3};
   all["atrous_stride2_nchw"] = {{1, 3, 5, 6}, {4, 3, 3, 3}, atrous_stride2, true, false};
+  // Frames read in place (frame_taps): S3D's temporal convs, a 1x1 window over 3 taps of
+  // stride 2 with a frame of padding at each end of two clips of 5 frames, blocked, with
+  // bias, residual and Relu; a 3x3 window over 2 taps padded by a frame at the start, NCHW,
+  // whose last output frame's second tap falls past its clip.
+  Conv2dAttrs temporal;
+  temporal.activation = ConvActivation::relu;
+  temporal.frame_taps = 3;
+  temporal.frame_stride = 2;
+  temporal.frame_pad = 1;
+  temporal.frames_in = 5;
+  temporal.frames_out = 3;
+  all["blocked_frames_in_place"] = {{6, 48, 4, 5}, {32, 48, 1, 1}, temporal, true, true, true, true, true};
+  Conv2dAttrs frames_3x3 = pad1;
+  frames_3x3.frame_taps = 2;
+  frames_3x3.frame_pad = 1;
+  frames_3x3.frames_in = 3;
+  frames_3x3.frames_out = 4;
+  all["frames_in_place_nchw"] = {{4, 6, 5, 6}, {4, 6, 3, 3}, frames_3x3, true, false};
   // Channel-blocked activations: both sides with bias, residual and Relu; the input only
   // (40 output channels stay NCHW) at stride 2 and batch 2; the output only from 3
   // channels (a network's first conv); and a strided pointwise conv.
@@ -270,6 +288,13 @@ TEST_F(Conv2dKernel, BlockedActivationsPointwiseStride2) {
 }
 
 TEST_F(Conv2dKernel, BlockedChunkedReduction) { kernels().check_points("blocked_chunked_residual_relu"); }
+TEST_F(Conv2dKernel, BlockedFramesReadInPlace) {
+  kernels().check_points("blocked_frames_in_place");
+  // X holds the two clips' 5 frames of 16 channels, blocked.
+  EXPECT_EQ(kernels().get("blocked_frames_in_place/default").candidate.workload.inputs[0].shape,
+            (std::vector<int64_t>{10, 1, 4, 5, 16}));
+}
+TEST_F(Conv2dKernel, FramesReadInPlaceNchw) { kernels().check_points("frames_in_place_nchw"); }
 TEST_F(Conv2dKernel, BlockedGroupsBothSides) { kernels().check_points("blocked_groups_residual_relu"); }
 TEST_F(Conv2dKernel, BlockedGroupsNchwStride2) { kernels().check_points("blocked_groups_nchw_stride2"); }
 TEST_F(Conv2dKernel, BlockedGroupsPointwiseFromBlockedInput) {

@@ -1318,6 +1318,27 @@ TEST(Conv3dAsFrames, EveryTimeGeometryComputesTheConv) {
   expect_blocked_matches_unfused(bytes, kBlocked, {2, 4, 6, 7, 7}, {9});
 }
 
+// With convs_read_frames, the strided 1x1x1 conv and the conv padded at the end read the
+// frames before them in place; the first conv's gather (of X in ONNX's layout) and the
+// grouped conv's stay.
+TEST(Conv3dAsFrames, ConvsReadTheirFramesInPlace) {
+  const std::string bytes = video_geometries_bytes();
+  for (GraphOptions options : {GraphOptions{}, kBlocked}) {
+    options.convs_read_frames = true;
+    Graph g = import_onnx_bytes(bytes);
+    optimize_graph(g, options);
+    EXPECT_EQ(op_counts(g).at("NeeFrameGather"), 2);
+    std::vector<int64_t> taps;
+    for (const Node* n : nodes_of(g, "NeeConv")) {
+      if (n->attrs.get_int("frame_taps", 0) == 0) continue;
+      taps.push_back(n->attrs.get_int("frame_taps"));
+      EXPECT_EQ(workload_of(g, *n)->op, "conv2d") << n->name;
+    }
+    EXPECT_EQ(taps, (std::vector<int64_t>{1, 2}));
+    expect_blocked_matches_unfused(bytes, options, {2, 4, 6, 7, 7}, {11, 12});
+  }
+}
+
 // A 3-D pool `name` of `op` with its window, strides, ONNX pads, ceil_mode and (average
 // pools) count_include_pad.
 void pool3d(OnnxModelBuilder& m, const std::string& op, const std::string& name, const std::string& in,

@@ -375,6 +375,7 @@ int main(int argc, char** argv) {
     graph_options.group_norms_over_rows = true;
     graph_options.drop_padding_taps = true;
     graph_options.block_resizes = graph_options.block_activations;
+    graph_options.convs_read_frames = target.kind() == nee::TargetKind::cpu;
     graph_options.pack_matmul_weights = target.kind() == nee::TargetKind::cpu;
     graph_options.fold_operand_scales = true;
     graph_options.split_matmul_columns = true;
