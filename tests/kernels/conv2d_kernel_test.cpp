@@ -609,5 +609,40 @@ TEST(Conv2dWorkload, ChannelBlockedActivations) {
   EXPECT_THROW(unblocked_activation_shape({1, 2, 3, 3, 8}), Error);
 }
 
+// A conv that reads frames in place holds the frames as X and shows the gathered X to the
+// spaces; its key says so, and keys without frames stay as they were.
+TEST(Conv2dWorkload, FramesReadInPlace) {
+  Conv2dAttrs a;
+  a.frame_taps = 3;
+  a.frame_stride = 2;
+  a.frame_pad = 1;
+  a.frames_in = 5;
+  a.frames_out = 3;
+  const TensorType gathered{DType::f32, {6, 48, 4, 5}}, weights{DType::f32, {32, 48, 1, 1}};
+  const Workload w = conv2d_runtime_layout(make_conv2d_workload(gathered, weights, nullptr, nullptr, a), true);
+  EXPECT_EQ(w.inputs[0].shape, (std::vector<int64_t>{10, 1, 4, 5, 16}));  // two clips of 5 frames, blocked
+  EXPECT_EQ(conv2d_nchw_input(w).shape, gathered.shape);
+  EXPECT_EQ(w.output.shape, (std::vector<int64_t>{6, 2, 4, 5, 16}));
+  const Workload back = Workload::from_json(w.to_json());
+  EXPECT_EQ(back.key(), w.key());
+  EXPECT_EQ(conv2d_attrs(back).frames_in, 5);
+  EXPECT_EQ(conv2d_attrs(back).frame_stride, 2);
+  EXPECT_NE(w.key().find("frame_taps"), std::string::npos);
+  EXPECT_EQ(make_conv2d_workload(gathered, weights, nullptr, nullptr, Conv2dAttrs{}).key().find("frame"),
+            std::string::npos);
+  // Refused: taps that do not divide X's channels, output frames that do not divide its
+  // batch, groups.
+  Conv2dAttrs odd_taps = a;
+  odd_taps.frame_taps = 5;
+  EXPECT_THROW(make_conv2d_workload(gathered, weights, nullptr, nullptr, odd_taps), Error);
+  Conv2dAttrs odd_frames = a;
+  odd_frames.frames_out = 4;
+  EXPECT_THROW(make_conv2d_workload(gathered, weights, nullptr, nullptr, odd_frames), Error);
+  Conv2dAttrs grouped = a;
+  grouped.group = 2;
+  EXPECT_THROW(make_conv2d_workload(gathered, TensorType{DType::f32, {32, 24, 1, 1}}, nullptr, nullptr, grouped),
+               Error);
+}
+
 }  // namespace
 }  // namespace nee
