@@ -60,6 +60,7 @@ struct StoredConv2dAttrs final : WorkloadAttrs {
     if (attrs.winograd_tile != 0) j["winograd_tile"] = attrs.winograd_tile;
     if (attrs.input_block != 0) j["input_block"] = attrs.input_block;
     if (attrs.output_block != 0) j["output_block"] = attrs.output_block;
+    if (attrs.group_width != 0) j["group_width"] = attrs.group_width;
     if (attrs.frame_taps != 0) {
       j["frame_taps"] = attrs.frame_taps;
       j["frame_stride"] = attrs.frame_stride;
@@ -99,6 +100,7 @@ std::shared_ptr<const WorkloadAttrs> conv2d_attrs_from_json(const nlohmann::json
   a.frame_pad = json_int_or(j, "frame_pad", 0);
   a.frames_in = json_int_or(j, "frames_in", 0);
   a.frames_out = json_int_or(j, "frames_out", 0);
+  a.group_width = json_int_or(j, "group_width", 0);
   stored->bias = json_int(j.at("bias"), "bias") != 0;
   stored->residual = json_int(j.at("residual"), "residual") != 0;
   return stored;
@@ -188,6 +190,14 @@ Workload make_conv2d_workload(const TensorType& x, const TensorType& w, const Te
                               attrs.winograd_tile, w.to_string(), g));
     }
   }
+  if (attrs.group_width != 0) {
+    const int64_t width = attrs.group_width;
+    if (width < 1 || o % g != 0 || o / g != c / g || (c / g) % width != 0) {
+      throw Error(fmt::format("conv2d group_width {} does not fit input {}, weights {} and group {}: each group must "
+                              "hold as many outputs as inputs, a multiple of the width",
+                              width, x.to_string(), w.to_string(), g));
+    }
+  }
   TensorType frames = x;  // what X holds: the frames the conv reads, or X itself
   if (attrs.frame_taps != 0) {
     const Conv2dAttrs& a = attrs;
@@ -275,6 +285,17 @@ void unpack_conv2d_weights(const float* stored, const std::vector<int64_t>& oihw
     unpack_blocked_weights(stored, oihw, a.weight_block, out);
   } else {
     std::copy(stored, stored + oihw[0] * oihw[1] * oihw[2] * oihw[3], out);
+  }
+}
+
+void zero_weights_between_merged_groups(const std::vector<int64_t>& shape, const Conv2dAttrs& a, float* oihw) {
+  if (a.group_width == 0) return;
+  const int64_t group_out = shape[0] / a.group, inputs = shape[1], taps = shape[2] * shape[3];
+  for (int64_t o = 0; o < shape[0]; ++o) {
+    const int64_t own = o % group_out / a.group_width * a.group_width;
+    float* row = oihw + o * inputs * taps;
+    std::fill(row, row + own * taps, 0.0f);
+    std::fill(row + (own + a.group_width) * taps, row + inputs * taps, 0.0f);
   }
 }
 

@@ -49,6 +49,12 @@ struct Conv2dAttrs {
   // [N * frames_out, KT * C, H, W], without the copy. Group 1 and direct sums only. The
   // key holds them only when frame_taps is set.
   int64_t frame_taps = 0, frame_stride = 1, frame_dilation = 1, frame_pad = 0, frames_in = 0, frames_out = 0;
+  // 0, or the width w of the groups each group of this conv merges (widen_conv_groups):
+  // output channel o of a group of C/group = O/group channels, a multiple of w, weighs
+  // only the w inputs [o' / w * w, o' / w * w + w) of it (o' = o % (O/group)); its other
+  // weights are zero. Kernels over blocked weights skip the inputs that none of a
+  // weight block's 16 channels weighs. The key holds it only when set.
+  int64_t group_width = 0;
 };
 
 // Inputs: X [N,C,H,W], W [O, C/group, KH, KW], optional bias [O], optional residual
@@ -68,6 +74,9 @@ bool conv2d_has_residual(const Workload& w);
 std::vector<int64_t> conv2d_oihw_weight_shape(const std::vector<int64_t>& stored, int64_t out_channels,
                                               const Conv2dAttrs& a);
 void unpack_conv2d_weights(const float* stored, const std::vector<int64_t>& oihw, const Conv2dAttrs& a, float* out);
+// Zeroes the weights [O, C/group, KH, KW] of `oihw` that a conv's group_width says are
+// zero; nothing without one.
+void zero_weights_between_merged_groups(const std::vector<int64_t>& shape, const Conv2dAttrs& a, float* oihw);
 // W's type in ONNX's [O, C/group, KH, KW] layout, X's and the output's (and residual's)
 // in NCHW, whichever layout the workload uses.
 TensorType conv2d_oihw_weights(const Workload& w);

@@ -107,6 +107,11 @@ struct GraphOptions {
   // which changes their workloads. CPU kernels only. A manifest from before it was
   // recorded reads as false.
   bool convs_read_frames = false;
+  // Convs of merged groups keep their groups' width (passes.h: widen_conv_groups; conv2d
+  // group_width), which changes their workloads; the blocked CPU kernels then skip the
+  // inputs a weight block never weighs. A manifest from before it was recorded reads as
+  // false.
+  bool record_group_widths = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -121,7 +126,8 @@ struct GraphOptions {
            elementwise_over_rows == o.elementwise_over_rows && block_pads == o.block_pads &&
            lower_1d_conv_transposes == o.lower_1d_conv_transposes &&
            group_norms_over_rows == o.group_norms_over_rows && drop_padding_taps == o.drop_padding_taps &&
-           block_resizes == o.block_resizes && convs_read_frames == o.convs_read_frames;
+           block_resizes == o.block_resizes && convs_read_frames == o.convs_read_frames &&
+           record_group_widths == o.record_group_widths;
   }
 };
 

@@ -32,6 +32,7 @@ Conv2dAttrs nee_conv_attrs(const Node& node) {
   attrs.input_block = node.attrs.get_int("input_block", 0);
   attrs.output_block = node.attrs.get_int("output_block", 0);
   attrs.winograd_tile = node.attrs.get_int("winograd_tile", 0);
+  attrs.group_width = node.attrs.get_int("group_width", 0);
   attrs.frame_taps = node.attrs.get_int("frame_taps", 0);
   if (attrs.frame_taps != 0) {
     attrs.frame_stride = node.attrs.get_int("frame_stride");

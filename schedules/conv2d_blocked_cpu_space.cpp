@@ -140,7 +140,11 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   // Planes of up to 18x18 for wider windows: the 17x17 phase conv above ran 233-241 us
   // unchunked, 186 chunked; a 1x1 conv there (1x512x17x17,256x1x1) 191 and 198-199.
   const int64_t chunked_plane = one_by_one ? 14 * 14 : 18 * 18;
-  const bool chunked = wide && input_blocks_ > 1 && (out_h_ * out_w_ <= chunked_plane || (strided && !one_by_one)) &&
+  // Merged groups (group_width) skip inputs per weight block only where one block is a
+  // loop of its own: RegNetX-1.6GF's grouped 3x3 convs took 4.2 ms a run by 1 block, 5.8
+  // by 3 (`nee-run --profile`, default bundles alike but for oc_blocks).
+  const bool skips_inputs = attrs.group_width != 0;
+  const bool chunked = wide && !skips_inputs && input_blocks_ > 1 && (out_h_ * out_w_ <= chunked_plane || (strided && !one_by_one)) &&
                        tile_weight_bytes > 48 * 1024 && tiles(chunk_blocks, chunk_rows) >= 4 &&
                        (chunk > 1 || tile_weight_bytes > 2 * 48 * 1024);
   int64_t oc_blocks = wide && blocks_ % 2 == 0 ? 2 : 1;
@@ -151,6 +155,7 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   // where the trials found 3 blocks by 4 columns at 1055 us (1 by 8: 1084 us).
   if (wide && oc_blocks == 1 && blocks_ % 3 == 0) oc_blocks = 3;
   if (chunked) oc_blocks = chunk_blocks;
+  if (skips_inputs) oc_blocks = 1;
   c.knobs["oc_blocks"] = oc_blocks;
   const int64_t px_limit = isa_.default_block_columns(oc_blocks);
   // A chunked tile rounds its columns up to whole register blocks, so it takes the

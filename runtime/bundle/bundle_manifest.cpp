@@ -74,7 +74,8 @@ nlohmann::json BundleManifest::to_json() const {
             {"group_norms_over_rows", graph.group_norms_over_rows},
             {"drop_padding_taps", graph.drop_padding_taps},
             {"block_resizes", graph.block_resizes},
-            {"convs_read_frames", graph.convs_read_frames}}},
+            {"convs_read_frames", graph.convs_read_frames},
+            {"record_group_widths", graph.record_group_widths}}},
           {"variants", variants_json}};
 }
 
@@ -115,6 +116,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.drop_padding_taps = j.at("graph").value("drop_padding_taps", false);
   m.graph.block_resizes = j.at("graph").value("block_resizes", false);
   m.graph.convs_read_frames = j.at("graph").value("convs_read_frames", false);
+  m.graph.record_group_widths = j.at("graph").value("record_group_widths", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;
     variant.isa = v.at("isa").get<std::string>();

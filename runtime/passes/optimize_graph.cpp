@@ -34,7 +34,7 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   if (options.fuse_attention) fuse_attention(graph);
   if (options.pad_channels) pad_channels(graph);
   if (options.widen_conv_groups || options.merge_conv_groups) {
-    widen_conv_groups(graph, options.widen_conv_groups, options.merge_conv_groups);
+    widen_conv_groups(graph, options.widen_conv_groups, options.merge_conv_groups, options.record_group_widths);
   }
   pack_conv_weights(graph, options.block_grouped_convs);
   if (options.pack_matmul_weights) pack_matmul_weights(graph);

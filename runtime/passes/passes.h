@@ -256,10 +256,14 @@ void fold_channel_gates(Graph& graph);
 // a divisor of 16 from `min_width` (and 2) up (ResNeXt-50's 3x3 convs of 4 and 8 channels
 // a group, merged into groups of 16), and with `merge_wider` for w neither a divisor nor a
 // multiple of 16 where m is at most kMostMergedGroups (RegNetY-1.6GF's groups of 24, in
-// pairs of 48). It multiplies their FLOPs by m. Runs before pack_conv_weights. With
-// GraphOptions::widen_conv_groups as `min_width` (0: no divisor of 16) and
-// merge_conv_groups as `merge_wider`.
-void widen_conv_groups(Graph& graph, int64_t min_width, bool merge_wider);
+// pairs of 48). It multiplies their FLOPs by m; with `record_width` the latter convs keep
+// w as group_width (core/conv2d_workload.h), whose blocked kernels then skip the inputs
+// none of a weight block's channels weighs (the blocks of RegNetY's pairs read 24, 48
+// and 24 of their 48 inputs).
+// Runs before pack_conv_weights. With GraphOptions::widen_conv_groups as `min_width` (0:
+// no divisor of 16), merge_conv_groups as `merge_wider` and record_group_widths as
+// `record_width`.
+void widen_conv_groups(Graph& graph, int64_t min_width, bool merge_wider, bool record_width);
 
 // NeeConv of group 1, or with `grouped` of groups of whole blocks
 // (groups_fill_weight_blocks), with constant W -> the same with W channel-blocked (a new constant,

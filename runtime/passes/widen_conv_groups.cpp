@@ -10,7 +10,7 @@
 
 namespace nee {
 
-void widen_conv_groups(Graph& graph, int64_t min_width, bool merge_wider) {
+void widen_conv_groups(Graph& graph, int64_t min_width, bool merge_wider, bool record_width) {
   for (Node& node : graph.nodes()) {
     if (node.op != "NeeConv") continue;
     const int64_t group = node.attrs.get_int("group", 1);
@@ -44,6 +44,8 @@ void widen_conv_groups(Graph& graph, int64_t min_width, bool merge_wider) {
     const std::string plain = node.inputs[1];
     node.inputs[1] = name;
     node.attrs.set("group", group / merged);
+    // Widths that divide a block leave no input that a block's channels all skip.
+    if (record_width && !divisor) node.attrs.set("group_width", width);
     if (graph.consumers(plain).empty() && !graph.is_output(plain)) graph.remove_value(plain);
   }
 }

@@ -196,6 +196,7 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"drop_padding_taps", &GraphOptions::drop_padding_taps},
       {"block_resizes", &GraphOptions::block_resizes},
       {"convs_read_frames", &GraphOptions::convs_read_frames},
+      {"record_group_widths", &GraphOptions::record_group_widths},
       {"split_matmul_columns", &GraphOptions::split_matmul_columns}};
   for (const auto& [option, member] : later_options) {
     j["graph"].erase(option);

@@ -19,6 +19,7 @@
 #include "tests/kernels/compiled_kernels.h"
 #include "tuner/compile/builder.h"
 #include "tuner/compile/kernel_compiler.h"
+#include "tuner/measure/measurement.h"
 
 namespace nee {
 namespace {
@@ -170,6 +171,16 @@ std::map<std::string, ConvCase> cases() {
   Conv2dAttrs groups2_stride2 = stride2;
   groups2_stride2.group = 2;
   all["blocked_groups_nchw_stride2"] = {{2, 32, 9, 10}, {32, 16, 3, 3}, groups2_stride2, true, false, true};
+  // Merged groups (group_width): RegNetX's groups of 24 merged in pairs (two groups of
+  // 48, three blocks each) with bias, residual and Relu, both sides blocked; groups of 40
+  // merged into one group of 80 (five blocks, the middle one reading both halves) at
+  // stride 2 from NCHW to NCHW.
+  Conv2dAttrs pairs_of_24 = groups2_relu;
+  pairs_of_24.group_width = 24;
+  all["blocked_merged_groups_of_24"] = {{1, 96, 6, 7}, {96, 48, 3, 3}, pairs_of_24, true, true, true, true, true};
+  Conv2dAttrs one_of_80 = stride2;
+  one_of_80.group_width = 40;
+  all["blocked_merged_groups_of_40_nchw"] = {{1, 80, 9, 10}, {80, 80, 3, 3}, one_of_80, true, false, true};
   Conv2dAttrs groups3;
   groups3.group = 3;
   all["blocked_groups_pointwise_input"] = {{1, 48, 5, 7}, {96, 16, 1, 1}, groups3, true, false, true, true, false};
@@ -212,6 +223,11 @@ class Conv2dKernel : public test::CompiledKernelsTest<Conv2dKernel> {
     kernels.add_changed_default("blocked_groups_residual_relu", "chunk1_two_groups",
                                 workload_of_case(cases().at("blocked_groups_residual_relu")), cpu,
                                 {{"ci_chunk", 1}, {"oc_blocks", 4}, {"px", 3}});
+    // Merged groups with three weight blocks unrolled per register block (each its own
+    // inputs) and the reduction in chunks of one input block.
+    kernels.add_changed_default("blocked_merged_groups_of_24", "three_blocks_chunk1",
+                                workload_of_case(cases().at("blocked_merged_groups_of_24")), cpu,
+                                {{"ci_chunk", 1}, {"oc_blocks", 3}, {"px", 3}});
     kernels.add_changed_default("blocked_activations_pointwise_stride2", "chunk1_serial_tiles",
                                 workload_of_case(cases().at("blocked_activations_pointwise_stride2")), cpu,
                                 {{"ci_chunk", 1}, {"parallel", 0}, {"px", 3}});
@@ -297,6 +313,12 @@ TEST_F(Conv2dKernel, BlockedFramesReadInPlace) {
 TEST_F(Conv2dKernel, FramesReadInPlaceNchw) { kernels().check_points("frames_in_place_nchw"); }
 TEST_F(Conv2dKernel, BlockedGroupsBothSides) { kernels().check_points("blocked_groups_residual_relu"); }
 TEST_F(Conv2dKernel, BlockedGroupsNchwStride2) { kernels().check_points("blocked_groups_nchw_stride2"); }
+TEST_F(Conv2dKernel, BlockedMergedGroupsOf24) {
+  kernels().check_points("blocked_merged_groups_of_24");
+  // One weight block per register block, so each block's loop skips the inputs it never weighs.
+  EXPECT_EQ(kernels().get("blocked_merged_groups_of_24/default").candidate.config.at("oc_blocks"), 1);
+}
+TEST_F(Conv2dKernel, BlockedMergedGroupsOf40Nchw) { kernels().check_points("blocked_merged_groups_of_40_nchw"); }
 TEST_F(Conv2dKernel, BlockedGroupsPointwiseFromBlockedInput) {
   kernels().check_points("blocked_groups_pointwise_input");
 }
@@ -642,6 +664,44 @@ TEST(Conv2dWorkload, FramesReadInPlace) {
   grouped.group = 2;
   EXPECT_THROW(make_conv2d_workload(gathered, TensorType{DType::f32, {32, 24, 1, 1}}, nullptr, nullptr, grouped),
                Error);
+}
+
+// A conv of merged groups keeps their width in its key (only when set), and its random
+// weights are zero between the groups.
+TEST(Conv2dWorkload, MergedGroupWidth) {
+  Conv2dAttrs a;
+  a.group = 2;
+  a.group_width = 24;
+  const TensorType x{DType::f32, {1, 96, 6, 7}}, weights{DType::f32, {96, 48, 3, 3}};
+  const Workload w = conv2d_runtime_layout(make_conv2d_workload(x, weights, nullptr, nullptr, a), true);
+  EXPECT_EQ(w.inputs[1].shape, (std::vector<int64_t>{6, 48, 3, 3, 16}));
+  const Workload back = Workload::from_json(w.to_json());
+  EXPECT_EQ(back.key(), w.key());
+  EXPECT_EQ(conv2d_attrs(back).group_width, 24);
+  Conv2dAttrs plain = a;
+  plain.group_width = 0;
+  EXPECT_EQ(make_conv2d_workload(x, weights, nullptr, nullptr, plain).key().find("group_width"), std::string::npos);
+  std::mt19937_64 rng(7);
+  const std::vector<Tensor> inputs = random_inputs(w, rng);
+  std::vector<float> oihw(96 * 48 * 9);
+  unpack_conv2d_weights(inputs[1].data_as<float>(), {96, 48, 3, 3}, conv2d_attrs(w), oihw.data());
+  int64_t nonzero_own = 0;
+  for (int64_t o = 0; o < 96; ++o) {
+    for (int64_t c = 0; c < 48; ++c) {
+      const bool own = c / 24 == o % 48 / 24;
+      for (int64_t tap = 0; tap < 9; ++tap) {
+        const float v = oihw[(o * 48 + c) * 9 + tap];
+        if (!own) ASSERT_EQ(v, 0.0f) << o << " " << c;
+        nonzero_own += own && v != 0.0f;
+      }
+    }
+  }
+  EXPECT_GT(nonzero_own, 96 * 24 * 9 * 9 / 10);
+  // Refused: a width that does not divide the groups, groups with more outputs than inputs.
+  Conv2dAttrs odd = a;
+  odd.group_width = 20;
+  EXPECT_THROW(make_conv2d_workload(x, weights, nullptr, nullptr, odd), Error);
+  EXPECT_THROW(make_conv2d_workload(x, TensorType{DType::f32, {192, 48, 3, 3}}, nullptr, nullptr, a), Error);
 }
 
 }  // namespace

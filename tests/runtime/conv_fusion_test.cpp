@@ -1037,6 +1037,7 @@ TEST(BlockActivations, NarrowGroupsWidenToWholeBlocks) {
   GraphOptions options = kBlockedElementwise;
   options.block_grouped_convs = true;
   options.widen_conv_groups = 4;
+  options.record_group_widths = true;
   Graph g = import_onnx_bytes(grouped_convs_bytes());
   optimize_graph(g, options);
   const Node* small = nullptr;
@@ -1049,6 +1050,8 @@ TEST(BlockActivations, NarrowGroupsWidenToWholeBlocks) {
   EXPECT_EQ(small->attrs.get_int("weight_block", 0), 16);
   EXPECT_EQ(small->attrs.get_int("input_block", 0), 16);
   EXPECT_EQ(small->attrs.get_int("output_block", 0), 16);
+  // A block's channels weigh all 16 inputs between them: no width to record.
+  EXPECT_FALSE(small->attrs.has("group_width"));
   // Blocked weights [64/16, 16, 3, 3, 16]: output o reads only the 4 inputs of its own
   // original group, (o / 4) % 4 * 4 onwards within its group of 16.
   const Tensor& w = *g.constant(small->inputs[1]);
@@ -1094,12 +1097,14 @@ TEST(BlockActivations, GroupsOf24MergeInPairsOfWholeBlocks) {
   options.block_grouped_convs = true;
   options.widen_conv_groups = 4;
   options.merge_conv_groups = true;
+  options.record_group_widths = true;
   Graph g = import_onnx_bytes(groups_of_24_bytes());
   optimize_graph(g, options);
   std::map<std::string, const Node*> by_name;
   for (const Node& n : g.nodes()) by_name[n.name] = &n;
   const Node& pairs = *by_name.at("pairs");
   EXPECT_EQ(pairs.attrs.get_int("group"), 2);
+  EXPECT_EQ(pairs.attrs.get_int("group_width", 0), 24);
   EXPECT_EQ(pairs.attrs.get_int("weight_block", 0), 16);
   EXPECT_EQ(pairs.attrs.get_int("input_block", 0), 16);
   // Blocked weights [96/16, 48, 3, 3, 16]: output o reads only the 24 inputs of its own
@@ -1124,6 +1129,17 @@ TEST(BlockActivations, GroupsOf24MergeInPairsOfWholeBlocks) {
   EXPECT_EQ(odd.attrs.get_int("group"), 3);
   EXPECT_EQ(odd.attrs.get_int("weight_block", 0), 0);
   expect_blocked_matches_unfused(groups_of_24_bytes(), options, {1, 16, 8, 8}, {29, 30});
+
+  // Without record_group_widths the merged conv is the workload older bundles hold.
+  options.record_group_widths = false;
+  Graph unrecorded = import_onnx_bytes(groups_of_24_bytes());
+  optimize_graph(unrecorded, options);
+  for (const Node& n : unrecorded.nodes()) {
+    if (n.name == "pairs") {
+      EXPECT_EQ(n.attrs.get_int("group"), 2);
+      EXPECT_FALSE(n.attrs.has("group_width"));
+    }
+  }
 
   options.merge_conv_groups = false;
   Graph unmerged = import_onnx_bytes(groups_of_24_bytes());

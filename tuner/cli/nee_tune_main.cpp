@@ -367,6 +367,7 @@ int main(int argc, char** argv) {
     graph_options.fold_channel_gates = target.kind() == nee::TargetKind::cpu;
     graph_options.widen_conv_groups = graph_options.block_grouped_convs ? nee::kWidenedGroupMinWidth : 0;
     graph_options.merge_conv_groups = graph_options.block_grouped_convs;
+    graph_options.record_group_widths = graph_options.merge_conv_groups;
     graph_options.fuse_group_norms = true;
     graph_options.fold_pads_into_convs = true;
     graph_options.split_conv_channels = true;

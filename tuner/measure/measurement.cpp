@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/conv2d_workload.h"
+#include "core/conv_weight_layout.h"
 #include "core/family.h"
 #include "core/median.h"
 #include "core/winograd_weights.h"
@@ -28,11 +29,19 @@ std::vector<Tensor> random_inputs(const Workload& workload, std::mt19937_64& rng
   std::vector<Tensor> inputs;
   for (const TensorType& t : workload.inputs) inputs.push_back(random_input(t, rng));
   // Transformed Winograd weights are G g G^T of some 3x3 filter g, which random values
-  // are not: they come from random filters.
-  if (family_of(workload).id == FamilyId::conv2d && conv2d_attrs(workload).winograd_tile != 0) {
-    const Tensor filters = random_input(conv2d_oihw_weights(workload), rng);
-    pack_winograd_weights(filters.data_as<float>(), filters.shape(), conv2d_attrs(workload).winograd_tile,
-                          inputs[1].data_as<float>());
+  // are not: they come from random filters. Merged groups weigh zero between their groups
+  // (conv2d group_width), as kernels that skip those products assume.
+  if (family_of(workload).id != FamilyId::conv2d) return inputs;
+  const Conv2dAttrs attrs = conv2d_attrs(workload);
+  if (attrs.winograd_tile == 0 && attrs.group_width == 0) return inputs;
+  Tensor filters = random_input(conv2d_oihw_weights(workload), rng);
+  zero_weights_between_merged_groups(filters.shape(), attrs, filters.data_as<float>());
+  if (attrs.winograd_tile != 0) {
+    pack_winograd_weights(filters.data_as<float>(), filters.shape(), attrs.winograd_tile, inputs[1].data_as<float>());
+  } else if (attrs.weight_block != 0) {
+    pack_blocked_weights(filters.data_as<float>(), filters.shape(), attrs.weight_block, inputs[1].data_as<float>());
+  } else {
+    inputs[1] = std::move(filters);
   }
   return inputs;
 }
