@@ -23,6 +23,32 @@ std::vector<int64_t> with_whole_plane(std::vector<int64_t> values, int64_t rows)
   return values;
 }
 
+// Along one dim of a window: the share of (output, tap) pairs that read inside the
+// input, and the outputs at which some tap starts or stops reading inside.
+struct TapSpan {
+  double inside = 1.0;
+  std::vector<int64_t> boundaries;
+};
+
+TapSpan tap_span(int64_t outputs, int64_t inputs, int64_t taps, int64_t stride, int64_t dilation, int64_t pad) {
+  TapSpan span;
+  int64_t inside = 0;
+  for (int64_t o = 0; o < outputs; ++o) {
+    bool changes = false;
+    for (int64_t k = 0; k < taps; ++k) {
+      const auto reads_inside = [&](int64_t out) {
+        const int64_t i = out * stride + k * dilation - pad;
+        return i >= 0 && i < inputs;
+      };
+      inside += reads_inside(o);
+      changes = changes || (o > 0 && reads_inside(o) != reads_inside(o - 1));
+    }
+    if (changes) span.boundaries.push_back(o);
+  }
+  span.inside = static_cast<double>(inside) / static_cast<double>(outputs * taps);
+  return span;
+}
+
 }  // namespace
 
 
@@ -144,7 +170,17 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   // loop of its own: RegNetX-1.6GF's grouped 3x3 convs took 4.2 ms a run by 1 block, 5.8
   // by 3 (`nee-run --profile`, default bundles alike but for oc_blocks).
   const bool skips_inputs = attrs.group_width != 0;
-  const bool chunked = wide && !skips_inputs && input_blocks_ > 1 && (out_h_ * out_w_ <= chunked_plane || (strided && !one_by_one)) &&
+  // Convs dilated along H skip the taps that read padding (conv2d_algorithm.cpp), and
+  // those whose tiles hold over 1 MB of weights chunk on any plane: DeepLabV3's 2048->256
+  // 3x3 atrous convs on 28x28 (4.7 MB a tile of 4 blocks) took 30.8 and 30.8 ms unchunked,
+  // 9.9 and 10.0 chunked at rate 12, and 37.7, 38.0 -> 14.5, 15.9 at rate 6; its stage's
+  // 512-channel rate-4 ones (1.2 MB) 9.9, 8.8 -> 7.5, 7.7 (`nee-tune --op conv2d --shape
+  // 1x2048x28x28,256x3x3,p12,d12 --trials 1`, the default of the build before and after,
+  // alternating).
+  const bool skips_taps = attrs.dilations[0] > 1;
+  const bool huge_dilated = skips_taps && tile_weight_bytes > 1024 * 1024;
+  const bool chunked = wide && !skips_inputs && input_blocks_ > 1 &&
+                       (out_h_ * out_w_ <= chunked_plane || (strided && !one_by_one) || huge_dilated) &&
                        tile_weight_bytes > 48 * 1024 && tiles(chunk_blocks, chunk_rows) >= 4 &&
                        (chunk > 1 || tile_weight_bytes > 2 * 48 * 1024);
   int64_t oc_blocks = wide && blocks_ % 2 == 0 ? 2 : 1;
@@ -193,6 +229,30 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   c.knobs["unroll_kx"] = kernel_w_ > 1 && kernel_w_ <= 7 ? 1 : 0;
   c.knobs["parallel"] = 1;
   c.knobs["ci_chunk"] = chunked ? chunk : 0;
+  // Where most taps read padding, the tap loops go outside the channels (red_order 1),
+  // so the taps left out are whole loop iterations, in register blocks whose columns all
+  // read inside or all outside for each tap: the rate-24 conv above (18% of its products
+  // inside) took 4.6 ms so against 11.6 with kx unrolled innermost (9.5 unchunked); at
+  // rate 12 (51% inside) 10.2 against 10.7, and at rate 2 (86%) 24.4 against 8.4, its
+  // register blocks straddling the map's edges; at rate 18 (31%) 20.4 ms unchunked, 8.8
+  // so in blocks of 2 columns (edges at columns 10 and 18).
+  if (chunked && skips_taps) {
+    const TapSpan rows = tap_span(out_h_, conv2d_nchw_input(workload_).shape[2], workload_.inputs[1].shape[2],
+                                  attrs.strides[0], attrs.dilations[0], attrs.pads[0]);
+    const TapSpan columns = tap_span(out_w_, conv2d_nchw_input(workload_).shape[3], kernel_w_, attrs.strides[1],
+                                     attrs.dilations[1], attrs.pads[1]);
+    std::vector<int64_t> aligned;
+    for (int64_t v : knobs_[1].values) {
+      bool divides = v >= 2 && isa_.channel_block_misfit(oc_blocks, v).empty();
+      for (int64_t b : columns.boundaries) divides = divides && b % v == 0;
+      if (divides) aligned.push_back(v);
+    }
+    if (rows.inside * columns.inside < 0.5 && !aligned.empty() && aligned.front() <= 6) {
+      c.knobs["red_order"] = 1;
+      c.knobs["unroll_kx"] = 0;
+      c.knobs["px"] = fitting_tile(aligned, out_w_, 6);
+    }
+  }
   return c;
 }
 

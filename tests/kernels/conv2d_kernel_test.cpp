@@ -223,6 +223,12 @@ class Conv2dKernel : public test::CompiledKernelsTest<Conv2dKernel> {
     kernels.add_changed_default("blocked_groups_residual_relu", "chunk1_two_groups",
                                 workload_of_case(cases().at("blocked_groups_residual_relu")), cpu,
                                 {{"ci_chunk", 1}, {"oc_blocks", 4}, {"px", 3}});
+    // An atrous conv reduced in chunks with the taps outside the channels (red_order 1),
+    // its register blocks of 4 columns straddling the edge where the outer taps leave the
+    // 9-wide map (at column 5), the tile's last columns past the output.
+    kernels.add_changed_default("blocked_atrous_residual_relu", "chunk1_taps_outside",
+                                workload_of_case(cases().at("blocked_atrous_residual_relu")), cpu,
+                                {{"ci_chunk", 1}, {"red_order", 1}, {"unroll_kx", 0}, {"px", 4}, {"rows", 7}});
     // Merged groups with three weight blocks unrolled per register block (each its own
     // inputs) and the reduction in chunks of one input block.
     kernels.add_changed_default("blocked_merged_groups_of_24", "three_blocks_chunk1",
@@ -399,6 +405,43 @@ TEST(Conv2dBlockedDefault, ChunksWhereTheScanFoundChunksFastest) {
   const CpuVectorIsa avx2{8, 16};
   EXPECT_EQ(resnet_default({1, 1024, 14, 14}, {256, 1024, 1, 1}, 1, 0, avx2).at("ci_chunk"), 0);
   EXPECT_EQ(resnet_default({1, 512, 14, 14}, {512, 512, 3, 3}, 2, 1, avx2).at("ci_chunk"), 0);
+}
+
+// The default point of an atrous conv between convs: 2048 -> 256 channels on 28x28 at
+// `rate` (DeepLabV3's pyramid), or `in` -> `in` channels.
+ScheduleConfig atrous_default(int64_t in, int64_t out, int64_t rate, CpuVectorIsa isa) {
+  Conv2dAttrs attrs;
+  attrs.dilations = {rate, rate};
+  attrs.pads = {rate, rate, rate, rate};
+  const Workload workload = workload_of_case({{1, in, 28, 28}, {out, in, 3, 3}, attrs, true, false, true, true, true});
+  return Conv2dBlockedCpuSpace(workload, isa).default_config();
+}
+
+// Atrous convs whose tiles hold over 1 MB of weights reduce in chunks on any plane; where
+// most of their taps read padding, the tap loops go outside the channels, in register
+// blocks of columns that the taps' edges never split.
+TEST(Conv2dBlockedDefault, AtrousConvsChunkAndLoopOverTheTapsThatReadTheMap) {
+  const CpuVectorIsa avx512{16, 32};
+  // ci_chunk, oc_blocks, px, rows, then red_order and unroll_kx.
+  const auto knobs = [](const ScheduleConfig& c) {
+    std::vector<int64_t> k = knobs_of(c);
+    k.push_back(c.at("red_order"));
+    k.push_back(c.at("unroll_kx"));
+    return k;
+  };
+  // Rate 12: 51% of the products read the map; its edges at columns 12 and 16.
+  EXPECT_EQ(knobs(atrous_default(2048, 256, 12, avx512)), (std::vector<int64_t>{1, 4, 4, 14, 0, 1}));
+  // Rate 24: 18%, edges at 4 and 24; rate 18: 31%, edges at 10 and 18, so blocks of 2.
+  EXPECT_EQ(knobs(atrous_default(2048, 256, 24, avx512)), (std::vector<int64_t>{1, 4, 4, 14, 1, 0}));
+  EXPECT_EQ(knobs(atrous_default(2048, 256, 18, avx512)), (std::vector<int64_t>{1, 4, 2, 14, 1, 0}));
+  // ResNet's rate-2 convs in DeepLabV3's last stage: 1.2 MB of weights a tile, chunked,
+  // taps innermost; at 256 channels (0.6 MB) unchunked.
+  EXPECT_EQ(knobs(atrous_default(512, 512, 2, avx512)), (std::vector<int64_t>{1, 4, 4, 14, 0, 1}));
+  EXPECT_EQ(atrous_default(256, 256, 2, avx512).at("ci_chunk"), 0);
+  // AVX2 keeps its unchunked defaults.
+  const ScheduleConfig avx2 = atrous_default(2048, 256, 24, CpuVectorIsa{8, 16});
+  EXPECT_EQ(avx2.at("ci_chunk"), 0);
+  EXPECT_EQ(avx2.at("red_order"), 0);
 }
 
 TEST_F(Conv2dKernel, Winograd2x2ResidualRelu) { kernels().check_points("winograd2_residual_relu"); }
