@@ -347,7 +347,7 @@ Workload conv2d_with_activation_layout(const Workload& w, bool input, bool outpu
 Workload conv2d_runtime_layout(const Workload& w, bool block_activations, bool winograd) {
   if (winograd) {
     const Workload direct = conv2d_runtime_layout(w, block_activations);
-    const int64_t tile = conv2d_winograd_tile(direct);
+    const int64_t tile = conv2d_winograd_tile(direct, true);
     return tile ? conv2d_with_winograd(direct, tile) : direct;
   }
   if (block_activations && conv2d_is_depthwise(w) && conv2d_attrs(w).weight_block == 0 &&
@@ -385,7 +385,7 @@ Workload conv2d_with_winograd(const Workload& w, int64_t m) {
   return conv2d_relaid(w, a);
 }
 
-int64_t conv2d_winograd_tile(const Workload& w) {
+int64_t conv2d_winograd_tile(const Workload& w, bool bound_weights) {
   const Conv2dAttrs a = conv2d_attrs(w);
   if (!conv2d_can_use_winograd(w) || a.input_block == 0) return 0;
   // ResNet's 3x3 convs at their default points (2 threads, cold caches; `nee-tune --op
@@ -397,7 +397,11 @@ int64_t conv2d_winograd_tile(const Workload& w) {
   // them; F(4x4) covers 14x14 with 16x16 and 7x7 with 8x8, computing up to 31% more.
   const std::vector<int64_t> out = conv2d_nchw_output(w).shape;
   const int64_t side = std::min(out[2], out[3]);
-  return side >= 28 ? 4 : side >= 14 ? 2 : 0;
+  const int64_t tile = side >= 28 ? 4 : side >= 14 ? 2 : 0;
+  if (tile == 0 || !bound_weights) return tile;
+  const std::vector<int64_t> oihw = conv2d_oihw_weights(w).shape;
+  const int64_t bytes = static_cast<int64_t>(sizeof(float)) * oihw[0] * oihw[1] * (tile + 2) * (tile + 2);
+  return bytes <= kWinogradWeightBound ? tile : 0;
 }
 
 int64_t conv2d_reduction_length(const Workload& w) {

@@ -107,8 +107,16 @@ Workload conv2d_with_activation_layout(const Workload& w, bool input, bool outpu
 // nee-tune --op and nee-bench tune and time this form.
 Workload conv2d_runtime_layout(const Workload& w, bool block_activations, bool winograd = false);
 // The Winograd tile the runtime gives a conv in its runtime layout when Winograd is on
-// (GraphOptions::winograd), 0 for direct sums.
-int64_t conv2d_winograd_tile(const Workload& w);
+// (GraphOptions::winograd), 0 for direct sums; with `bound_weights`
+// (GraphOptions::winograd_weight_bound) none where the transformed weights would take
+// over kWinogradWeightBound bytes.
+int64_t conv2d_winograd_tile(const Workload& w, bool bound_weights);
+// FCN-ResNet50's 2048->512 3x3 conv on 28x28 (`nee-tune --op conv2d --shape
+// 1x2048x28x28,512x3x3,p1 --trials 1`, 2 threads): F(4x4), 151 MB of transformed weights,
+// 47.0 ms at its default point and 38.8 after 20 trials; direct sums in chunks 34.3 ms.
+// At 1024 input channels (75 MB) F(4x4) still won, 13.1 against 17.3 ms, and at 512
+// (38 MB) 5.3 against 8.5.
+inline constexpr int64_t kWinogradWeightBound = int64_t{96} << 20;
 // Whether the conv may run as Winograd F(m x m, 3x3): a 3x3 window, stride and dilation
 // 1, group 1, weights blocked (not yet transformed), a channel-blocked output (the
 // Winograd kernels store 16 channels of a tile per vector). The same conv with W

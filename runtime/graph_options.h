@@ -112,6 +112,14 @@ struct GraphOptions {
   // inputs a weight block never weighs. A manifest from before it was recorded reads as
   // false.
   bool record_group_widths = false;
+  // ReduceMeans over H and W run as GlobalAveragePools (passes.h: means_as_global_pools),
+  // which changes the workloads around them. A manifest from before it was recorded reads
+  // as false.
+  bool means_as_global_pools = false;
+  // With winograd, convs whose transformed weights would exceed kWinogradWeightBound keep
+  // direct sums (core/conv2d_workload.h: conv2d_winograd_tile), which changes their
+  // workloads. A manifest from before it was recorded reads as false.
+  bool winograd_weight_bound = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -127,7 +135,8 @@ struct GraphOptions {
            lower_1d_conv_transposes == o.lower_1d_conv_transposes &&
            group_norms_over_rows == o.group_norms_over_rows && drop_padding_taps == o.drop_padding_taps &&
            block_resizes == o.block_resizes && convs_read_frames == o.convs_read_frames &&
-           record_group_widths == o.record_group_widths;
+           record_group_widths == o.record_group_widths && means_as_global_pools == o.means_as_global_pools &&
+           winograd_weight_bound == o.winograd_weight_bound;
   }
 };
 

@@ -170,21 +170,22 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   // loop of its own: RegNetX-1.6GF's grouped 3x3 convs took 4.2 ms a run by 1 block, 5.8
   // by 3 (`nee-run --profile`, default bundles alike but for oc_blocks).
   const bool skips_inputs = attrs.group_width != 0;
-  // Convs dilated along H skip the taps that read padding (conv2d_algorithm.cpp), and
-  // those whose tiles hold over 1 MB of weights chunk on any plane: DeepLabV3's 2048->256
-  // 3x3 atrous convs on 28x28 (4.7 MB a tile of 4 blocks) took 30.8 and 30.8 ms unchunked,
-  // 9.9 and 10.0 chunked at rate 12, and 37.7, 38.0 -> 14.5, 15.9 at rate 6; its stage's
-  // 512-channel rate-4 ones (1.2 MB) 9.9, 8.8 -> 7.5, 7.7 (`nee-tune --op conv2d --shape
-  // 1x2048x28x28,256x3x3,p12,d12 --trials 1`, the default of the build before and after,
-  // alternating).
-  const bool skips_taps = attrs.dilations[0] > 1;
-  const bool huge_dilated = skips_taps && tile_weight_bytes > 1024 * 1024;
+  // Windows wider than 1x1 whose tiles hold over 1 MB of weights chunk on any plane:
+  // DeepLabV3's 2048->256 3x3 atrous convs on 28x28 (4.7 MB a tile of 4 blocks) took 30.8
+  // and 30.8 ms unchunked, 9.9 and 10.0 chunked at rate 12, and 37.7, 38.0 -> 14.5, 15.9 at
+  // rate 6; its stage's 512-channel rate-4 ones (1.2 MB) 9.9, 8.8 -> 7.5, 7.7
+  // (`nee-tune --op conv2d --shape 1x2048x28x28,256x3x3,p12,d12 --trials 1`, the default
+  // of the build before and after, alternating); FCN's undilated 2048->512 head, direct
+  // (kWinogradWeightBound), 67.5 -> 34.3 ms, and 3x3 convs onto 28x28 from 512 and 1024
+  // channels 8.9 -> 8.5 and 19.9 -> 17.3 (`--no-winograd`, one point each). 1x1 convs gained
+  // nothing so (2048->256, 1024->512 and 512->2048 on 28x28, alternating twice).
+  const bool huge_window = !one_by_one && tile_weight_bytes > 1024 * 1024;
   const bool chunked = wide && !skips_inputs && input_blocks_ > 1 &&
-                       (out_h_ * out_w_ <= chunked_plane || (strided && !one_by_one) || huge_dilated) &&
+                       (out_h_ * out_w_ <= chunked_plane || (strided && !one_by_one) || huge_window) &&
                        tile_weight_bytes > 48 * 1024 && tiles(chunk_blocks, chunk_rows) >= 4 &&
                        (chunk > 1 || tile_weight_bytes > 2 * 48 * 1024);
   int64_t oc_blocks = wide && blocks_ % 2 == 0 ? 2 : 1;
-  if (wide && one_by_one && blocks_ % 4 == 0) oc_blocks = 4;
+  if (wide && one_by_one && blocks_ % 4 == 0 && tiles(4, chunk_rows) >= 4) oc_blocks = 4;
   // An odd count of weight blocks (1000 channels: 63) left one block by 12 columns, an
   // input broadcast per FMA: SqueezeNet's 512->1000 1x1 classifier on 13x13 (`nee-tune
   // --op conv2d --shape 1x512x13x13,1000x1x1 --trials 30`) ran 1800 us at that default,
@@ -236,7 +237,8 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   // rate 12 (51% inside) 10.2 against 10.7, and at rate 2 (86%) 24.4 against 8.4, its
   // register blocks straddling the map's edges; at rate 18 (31%) 20.4 ms unchunked, 8.8
   // so in blocks of 2 columns (edges at columns 10 and 18).
-  if (chunked && skips_taps) {
+  // Convs dilated along H skip the taps that read padding (conv2d_algorithm.cpp).
+  if (chunked && attrs.dilations[0] > 1) {
     const TapSpan rows = tap_span(out_h_, conv2d_nchw_input(workload_).shape[2], workload_.inputs[1].shape[2],
                                   attrs.strides[0], attrs.dilations[0], attrs.pads[0]);
     const TapSpan columns = tap_span(out_w_, conv2d_nchw_input(workload_).shape[3], kernel_w_, attrs.strides[1],

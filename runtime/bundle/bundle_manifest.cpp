@@ -75,7 +75,9 @@ nlohmann::json BundleManifest::to_json() const {
             {"drop_padding_taps", graph.drop_padding_taps},
             {"block_resizes", graph.block_resizes},
             {"convs_read_frames", graph.convs_read_frames},
-            {"record_group_widths", graph.record_group_widths}}},
+            {"record_group_widths", graph.record_group_widths},
+            {"means_as_global_pools", graph.means_as_global_pools},
+            {"winograd_weight_bound", graph.winograd_weight_bound}}},
           {"variants", variants_json}};
 }
 
@@ -117,6 +119,8 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.block_resizes = j.at("graph").value("block_resizes", false);
   m.graph.convs_read_frames = j.at("graph").value("convs_read_frames", false);
   m.graph.record_group_widths = j.at("graph").value("record_group_widths", false);
+  m.graph.means_as_global_pools = j.at("graph").value("means_as_global_pools", false);
+  m.graph.winograd_weight_bound = j.at("graph").value("winograd_weight_bound", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;
     variant.isa = v.at("isa").get<std::string>();

@@ -5,6 +5,7 @@ namespace nee {
 void optimize_graph(Graph& graph, const GraphOptions& options) {
   remove_identity(graph);
   fold_zero_pads(graph, options.fold_pads_into_convs);
+  if (options.means_as_global_pools) means_as_global_pools(graph);
   transpose_as_reshape(graph);
   lower_conv_transpose(graph, options.lower_1d_conv_transposes);
   if (options.drop_padding_taps) drop_padding_taps(graph);
@@ -40,7 +41,7 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   if (options.pack_matmul_weights) pack_matmul_weights(graph);
   if (options.fold_channel_gates) fold_channel_gates(graph);
   if (options.block_activations) block_activations(graph, options);
-  if (options.winograd) use_winograd(graph);
+  if (options.winograd) use_winograd(graph, options.winograd_weight_bound);
   if (options.convs_read_frames) convs_read_frames(graph);
 }
 

@@ -46,6 +46,13 @@ void remove_identity(Graph& graph);
 // the tensor itself with its pads grown (a WaveNet's causal Pad before each dilated conv,
 // Keras's asymmetric 'same' padding). A Pad left unread is dropped.
 void fold_zero_pads(Graph& graph, bool into_convs);
+// A ReduceMean of an NCHW f32 tensor over H and W (MNASNet's and ConvNeXt's heads, and
+// squeeze-and-excite written as x.mean((2, 3), keepdim=True)) is GlobalAveragePool's
+// arithmetic: it becomes one, followed by a Flatten to [N, C] where the mean drops the
+// dims, so it runs as a bundle kernel and, between blocked convs, on the blocked layout
+// (the reference ReduceMean took 73 us of MNASNet's 3.3 ms, and its conv wrote NCHW for
+// it). With GraphOptions::means_as_global_pools.
+void means_as_global_pools(Graph& graph);
 // A Transpose that moves only dims of extent 1 (BERT's [1,128,256] to [128,1,256]) keeps
 // the element order: it becomes a Reshape to its output's shape, which the runtime runs
 // as a view, not a copy.
@@ -301,8 +308,9 @@ void pack_matmul_weights(Graph& graph);
 void block_activations(Graph& graph, const GraphOptions& options);
 
 // Transforms the constant weights of every NeeConv for which conv2d_winograd_tile (of its
-// workload) picks a tile, and sets its winograd_tile. Runs after block_activations.
-void use_winograd(Graph& graph);
+// workload, with `bound_weights`: GraphOptions::winograd_weight_bound) picks a tile, and
+// sets its winograd_tile. Runs after block_activations.
+void use_winograd(Graph& graph, bool bound_weights);
 
 // A NeeFrameGather of frames ([N * T, C, H, W], NCHW or blocked) whose one reader is a
 // direct-sum NeeConv of one group, reading it as X alone, goes: the conv reads the frames
@@ -313,7 +321,8 @@ void use_winograd(Graph& graph);
 // other pass meets such a conv.
 void convs_read_frames(Graph& graph);
 
-// The passes in the order: remove_identity, fold_zero_pads, transpose_as_reshape,
+// The passes in the order: remove_identity, fold_zero_pads, means_as_global_pools (when
+// options say), transpose_as_reshape,
 // lower_conv_transpose, fuse_conv, lower_1d_to_rows, lower_3d_to_frames,
 // split_conv_channels (when options say), lower_recurrent, einsum_as_matmul, fuse_gemm,
 // convert_matmul, fold_matmul_scale, fuse_matmul_add, fold_matmul_scale again (a scaling

@@ -7,12 +7,12 @@
 
 namespace nee {
 
-void use_winograd(Graph& graph) {
+void use_winograd(Graph& graph, bool bound_weights) {
   for (Node& node : graph.nodes()) {
     if (node.op != "NeeConv") continue;
     const std::optional<Workload> workload = workload_of(graph, node);
     if (!workload) continue;
-    const int64_t tile = conv2d_winograd_tile(*workload);
+    const int64_t tile = conv2d_winograd_tile(*workload, bound_weights);
     const std::string blocked_name = node.inputs[1];
     const Tensor* blocked = f32_constant(graph, blocked_name);
     if (tile == 0 || !blocked) continue;

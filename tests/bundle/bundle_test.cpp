@@ -197,6 +197,8 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"block_resizes", &GraphOptions::block_resizes},
       {"convs_read_frames", &GraphOptions::convs_read_frames},
       {"record_group_widths", &GraphOptions::record_group_widths},
+      {"means_as_global_pools", &GraphOptions::means_as_global_pools},
+      {"winograd_weight_bound", &GraphOptions::winograd_weight_bound},
       {"split_matmul_columns", &GraphOptions::split_matmul_columns}};
   for (const auto& [option, member] : later_options) {
     j["graph"].erase(option);

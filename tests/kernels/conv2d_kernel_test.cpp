@@ -417,8 +417,8 @@ ScheduleConfig atrous_default(int64_t in, int64_t out, int64_t rate, CpuVectorIs
   return Conv2dBlockedCpuSpace(workload, isa).default_config();
 }
 
-// Atrous convs whose tiles hold over 1 MB of weights reduce in chunks on any plane; where
-// most of their taps read padding, the tap loops go outside the channels, in register
+// Convs of windows wider than 1x1 whose tiles hold over 1 MB of weights reduce in chunks
+// on any plane; atrous ones where most of their taps read padding, the tap loops go outside the channels, in register
 // blocks of columns that the taps' edges never split.
 TEST(Conv2dBlockedDefault, AtrousConvsChunkAndLoopOverTheTapsThatReadTheMap) {
   const CpuVectorIsa avx512{16, 32};
@@ -435,9 +435,11 @@ TEST(Conv2dBlockedDefault, AtrousConvsChunkAndLoopOverTheTapsThatReadTheMap) {
   EXPECT_EQ(knobs(atrous_default(2048, 256, 24, avx512)), (std::vector<int64_t>{1, 4, 4, 14, 1, 0}));
   EXPECT_EQ(knobs(atrous_default(2048, 256, 18, avx512)), (std::vector<int64_t>{1, 4, 2, 14, 1, 0}));
   // ResNet's rate-2 convs in DeepLabV3's last stage: 1.2 MB of weights a tile, chunked,
-  // taps innermost; at 256 channels (0.6 MB) unchunked.
+  // taps innermost; at 256 channels (0.6 MB) unchunked. FCN's undilated 2048->512 head
+  // (4.7 MB) chunks too.
   EXPECT_EQ(knobs(atrous_default(512, 512, 2, avx512)), (std::vector<int64_t>{1, 4, 4, 14, 0, 1}));
   EXPECT_EQ(atrous_default(256, 256, 2, avx512).at("ci_chunk"), 0);
+  EXPECT_EQ(knobs(atrous_default(2048, 512, 1, avx512)), (std::vector<int64_t>{1, 4, 4, 14, 0, 1}));
   // AVX2 keeps its unchunked defaults.
   const ScheduleConfig avx2 = atrous_default(2048, 256, 24, CpuVectorIsa{8, 16});
   EXPECT_EQ(avx2.at("ci_chunk"), 0);
@@ -592,9 +594,17 @@ TEST(Conv2dWorkload, WinogradWeights) {
   const Workload blocked = conv2d_runtime_layout(plain, true);
   ASSERT_TRUE(conv2d_can_use_winograd(blocked));
   // The runtime's tiles: 4 on planes of 28 or more, 2 from 14, direct below.
-  EXPECT_EQ(conv2d_winograd_tile(blocked), 2);
-  EXPECT_EQ(conv2d_winograd_tile(conv2d_runtime_layout(conv2d_workload_from_shape("1x32x28x30,48x3x3,p1"), true)), 4);
-  EXPECT_EQ(conv2d_winograd_tile(conv2d_runtime_layout(conv2d_workload_from_shape("1x32x13x28,48x3x3,p1"), true)), 0);
+  const auto runtime_tile = [](const std::string& shape, bool bound_weights) {
+    return conv2d_winograd_tile(conv2d_runtime_layout(conv2d_workload_from_shape(shape), true), bound_weights);
+  };
+  EXPECT_EQ(conv2d_winograd_tile(blocked, true), 2);
+  EXPECT_EQ(runtime_tile("1x32x28x30,48x3x3,p1", true), 4);
+  EXPECT_EQ(runtime_tile("1x32x13x28,48x3x3,p1", true), 0);
+  // FCN's 2048->512 conv would transform its weights into 151 MB: direct sums, unless the
+  // bound is off (a bundle from before it); 1024 input channels (75 MB) keep F(4x4).
+  EXPECT_EQ(runtime_tile("1x2048x28x28,512x3x3,p1", true), 0);
+  EXPECT_EQ(runtime_tile("1x2048x28x28,512x3x3,p1", false), 4);
+  EXPECT_EQ(runtime_tile("1x1024x28x28,512x3x3,p1", true), 4);
   const Workload f4 = conv2d_with_winograd(blocked, 4);
   EXPECT_EQ(f4.inputs[1].shape, (std::vector<int64_t>{3, 36, 32, 16}));
   EXPECT_EQ(conv2d_oihw_weights(f4).shape, plain.inputs[1].shape);
@@ -611,7 +621,7 @@ TEST(Conv2dWorkload, WinogradWeights) {
   EXPECT_THROW(conv2d_with_winograd(plain, 2), Error);
   EXPECT_FALSE(conv2d_can_use_winograd(conv2d_with_activation_layout(blocked, true, false)));  // NCHW output
   // The runtime keeps NCHW-input convs direct (their transform would gather).
-  EXPECT_EQ(conv2d_winograd_tile(conv2d_with_activation_layout(blocked, false, true)), 0);
+  EXPECT_EQ(conv2d_winograd_tile(conv2d_with_activation_layout(blocked, false, true), true), 0);
   EXPECT_THROW(winograd_oihw_shape({3, 16, 32, 16}, 48, 4), Error);
 
   // G g G^T comes back through the left inverse, and the padding channels are zero.

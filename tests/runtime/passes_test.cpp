@@ -193,6 +193,31 @@ TEST(Passes, VectorMatMulStaysMatMul) {
   EXPECT_EQ(expect_fusion_preserves_outputs(g), Ops{"MatMul"});
 }
 
+// ReduceMeans over H and W become GlobalAveragePools (with a Flatten where the mean drops
+// the dims); a mean over the channels stays.
+TEST(Passes, MeansOverTheMapBecomeGlobalAveragePools) {
+  Graph g;
+  g.add_value("x", f32({2, 5, 3, 4}));
+  g.add_input("x");
+  const auto mean = [&g](const std::string& name, std::vector<int64_t> axes, int64_t keep,
+                         const std::vector<int64_t>& out) {
+    Attributes attrs;
+    attrs.set("axes", std::move(axes));
+    attrs.set("keepdims", keep);
+    add_node(g, "ReduceMean", name, {"x"}, name + "_out", f32(out), attrs);
+    g.add_output(name + "_out");
+  };
+  mean("dropped", {2, 3}, 0, {2, 5});
+  mean("kept", {2, 3}, 1, {2, 5, 1, 1});
+  mean("channels", {1}, 1, {2, 1, 3, 4});
+  GraphOptions options;
+  options.means_as_global_pools = true;
+  Ops ops = expect_fusion_preserves_outputs(g, options);
+  std::sort(ops.begin(), ops.end());
+  EXPECT_EQ(ops, (Ops{"Flatten", "GlobalAveragePool", "GlobalAveragePool", "ReduceMean"}));
+  EXPECT_EQ(expect_fusion_preserves_outputs(g), (Ops{"ReduceMean", "ReduceMean", "ReduceMean"}));
+}
+
 TEST(Passes, IdentityIsRemoved) {
   Graph g;
   g.add_value("x", f32({2, 2}));

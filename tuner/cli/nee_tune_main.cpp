@@ -375,6 +375,7 @@ int main(int argc, char** argv) {
     graph_options.lower_1d_conv_transposes = true;
     graph_options.group_norms_over_rows = true;
     graph_options.drop_padding_taps = true;
+    graph_options.means_as_global_pools = true;
     graph_options.block_resizes = graph_options.block_activations;
     graph_options.convs_read_frames = target.kind() == nee::TargetKind::cpu;
     graph_options.pack_matmul_weights = target.kind() == nee::TargetKind::cpu;
@@ -382,6 +383,7 @@ int main(int argc, char** argv) {
     graph_options.split_matmul_columns = true;
     graph_options.fuse_attention = target.kind() == nee::TargetKind::cpu && fuse_attention;
     graph_options.winograd = target.kind() == nee::TargetKind::cpu && !no_winograd;
+    graph_options.winograd_weight_bound = graph_options.winograd;
     const std::vector<nee::WorkloadCount> counted =
         !model.empty() ? model_workloads(model, nee::parse_input_shape_sets(input_shape_texts), graph_options)
         : family->id == nee::FamilyId::conv2d
