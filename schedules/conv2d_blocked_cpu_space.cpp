@@ -49,6 +49,19 @@ TapSpan tap_span(int64_t outputs, int64_t inputs, int64_t taps, int64_t stride, 
   return span;
 }
 
+// The share of two threads' time that a parallel loop of `tiles` equal tasks keeps busy
+// (the defaults were measured on 2 cores; an even count splits evenly on any even count
+// of threads). Past 12 tasks the idle share is small. Below 4 a thread that starts late
+// has no other task to even out with: DenseNet-121's 1x1 convs onto 128 channels on 7x7
+// ran 47-82 us in 2 tiles of 4 weight blocks, 42-79 in 4 of 2 (`nee-run --profile`), so
+// such counts score 0.85; a 384->64 1x1 conv on 14x14 (MobileNetV2's) ran 36 us in 2
+// tiles of 4 blocks by 5 columns and 39-40 in 4 of 2 by 7: the wider block outweighed that.
+double thread_balance(int64_t tiles) {
+  if (tiles >= 12) return 1.0;
+  const double busy = static_cast<double>(tiles) / static_cast<double>((tiles + 1) / 2 * 2);
+  return tiles < 4 ? busy * 0.85 : busy;
+}
+
 }  // namespace
 
 
@@ -85,7 +98,7 @@ Conv2dBlockedCpuSpace::Conv2dBlockedCpuSpace(const Workload& workload, CpuVector
                       ? conv2d_nchw_input(workload).shape[1] / attrs.group / attrs.input_block
                       : 0;
   knobs_ = {
-      {"oc_blocks", values_up_to({1, 2, 3, 4}, blocks_), "16-channel weight blocks per register block"},
+      {"oc_blocks", values_up_to({1, 2, 3, 4, 5}, blocks_), "16-channel weight blocks per register block"},
       {"px", values_up_to({1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 28}, out_w_),
        "output columns per register block"},
       {"rows", with_whole_plane(values_up_to({1, 2, 4, 7, 8, 14, 16, 28}, out_h_), out_h_),
@@ -134,10 +147,6 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   // classifier on 13x13 (63 blocks) took 1238 us unchunked and 948 us chunked (cold,
   // `nee-measure` on the default bundle's kernel; 4 minutes of nee-tune found 844 us).
   const bool stride1_window_onto_7_wide = !one_by_one && !strided && out_w_ <= 7;
-  const int64_t chunk_blocks = blocks_ % 4 == 0 && !stride1_window_onto_7_wide ? 4
-                               : blocks_ % 2 == 0                              ? 2
-                               : blocks_ % 3 == 0                              ? 3
-                                                                               : 1;
   // Whole planes of up to 18 rows, else the fewest rows computed in tiles of 7-14: the
   // transposed convs of a DCGAN generator as phase convs onto 5x5, 9x9 and 17x17 planes
   // (`nee-tune --op conv2d --shape 1x512x4x4,1024x2x2,p1` and 1x256x8x8,512x2x2,p1 and
@@ -145,10 +154,54 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   // tiles, 337-458, 269-333 and 207-241 in tiles of 1, 2 or 4 rows; a stride-2 3x3 conv
   // onto 28x28 (1x128x56x56,128x3x3,s2,p1) 783 us in tiles of 14, 995 in one of 28.
   const int64_t chunk_rows = fitting_tile(knobs_[2].values, out_h_, out_h_ <= 18 ? 18 : 14);
-  const int64_t window = workload_.inputs[1].shape[2] * kernel_w_;
-  const int64_t tile_weight_bytes = chunk_blocks * kConvWeightBlock * input_blocks_ * kConvWeightBlock * window * 4;
   const int64_t batch = conv2d_nchw_output(workload_).shape[0];
   auto tiles = [&](int64_t blocks, int64_t rows) { return blocks_ / blocks * ((out_h_ + rows - 1) / rows) * batch; };
+  // An unchunked 1x1 conv takes whole planes where they leave 4 tiles or more that the
+  // threads split evenly.
+  auto one_by_one_rows = [&](int64_t blocks) {
+    const int64_t whole = tiles(blocks, chunk_rows);
+    return whole >= 4 && thread_balance(whole) == 1.0 ? chunk_rows : fitting_tile(knobs_[2].values, out_h_, 8);
+  };
+  // A 1x1 conv's register block (on wide units): the weight blocks and columns whose
+  // block does the most FMAs per load (blocks x columns over blocks + columns, which
+  // stops paying at 2), over columns that cover the width with the least waste, in tiles
+  // that the threads split evenly; ties go to 4, then 3 blocks (the measured ones), and to
+  // fewer columns. MNASNet's 1x1 convs, tuned for 20 minutes (2260 trials), put 3 blocks
+  // by 7 columns first on 7- and 14-wide planes wherever 3 divided the blocks: 192->1152
+  // on 7x7 80.5 us against 96.3 for the old default's 4 by 4, 80->480 on 14x14 42.0
+  // against 52.8 for 2 by 7, 96->576 62.7 against 73.3 for 4 by 5; 1152->192 on 7x7 in 4
+  // tiles of 3 blocks 75.7 against 112.2 in 6 of 2 blocks unchunked (4 blocks left 3
+  // tiles). Forced points in a model (`nee-run --profile`, three alternating runs, us):
+  // 1152->320 on 7x7 (20 blocks) 166-171 in 10 tiles of 2 by 7, 154-164 in 4 of 5 by 4,
+  // 185-189 in 5 of 4 by 4; 480->80 on 14x14 (5 blocks) 68-70 by 1 block of 14 columns,
+  // 53-56 by 5 blocks of 5 (25 accumulators), 55-59 of 4; 384->64 on 14x14 36 in 2 tiles
+  // of 4 by 5, 39-40 in 4 of 2 by 7; 80->192 on 56x56 275-291 by 3 blocks of 7 or 8 and
+  // 283-289 by 4 of 4. Registers past 25 accumulators ran slowly (28 at half speed).
+  int64_t one_by_one_blocks = 0, one_by_one_columns = 0;
+  if (wide && one_by_one) {
+    double best = 0.0;
+    for (int64_t b : {4, 3, 5, 2, 1}) {
+      if (blocks_ % b != 0) continue;
+      for (int64_t px : knobs_[1].values) {
+        if (b * px > 25 || !isa_.channel_block_misfit(b, px).empty()) continue;
+        const double loads = std::min(2.0, static_cast<double>(b * px) / static_cast<double>(b + px));
+        const double used = static_cast<double>(out_w_) / static_cast<double>((out_w_ + px - 1) / px * px);
+        const double score = loads * used * thread_balance(tiles(b, one_by_one_rows(b)));
+        if (score > best) {
+          best = score;
+          one_by_one_blocks = b;
+          one_by_one_columns = px;
+        }
+      }
+    }
+  }
+  const int64_t chunk_blocks = one_by_one_blocks != 0                            ? one_by_one_blocks
+                               : blocks_ % 4 == 0 && !stride1_window_onto_7_wide ? 4
+                               : blocks_ % 2 == 0                                ? 2
+                               : blocks_ % 3 == 0                                ? 3
+                                                                                 : 1;
+  const int64_t window = workload_.inputs[1].shape[2] * kernel_w_;
+  const int64_t tile_weight_bytes = chunk_blocks * kConvWeightBlock * input_blocks_ * kConvWeightBlock * window * 4;
   // The largest chunk whose weights take at most 32 KB of the 48 KB L1 (8 input blocks
   // of a 1x1 conv with 4 weight blocks, 1 of a 3x3 conv): the scan's best chunks.
   int64_t chunk = 0;
@@ -184,8 +237,7 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
                        (out_h_ * out_w_ <= chunked_plane || (strided && !one_by_one) || huge_window) &&
                        tile_weight_bytes > 48 * 1024 && tiles(chunk_blocks, chunk_rows) >= 4 &&
                        (chunk > 1 || tile_weight_bytes > 2 * 48 * 1024);
-  int64_t oc_blocks = wide && blocks_ % 2 == 0 ? 2 : 1;
-  if (wide && one_by_one && blocks_ % 4 == 0 && tiles(4, chunk_rows) >= 4) oc_blocks = 4;
+  int64_t oc_blocks = one_by_one_blocks != 0 ? one_by_one_blocks : wide && blocks_ % 2 == 0 ? 2 : 1;
   // An odd count of weight blocks (1000 channels: 63) left one block by 12 columns, an
   // input broadcast per FMA: SqueezeNet's 512->1000 1x1 classifier on 13x13 (`nee-tune
   // --op conv2d --shape 1x512x13x13,1000x1x1 --trials 30`) ran 1800 us at that default,
@@ -194,7 +246,6 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   if (chunked) oc_blocks = chunk_blocks;
   if (skips_inputs) oc_blocks = 1;
   c.knobs["oc_blocks"] = oc_blocks;
-  const int64_t px_limit = isa_.default_block_columns(oc_blocks);
   // A chunked tile rounds its columns up to whole register blocks, so it takes the
   // blocks of 3 to 4 columns (1x1 convs) or 3 to 6 (wider windows) that cover the plane
   // with the fewest: 4 columns (8 for a 7-wide plane) came first for 1x1 convs and 7-wide
@@ -211,14 +262,19 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
     }
     // Planes narrower than 3 columns take all of them.
     c.knobs["px"] = columns.empty() ? knobs_[1].values.back() : fitting_tile(columns, out_w_, wanted);
+  } else if (oc_blocks == one_by_one_blocks) {
+    c.knobs["px"] = one_by_one_columns;
   } else {
-    c.knobs["px"] = fitting_tile(knobs_[1].values, out_w_, px_limit);
+    c.knobs["px"] = fitting_tile(knobs_[1].values, out_w_, isa_.default_block_columns(oc_blocks));
   }
   // Whole 14-row tiles (or the whole plane) won for chunked tiles, which reuse a chunk's
   // weights over the tile, and for unchunked 1x1 convs (425 -> 373 us for 256->64 on 56x56)
-  // that keep 4 tiles or more (MobileNetV2's 192->64 on 14x14 with one: 86 against 44 us).
-  const bool whole_rows = chunked || (one_by_one && wide && tiles(oc_blocks, chunk_rows) >= 4);
-  c.knobs["rows"] = whole_rows ? chunk_rows : fitting_tile(knobs_[2].values, out_h_, 8);
+  // that keep 4 tiles or more (MobileNetV2's 192->64 on 14x14 with one: 86 against 44 us)
+  // and split evenly: MNASNet's 480->80 on 14x14, 5 weight blocks of one by 14 columns,
+  // ran 79.0 us in 5 tiles of 14 rows and 77.3 in 10 of 8, its 240->80 41.4 and 40.4.
+  c.knobs["rows"] = chunked              ? chunk_rows
+                    : one_by_one && wide ? one_by_one_rows(oc_blocks)
+                                         : fitting_tile(knobs_[2].values, out_h_, 8);
   c.knobs["red_order"] = 0;
   c.knobs["pad_at"] = unpadded_ || blocked_input_ ? 0 : 1;
   c.knobs["tile_order"] = 1;

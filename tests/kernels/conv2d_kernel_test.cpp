@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/winograd_weights.h"
 #include "schedules/conv2d_blocked_cpu_space.h"
+#include "schedules/cpu_vector_isa.h"
 #include "schedules/schedule_space.h"
 #include "tests/kernels/compiled_kernels.h"
 #include "tuner/compile/builder.h"
@@ -152,6 +153,8 @@ std::map<std::string, ConvCase> cases() {
   // The reduction in chunks of input-channel blocks (ci_chunk, points below): 64 input
   // channels in 4 blocks, 9 columns (no register block width divides them) and 7 rows.
   all["blocked_chunked_residual_relu"] = {{1, 64, 7, 9}, {32, 64, 3, 3}, relu, true, true, true, true, true};
+  // A 1x1 conv onto 5 weight blocks (80 channels), which AVX-512 hosts take 5 at a time.
+  all["blocked_pointwise_five_blocks"] = {{1, 32, 6, 7}, {80, 32, 1, 1}, relu, true, true, true, true, true};
   // Depthwise over blocked activations, vectorized over channels: 32 channels with bias,
   // residual and Clip, and a stride-2 one at batch 2.
   Conv2dAttrs depthwise32 = clip;
@@ -215,25 +218,34 @@ class Conv2dKernel : public test::CompiledKernelsTest<Conv2dKernel> {
     kernels.add_changed_default("blocked_chunked_residual_relu", "chunk2_ci_inner", chunked, cpu,
                                 {{"ci_chunk", 2}, {"px", 3}, {"oc_blocks", 1}, {"red_order", 1}, {"unroll_kx", 0},
                                  {"parallel", 0}, {"tile_order", 0}, {"rows", 2}});
-    // The whole plane in one row tile, in register blocks of 3 columns that divide its 9.
-    kernels.add_changed_default("blocked_chunked_residual_relu", "chunk2_whole_plane", chunked, cpu,
-                                {{"ci_chunk", 2}, {"px", 3}, {"oc_blocks", 2}, {"rows", 7}});
-    // A group's two input blocks in chunks of one, each output register block spanning
-    // both groups' blocks.
-    kernels.add_changed_default("blocked_groups_residual_relu", "chunk1_two_groups",
-                                workload_of_case(cases().at("blocked_groups_residual_relu")), cpu,
-                                {{"ci_chunk", 1}, {"oc_blocks", 4}, {"px", 3}});
+    // Register blocks of 2 or more weight blocks by 3 columns spill AVX2's 16 registers:
+    // the points that take them are checked on AVX-512 hosts.
+    const bool wide = CpuVectorIsa::of_target(cpu.halide).wide();
+    if (wide) {
+      // The whole plane in one row tile, in register blocks of 3 columns that divide its 9.
+      kernels.add_changed_default("blocked_chunked_residual_relu", "chunk2_whole_plane", chunked, cpu,
+                                  {{"ci_chunk", 2}, {"px", 3}, {"oc_blocks", 2}, {"rows", 7}});
+      // A group's two input blocks in chunks of one, each output register block spanning
+      // both groups' blocks.
+      kernels.add_changed_default("blocked_groups_residual_relu", "chunk1_two_groups",
+                                  workload_of_case(cases().at("blocked_groups_residual_relu")), cpu,
+                                  {{"ci_chunk", 1}, {"oc_blocks", 4}, {"px", 3}});
+      // Merged groups with three weight blocks unrolled per register block (each its own
+      // inputs) and the reduction in chunks of one input block.
+      kernels.add_changed_default("blocked_merged_groups_of_24", "three_blocks_chunk1",
+                                  workload_of_case(cases().at("blocked_merged_groups_of_24")), cpu,
+                                  {{"ci_chunk", 1}, {"oc_blocks", 3}, {"px", 3}});
+      // Five weight blocks by 5 columns (25 accumulators), in chunks of one input block.
+      kernels.add_changed_default("blocked_pointwise_five_blocks", "five_by_five_chunk1",
+                                  workload_of_case(cases().at("blocked_pointwise_five_blocks")), cpu,
+                                  {{"ci_chunk", 1}, {"oc_blocks", 5}, {"px", 5}});
+    }
     // An atrous conv reduced in chunks with the taps outside the channels (red_order 1),
     // its register blocks of 4 columns straddling the edge where the outer taps leave the
     // 9-wide map (at column 5), the tile's last columns past the output.
     kernels.add_changed_default("blocked_atrous_residual_relu", "chunk1_taps_outside",
                                 workload_of_case(cases().at("blocked_atrous_residual_relu")), cpu,
                                 {{"ci_chunk", 1}, {"red_order", 1}, {"unroll_kx", 0}, {"px", 4}, {"rows", 7}});
-    // Merged groups with three weight blocks unrolled per register block (each its own
-    // inputs) and the reduction in chunks of one input block.
-    kernels.add_changed_default("blocked_merged_groups_of_24", "three_blocks_chunk1",
-                                workload_of_case(cases().at("blocked_merged_groups_of_24")), cpu,
-                                {{"ci_chunk", 1}, {"oc_blocks", 3}, {"px", 3}});
     kernels.add_changed_default("blocked_activations_pointwise_stride2", "chunk1_serial_tiles",
                                 workload_of_case(cases().at("blocked_activations_pointwise_stride2")), cpu,
                                 {{"ci_chunk", 1}, {"parallel", 0}, {"px", 3}});
@@ -310,6 +322,11 @@ TEST_F(Conv2dKernel, BlockedActivationsPointwiseStride2) {
 }
 
 TEST_F(Conv2dKernel, BlockedChunkedReduction) { kernels().check_points("blocked_chunked_residual_relu"); }
+TEST_F(Conv2dKernel, BlockedPointwiseFiveBlocks) {
+  kernels().check_points("blocked_pointwise_five_blocks");
+  const int64_t blocks = kernels().get("blocked_pointwise_five_blocks/default").candidate.config.at("oc_blocks");
+  EXPECT_EQ(blocks, CpuVectorIsa::of_target(host_target(TargetKind::cpu).halide).wide() ? 5 : 1);
+}
 TEST_F(Conv2dKernel, BlockedFramesReadInPlace) {
   kernels().check_points("blocked_frames_in_place");
   // X holds the two clips' 5 frames of 16 channels, blocked.
@@ -405,6 +422,40 @@ TEST(Conv2dBlockedDefault, ChunksWhereTheScanFoundChunksFastest) {
   const CpuVectorIsa avx2{8, 16};
   EXPECT_EQ(resnet_default({1, 1024, 14, 14}, {256, 1024, 1, 1}, 1, 0, avx2).at("ci_chunk"), 0);
   EXPECT_EQ(resnet_default({1, 512, 14, 14}, {512, 512, 3, 3}, 2, 1, avx2).at("ci_chunk"), 0);
+}
+
+// On AVX-512 a 1x1 conv's register block takes the weight blocks (5, 4, 3, 2 or 1 that
+// divide the conv's) and columns whose block does the most FMAs per load, up to 2 per
+// load, over columns that cover the width with the least waste, in tiles that two threads
+// split evenly: MNASNet's 1x1 convs, and ResNet's, which keep theirs.
+TEST(Conv2dBlockedDefault, OneByOneBlocksDoTheMostFmasPerLoadInTilesTheThreadsSplitEvenly) {
+  const CpuVectorIsa avx512{16, 32};
+  struct Expected {
+    std::vector<int64_t> x, w;
+    std::vector<int64_t> knobs;  // ci_chunk, oc_blocks, px, rows
+  };
+  const std::vector<Expected> expected = {
+      // 3 blocks by 7 columns (21 FMAs a step for 10 loads) over 4 by 4, which wastes a
+      // column in 8 on a 7-wide plane, and over 2 by 7 (14 for 9).
+      {{1, 192, 7, 7}, {1152, 192, 1, 1}, {0, 3, 7, 7}},
+      {{1, 80, 14, 14}, {480, 80, 1, 1}, {0, 3, 7, 14}},
+      // 20 blocks in 4s leave 5 tiles, 12 blocks in 4s 3: 5 and 3 blocks a tile instead.
+      {{1, 1152, 7, 7}, {320, 1152, 1, 1}, {4, 5, 4, 7}},
+      {{1, 1152, 7, 7}, {192, 1152, 1, 1}, {8, 3, 7, 7}},
+      // 5 blocks by 5 columns, in rows of 7, since one tile of the plane left a thread idle;
+      // 6 blocks by 3 in 4 tiles rather than 2.
+      {{1, 480, 14, 14}, {80, 480, 1, 1}, {0, 5, 5, 7}},
+      {{1, 480, 14, 14}, {96, 480, 1, 1}, {0, 3, 7, 7}},
+      {{1, 384, 14, 14}, {64, 384, 1, 1}, {0, 4, 5, 7}},
+      // DenseNet's 512->128 on 7x7: 4 tiles of 2 blocks by 7 over 2 tiles of 4 by 4.
+      {{1, 512, 7, 7}, {128, 512, 1, 1}, {16, 2, 7, 7}},
+      // ResNet's 4-block register blocks stay.
+      {{1, 256, 56, 56}, {64, 256, 1, 1}, {0, 4, 4, 14}},
+      {{1, 128, 28, 28}, {512, 128, 1, 1}, {0, 4, 4, 14}},
+  };
+  for (const Expected& e : expected) {
+    EXPECT_EQ(knobs_of(resnet_default(e.x, e.w, 1, 0, avx512)), e.knobs) << e.x[1] << "->" << e.w[0];
+  }
 }
 
 // The default point of an atrous conv between convs: 2048 -> 256 channels on 28x28 at
@@ -744,7 +795,9 @@ TEST(Conv2dWorkload, MergedGroupWidth) {
       const bool own = c / 24 == o % 48 / 24;
       for (int64_t tap = 0; tap < 9; ++tap) {
         const float v = oihw[(o * 48 + c) * 9 + tap];
-        if (!own) ASSERT_EQ(v, 0.0f) << o << " " << c;
+        if (!own) {
+          ASSERT_EQ(v, 0.0f) << o << " " << c;
+        }
         nonzero_own += own && v != 0.0f;
       }
     }
