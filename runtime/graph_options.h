@@ -120,6 +120,11 @@ struct GraphOptions {
   // direct sums (core/conv2d_workload.h: conv2d_winograd_tile), which changes their
   // workloads. A manifest from before it was recorded reads as false.
   bool winograd_weight_bound = false;
+  // With block_activations and block_elementwise, a conv's output that only global pools
+  // (and blocked readers) read is written blocked for the pools (passes.h:
+  // block_activations), which changes the conv's workload. A manifest from before it was
+  // recorded reads as false.
+  bool block_global_pool_inputs = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -136,7 +141,7 @@ struct GraphOptions {
            group_norms_over_rows == o.group_norms_over_rows && drop_padding_taps == o.drop_padding_taps &&
            block_resizes == o.block_resizes && convs_read_frames == o.convs_read_frames &&
            record_group_widths == o.record_group_widths && means_as_global_pools == o.means_as_global_pools &&
-           winograd_weight_bound == o.winograd_weight_bound;
+           winograd_weight_bound == o.winograd_weight_bound && block_global_pool_inputs == o.block_global_pool_inputs;
   }
 };
 

@@ -77,7 +77,8 @@ nlohmann::json BundleManifest::to_json() const {
             {"convs_read_frames", graph.convs_read_frames},
             {"record_group_widths", graph.record_group_widths},
             {"means_as_global_pools", graph.means_as_global_pools},
-            {"winograd_weight_bound", graph.winograd_weight_bound}}},
+            {"winograd_weight_bound", graph.winograd_weight_bound},
+            {"block_global_pool_inputs", graph.block_global_pool_inputs}}},
           {"variants", variants_json}};
 }
 
@@ -121,6 +122,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.record_group_widths = j.at("graph").value("record_group_widths", false);
   m.graph.means_as_global_pools = j.at("graph").value("means_as_global_pools", false);
   m.graph.winograd_weight_bound = j.at("graph").value("winograd_weight_bound", false);
+  m.graph.block_global_pool_inputs = j.at("graph").value("block_global_pool_inputs", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;
     variant.isa = v.at("isa").get<std::string>();

@@ -202,19 +202,33 @@ std::set<std::string> carriers_to_block(const Graph& graph, const std::set<std::
   return carriers;
 }
 
-// Which values to block: the outputs of `convs` and `carriers` that a blocked reader takes.
+// A global pool that reads its X blocked when X is (with block_elementwise): f32, one
+// input, a result that is not a graph output.
+bool pools_blocked_input(const Graph& graph, const Node& node, const GraphOptions& options) {
+  return options.block_elementwise && is_global_pool(node) && node.inputs.size() == 1 &&
+         graph.type_of(node.inputs[0]).dtype == DType::f32 && !graph.is_output(node.outputs[0]);
+}
+
+// Which values to block: the outputs of `convs` and `carriers` that a blocked reader takes,
+// and with block_global_pool_inputs those of `convs` that only global pools and blocked
+// readers read (the pools would read them blocked, and no reader needs a copy).
 std::set<std::string> values_to_block(const Graph& graph, const std::set<std::string>& convs,
-                                      const std::set<std::string>& carriers) {
+                                      const std::set<std::string>& carriers, const GraphOptions& options) {
   std::set<std::string> blocked;
   for (const Node& node : graph.nodes()) {
     if (!convs.count(node.name) && !carriers.count(node.name)) continue;
     const std::string& y = node.outputs[0];
     if (graph.is_output(y) || !can_block_activations(graph.type_of(y).shape)) continue;
+    bool any_blocked = false, all_blocked = true, pooled = false;
     for (const Node* reader : graph.consumers(y)) {
-      if (reads_as_blocked(*reader, y, convs, carriers)) {
-        blocked.insert(y);
-        break;
-      }
+      const bool blocked_reader = reads_as_blocked(*reader, y, convs, carriers);
+      const bool pool = pools_blocked_input(graph, *reader, options);
+      any_blocked = any_blocked || blocked_reader;
+      all_blocked = all_blocked && (blocked_reader || pool);
+      pooled = pooled || pool;
+    }
+    if (any_blocked || (options.block_global_pool_inputs && convs.count(node.name) && pooled && all_blocked)) {
+      blocked.insert(y);
     }
   }
   return blocked;
@@ -225,12 +239,8 @@ std::set<std::string> values_to_block(const Graph& graph, const std::set<std::st
 std::set<std::string> global_pools_to_block(const Graph& graph, const std::set<std::string>& blocked,
                                             const GraphOptions& options) {
   std::set<std::string> pools;
-  if (!options.block_elementwise) return pools;
   for (const Node& node : graph.nodes()) {
-    if (is_global_pool(node) && node.inputs.size() == 1 && blocked.count(node.inputs[0]) &&
-        graph.type_of(node.inputs[0]).dtype == DType::f32 && !graph.is_output(node.outputs[0])) {
-      pools.insert(node.name);
-    }
+    if (pools_blocked_input(graph, node, options) && blocked.count(node.inputs[0])) pools.insert(node.name);
   }
   return pools;
 }
@@ -245,7 +255,7 @@ void block_activations(Graph& graph, const GraphOptions& options) {
   // A depthwise conv stays only if its X is blocked; dropping one may unblock the value
   // it read, so this repeats until nothing changes.
   std::set<std::string> carriers = carriers_to_block(graph, convs, options);
-  std::set<std::string> blocked = values_to_block(graph, convs, carriers);
+  std::set<std::string> blocked = values_to_block(graph, convs, carriers, options);
   for (bool dropped = true; dropped;) {
     dropped = false;
     for (const Node& node : graph.nodes()) {
@@ -256,7 +266,7 @@ void block_activations(Graph& graph, const GraphOptions& options) {
     }
     if (dropped) {
       carriers = carriers_to_block(graph, convs, options);
-      blocked = values_to_block(graph, convs, carriers);
+      blocked = values_to_block(graph, convs, carriers, options);
     }
   }
   if (blocked.empty()) return;

@@ -298,7 +298,10 @@ void pack_matmul_weights(Graph& graph);
 // and C; a lane's plane resized like an NCHW plane) carry the layout through when a
 // blocked reader takes their output. With
 // `block_elementwise` a global pool of a blocked tensor reads it blocked too
-// (its [N, C, 1, 1] result has the same bytes in either layout). Any other reader gets one
+// (its [N, C, 1, 1] result has the same bytes in either layout); with
+// `block_global_pool_inputs` too, a conv's output that only such global pools and blocked
+// readers read is blocked for the pools (a CNN's last conv before its head), where it
+// was written in NCHW, which the conv's epilogue transposes. Any other reader gets one
 // NeeLayout copy back to NCHW (a Reshape where the planes are 1x1), and a residual whose
 // layout differs from its conv's output one copy across. A
 // depthwise NeeConv with constant weights and 16k channels joins in when its X is

@@ -199,6 +199,7 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"record_group_widths", &GraphOptions::record_group_widths},
       {"means_as_global_pools", &GraphOptions::means_as_global_pools},
       {"winograd_weight_bound", &GraphOptions::winograd_weight_bound},
+      {"block_global_pool_inputs", &GraphOptions::block_global_pool_inputs},
       {"split_matmul_columns", &GraphOptions::split_matmul_columns}};
   for (const auto& [option, member] : later_options) {
     j["graph"].erase(option);

@@ -514,6 +514,31 @@ TEST(BlockActivations, BlocksValuesThatConvsPassToConvs) {
     }
   }
 
+  // With block_global_pool_inputs, c4's output, which only the global pool reads, is written
+  // blocked and the pool reads it so, and c3's output reaches c4's residual as it is: no
+  // copy is left (the pooled [1, 32, 1, 1] is viewed as NCHW for the Flatten). Without it
+  // (block_elementwise alone) c4 writes NCHW, as before.
+  for (const bool pool_inputs : {true, false}) {
+    GraphOptions options = kBlocked;
+    options.block_elementwise = true;
+    options.block_global_pool_inputs = pool_inputs;
+    Graph pooled = import_onnx_bytes(blocking_cnn_bytes());
+    optimize_graph(pooled, options);
+    int copies = 0;
+    for (const Node& n : pooled.nodes()) {
+      copies += n.op == "NeeLayout";
+      if (n.name == "c4") {
+        EXPECT_EQ(n.attrs.get_int("output_block", 0), pool_inputs ? 16 : 0);
+      } else if (n.name == "pool") {
+        EXPECT_EQ(n.attrs.get_int("input_block", 0), pool_inputs ? 16 : 0);
+      } else if (n.name == "c5") {
+        EXPECT_EQ(n.attrs.get_int("output_block", 0), 0);  // a graph output
+      }
+    }
+    EXPECT_EQ(copies, pool_inputs ? 0 : 1);
+    expect_blocked_matches_unfused(blocking_cnn_bytes(), options, {1, 3, 10, 10}, {21, 22});
+  }
+
   // With Winograd on, c2 (3x3, stride 1, blocked on both sides) on 14x14 takes F(2x2, 3x3)
   // weights [32/16 blocks, 4x4 elements, 16 input channels, 16]; nothing else changes.
   Graph winograd = import_onnx_bytes(blocking_cnn_bytes(kWinogradSide));

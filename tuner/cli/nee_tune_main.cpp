@@ -362,6 +362,7 @@ int main(int argc, char** argv) {
     graph_options.block_pools = graph_options.block_activations;
     graph_options.block_pads = graph_options.block_activations;
     graph_options.block_elementwise = graph_options.block_activations;
+    graph_options.block_global_pool_inputs = graph_options.block_activations;
     graph_options.block_grouped_convs = graph_options.block_activations;
     graph_options.pad_channels = graph_options.block_activations && !no_pad_channels;
     graph_options.fold_channel_gates = target.kind() == nee::TargetKind::cpu;
