@@ -246,33 +246,54 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   if (chunked) oc_blocks = chunk_blocks;
   if (skips_inputs) oc_blocks = 1;
   c.knobs["oc_blocks"] = oc_blocks;
-  // A chunked tile rounds its columns up to whole register blocks, so it takes the
-  // blocks of 3 to 4 columns (1x1 convs) or 3 to 6 (wider windows) that cover the plane
-  // with the fewest: 4 columns (8 for a 7-wide plane) came first for 1x1 convs and 7-wide
-  // planes, and blocks that divide the width won over wider ones that do not: 3 columns
-  // for the 9x9 phase conv above (269 us against 319 with 5), 5 for a 256-channel 3x3
-  // conv on 10x10 (1x256x10x10,256x3x3,p1: 301 us against 376 with 6), 4 for the 28x28
-  // stride-2 one (608 against 720 with 6). Two columns loaded a weight vector for every
-  // two FMAs (1x1024x14x14,256x1x1: 285 us against 253-276 with 3 or 4).
-  if (chunked && oc_blocks == 4) {
-    const int64_t wanted = one_by_one ? 4 : 6;
+  // A chunked tile rounds its columns up to whole register blocks, so a window wider
+  // than 1x1 takes the blocks of 3 to 6 columns that cover the plane with the fewest:
+  // 4 columns (8 for a 7-wide plane) came first for 7-wide planes, and blocks that divide
+  // the width won over wider ones that do not: 3 columns for the 9x9 phase conv above (269
+  // us against 319 with 5), 5 for a 256-channel 3x3 conv on 10x10 (1x256x10x10,256x3x3,p1:
+  // 301 us against 376 with 6), 4 for the 28x28 stride-2 one (608 against 720 with 6).
+  // A chunked 1x1 conv takes the register block of the 1x1 score above, as an unchunked
+  // one does: ResNet-50's 14x14 1x1 convs in a model, in tiles of 7 rows (`nee-run
+  // --profile`, three alternating runs, us), 1024->256 at 4 blocks by 5 columns 314-322,
+  // by 4 331-339, by 3 (the fewest columns computed, the old default) 367-398; the
+  // stride-2 512->1024 onto 14x14 706-737, 759-800 and, by 3 in 14-row tiles, 800-844.
+  if (chunked && oc_blocks == 4 && !one_by_one) {
     std::vector<int64_t> columns;
     for (int64_t v : knobs_[1].values) {
       if (v >= 3) columns.push_back(v);
     }
     // Planes narrower than 3 columns take all of them.
-    c.knobs["px"] = columns.empty() ? knobs_[1].values.back() : fitting_tile(columns, out_w_, wanted);
+    c.knobs["px"] = columns.empty() ? knobs_[1].values.back() : fitting_tile(columns, out_w_, 6);
   } else if (oc_blocks == one_by_one_blocks) {
     c.knobs["px"] = one_by_one_columns;
   } else {
     c.knobs["px"] = fitting_tile(knobs_[1].values, out_w_, isa_.default_block_columns(oc_blocks));
+  }
+  // A chunked 1x1 tile whose accumulator (rows by columns by weight blocks of 16 floats)
+  // and chunk of weights pass 80 KB together takes half the rows, where they divide the
+  // tile. ResNet-50's 1024->256 1x1 conv on 14x14, 4 blocks by 4 columns (`nee-run
+  // --profile`, forced points, three alternating runs, us), ran 351-367 in 7-row tiles
+  // (28 KB of accumulator and 32 KB of weights) and 409-416 in 14-row ones (56 + 32 KB);
+  // in a second run 327-355 in 7-row tiles, 338-356 in 14-row ones with chunks of 4 input
+  // blocks (56 + 16 KB), 379-400 in 7-row ones with chunks of 16 (28 + 64 KB). Its
+  // stride-2 512->1024 onto 14x14 ran 705-738 against 786-794. RegNetY-3.2GF's 576-channel
+  // 1x1 convs on 14x14 (3 blocks by 7 columns, 38 + 12 KB) lost 7% in 7-row tiles, and a
+  // chunked 3x3 conv gained nothing so (stride 2, 128 channels onto 28x28: 657-691 in
+  // 7-row tiles, 658-677 in 14-row ones).
+  int64_t chunked_rows = chunk_rows;
+  if (chunked && one_by_one) {
+    const int64_t columns = (out_w_ + c.at("px") - 1) / c.at("px") * c.at("px");
+    const int64_t accumulator_bytes = chunk_rows * columns * oc_blocks * kConvWeightBlock * 4;
+    const std::vector<int64_t>& rows = knobs_[2].values;
+    const bool halves = chunk_rows % 2 == 0 && std::find(rows.begin(), rows.end(), chunk_rows / 2) != rows.end();
+    if (accumulator_bytes + chunk * chunk_block_bytes > 80 * 1024 && halves) chunked_rows = chunk_rows / 2;
   }
   // Whole 14-row tiles (or the whole plane) won for chunked tiles, which reuse a chunk's
   // weights over the tile, and for unchunked 1x1 convs (425 -> 373 us for 256->64 on 56x56)
   // that keep 4 tiles or more (MobileNetV2's 192->64 on 14x14 with one: 86 against 44 us)
   // and split evenly: MNASNet's 480->80 on 14x14, 5 weight blocks of one by 14 columns,
   // ran 79.0 us in 5 tiles of 14 rows and 77.3 in 10 of 8, its 240->80 41.4 and 40.4.
-  c.knobs["rows"] = chunked              ? chunk_rows
+  c.knobs["rows"] = chunked              ? chunked_rows
                     : one_by_one && wide ? one_by_one_rows(oc_blocks)
                                          : fitting_tile(knobs_[2].values, out_h_, 8);
   c.knobs["red_order"] = 0;

@@ -387,7 +387,9 @@ std::vector<int64_t> knobs_of(const ScheduleConfig& c) {
 // or less and strided 3x3 convs reduce in chunks whose weights take at most 32 KB, where a
 // channel tile holds more than 48 KB of weights and at least 4 tiles share the threads;
 // others, and every conv on AVX2, do not. Chunked tiles take whole planes of up to 18 rows
-// and the register blocks of 3 columns or more that cover the width with the fewest.
+// and, for windows wider than 1x1, the register blocks of 3 columns or more that cover the
+// width with the fewest; chunked 1x1 convs take the 1x1 register block, in half the rows
+// where the tile's accumulator and chunk of weights pass 80 KB.
 TEST(Conv2dBlockedDefault, ChunksWhereTheScanFoundChunksFastest) {
   const CpuVectorIsa avx512{16, 32};
   struct Expected {
@@ -396,7 +398,13 @@ TEST(Conv2dBlockedDefault, ChunksWhereTheScanFoundChunksFastest) {
     std::vector<int64_t> knobs;  // ci_chunk, oc_blocks, px, rows
   };
   const std::vector<Expected> expected = {
-      {{1, 1024, 14, 14}, {256, 1024, 1, 1}, 1, 0, {8, 4, 3, 14}},
+      // ResNet-50's 14x14 1x1 convs: 4 blocks by 5 columns in 7-row tiles (27 KB of
+      // accumulator and 32 KB of weights; 54 + 32 KB in 14-row ones); RegNetY-3.2GF's
+      // 576-channel one keeps 14 rows (38 KB of accumulator, 12 KB of weights).
+      {{1, 1024, 14, 14}, {256, 1024, 1, 1}, 1, 0, {8, 4, 5, 7}},
+      {{1, 256, 14, 14}, {1024, 256, 1, 1}, 1, 0, {8, 4, 5, 7}},
+      {{1, 512, 28, 28}, {1024, 512, 1, 1}, 2, 0, {8, 4, 5, 7}},
+      {{1, 576, 14, 14}, {576, 576, 1, 1}, 1, 0, {4, 3, 7, 14}},
       {{1, 512, 14, 14}, {512, 512, 3, 3}, 2, 1, {1, 4, 4, 7}},
       {{1, 128, 56, 56}, {128, 128, 3, 3}, 2, 1, {1, 4, 4, 14}},
       {{1, 256, 14, 14}, {256, 256, 3, 3}, 1, 1, {1, 4, 5, 14}},
