@@ -47,7 +47,8 @@ Conv2dWinogradCpuSpace::Conv2dWinogradCpuSpace(const Workload& workload, CpuVect
 // to 3/4 of the registers) with tiles for columns, one tile row per task. 40 points each
 // on ResNet's 64-channel 56x56 (F(4x4)) and 256-channel 14x14 (F(2x2)) convs (`nee-tune
 // --op conv2d --trials 40 --cache cold --threads 2`) left it first after the re-measured
-// rounds: 277 and 369 us.
+// rounds: 277 and 369 us. In a model the 14x14 one ran faster in tasks of the whole plane
+// (below).
 ScheduleConfig Conv2dWinogradCpuSpace::default_config() const {
   ScheduleConfig c;
   const bool wide = isa_.wide();
@@ -57,6 +58,24 @@ ScheduleConfig Conv2dWinogradCpuSpace::default_config() const {
   c.knobs["rows"] = 1;
   c.knobs["parallel"] = tiles_h_ * batch_ >= 4 ? 0 : 1;
   c.knobs["product_at"] = 0;
+  // A task of one tile row streams every transformed weight. Where they pass 2 MB (L2)
+  // while one channel tile's weights and the whole plane's transformed input fit in 1.5
+  // MB, a task takes the whole plane for one channel tile instead, reading its weights
+  // once (and transforming the input once per channel tile). ResNet's 256-channel 3x3
+  // conv on 14x14, F(2x2) (4.2 MB of weights; 0.5 + 0.8 MB a task), ran 653-670 us a tile
+  // row a task and 448-477 so (`nee-run --profile`, forced points in a model, alternating);
+  // a 128-channel one on 28x28, F(4x4) (2.4 MB; 0.6 + 0.9 MB) 331-363 and 338-373; those
+  // past 1.5 MB a task ran level or lost: 512 channels on 14x14 (16.8 MB; 1.0 + 1.6 MB)
+  // 2237-2320 against 2292-2320, 256 on 28x28, F(4x4) (9.4 MB; 1.2 + 1.8 MB) 1381-1487
+  // against 1605-1719.
+  const std::vector<int64_t>& weights = workload_.inputs[1].shape;  // [blocks, alpha^2, C, 16]
+  const int64_t block_bytes = weights[1] * weights[2] * kConvWeightBlock * 4;
+  const int64_t plane_input_bytes = weights[1] * tiles_h_ * tiles_w_ * weights[2] * 4;
+  const bool weights_past_l2 = blocks_ * block_bytes > 2 * 1024 * 1024;
+  if (weights_past_l2 && oc_blocks * block_bytes + plane_input_bytes <= 1536 * 1024 && blocks_ / oc_blocks >= 4) {
+    c.knobs["rows"] = knobs_[2].values.back();
+    c.knobs["parallel"] = 1;
+  }
   return c;
 }
 

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/winograd_weights.h"
 #include "schedules/conv2d_blocked_cpu_space.h"
+#include "schedules/conv2d_winograd_cpu_space.h"
 #include "schedules/cpu_vector_isa.h"
 #include "schedules/schedule_space.h"
 #include "tests/kernels/compiled_kernels.h"
@@ -256,6 +257,10 @@ class Conv2dKernel : public test::CompiledKernelsTest<Conv2dKernel> {
                                 {{"product_at", 1}, {"px", 1}, {"parallel", 1}, {"oc_blocks", 3}});
     kernels.add_changed_default("winograd2_residual_relu", "products_per_block_rows2", workload_of_case(cases().at("winograd2_residual_relu")), cpu,
                                 {{"product_at", 1}, {"px", 4}, {"parallel", 0}, {"rows", 2}});
+    // Tasks of 4 tile rows (the last one guarded) for one channel tile each, as the default
+    // takes the whole plane where a row's weights pass L2.
+    kernels.add_changed_default("winograd2_residual_relu", "channel_tile_rows4", workload_of_case(cases().at("winograd2_residual_relu")), cpu,
+                                {{"rows", 4}, {"parallel", 1}});
     kernels.add_default("opencl/residual_relu", workload_of_case(cases().at("residual_relu")),
                         host_target(TargetKind::opencl));
     kernels.add_default("opencl/blocked_residual_relu", workload_of_case(cases().at("blocked_residual_relu")),
@@ -503,6 +508,31 @@ TEST(Conv2dBlockedDefault, AtrousConvsChunkAndLoopOverTheTapsThatReadTheMap) {
   const ScheduleConfig avx2 = atrous_default(2048, 256, 24, CpuVectorIsa{8, 16});
   EXPECT_EQ(avx2.at("ci_chunk"), 0);
   EXPECT_EQ(avx2.at("red_order"), 0);
+}
+
+// The default of a Winograd conv between convs (3x3, pad 1) on AVX-512.
+ScheduleConfig winograd_default(std::vector<int64_t> x, int64_t out_channels, int64_t tile) {
+  Conv2dAttrs pad1;
+  pad1.pads = {1, 1, 1, 1};
+  const Workload w = workload_of_case({x, {out_channels, x[1], 3, 3}, pad1, true, false, true, true, true, tile});
+  return Conv2dWinogradCpuSpace(w, CpuVectorIsa{16, 32}).default_config();
+}
+
+// A task takes the whole plane for one channel tile where a task of one tile row would
+// stream more than 2 MB of transformed weights and the channel tile's weights and the
+// plane's transformed input fit in 1.5 MB; else one tile row a task.
+TEST(Conv2dWinogradDefault, WholePlaneTasksWhereEachRowWouldStreamWeightsPastL2) {
+  // ResNet's 256-channel conv on 14x14, F(2x2): 4.2 MB of weights, 0.5 + 0.8 MB a task.
+  const ScheduleConfig resnet_14 = winograd_default({1, 256, 14, 14}, 256, 2);
+  EXPECT_EQ(resnet_14.at("rows"), 7);
+  EXPECT_EQ(resnet_14.at("parallel"), 1);
+  // Past 1.5 MB a task: 512 channels on 14x14 (1.0 + 1.6 MB), 256 on 28x28 in F(4x4)
+  // (1.2 + 1.8 MB); weights within L2: 64 channels on 56x56 (0.6 MB).
+  for (const ScheduleConfig& c : {winograd_default({1, 512, 14, 14}, 512, 2), winograd_default({1, 256, 28, 28}, 256, 4),
+                                  winograd_default({1, 64, 56, 56}, 64, 4)}) {
+    EXPECT_EQ(c.at("rows"), 1);
+    EXPECT_EQ(c.at("parallel"), 0);
+  }
 }
 
 TEST_F(Conv2dKernel, Winograd2x2ResidualRelu) { kernels().check_points("winograd2_residual_relu"); }
