@@ -141,12 +141,14 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   // MobileNetV2's narrow 1x1 convs lost with chunks (up to 2.1x slower) where a channel
   // tile's weights fit in L1 anyway, or where too few tiles were left to share between
   // the threads (1-3), so chunks need more than 48 KB of weights per tile and 4 tiles.
-  // 3x3 convs with stride 1 onto a 7-wide plane were the exception to 4 weight blocks:
-  // 4 blocks by 4 columns (8 computed for 7) ran 1169-1203 us, 2 blocks by 7 932-984 us.
+  // 3x3 convs onto a 7-wide plane are the exception to 4 weight blocks: with stride 1,
+  // 4 blocks by 4 columns (8 computed for 7) ran 1169-1203 us, 2 blocks by 7 932-984 us;
+  // ResNet-50's stride-2 512-channel one from 14x14 (`nee-run --profile`, forced points in
+  // a model, three alternating runs) 1032-1053 us and 806-828.
   // An odd count of blocks divisible by 3 chunks 3 at a time: SqueezeNet's 512->1000 1x1
   // classifier on 13x13 (63 blocks) took 1238 us unchunked and 948 us chunked (cold,
   // `nee-measure` on the default bundle's kernel; 4 minutes of nee-tune found 844 us).
-  const bool stride1_window_onto_7_wide = !one_by_one && !strided && out_w_ <= 7;
+  const bool window_onto_7_wide = !one_by_one && out_w_ <= 7;
   // Whole planes of up to 18 rows, else the fewest rows computed in tiles of 7-14: the
   // transposed convs of a DCGAN generator as phase convs onto 5x5, 9x9 and 17x17 planes
   // (`nee-tune --op conv2d --shape 1x512x4x4,1024x2x2,p1` and 1x256x8x8,512x2x2,p1 and
@@ -196,7 +198,7 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
     }
   }
   const int64_t chunk_blocks = one_by_one_blocks != 0                            ? one_by_one_blocks
-                               : blocks_ % 4 == 0 && !stride1_window_onto_7_wide ? 4
+                               : blocks_ % 4 == 0 && !window_onto_7_wide ? 4
                                : blocks_ % 2 == 0                                ? 2
                                : blocks_ % 3 == 0                                ? 3
                                                                                  : 1;
