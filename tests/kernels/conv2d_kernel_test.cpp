@@ -521,16 +521,20 @@ ScheduleConfig winograd_default(std::vector<int64_t> x, int64_t out_channels, in
 
 // A task takes the whole plane for one channel tile where a task of one tile row would
 // stream more than 2 MB of transformed weights and the channel tile's weights and the
-// plane's transformed input fit in 1.5 MB; else one tile row a task.
+// plane's transformed input fit in 1.4 MB; else one tile row a task.
 TEST(Conv2dWinogradDefault, WholePlaneTasksWhereEachRowWouldStreamWeightsPastL2) {
   // ResNet's 256-channel conv on 14x14, F(2x2): 4.2 MB of weights, 0.5 + 0.8 MB a task.
   const ScheduleConfig resnet_14 = winograd_default({1, 256, 14, 14}, 256, 2);
   EXPECT_EQ(resnet_14.at("rows"), 7);
   EXPECT_EQ(resnet_14.at("parallel"), 1);
-  // Past 1.5 MB a task: 512 channels on 14x14 (1.0 + 1.6 MB), 256 on 28x28 in F(4x4)
-  // (1.2 + 1.8 MB); weights within L2: 64 channels on 56x56 (0.6 MB).
-  for (const ScheduleConfig& c : {winograd_default({1, 512, 14, 14}, 512, 2), winograd_default({1, 256, 28, 28}, 256, 4),
-                                  winograd_default({1, 64, 56, 56}, 64, 4)}) {
+  // EfficientNetV2-S's 64->256 conv on 28x28, F(4x4): 2.4 MB, 0.3 + 0.5 MB a task.
+  const ScheduleConfig expansion_28 = winograd_default({1, 64, 28, 28}, 256, 4);
+  EXPECT_EQ(expansion_28.at("rows"), 7);
+  EXPECT_EQ(expansion_28.at("parallel"), 1);
+  // 1.5 MB a task or more: 128 channels on 28x28 in F(4x4) (0.6 + 0.9 MB), 512 on 14x14
+  // (1.0 + 1.6 MB), 256 on 28x28 (1.2 + 1.8 MB); weights within L2: 64 on 56x56 (0.6 MB).
+  for (const ScheduleConfig& c : {winograd_default({1, 128, 28, 28}, 128, 4), winograd_default({1, 512, 14, 14}, 512, 2),
+                                  winograd_default({1, 256, 28, 28}, 256, 4), winograd_default({1, 64, 56, 56}, 64, 4)}) {
     EXPECT_EQ(c.at("rows"), 1);
     EXPECT_EQ(c.at("parallel"), 0);
   }
