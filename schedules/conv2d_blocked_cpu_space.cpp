@@ -197,11 +197,11 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
       }
     }
   }
-  const int64_t chunk_blocks = one_by_one_blocks != 0                            ? one_by_one_blocks
-                               : blocks_ % 4 == 0 && !window_onto_7_wide ? 4
-                               : blocks_ % 2 == 0                                ? 2
-                               : blocks_ % 3 == 0                                ? 3
-                                                                                 : 1;
+  const int64_t chunk_blocks = one_by_one_blocks != 0                     ? one_by_one_blocks
+                               : blocks_ % 4 == 0 && !window_onto_7_wide  ? 4
+                               : blocks_ % 2 == 0                         ? 2
+                               : blocks_ % 3 == 0                         ? 3
+                                                                          : 1;
   const int64_t window = workload_.inputs[1].shape[2] * kernel_w_;
   const int64_t tile_weight_bytes = chunk_blocks * kConvWeightBlock * input_blocks_ * kConvWeightBlock * window * 4;
   // The largest chunk whose weights take at most 32 KB of the 48 KB L1 (8 input blocks

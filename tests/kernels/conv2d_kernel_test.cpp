@@ -531,7 +531,7 @@ TEST(Conv2dWinogradDefault, WholePlaneTasksWhereEachRowWouldStreamWeightsPastL2)
   const ScheduleConfig expansion_28 = winograd_default({1, 64, 28, 28}, 256, 4);
   EXPECT_EQ(expansion_28.at("rows"), 7);
   EXPECT_EQ(expansion_28.at("parallel"), 1);
-  // 1.5 MB a task or more: 128 channels on 28x28 in F(4x4) (0.6 + 0.9 MB), 512 on 14x14
+  // Past 1.4 MB a task: 128 channels on 28x28 in F(4x4) (0.6 + 0.9 MB), 512 on 14x14
   // (1.0 + 1.6 MB), 256 on 28x28 (1.2 + 1.8 MB); weights within L2: 64 on 56x56 (0.6 MB).
   for (const ScheduleConfig& c : {winograd_default({1, 128, 28, 28}, 128, 4), winograd_default({1, 512, 14, 14}, 512, 2),
                                   winograd_default({1, 256, 28, 28}, 256, 4), winograd_default({1, 64, 56, 56}, 64, 4)}) {
