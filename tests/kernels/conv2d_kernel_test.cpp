@@ -261,6 +261,10 @@ class Conv2dKernel : public test::CompiledKernelsTest<Conv2dKernel> {
     // takes the whole plane where a row's weights pass L2.
     kernels.add_changed_default("winograd2_residual_relu", "channel_tile_rows4", workload_of_case(cases().at("winograd2_residual_relu")), cpu,
                                 {{"rows", 4}, {"parallel", 1}});
+    // Two tasks of 4 tile rows (the second guarded), as the default takes half the rows
+    // where a channel tile does not fit.
+    kernels.add_changed_default("winograd2_residual_relu", "two_tasks_rows4", workload_of_case(cases().at("winograd2_residual_relu")), cpu,
+                                {{"rows", 4}, {"parallel", 0}});
     kernels.add_default("opencl/residual_relu", workload_of_case(cases().at("residual_relu")),
                         host_target(TargetKind::opencl));
     kernels.add_default("opencl/blocked_residual_relu", workload_of_case(cases().at("blocked_residual_relu")),
@@ -519,10 +523,11 @@ ScheduleConfig winograd_default(std::vector<int64_t> x, int64_t out_channels, in
   return Conv2dWinogradCpuSpace(w, CpuVectorIsa{16, 32}).default_config();
 }
 
-// A task takes the whole plane for one channel tile where a task of one tile row would
-// stream more than 2 MB of transformed weights and the channel tile's weights and the
-// plane's transformed input fit in 1.4 MB; else one tile row a task.
-TEST(Conv2dWinogradDefault, WholePlaneTasksWhereEachRowWouldStreamWeightsPastL2) {
+// Where a task of one tile row would stream more than 2 MB of transformed weights, a
+// task takes the whole plane for one channel tile if the channel tile's weights and the
+// plane's transformed input fit in 1.4 MB, else half the tile rows (two tasks) as far as
+// its transformed input stays within 1 MB; weights within L2 keep one tile row a task.
+TEST(Conv2dWinogradDefault, TasksReadWeightsPastL2OncePerChannelTileOrPerHalfThePlane) {
   // ResNet's 256-channel conv on 14x14, F(2x2): 4.2 MB of weights, 0.5 + 0.8 MB a task.
   const ScheduleConfig resnet_14 = winograd_default({1, 256, 14, 14}, 256, 2);
   EXPECT_EQ(resnet_14.at("rows"), 7);
@@ -531,13 +536,20 @@ TEST(Conv2dWinogradDefault, WholePlaneTasksWhereEachRowWouldStreamWeightsPastL2)
   const ScheduleConfig expansion_28 = winograd_default({1, 64, 28, 28}, 256, 4);
   EXPECT_EQ(expansion_28.at("rows"), 7);
   EXPECT_EQ(expansion_28.at("parallel"), 1);
-  // Past 1.4 MB a task: 128 channels on 28x28 in F(4x4) (0.6 + 0.9 MB), 512 on 14x14
-  // (1.0 + 1.6 MB), 256 on 28x28 (1.2 + 1.8 MB); weights within L2: 64 on 56x56 (0.6 MB).
-  for (const ScheduleConfig& c : {winograd_default({1, 128, 28, 28}, 128, 4), winograd_default({1, 512, 14, 14}, 512, 2),
-                                  winograd_default({1, 256, 28, 28}, 256, 4), winograd_default({1, 64, 56, 56}, 64, 4)}) {
-    EXPECT_EQ(c.at("rows"), 1);
+  // Past 1.4 MB a channel tile: 128 channels on 28x28 in F(4x4) (0.6 + 0.9 MB), 512 on
+  // 14x14 (1.0 + 1.6 MB), 256 on 28x28 (1.2 + 1.8 MB): 4 of the 7 tile rows a task.
+  for (const ScheduleConfig& c :
+       {winograd_default({1, 128, 28, 28}, 128, 4), winograd_default({1, 512, 14, 14}, 512, 2),
+        winograd_default({1, 256, 28, 28}, 256, 4)}) {
+    EXPECT_EQ(c.at("rows"), 4);
     EXPECT_EQ(c.at("parallel"), 0);
   }
+  // 128 channels on 112x112: a tile row's transformed input is 0.5 MB, so 2 rows a task.
+  EXPECT_EQ(winograd_default({1, 128, 112, 112}, 128, 4).at("rows"), 2);
+  // Weights within L2: 64 channels on 56x56 (0.6 MB).
+  const ScheduleConfig resnet_56 = winograd_default({1, 64, 56, 56}, 64, 4);
+  EXPECT_EQ(resnet_56.at("rows"), 1);
+  EXPECT_EQ(resnet_56.at("parallel"), 0);
 }
 
 TEST_F(Conv2dKernel, Winograd2x2ResidualRelu) { kernels().check_points("winograd2_residual_relu"); }
