@@ -1,4 +1,5 @@
 #pragma once
+#include "schedules/cpu_caches.h"
 #include "schedules/cpu_vector_isa.h"
 #include "schedules/schedule_space.h"
 
@@ -11,7 +12,7 @@ namespace nee {
 // for the loop nest.
 class Conv2dBlockedCpuSpace : public ScheduleSpace {
  public:
-  Conv2dBlockedCpuSpace(const Workload& workload, CpuVectorIsa isa);
+  Conv2dBlockedCpuSpace(const Workload& workload, CpuVectorIsa isa, CpuCaches caches);
   std::string name() const override { return "conv2d-blocked-cpu"; }
   ScheduleConfig default_config() const override;
 
@@ -22,6 +23,7 @@ class Conv2dBlockedCpuSpace : public ScheduleSpace {
  private:
   Workload workload_;
   CpuVectorIsa isa_;
+  CpuCaches caches_;
   int64_t out_w_, out_h_, out_c_, blocks_, kernel_w_;
   bool unpadded_;       // no padding: the padded input is the input
   bool blocked_input_;  // X is channel-blocked

@@ -12,10 +12,11 @@ namespace nee {
 
 using namespace Halide;
 
-std::unique_ptr<ScheduleSpace> make_conv2d_cpu_space(const Workload& workload, const CpuVectorIsa& isa) {
+std::unique_ptr<ScheduleSpace> make_conv2d_cpu_space(const Workload& workload, const CpuVectorIsa& isa,
+                                                     const CpuCaches& caches) {
   const Conv2dAttrs attrs = conv2d_attrs(workload);
-  if (attrs.winograd_tile != 0) return std::make_unique<Conv2dWinogradCpuSpace>(workload, isa);
-  if (attrs.weight_block != 0) return std::make_unique<Conv2dBlockedCpuSpace>(workload, isa);
+  if (attrs.winograd_tile != 0) return std::make_unique<Conv2dWinogradCpuSpace>(workload, isa, caches);
+  if (attrs.weight_block != 0) return std::make_unique<Conv2dBlockedCpuSpace>(workload, isa, caches);
   return std::make_unique<Conv2dCpuSpace>(workload, isa);
 }
 

@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "kernels/conv2d_algorithm.h"
+#include "schedules/cpu_caches.h"
 #include "schedules/cpu_vector_isa.h"
 #include "schedules/schedule_space.h"
 
@@ -9,7 +10,8 @@ namespace nee {
 
 // The conv2d family's space for a workload on a CPU: Winograd's for transformed weights,
 // the channel-blocked one for blocked weights, else the plain one below.
-std::unique_ptr<ScheduleSpace> make_conv2d_cpu_space(const Workload& workload, const CpuVectorIsa& isa);
+std::unique_ptr<ScheduleSpace> make_conv2d_cpu_space(const Workload& workload, const CpuVectorIsa& isa,
+                                                     const CpuCaches& caches);
 // The same on a GPU, which runs no Winograd form (nee::Error for one).
 std::unique_ptr<ScheduleSpace> make_conv2d_gpu_space(const Workload& workload);
 

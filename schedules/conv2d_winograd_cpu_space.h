@@ -1,4 +1,5 @@
 #pragma once
+#include "schedules/cpu_caches.h"
 #include "schedules/cpu_vector_isa.h"
 #include "schedules/schedule_space.h"
 
@@ -12,7 +13,7 @@ namespace nee {
 // with the epilogue. See the .cpp for the loop nest.
 class Conv2dWinogradCpuSpace : public ScheduleSpace {
  public:
-  Conv2dWinogradCpuSpace(const Workload& workload, CpuVectorIsa isa);
+  Conv2dWinogradCpuSpace(const Workload& workload, CpuVectorIsa isa, CpuCaches caches);
   std::string name() const override { return "conv2d-winograd-cpu"; }
   ScheduleConfig default_config() const override;
 
@@ -23,6 +24,7 @@ class Conv2dWinogradCpuSpace : public ScheduleSpace {
  private:
   Workload workload_;
   CpuVectorIsa isa_;
+  CpuCaches caches_;
   int64_t tile_, blocks_, tiles_w_, tiles_h_, batch_;
 };
 

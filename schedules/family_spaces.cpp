@@ -8,6 +8,7 @@
 #include "schedules/attention_cpu_space.h"
 #include "schedules/attention_gpu_space.h"
 #include "schedules/conv2d_cpu_space.h"
+#include "schedules/cpu_caches.h"
 #include "schedules/elementwise_cpu_space.h"
 #include "schedules/elementwise_gpu_space.h"
 #include "schedules/layernorm_cpu_space.h"
@@ -30,19 +31,20 @@ namespace {
 
 struct FamilySpaces {
   FamilyId family;
-  // The space on a CPU, its register blocks fitted to that CPU's vector unit.
-  std::unique_ptr<ScheduleSpace> (*cpu)(const Workload&, const CpuVectorIsa&);
+  // The space on a CPU, its register blocks fitted to that CPU's vector unit (and the
+  // conv tiles of its defaults to its caches).
+  std::unique_ptr<ScheduleSpace> (*cpu)(const Workload&, const CpuVectorIsa&, const CpuCaches&);
   // The space on a GPU (CUDA or OpenCL).
   std::unique_ptr<ScheduleSpace> (*gpu)(const Workload&);
 };
 
 template <class Space>
-std::unique_ptr<ScheduleSpace> fitted(const Workload& w, const CpuVectorIsa& isa) {
+std::unique_ptr<ScheduleSpace> fitted(const Workload& w, const CpuVectorIsa& isa, const CpuCaches&) {
   return std::make_unique<Space>(w, isa);
 }
 
 template <class Space>
-std::unique_ptr<ScheduleSpace> plain(const Workload& w, const CpuVectorIsa&) {
+std::unique_ptr<ScheduleSpace> plain(const Workload& w, const CpuVectorIsa&, const CpuCaches&) {
   return std::make_unique<Space>(w);
 }
 
@@ -76,13 +78,16 @@ static_assert(rows_in_family_order(), "kSpaces needs one row per family of NEE_F
 std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, const Target& target) {
   require_family_made(workload);  // the spaces define the family's algorithm over its shapes
   const FamilySpaces& row = kSpaces[static_cast<size_t>(family_of(workload).id)];
-  if (target.kind() == TargetKind::cpu) return row.cpu(workload, CpuVectorIsa::of_target(target.halide));
+  if (target.kind() == TargetKind::cpu) {
+    return row.cpu(workload, CpuVectorIsa::of_target(target.halide), CpuCaches::of_device(target.device));
+  }
   return row.gpu(workload);
 }
 
 std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, TargetKind kind) {
   Target target;
   target.halide = kind == TargetKind::cpu ? host_isa_level().halide : to_string(kind);
+  target.device = measuring_device(kind);
   return make_schedule_space(workload, target);
 }
 

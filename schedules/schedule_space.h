@@ -62,7 +62,8 @@ class ScheduleSpace {
 // The space for a workload on a target; CPU spaces fit their register blocks to the
 // target's vector unit. Throws nee::Error if NEE has none.
 std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, const Target& target);
-// The same for a kind of target on this host (the CPU spaces use the host's vector unit).
+// The same for a kind of target on this host (the CPU spaces use the host's vector unit
+// and caches).
 std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, TargetKind kind);
 
 // Whole tiles of `b` that cover `a` (positive operands).
