@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/matmul_workload.h"
 #include "core/workload.h"
 
 namespace nee {
@@ -11,22 +12,29 @@ namespace nee {
 // [N / 16, K, 16]: element (k, n) at [n / 16, k, n % 16], so a kernel's 16-column panel
 // of B is one sequential stream of K rows, where B as ONNX has it strides a row (often a
 // page) apart and a kernel packs the panel again for every tile of rows. 16 floats fill
-// one AVX-512 register or two AVX2 or four NEON ones.
+// one AVX-512 register or two AVX2 or four NEON ones. Where N is not a multiple of 16
+// (an ImageNet classifier's 1000), the last panel's lanes past N are zeros.
 // The runtime packs constant weights once when it prepares a model.
 constexpr int64_t kMatmulWeightPanel = 16;
 
-// Whether a B of this shape packs: [K, N] with N a multiple of the panel width.
-bool matmul_weights_fill_panels(const std::vector<int64_t>& b_shape);
+// Whether a B of this shape packs: [K, N], with N a multiple of the panel width unless
+// the last panel may be padded.
+bool matmul_weights_pack(const std::vector<int64_t>& b_shape, bool pad_panels);
 
-// [K, N] -> [N / kMatmulWeightPanel, K, kMatmulWeightPanel].
+// [K, N] -> [ceil(N / kMatmulWeightPanel), K, kMatmulWeightPanel].
 std::vector<int64_t> matmul_panel_shape(const std::vector<int64_t>& b_shape);
 
-// Copies B [K, N] into the packed layout (out holds matmul_panel_shape's elements).
+// Copies B [K, N] into the packed layout, zeros past N (out holds matmul_panel_shape's
+// elements).
 void pack_matmul_panels(const float* b_data, const std::vector<int64_t>& b_shape, float* out);
 
+// The attributes of a product whose B [K, N] is packed: b_block, and b_columns where N
+// is not a multiple of the panel width.
+MatmulAttrs with_packed_b(MatmulAttrs attrs, const std::vector<int64_t>& b_shape);
+
 // The product as a runtime that packs constant weights runs it: an untransposed 2-D B
-// that fills panels becomes one of panels (b_block); any other workload is returned as
-// it is.
+// becomes one of panels (b_block, padded where N needs it); any other workload is
+// returned as it is.
 Workload matmul_runtime_layout(const Workload& w);
 
 }  // namespace nee

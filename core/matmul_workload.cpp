@@ -27,6 +27,7 @@ struct StoredMatmulAttrs final : WorkloadAttrs {
                         {"relu", attrs.relu ? 1 : 0},     {"bias", bias ? 1 : 0}};
     if (attrs.gelu) j["gelu"] = 1;
     if (attrs.b_block != 0) j["b_block"] = attrs.b_block;
+    if (attrs.b_columns != 0) j["b_columns"] = attrs.b_columns;
     return j;
   }
 };
@@ -41,6 +42,7 @@ std::shared_ptr<const WorkloadAttrs> matmul_attrs_from_json(const nlohmann::json
   a.relu = json_int(j.at("relu"), "relu") != 0;
   a.gelu = json_int_or(j, "gelu", 0) != 0;
   a.b_block = json_int_or(j, "b_block", 0);
+  a.b_columns = json_int_or(j, "b_columns", 0);
   stored->bias = json_int(j.at("bias"), "bias") != 0;
   return stored;
 }
@@ -65,6 +67,12 @@ Workload make_matmul_workload(const TensorType& a, const TensorType& b, const Te
   if (attrs.b_block != 0 && panels_malformed) {
     throw Error(fmt::format("a B packed in panels of {} columns is [N/{}, K, {}], not transposed; got {}",
                             attrs.b_block, attrs.b_block, attrs.b_block, b.to_string()));
+  }
+  if (attrs.b_columns != 0 &&
+      (attrs.b_block == 0 || attrs.b_columns <= (b.shape[0] - 1) * attrs.b_block ||
+       attrs.b_columns >= b.shape[0] * attrs.b_block)) {
+    throw Error(fmt::format("b_columns {} must leave only the last of B's panels {} part filled", attrs.b_columns,
+                            b.to_string()));
   }
   const std::vector<int64_t> logical_b = matmul_logical_b_shape(b.shape, attrs);
   const size_t ra = a.shape.size(), rb = logical_b.size();
@@ -115,7 +123,7 @@ bool matmul_has_bias(const Workload& w) { return w.attrs_as<StoredMatmulAttrs>()
 
 std::vector<int64_t> matmul_logical_b_shape(const std::vector<int64_t>& b_shape, const MatmulAttrs& attrs) {
   if (attrs.b_block == 0) return b_shape;
-  return {b_shape[1], b_shape[0] * attrs.b_block};
+  return {b_shape[1], attrs.b_columns != 0 ? attrs.b_columns : b_shape[0] * attrs.b_block};
 }
 
 Workload matmul_workload_from_shape(const std::string& shape) {

@@ -16,9 +16,12 @@ struct MatmulAttrs {
   double beta = 1.0;
   bool relu = false;
   bool gelu = false;  // the key holds "gelu" only when set, so older keys are unchanged
-  // B packed ahead of time as panels of b_block columns, [N / b_block, K, b_block]
+  // B packed ahead of time as panels of b_block columns, [ceil(N / b_block), K, b_block]
   // (passes.h: pack_matmul_weights); 0: B as ONNX has it. Held in the key only when set.
   int64_t b_block = 0;
+  // With b_block, N where the last panel holds fewer than b_block columns (its other lanes
+  // are zeros); 0: every lane of the panels is a column. Held in the key only when set.
+  int64_t b_columns = 0;
 };
 
 // Validates shapes and computes the output shape (ONNX broadcasting of batch dims and of

@@ -72,7 +72,10 @@ MatmulPipeline define_matmul(const Workload& w, bool clamp_reads) {
   if (attrs.b_block != 0) {
     // Packed ahead of time: column n of B is lane n % b_block of panel n / b_block.
     const int block = static_cast<int>(attrs.b_block);
-    b_idx = {n % block, panel_vars[1], n / block};
+    // Past a padded last panel the index stays on it: a guarded ragged register block
+    // computes whole vectors there, whose lanes past N are never stored.
+    const Expr panel = attrs.b_columns != 0 ? min(n / block, static_cast<int>(sb[0]) - 1) : n / block;
+    b_idx = {n % block, panel_vars[1], panel};
   } else {
     b_idx = attrs.trans_b ? std::vector<Expr>{panel_vars[1], n} : std::vector<Expr>{n, panel_vars[1]};
     for (const Expr& e : batch_indices(sb, 2, p.batch)) b_idx.push_back(e);

@@ -42,6 +42,10 @@ struct GraphOptions {
   // pack_matmul_weights); only CPU kernels schedule them. A manifest from before it was
   // recorded reads as false.
   bool pack_matmul_weights = false;
+  // With pack_matmul_weights, a B whose columns are not a multiple of 16 (a classifier's
+  // 1000) packs too, its last panel padded with zeros, which changes the product's
+  // workload. A manifest from before it was recorded reads as false.
+  bool pad_matmul_panels = false;
   // Scalings of a matmul's operands fold into its alpha (passes.h:
   // fold_matmul_operand_scales), and products read only by column Slices split
   // (split_matmul_columns). Manifests from before they were recorded read as false.
@@ -141,7 +145,8 @@ struct GraphOptions {
            group_norms_over_rows == o.group_norms_over_rows && drop_padding_taps == o.drop_padding_taps &&
            block_resizes == o.block_resizes && convs_read_frames == o.convs_read_frames &&
            record_group_widths == o.record_group_widths && means_as_global_pools == o.means_as_global_pools &&
-           winograd_weight_bound == o.winograd_weight_bound && block_global_pool_inputs == o.block_global_pool_inputs;
+           winograd_weight_bound == o.winograd_weight_bound && block_global_pool_inputs == o.block_global_pool_inputs &&
+           pad_matmul_panels == o.pad_matmul_panels;
   }
 };
 

@@ -262,6 +262,7 @@ std::optional<Workload> workload_of(const Graph& graph, const Node& node) {
   attrs.relu = node.attrs.get_int("relu", 0) != 0;
   attrs.gelu = node.attrs.get_int("gelu", 0) != 0;
   attrs.b_block = node.attrs.get_int("b_block", 0);
+  attrs.b_columns = node.attrs.get_int("b_columns", 0);
   const TensorType* bias = operands.size() > 2 ? &operands[2] : nullptr;
   return make_matmul_workload(operands[0], operands[1], bias, attrs);
 }

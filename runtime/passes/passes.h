@@ -282,11 +282,12 @@ void pack_conv_weights(Graph& graph, bool grouped);
 // is a rank-4 f32 constant not blocked yet.
 bool block_conv_weights(Graph& graph, Node& node);
 
-// NeeMatMul whose B is an untransposed 2-D f32 constant that fills panels
-// (core/matmul_weight_layout.h) -> the same with B packed ahead of time as [N / 16, K, 16]
-// (b_block 16; a new constant, the plain one removed when nothing else reads it). With
-// GraphOptions::pack_matmul_weights only: CPU kernels.
-void pack_matmul_weights(Graph& graph);
+// NeeMatMul whose B is an untransposed 2-D f32 constant that fills panels, or any such B
+// with `pad_panels` (core/matmul_weight_layout.h) -> the same with B packed ahead of time
+// as [ceil(N / 16), K, 16] (b_block 16, and b_columns N where the last panel is padded; a
+// new constant, the plain one removed when nothing else reads it). With
+// GraphOptions::pack_matmul_weights only (and pad_matmul_panels): CPU kernels.
+void pack_matmul_weights(Graph& graph, bool pad_panels);
 
 // Keeps activations channel-blocked between convolutions: the output of a NeeConv with
 // blocked weights (group 1, channels a multiple of 16, not a graph output) that another

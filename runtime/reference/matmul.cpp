@@ -27,14 +27,17 @@ Tensor transposed_2d(const Tensor& t) {
 // out = act(alpha * op(A) x op(B) + beta * C) (act: none, Relu or GELU) with ONNX MatMul batch broadcasting and
 // 1-D operands promoted as numpy does. The loop order i, k, j keeps the innermost loop
 // contiguous in B and out, so it vectorizes.
-// B [N / block, K, block] (panels of block columns) as the [K, N] matrix it holds.
-Tensor unpacked_panels(const Tensor& panels, int64_t block) {
-  const int64_t count = panels.shape()[0], k = panels.shape()[1], n = count * block;
+// B [ceil(N / block), K, block] (panels of block columns, the last one's lanes past N
+// padding) as the [K, N] matrix it holds.
+Tensor unpacked_panels(const Tensor& panels, const MatmulAttrs& attrs) {
+  const int64_t block = attrs.b_block, count = panels.shape()[0], k = panels.shape()[1];
+  const int64_t n = attrs.b_columns != 0 ? attrs.b_columns : count * block;
   Tensor out(DType::f32, {k, n});
   const float* src = panels.data_as<float>();
   float* dst = out.data_as<float>();
   for (int64_t p = 0; p < count; ++p) {
-    for (int64_t r = 0; r < k; ++r) std::copy_n(src + (p * k + r) * block, block, dst + r * n + p * block);
+    const int64_t lanes = std::min(block, n - p * block);
+    for (int64_t r = 0; r < k; ++r) std::copy_n(src + (p * k + r) * block, lanes, dst + r * n + p * block);
   }
   return out;
 }
@@ -42,7 +45,7 @@ Tensor unpacked_panels(const Tensor& panels, int64_t block) {
 void matmul_f32(const Tensor& a_in, const Tensor& b_in, const Tensor* c, const MatmulAttrs& attrs,
                 Tensor& out) {
   const Tensor a = attrs.trans_a ? transposed_2d(a_in) : a_in;
-  const Tensor b = attrs.b_block != 0 ? unpacked_panels(b_in, attrs.b_block)
+  const Tensor b = attrs.b_block != 0 ? unpacked_panels(b_in, attrs)
                    : attrs.trans_b    ? transposed_2d(b_in)
                                       : b_in;
   std::vector<int64_t> sa = a.shape(), sb = b.shape();
@@ -140,6 +143,7 @@ ReferenceFn make_reference_nee_matmul(const Graph& graph, const Node& node) {
   attrs.relu = node.attrs.get_int("relu", 0) != 0;
   attrs.gelu = node.attrs.get_int("gelu", 0) != 0;
   attrs.b_block = node.attrs.get_int("b_block", 0);
+  attrs.b_columns = node.attrs.get_int("b_columns", 0);
   return matmul_kernel(attrs);
 }
 

@@ -200,7 +200,8 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"means_as_global_pools", &GraphOptions::means_as_global_pools},
       {"winograd_weight_bound", &GraphOptions::winograd_weight_bound},
       {"block_global_pool_inputs", &GraphOptions::block_global_pool_inputs},
-      {"split_matmul_columns", &GraphOptions::split_matmul_columns}};
+      {"split_matmul_columns", &GraphOptions::split_matmul_columns},
+      {"pad_matmul_panels", &GraphOptions::pad_matmul_panels}};
   for (const auto& [option, member] : later_options) {
     j["graph"].erase(option);
     save_manifest(j);

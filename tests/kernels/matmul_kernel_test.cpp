@@ -40,6 +40,18 @@ Workload panels_workload() {
   return make_matmul_workload({DType::f32, {2, 37, 23}}, {DType::f32, {3, 23, 16}}, &c, a);
 }
 
+// [rows, 70] (with batch dims `batch`) x B of 45 columns in 3 panels of 16, the last
+// one's 3 lanes past N zeros, plus a bias, then Relu: a classifier's 1000 columns in
+// miniature.
+Workload padded_panels_workload(std::vector<int64_t> a_shape) {
+  MatmulAttrs a;
+  a.b_block = 16;
+  a.b_columns = 45;
+  a.relu = true;
+  const TensorType c{DType::f32, {45}};
+  return make_matmul_workload({DType::f32, a_shape}, {DType::f32, {3, 70, 16}}, &c, a);
+}
+
 class MatmulKernel : public test::CompiledKernelsTest<MatmulKernel> {
  public:
   static constexpr char kWorkDirTag[] = "kernels";
@@ -96,6 +108,17 @@ class MatmulKernel : public test::CompiledKernelsTest<MatmulKernel> {
       std::mt19937_64 rng(77);
       kernels.add_points("panels", w, cpu, 2, rng);
       kernels.add_changed_default("panels", "vec8_nr24", w, cpu, {{"vec", 8}, {"nr_vecs", 3}, {"mr", 4}});
+    }
+    // Padded panels: the default (64-column register blocks, the last one guarded), two
+    // random points, 8-wide vectors in 24-column blocks, a kc split, and one row (a
+    // batch-1 classifier).
+    {
+      const Workload w = padded_panels_workload({2, 37, 70});
+      std::mt19937_64 rng(78);
+      kernels.add_points("padded_panels", w, cpu, 2, rng);
+      kernels.add_changed_default("padded_panels", "vec8_nr24", w, cpu, {{"vec", 8}, {"nr_vecs", 3}, {"mr", 4}});
+      kernels.add_changed_default("padded_panels", "kc64", w, cpu, {{"kc", 64}, {"mr", 1}, {"mc_blocks", 8}});
+      kernels.add_points("padded_panels_one_row", padded_panels_workload({1, 70}), cpu, 0, rng);
     }
     // Random valid non-default CPU points: one with kc > 0, one with parallel = 2, one more.
     {
@@ -175,6 +198,13 @@ TEST_F(MatmulKernel, PanelsOfB) {
   kernels().check_points("panels");
 }
 
+TEST_F(MatmulKernel, PaddedPanelsOfB) {
+  EXPECT_EQ(kernels().get("padded_panels/default").candidate.workload.output.shape,
+            (std::vector<int64_t>{2, 37, 45}));
+  kernels().check_points("padded_panels");
+  kernels().check_points("padded_panels_one_row");
+}
+
 // The reference of a packed B against the plain product's on the matrix its panels hold,
 // unpacked by the loop written here.
 TEST(MatmulWorkload, PanelsReferenceIsThePlainProduct) {
@@ -217,6 +247,21 @@ TEST(MatmulWorkload, PanelsOfBAreInTheKeyAndChecked) {
   EXPECT_THROW(make_matmul_workload({DType::f32, {5, 8}}, {DType::f32, {8, 32}}, nullptr, a), Error);
   a.trans_b = true;
   EXPECT_THROW(make_matmul_workload({DType::f32, {5, 8}}, {DType::f32, {2, 8, 16}}, nullptr, a), Error);
+  // b_columns: N where it leaves the last panel part filled, in the key only when set.
+  a.trans_b = false;
+  a.b_columns = 20;
+  const Workload padded = make_matmul_workload({DType::f32, {5, 8}}, {DType::f32, {2, 8, 16}}, nullptr, a);
+  EXPECT_EQ(padded.output.shape, (std::vector<int64_t>{5, 20}));
+  EXPECT_NE(padded.key().find(R"("b_columns":20)"), std::string::npos) << padded.key();
+  EXPECT_EQ(w.key().find("b_columns"), std::string::npos) << w.key();
+  EXPECT_EQ(Workload::from_json(padded.to_json()).key(), padded.key());
+  for (int64_t columns : {16, 32, 40}) {
+    a.b_columns = columns;
+    EXPECT_THROW(make_matmul_workload({DType::f32, {5, 8}}, {DType::f32, {2, 8, 16}}, nullptr, a), Error) << columns;
+  }
+  a.b_block = 0;
+  a.b_columns = 20;
+  EXPECT_THROW(make_matmul_workload({DType::f32, {5, 8}}, {DType::f32, {8, 32}}, nullptr, a), Error);
 }
 
 TEST(MatmulWorkload, KeysWithoutGeluAreUnchanged) {

@@ -786,8 +786,9 @@ TEST(Passes, ProductsReadOnlyByColumnSlicesSplit) {
   EXPECT_EQ(std::count(plain.begin(), plain.end(), "Split"), 1);
 }
 
-// Constant weights with N a multiple of 16 are packed in panels; a weight shared by two
-// products is packed once, and kept plain while a Gather (a tied embedding) still reads it.
+// Constant weights with N a multiple of 16 are packed in panels, and with
+// pad_matmul_panels any N; a weight shared by two products is packed once, and kept plain
+// while a Gather (a tied embedding) still reads it.
 TEST(Passes, ConstantMatmulWeightsArePackedInPanels) {
   Graph g;
   g.add_value("a", f32({5, 8}));
@@ -832,6 +833,21 @@ TEST(Passes, ConstantMatmulWeightsArePackedInPanels) {
   EXPECT_TRUE(packed.has_value("w"));
   EXPECT_FALSE(packed.has_value("wt"));
 
+  expect_fusion_preserves_outputs(g, options);
+
+  // With pad_matmul_panels, 20 columns pack too, in 2 panels, the second padded.
+  options.pad_matmul_panels = true;
+  Graph padded = g;
+  optimize_graph(padded, options);
+  std::map<std::string, const Node*> padded_by_name;
+  for (const Node& n : padded.nodes()) padded_by_name[n.name] = &n;
+  const Node& odd = *padded_by_name.at("mm_odd");
+  EXPECT_EQ(odd.attrs.get_int("b_block", 0), 16);
+  EXPECT_EQ(odd.attrs.get_int("b_columns", 0), 20);
+  EXPECT_EQ(odd.inputs[1], "odd.panels16");
+  EXPECT_EQ(padded.type_of("odd.panels16").shape, (std::vector<int64_t>{2, 8, 16}));
+  EXPECT_EQ(padded.type_of(odd.outputs[0]).shape, (std::vector<int64_t>{5, 20}));
+  EXPECT_EQ(padded_by_name.at("mm1")->attrs.get_int("b_columns", 0), 0);
   expect_fusion_preserves_outputs(g, options);
 
   // Without the option (bundles from before it) weights stay as ONNX has them.
