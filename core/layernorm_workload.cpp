@@ -11,14 +11,20 @@ namespace nee {
 
 namespace {
 
-// A layernorm workload's first normalized dim (non-negative), epsilon, and whether it
-// has a bias.
+// A layernorm workload's first normalized dim (non-negative), epsilon, whether it has a
+// bias, and whether it normalizes by the root mean square (held in the key only when
+// set, so the keys of layer norms are unchanged).
 struct StoredLayernormAttrs final : WorkloadAttrs {
   int64_t axis = 0;
   double epsilon = 0;
   bool bias = false;
+  bool rms = false;
 
-  nlohmann::json to_json() const override { return {{"axis", axis}, {"epsilon", epsilon}, {"bias", bias ? 1 : 0}}; }
+  nlohmann::json to_json() const override {
+    nlohmann::json j = {{"axis", axis}, {"epsilon", epsilon}, {"bias", bias ? 1 : 0}};
+    if (rms) j["rms"] = 1;
+    return j;
+  }
 };
 
 std::shared_ptr<const WorkloadAttrs> layernorm_attrs_from_json(const nlohmann::json& j) {
@@ -26,13 +32,14 @@ std::shared_ptr<const WorkloadAttrs> layernorm_attrs_from_json(const nlohmann::j
   stored->axis = json_int(j.at("axis"), "axis");
   stored->epsilon = json_double(j.at("epsilon"), "epsilon");
   stored->bias = json_int(j.at("bias"), "bias") != 0;
+  stored->rms = json_int_or(j, "rms", 0) != 0;
   return stored;
 }
 
 }  // namespace
 
 Workload make_layernorm_workload(const TensorType& x, const TensorType& scale, const TensorType* bias,
-                                 int64_t axis, double epsilon) {
+                                 int64_t axis, double epsilon, bool rms) {
   for (const TensorType* t : {&x, &scale, bias}) {
     if (t && t->dtype != DType::f32) throw Error("layernorm kernels take f32 tensors, got " + t->to_string());
   }
@@ -68,6 +75,7 @@ Workload make_layernorm_workload(const TensorType& x, const TensorType& scale, c
   stored->axis = axis;
   stored->epsilon = epsilon;
   stored->bias = bias != nullptr;
+  stored->rms = rms;
   w.attrs = stored;
   w.inputs = {x, scale};
   if (bias) w.inputs.push_back(*bias);
@@ -78,6 +86,7 @@ Workload make_layernorm_workload(const TensorType& x, const TensorType& scale, c
 int64_t layernorm_axis(const Workload& w) { return w.attrs_as<StoredLayernormAttrs>().axis; }
 double layernorm_epsilon(const Workload& w) { return w.attrs_as<StoredLayernormAttrs>().epsilon; }
 bool layernorm_has_bias(const Workload& w) { return w.attrs_as<StoredLayernormAttrs>().bias; }
+bool layernorm_is_rms(const Workload& w) { return w.attrs_as<StoredLayernormAttrs>().rms; }
 
 int64_t layernorm_row_length(const Workload& w) {
   const auto& shape = w.inputs[0].shape;
@@ -87,7 +96,7 @@ int64_t layernorm_row_length(const Workload& w) {
 }
 
 Workload layernorm_workload_from_shape(const std::string& text) {
-  const ShapeText parsed("layernorm", text, {"axis", "epsilon", "bias"});
+  const ShapeText parsed("layernorm", text, {"axis", "epsilon", "bias", "rms"});
   const TensorType x{DType::f32, parsed.shape()};
   const int64_t rank = static_cast<int64_t>(x.shape.size());
   const int64_t axis = parsed.integer("axis", -1);
@@ -95,7 +104,8 @@ Workload layernorm_workload_from_shape(const std::string& text) {
   // Scale and bias are per element of the normalized row, as exporters write them.
   const TensorType row{DType::f32, {x.shape.begin() + (axis < 0 ? axis + rank : axis), x.shape.end()}};
   const bool bias = parsed.choice("bias", "1", {"0", "1"}) == "1";
-  return make_layernorm_workload(x, row, bias ? &row : nullptr, axis, parsed.number("epsilon", 1e-5));
+  const bool rms = parsed.choice("rms", "0", {"0", "1"}) == "1";
+  return make_layernorm_workload(x, row, bias ? &row : nullptr, axis, parsed.number("epsilon", 1e-5), rms);
 }
 
 Family layernorm_family() {
@@ -107,8 +117,9 @@ Family layernorm_family() {
           layernorm_row_length,
           SpeedUnit::gflops,
           layernorm_workload_from_shape,
-          "DxDx...xD[,axis=A][,epsilon=E][,bias=0|1] (the input shape; rows are the dims from axis on, default -1; "
-          "epsilon default 1e-5; a per-row-element scale, and a bias unless bias=0; e.g. 128x768)",
+          "DxDx...xD[,axis=A][,epsilon=E][,bias=0|1][,rms=0|1] (the input shape; rows are the dims from axis on, "
+          "default -1; epsilon default 1e-5; a per-row-element scale, and a bias unless bias=0; rms=1 normalizes "
+          "by the root mean square (RMSNorm); e.g. 128x768)",
           {"bias", "epsilon"},
           1,
           layernorm_attrs_from_json,
@@ -116,7 +127,7 @@ Family layernorm_family() {
             const bool bias = layernorm_has_bias(w);
             require_input_count(w, bias ? 3 : 2);
             return make_layernorm_workload(w.inputs[0], w.inputs[1], bias ? &w.inputs[2] : nullptr,
-                                           layernorm_axis(w), layernorm_epsilon(w));
+                                           layernorm_axis(w), layernorm_epsilon(w), layernorm_is_rms(w));
           }};
 }
 

@@ -40,11 +40,16 @@ LayernormPipeline define_layernorm(const Workload& w) {
   at_r.insert(at_r.end(), row_coords.begin(), row_coords.end());
   const float n = static_cast<float>(layernorm_row_length(w));
 
-  p.sum_x = Func("sum_x");
-  p.sum_x(row_index) = 0.0f;
-  p.sum_x(row_index) += p.input(at_r);
   p.centered = Func("centered");
-  p.centered(p.dims) = p.input(p.dims) - p.sum_x(row_coords) / n;
+  if (layernorm_is_rms(w)) {
+    // RMSNorm: the values themselves, uncentered; sum_x stays undefined.
+    p.centered(p.dims) = p.input(p.dims);
+  } else {
+    p.sum_x = Func("sum_x");
+    p.sum_x(row_index) = 0.0f;
+    p.sum_x(row_index) += p.input(at_r);
+    p.centered(p.dims) = p.input(p.dims) - p.sum_x(row_coords) / n;
+  }
   p.sum_sq = Func("sum_sq");
   p.sum_sq(row_index) = 0.0f;
   p.sum_sq(row_index) += p.centered(at_r) * p.centered(at_r);

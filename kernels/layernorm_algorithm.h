@@ -12,8 +12,8 @@ namespace nee {
 // rest index rows. The statistics are Funcs over the row-index dims.
 struct LayernormPipeline {
   Halide::ImageParam input, scale, bias;  // bias defined when the workload has one
-  Halide::Func sum_x;     // sum of the row
-  Halide::Func centered;  // input - mean
+  Halide::Func sum_x;     // sum of the row; undefined for RMSNorm
+  Halide::Func centered;  // input - mean (RMSNorm: input)
   Halide::Func sum_sq;    // sum of centered^2 over the row
   Halide::Func inv_std;   // 1 / sqrt(variance + epsilon)
   Halide::Func out;       // centered * inv_std * scale + bias

@@ -46,6 +46,10 @@ struct GraphOptions {
   // 1000) packs too, its last panel padded with zeros, which changes the product's
   // workload. A manifest from before it was recorded reads as false.
   bool pad_matmul_panels = false;
+  // RMSNorm chains run as NeeLayerNorm with rms 1 (passes.h: fuse_layer_norm), which
+  // changes the workloads around them. A manifest from before it was recorded reads as
+  // false.
+  bool fuse_rms_norms = false;
   // Scalings of a matmul's operands fold into its alpha (passes.h:
   // fold_matmul_operand_scales), and products read only by column Slices split
   // (split_matmul_columns). Manifests from before they were recorded read as false.
@@ -146,7 +150,7 @@ struct GraphOptions {
            block_resizes == o.block_resizes && convs_read_frames == o.convs_read_frames &&
            record_group_widths == o.record_group_widths && means_as_global_pools == o.means_as_global_pools &&
            winograd_weight_bound == o.winograd_weight_bound && block_global_pool_inputs == o.block_global_pool_inputs &&
-           pad_matmul_panels == o.pad_matmul_panels;
+           pad_matmul_panels == o.pad_matmul_panels && fuse_rms_norms == o.fuse_rms_norms;
   }
 };
 

@@ -140,7 +140,7 @@ static std::optional<Workload> layernorm_workload_of(const Graph& graph, const N
   return matching_output(graph, node,
                          make_layernorm_workload(graph.type_of(node.inputs[0]), graph.type_of(node.inputs[1]),
                                                  has_bias ? &bias : nullptr, node.attrs.get_int("axis"),
-                                                 node.attrs.get_float("epsilon")));
+                                                 node.attrs.get_float("epsilon"), node.attrs.get_int("rms", 0) != 0));
 }
 
 // Transpose and Slice read as the reference kernels read them (runtime/reference/):

@@ -12,6 +12,7 @@ using namespace Halide;
 // centered values, then 1 / sqrt(var + epsilon)) and the output, vectorized over the
 // innermost dim. The two row sums may be split into vec lanes (rfactor); the centered
 // values may be stored per row instead of recomputed in the second sum and the output.
+// RMSNorm has the second sum only, of the uncentered values.
 LayernormCpuSpace::LayernormCpuSpace(const Workload& workload) : workload_(workload) {
   const LayernormPipeline shape = define_layernorm(workload);
   rows_ = row_count(shape.extents, shape.row_dims);
@@ -19,7 +20,9 @@ LayernormCpuSpace::LayernormCpuSpace(const Workload& workload) : workload_(workl
       {"vec", values_up_to({1, 4, 8, 16}, shape.extents[0]), "vector width in floats, over the innermost dim"},
       {"rows", values_up_to({1, 2, 4, 8, 16, 32}, rows_), "rows per task of the row loop (its grain)"},
       {"parallel", rows_ > 1 ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0}, "run the row tasks in parallel"},
-      {"stage", {0, 1}, "0: x - mean recomputed in the variance and the output; 1: stored once per row"},
+      // RMSNorm has no centered values to store (its "centered" is the input).
+      {"stage", layernorm_is_rms(workload) ? std::vector<int64_t>{0} : std::vector<int64_t>{0, 1},
+       "0: x - mean recomputed in the variance and the output; 1: stored once per row"},
       {"split_reduce", {0, 1}, "split the row sums into vec lanes (rfactor)"},
   };
 }
@@ -46,7 +49,7 @@ ScheduledKernel LayernormCpuSpace::apply(const ScheduleConfig& c) const {
   const LoopLevel level =
       schedule_cpu_rows(p.out, p.dims, p.row_dims, vec, static_cast<int>(c.at("rows")), c.at("parallel") != 0);
   const int split = c.at("split_reduce") ? vec : 1;
-  compute_row_statistic(p.sum_x, level, p.r.x, p.dims[0], false, vec, split, false);
+  if (p.sum_x.defined()) compute_row_statistic(p.sum_x, level, p.r.x, p.dims[0], false, vec, split, false);
   compute_row_statistic(p.sum_sq, level, p.r.x, p.dims[0], false, vec, split, false);
   p.inv_std.compute_at(level);
   if (c.at("stage")) {

@@ -42,14 +42,14 @@ ScheduledKernel LayernormGpuSpace::apply(const ScheduleConfig& c) const {
   const int row_threads = static_cast<int>(c.at("row_threads"));
   if (row_threads > 1) {
     const LoopLevel block = schedule_gpu_row_blocks(p.out, p.dims, p.extents, p.row_dims, row_threads);
-    compute_row_statistic_across_threads(p.sum_x, block, p.r, row_threads);
+    if (p.sum_x.defined()) compute_row_statistic_across_threads(p.sum_x, block, p.r, row_threads);
     compute_row_statistic_across_threads(p.sum_sq, block, p.r, row_threads);
     p.inv_std.compute_at(block);
     return ScheduledKernel{Pipeline(p.out), p.arguments()};
   }
   const LoopLevel level = schedule_gpu_rows(p.out, p.dims, p.row_dims, static_cast<int>(c.at("threads")));
   const int split = static_cast<int>(c.at("split_reduce"));
-  compute_row_statistic(p.sum_x, level, p.r.x, p.dims[0], false, 1, split, true);
+  if (p.sum_x.defined()) compute_row_statistic(p.sum_x, level, p.r.x, p.dims[0], false, 1, split, true);
   compute_row_statistic(p.sum_sq, level, p.r.x, p.dims[0], false, 1, split, true);
   p.inv_std.compute_at(level);
   return ScheduledKernel{Pipeline(p.out), p.arguments()};

@@ -105,9 +105,84 @@ std::optional<LayerNormChain> match_chain(const Graph& graph, const Node& mean) 
   return chain;
 }
 
+// The chain an RMSNorm exports to (LLaMA's, T5's: x * torch.rsqrt(x.pow(2).mean(-1,
+// keepdim=True) + eps) * weight), from its ReduceMean: Pow(X, 2) or Mul(X, X), ReduceMean
+// over trailing axes, Add epsilon, Sqrt, then Div(X, .), or Div(1, .) or Reciprocal and a
+// Mul by X; then optionally a Mul by a scale that broadcasts to the row.
+std::optional<LayerNormChain> match_rms_chain(const Graph& graph, const Node& mean) {
+  const int64_t axis = trailing_mean_axis(graph, mean);
+  if (axis < 0) return std::nullopt;
+  const Node* square = graph.producer(mean.inputs[0]);
+  if (!square || sole(graph, square->outputs[0], "ReduceMean") != &mean || square->inputs.size() != 2) {
+    return std::nullopt;
+  }
+  const std::string& x = square->inputs[0];
+  const bool squares = square->op == "Pow" ? scalar_constant(graph, square->inputs[1]) == 2.0f
+                                           : square->op == "Mul" && square->inputs[1] == x;
+  const TensorType& x_type = graph.type_of(x);
+  if (!squares || x_type.dtype != DType::f32) return std::nullopt;
+  const Node* add_eps = sole(graph, mean.outputs[0], "Add");
+  if (!add_eps) return std::nullopt;
+  const std::optional<std::string> eps_name = other_input_read_once(*add_eps, mean.outputs[0]);
+  const std::optional<float> epsilon = eps_name ? scalar_constant(graph, *eps_name) : std::nullopt;
+  if (!epsilon || !(*epsilon >= 0)) return std::nullopt;
+  const Node* sqrt = sole(graph, add_eps->outputs[0], "Sqrt");
+  if (!sqrt) return std::nullopt;
+
+  LayerNormChain chain;
+  chain.members = {square, &mean, add_eps, sqrt};
+  std::string last;
+  if (const Node* div = sole(graph, sqrt->outputs[0], "Div"); div && div->inputs[1] == sqrt->outputs[0]) {
+    chain.members.push_back(div);
+    if (div->inputs[0] == x) {
+      last = div->outputs[0];
+    } else if (scalar_constant(graph, div->inputs[0]) == 1.0f) {
+      last = div->outputs[0];  // 1 / rms, multiplied by X below
+    } else {
+      return std::nullopt;
+    }
+  } else if (const Node* reciprocal = sole(graph, sqrt->outputs[0], "Reciprocal")) {
+    chain.members.push_back(reciprocal);
+    last = reciprocal->outputs[0];
+  } else {
+    return std::nullopt;
+  }
+  if (chain.members.back()->op == "Reciprocal" || chain.members.back()->inputs[0] != x) {
+    const Node* normalize = sole(graph, last, "Mul");
+    if (!normalize || other_input_read_once(*normalize, last) != x) return std::nullopt;
+    chain.members.push_back(normalize);
+    last = normalize->outputs[0];
+  }
+  if (!(graph.type_of(last) == x_type)) return std::nullopt;
+  const std::vector<int64_t> row(x_type.shape.begin() + axis, x_type.shape.end());
+  std::string scale;
+  if (const Node* mul = sole(graph, last, "Mul"); mul && graph.type_of(mul->outputs[0]) == x_type) {
+    const std::optional<std::string> weight = other_input_read_once(*mul, last);
+    const std::vector<int64_t>& shape = weight ? graph.type_of(*weight).shape : std::vector<int64_t>{};
+    bool per_row_element = weight && graph.type_of(*weight).dtype == DType::f32 && shape.size() <= row.size();
+    for (size_t d = 0; per_row_element && d < shape.size(); ++d) {
+      const int64_t extent = shape[shape.size() - 1 - d];
+      per_row_element = extent == 1 || extent == row[row.size() - 1 - d];
+    }
+    if (per_row_element) {
+      scale = *weight;
+      chain.members.push_back(mul);
+      last = mul->outputs[0];
+    }
+  }
+  chain.fused.op = "NeeLayerNorm";
+  chain.fused.name = mean.name + "_rms_norm";
+  chain.fused.inputs = {x, scale};
+  chain.fused.outputs = {last};
+  chain.fused.attrs.set("axis", axis);
+  chain.fused.attrs.set("epsilon", *epsilon);
+  chain.fused.attrs.set("rms", int64_t{1});
+  return chain;
+}
+
 }  // namespace
 
-void fuse_layer_norm(Graph& graph) {
+void fuse_layer_norm(Graph& graph, bool rms_norms) {
   for (Node& node : graph.nodes()) {
     const bool only_y = node.outputs.size() == 1 || (node.outputs.size() > 1 && node.outputs[1].empty() &&
                                                      (node.outputs.size() < 3 || node.outputs[2].empty()));
@@ -122,6 +197,7 @@ void fuse_layer_norm(Graph& graph) {
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (dropped[i] || nodes[i].op != "ReduceMean") continue;
     std::optional<LayerNormChain> chain = match_chain(graph, nodes[i]);
+    if (!chain && rms_norms) chain = match_rms_chain(graph, nodes[i]);
     if (!chain) continue;
     // Without a Mul the scale is a constant 1 (torch's elementwise_affine=False).
     if (chain->fused.inputs[1].empty()) {

@@ -23,7 +23,7 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   fuse_matmul_relu(graph);
   fuse_matmul_gelu(graph);
   // Before fuse_elementwise, which would otherwise take the chain's Sub, Pow, Sqrt and Div.
-  fuse_layer_norm(graph);
+  fuse_layer_norm(graph, options.fuse_rms_norms);
   if (options.fuse_group_norms) fuse_group_norm(graph);
   // After the GELU and layer-norm fusions: GELU's closing Mul by 0.5 feeds the next matmul.
   if (options.fold_operand_scales) fold_matmul_operand_scales(graph);

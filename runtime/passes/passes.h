@@ -32,7 +32,8 @@ namespace nee {
 // The internal op "NeeLayerNorm" computes ONNX LayerNormalization's Y only:
 // (X - mean) / sqrt(var + epsilon) * Scale + B over the dims from `axis` on: attributes
 // axis (int, non-negative) and epsilon (float); inputs X, Scale and an optional B, both
-// broadcasting to X without growing it.
+// broadcasting to X without growing it. With attribute rms 1 it is an RMSNorm:
+// X / sqrt(mean(X^2) + epsilon) * Scale + B.
 
 // Drops Identity nodes, and Pads whose pads are all zero (remove_identity.cpp).
 void remove_identity(Graph& graph);
@@ -205,8 +206,11 @@ void fuse_group_norm(Graph& graph);
 // LayerNormalization with only its Y output -> NeeLayerNorm; and the chain exporters emit
 // for torch.nn.LayerNorm before opset 17 -> NeeLayerNorm: ReduceMean(X) over trailing
 // axes, Sub, Pow 2, ReduceMean, Add epsilon, Sqrt, Div, then optionally Mul Scale and Add
-// B, each intermediate read only inside the chain.
-void fuse_layer_norm(Graph& graph);
+// B, each intermediate read only inside the chain. With `rms_norms`
+// (GraphOptions::fuse_rms_norms) also RMSNorm's chain -> NeeLayerNorm with rms 1: Pow 2
+// (or X * X), ReduceMean over trailing axes, Add epsilon, Sqrt, then a Div of X by it or
+// its reciprocal times X, then optionally a Mul by a scale over the row's elements.
+void fuse_layer_norm(Graph& graph, bool rms_norms);
 
 // NeeMatMul of A [..., M, K] (rank >= 3, not transposed) by a 2-D B, with no bias or a
 // bias over columns only -> Reshape A to [rows, K], the same NeeMatMul on it, Reshape

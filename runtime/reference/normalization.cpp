@@ -12,9 +12,10 @@ namespace nee {
 
 // Layer normalization of `outer` rows of `n` elements: mean and variance per row in f32,
 // then Y = (X - mean) * InvStdDev, times Scale and plus B (in[2], optional), both
-// broadcast to X. Mean and InvStdDev are written when asked.
-static ReferenceFn layer_norm_kernel(int64_t outer, int64_t n, float epsilon) {
-  return [outer, n, epsilon](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+// broadcast to X. Mean and InvStdDev are written when asked. With `rms` the mean is 0
+// (RMSNorm).
+static ReferenceFn layer_norm_kernel(int64_t outer, int64_t n, float epsilon, bool rms) {
+  return [outer, n, epsilon, rms](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
     const float* x = in[0]->data_as<float>();
     float* y = out[0]->data_as<float>();
     float* mean_out = out.size() > 1 && out[1] ? out[1]->data_as<float>() : nullptr;
@@ -23,7 +24,7 @@ static ReferenceFn layer_norm_kernel(int64_t outer, int64_t n, float epsilon) {
       const float* xs = x + o * n;
       float* ys = y + o * n;
       float sum = 0.0f;
-      for (int64_t j = 0; j < n; ++j) sum += xs[j];
+      for (int64_t j = 0; j < n && !rms; ++j) sum += xs[j];
       const float mean = sum / static_cast<float>(n);
       float squares = 0.0f;
       for (int64_t j = 0; j < n; ++j) squares += (xs[j] - mean) * (xs[j] - mean);
@@ -43,7 +44,8 @@ static ReferenceFn layer_norm_kernel(int64_t outer, int64_t n, float epsilon) {
 }
 
 // LayerNormalization (and NeeLayerNorm, which keeps its inputs and attributes with Y
-// only) over the dims from `axis` on; the importer stores axis and epsilon explicitly.
+// only, and with `rms` 1 is an RMSNorm) over the dims from `axis` on; the importer stores
+// axis and epsilon explicitly.
 ReferenceFn make_reference_layer_normalization(const Graph& graph, const Node& node) {
   const TensorType& type = graph.type_of(node.inputs[0]);
   if (type.dtype != DType::f32) return nullptr;
@@ -51,12 +53,13 @@ ReferenceFn make_reference_layer_normalization(const Graph& graph, const Node& n
   int64_t outer = 1, n = 1;
   for (size_t d = 0; d < axis; ++d) outer *= type.shape[d];
   for (size_t d = axis; d < type.shape.size(); ++d) n *= type.shape[d];
-  return layer_norm_kernel(outer, n, node.attrs.get_float("epsilon"));
+  return layer_norm_kernel(outer, n, node.attrs.get_float("epsilon"), node.attrs.get_int("rms", 0) != 0);
 }
 
 ReferenceFn make_layernorm_reference(const Workload& w) {
   const int64_t n = layernorm_row_length(w);
-  return layer_norm_kernel(w.inputs[0].elements() / n, n, static_cast<float>(layernorm_epsilon(w)));
+  return layer_norm_kernel(w.inputs[0].elements() / n, n, static_cast<float>(layernorm_epsilon(w)),
+                           layernorm_is_rms(w));
 }
 
 namespace {

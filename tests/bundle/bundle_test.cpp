@@ -201,7 +201,8 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"winograd_weight_bound", &GraphOptions::winograd_weight_bound},
       {"block_global_pool_inputs", &GraphOptions::block_global_pool_inputs},
       {"split_matmul_columns", &GraphOptions::split_matmul_columns},
-      {"pad_matmul_panels", &GraphOptions::pad_matmul_panels}};
+      {"pad_matmul_panels", &GraphOptions::pad_matmul_panels},
+      {"fuse_rms_norms", &GraphOptions::fuse_rms_norms}};
   for (const auto& [option, member] : later_options) {
     j["graph"].erase(option);
     save_manifest(j);

@@ -69,10 +69,12 @@ std::map<std::string, Workload> cases() {
   all["layernorm_bias"] = make_layernorm_workload(f32({2, 5, 48}), scale48, &scale48, -1, 1e-5);
   all["layernorm_two_dims"] = make_layernorm_workload(f32({3, 7, 13}), f32({13}), nullptr, 1, 1e-3);
   all["layernorm_single_row"] = make_layernorm_workload(f32({2, 13}), f32({13}), &bias_2x13, 0, 1e-5);
+  // RMSNorm (LLaMA's): no mean, rows of 40 (a ragged vector tail at 16 lanes).
+  all["rmsnorm"] = make_layernorm_workload(f32({3, 5, 40}), f32({40}), nullptr, -1, 1e-6, true);
   return all;
 }
 
-const char* const kOpenClCases[] = {"pool_max_3x3_s2_p1", "softmax_attention", "layernorm_bias"};
+const char* const kOpenClCases[] = {"pool_max_3x3_s2_p1", "softmax_attention", "layernorm_bias", "rmsnorm"};
 
 class PoolSoftmaxLayernormKernel : public test::CompiledKernelsTest<PoolSoftmaxLayernormKernel> {
  public:
@@ -113,6 +115,8 @@ class PoolSoftmaxLayernormKernel : public test::CompiledKernelsTest<PoolSoftmaxL
                                 row_blocks);
     kernels.add_changed_default("opencl/row_blocks", "softmax_single_row", make_softmax_workload(f32({96}), 0),
                                 opencl, row_blocks);
+    kernels.add_default("opencl/row_blocks/rmsnorm",
+                        make_layernorm_workload(f32({3, 256}), scale256, nullptr, -1, 1e-6, true), opencl);
     // Overlapping windows staged in shared memory by default: dilated with asymmetric
     // pads at batch 2, and an average counting the padding in ceil mode.
     for (const char* name : {"pool_max_dilated_asymmetric", "pool_avg_include_pad_ceil"}) {
@@ -153,6 +157,7 @@ TEST_F(PoolSoftmaxLayernormKernel, SoftmaxAttentionShape) { kernels().check_poin
 TEST_F(PoolSoftmaxLayernormKernel, LayernormWithBias) { kernels().check_points("layernorm_bias"); }
 TEST_F(PoolSoftmaxLayernormKernel, LayernormOverTwoDims) { kernels().check_points("layernorm_two_dims"); }
 TEST_F(PoolSoftmaxLayernormKernel, LayernormSingleRow) { kernels().check_points("layernorm_single_row"); }
+TEST_F(PoolSoftmaxLayernormKernel, RmsNorm) { kernels().check_points("rmsnorm"); }
 
 TEST_F(PoolSoftmaxLayernormKernel, StagedRowsWithVectorTails) {
   kernels().check_against_reference("layernorm_two_dims/staged");
@@ -186,7 +191,8 @@ TEST_F(PoolSoftmaxLayernormKernel, OpenClKernelsVerifiedByNeeMeasure) {
 
 TEST_F(PoolSoftmaxLayernormKernel, OpenClRowBlocksVerifiedByNeeMeasure) {
   for (const char* name : {"opencl/row_blocks/softmax", "opencl/row_blocks/layernorm_bias",
-                           "opencl/row_blocks/layernorm_two_dims", "opencl/row_blocks/softmax_single_row"}) {
+                           "opencl/row_blocks/layernorm_two_dims", "opencl/row_blocks/softmax_single_row",
+                           "opencl/row_blocks/rmsnorm"}) {
     EXPECT_GT(kernels().get(name).candidate.config.at("row_threads"), 1) << name << " runs a thread per row";
     const MeasureResult r = kernels().measure(name);
     EXPECT_EQ(to_string(r.status), "ok") << name << ": " << r.error;
@@ -215,6 +221,12 @@ TEST(PoolSoftmaxLayernormWorkload, ValidatesShapesAndAttributes) {
   EXPECT_THROW(make_softmax_workload(TensorType{DType::i64, {2, 3}}, 1), Error);
   EXPECT_THROW(make_layernorm_workload(f32({2, 3}), f32({2, 3}), nullptr, 1, 1e-5), Error);
   EXPECT_THROW(make_layernorm_workload(f32({2, 3}), f32({3}), nullptr, 2, 1e-5), Error);
+  // RMSNorm is in the key, only where set; a layer norm's key is as before.
+  const Workload rms = make_layernorm_workload(f32({2, 3}), f32({3}), nullptr, -1, 1e-5, true);
+  EXPECT_NE(rms.key().find(R"("rms":1)"), std::string::npos) << rms.key();
+  EXPECT_TRUE(layernorm_is_rms(Workload::from_json(rms.to_json())));
+  EXPECT_EQ(make_layernorm_workload(f32({2, 3}), f32({3}), nullptr, -1, 1e-5).key().find("rms"), std::string::npos);
+  EXPECT_EQ(layernorm_workload_from_shape("2x3,rms=1,bias=0").key(), rms.key());
 
   // Global pools are plain pools whose window is the plane: the same key.
   const Workload global = make_global_pool2d_workload(f32({1, 8, 7, 7}), PoolKind::average);

@@ -126,6 +126,91 @@ TEST(LayerNormFusion, LayerNormalizationWithOnlyYBecomesNeeLayerNorm) {
   EXPECT_EQ(expect_same_outputs(g), (Ops{"NeeLayerNorm"}));
 }
 
+// x [2, 5, 12] -> an RMSNorm as exporters write it, then Relu: x * rsqrt(mean(x^2) + eps)
+// * w, its reciprocal as Div(1, .) or Reciprocal, or x / sqrt(...); the square as Pow 2
+// or x * x; the weight per row element, per row (not a scale of the row: left out), or
+// none.
+enum class Rms { one_over, reciprocal, divide, per_row_weight };
+Graph rms_norm_chain(Rms form) {
+  Graph g;
+  const TensorType x = f32({2, 5, 12}), stat = f32({2, 5, 1});
+  g.add_value("x", x);
+  g.add_input("x");
+  g.add_constant("two", scalar(2.0f));
+  g.add_constant("one", scalar(1.0f));
+  g.add_constant("eps", scalar(1e-6f));
+  g.add_constant("w", random_tensor(form == Rms::per_row_weight ? f32({5, 1}) : f32({12}), 3));
+  if (form == Rms::divide) {
+    add_node(g, "Mul", "square", {"x", "x"}, "x2", x);
+  } else {
+    add_node(g, "Pow", "square", {"x", "two"}, "x2", x);
+  }
+  add_node(g, "ReduceMean", "mean", {"x2"}, "m", stat, mean_over({2}));
+  add_node(g, "Add", "add_eps", {"m", "eps"}, "me", stat);
+  add_node(g, "Sqrt", "sqrt", {"me"}, "s", stat);
+  std::string y = "n";
+  if (form == Rms::divide) {
+    add_node(g, "Div", "div", {"x", "s"}, "n", x);
+  } else {
+    if (form == Rms::reciprocal) {
+      add_node(g, "Reciprocal", "inverse", {"s"}, "r", stat);
+    } else {
+      add_node(g, "Div", "inverse", {"one", "s"}, "r", stat);
+    }
+    add_node(g, "Mul", "normalize", {"r", "x"}, "n", x);
+    add_node(g, "Mul", "weigh", {"w", "n"}, "y", x);
+    y = "y";
+  }
+  add_node(g, "Relu", "after", {y}, "out", x);
+  g.add_output("out");
+  return g;
+}
+
+// The ops of `g` after optimize_graph with `options`; both graphs run on the reference
+// kernels give the same outputs on random inputs.
+std::vector<std::string> expect_same_outputs(const Graph& g, const GraphOptions& options) {
+  Graph optimized = g;
+  optimize_graph(optimized, options);
+  std::map<std::string, Tensor> inputs;
+  for (const std::string& name : g.inputs()) inputs[name] = random_tensor(g.type_of(name), 22);
+  const auto expected = Session(g, {}).run(inputs);
+  const auto actual = Session(optimized, {}).run(inputs);
+  for (const auto& [name, want] : expected) {
+    const Tensor& got = actual.at(name);
+    EXPECT_EQ(got.shape(), want.shape()) << name;
+    for (int64_t i = 0; i < want.elements(); ++i) {
+      EXPECT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-5f) << name << " at " << i;
+    }
+  }
+  std::vector<std::string> ops;
+  for (const Node& node : optimized.nodes()) ops.push_back(node.op);
+  return ops;
+}
+
+// With fuse_rms_norms each form is one NeeLayerNorm with rms 1, its weight the scale
+// where it is one per row element; without it (bundles from before) none is fused.
+TEST(LayerNormFusion, RmsNormChainsBecomeOneNode) {
+  GraphOptions options;
+  options.fuse_rms_norms = true;
+  for (Rms form : {Rms::one_over, Rms::reciprocal, Rms::divide, Rms::per_row_weight}) {
+    const Graph g = rms_norm_chain(form);
+    EXPECT_EQ(expect_same_outputs(g, options), (Ops{"NeeLayerNorm", "NeeElementwise"})) << int(form);
+    Graph fused = g;
+    optimize_graph(fused, options);
+    const Node& norm = fused.nodes()[0];
+    EXPECT_EQ(norm.attrs.get_int("rms", 0), 1);
+    EXPECT_EQ(norm.attrs.get_int("axis"), 2);
+    EXPECT_FLOAT_EQ(norm.attrs.get_float("epsilon"), 1e-6f);
+    EXPECT_EQ(norm.inputs[0], "x");
+    EXPECT_EQ(norm.inputs[1] == "w", form == Rms::one_over || form == Rms::reciprocal) << int(form);
+    const auto w = workload_of(fused, norm);
+    ASSERT_TRUE(w);
+    EXPECT_TRUE(layernorm_is_rms(*w));
+    const Ops plain = expect_same_outputs(g, GraphOptions{});
+    EXPECT_EQ(std::count(plain.begin(), plain.end(), "NeeLayerNorm"), 0) << int(form);
+  }
+}
+
 TEST(NodeWorkload, PoolsAndSoftmaxMapToTheirFamilies) {
   Graph g;
   g.add_value("x", f32({1, 4, 9, 9}));

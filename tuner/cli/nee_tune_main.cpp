@@ -370,6 +370,7 @@ int main(int argc, char** argv) {
     graph_options.merge_conv_groups = graph_options.block_grouped_convs;
     graph_options.record_group_widths = graph_options.merge_conv_groups;
     graph_options.fuse_group_norms = true;
+    graph_options.fuse_rms_norms = true;
     graph_options.fold_pads_into_convs = true;
     graph_options.split_conv_channels = true;
     graph_options.elementwise_over_rows = true;
