@@ -20,6 +20,7 @@ std::vector<TensorType> import_mod(const ImportContext&, Node&);
 std::vector<TensorType> import_prelu(const ImportContext&, Node&);
 std::vector<TensorType> import_bit_shift(const ImportContext&, Node&);
 std::vector<TensorType> import_relu(const ImportContext&, Node&);       // ops/math_unary.cpp
+std::vector<TensorType> import_gelu(const ImportContext&, Node&);
 std::vector<TensorType> import_float_unary(const ImportContext&, Node&);  // Sigmoid Tanh Sqrt Exp Log Erf Reciprocal HardSwish
 std::vector<TensorType> import_neg(const ImportContext&, Node&);
 std::vector<TensorType> import_numeric_unary(const ImportContext&, Node&);  // Abs Sign

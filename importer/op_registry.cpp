@@ -27,6 +27,7 @@ const std::unordered_map<std::string, ImportFn>& op_importers() {
       {"Exp", import_float_unary},
       {"Log", import_float_unary},
       {"Erf", import_float_unary},
+      {"Gelu", import_gelu},
       {"Reciprocal", import_float_unary},
       {"HardSwish", import_float_unary},
       {"Neg", import_neg},

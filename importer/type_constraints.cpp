@@ -36,10 +36,19 @@ std::string onnx_tensor_type(DType dtype) {
   throw Error("no ONNX type for " + to_string(dtype));
 }
 
-const onnx::OpSchema& schema_of(const Node& node, int64_t opset) {
+// The newest default-domain opset the onnx library NEE is built with defines (17 for
+// Debian's onnx 1.12).
+int64_t library_opset() {
+  return onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at(onnx::ONNX_DOMAIN).second;
+}
+
+// The operator's schema at `opset`; null for an operator that came after the library's
+// last opset (Gelu, opset 20), which its importer checks alone.
+const onnx::OpSchema* schema_of(const Node& node, int64_t opset) {
   const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op, static_cast<int>(opset), onnx::ONNX_DOMAIN);
-  if (schema) return *schema;
+  if (schema) return schema;
   const onnx::OpSchema* latest = onnx::OpSchemaRegistry::Schema(node.op, onnx::ONNX_DOMAIN);
+  if (!latest && opset > library_opset()) return nullptr;
   if (!latest) throw Error(fmt::format("operator '{}' is not an ONNX operator", node.op));
   int first = latest->SinceVersion();  // walked back to the operator's first version, past the model's opset
   while (const onnx::OpSchema* older = onnx::OpSchemaRegistry::Schema(node.op, first - 1, onnx::ONNX_DOMAIN)) {
@@ -58,8 +67,13 @@ const onnx::OpSchema::FormalParameter* formal_of(const std::vector<onnx::OpSchem
   return nullptr;
 }
 
+// Past the library's last opset an operator's newest schema it knows stands for its
+// version at the model's opset: those versions (18-22) changed attributes and inputs
+// past the ones checked here, and added types that NEE does not read.
 void check_operands(const Graph& graph, const Node& node, int64_t opset, bool inputs) {
-  const onnx::OpSchema& schema = schema_of(node, opset);
+  const onnx::OpSchema* found = schema_of(node, opset);
+  if (!found) return;
+  const onnx::OpSchema& schema = *found;
   const auto& formals = inputs ? schema.inputs() : schema.outputs();
   const std::vector<std::string>& names = inputs ? node.inputs : node.outputs;
   for (size_t i = 0; i < names.size(); ++i) {

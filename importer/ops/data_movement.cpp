@@ -114,7 +114,8 @@ std::vector<TensorType> import_gather_elements(const ImportContext& ctx, Node& n
 }
 
 // Part sizes come from the `split` attribute before opset 13 and the optional input 1
-// from opset 13; without them the axis is cut into equal parts, one per output.
+// from opset 13; without them the axis is cut into equal parts, one per output, or from
+// opset 18 into `num_outputs` parts of ceil(dim / num_outputs), the last one smaller.
 // Stored: `axis` (non-negative) and `split`.
 std::vector<TensorType> import_split(const ImportContext& ctx, Node& node) {
   expect_arity(node, 1, ctx.opset >= 13 ? 2 : 1, std::max<size_t>(1, node.outputs.size()));
@@ -126,10 +127,21 @@ std::vector<TensorType> import_split(const ImportContext& ctx, Node& node) {
   std::optional<std::vector<int64_t>> split =
       ctx.opset >= 13 ? constant_ints(ctx, node, 1, "split")
                       : (node.attrs.has("split") ? std::optional(node.attrs.get_ints("split")) : std::nullopt);
+  if (!split && ctx.opset >= 18 && node.attrs.has("num_outputs")) {
+    const int64_t count = node.attrs.get_int("num_outputs");
+    if (count != parts) throw Error(fmt::format("num_outputs {} but the node has {} outputs", count, parts));
+    const int64_t size = (dim + count - 1) / count;
+    if (size * (count - 1) >= dim) {
+      throw Error(fmt::format("axis {} of {} cannot give {} non-empty parts of {}", axis, in.to_string(), count, size));
+    }
+    split = std::vector<int64_t>(count, size);
+    split->back() = dim - size * (count - 1);
+  }
   if (!split) {
     if (dim % parts != 0) throw Error(fmt::format("axis {} of {} does not split into {} equal parts", axis, in.to_string(), parts));
     split = std::vector<int64_t>(parts, dim / parts);
   }
+  node.attrs.erase("num_outputs");
   int64_t total = 0;
   for (int64_t s : *split) {
     if (s < 0) throw Error(fmt::format("split [{}] has a negative size", fmt::join(*split, ",")));
@@ -174,16 +186,35 @@ std::vector<TensorType> import_tile(const ImportContext& ctx, Node& node) {
 }
 
 // Pads (begin values for every dim, then end values; negative ones crop) are an
-// attribute before opset 11 and the constant input 1 from 11. The fill value is the
-// `value` attribute before 11 and the optional input 2 (read when the kernel runs)
-// from 11. Stored: `pads`, `mode` (constant, reflect or edge).
+// attribute before opset 11 and the constant input 1 from 11; from opset 18 the optional
+// constant input 3 names the axes they are for (the others get none). The fill value is
+// the `value` attribute before 11 and the optional input 2 (read when the kernel runs)
+// from 11. Stored: `pads` for every dim, `mode` (constant, reflect or edge; opset 19's
+// wrap is refused).
 std::vector<TensorType> import_pad(const ImportContext& ctx, Node& node) {
   const bool from_inputs = ctx.opset >= 11;
-  expect_arity(node, from_inputs ? 2 : 1, from_inputs ? 3 : 1, 1);
+  expect_arity(node, from_inputs ? 2 : 1, from_inputs ? (ctx.opset >= 18 ? 4 : 3) : 1, 1);
   const TensorType& in = input_type(ctx, node, 0, kAnyDType);
-  const std::vector<int64_t> pads =
-      from_inputs ? *constant_ints(ctx, node, 1, "pads") : node.attrs.get_ints("pads");
+  std::vector<int64_t> pads = from_inputs ? *constant_ints(ctx, node, 1, "pads") : node.attrs.get_ints("pads");
   const size_t rank = in.shape.size();
+  if (has_input(node, 3)) {
+    const std::vector<int64_t> axes = *constant_ints(ctx, node, 3, "axes");
+    if (pads.size() != 2 * axes.size()) {
+      throw Error(fmt::format("pads [{}] must have 2 entries per axis of [{}]", fmt::join(pads, ","),
+                              fmt::join(axes, ",")));
+    }
+    std::vector<int64_t> full(2 * rank, 0);
+    std::vector<bool> seen(rank, false);
+    for (size_t i = 0; i < axes.size(); ++i) {
+      const int64_t axis = normalize_axis(axes[i], rank, "axes");
+      if (seen[axis]) throw Error(fmt::format("axes [{}] names dim {} twice", fmt::join(axes, ","), axis));
+      seen[axis] = true;
+      full[axis] = pads[i];
+      full[axis + rank] = pads[i + axes.size()];
+    }
+    pads = full;
+    node.inputs.resize(3);
+  }
   if (pads.size() != 2 * rank) {
     throw Error(fmt::format("pads [{}] must have 2 entries per dim of {}", fmt::join(pads, ","), in.to_string()));
   }

@@ -21,6 +21,18 @@ std::vector<TensorType> import_float_unary(const ImportContext& ctx, Node& node)
   return {input_type(ctx, node, 0, {DType::f32})};
 }
 
+// Gelu (opset 20): float only; `approximate` none (x * 0.5 * (1 + erf(x / sqrt(2)))) or
+// tanh, stored explicitly.
+std::vector<TensorType> import_gelu(const ImportContext& ctx, Node& node) {
+  expect_arity(node, 1, 1, 1);
+  const std::string approximate = node.attrs.get_string("approximate", "none");
+  if (approximate != "none" && approximate != "tanh") {
+    throw Error(fmt::format("approximate '{}' is not one of none, tanh", approximate));
+  }
+  node.attrs.set("approximate", approximate);
+  return {input_type(ctx, node, 0, {DType::f32})};
+}
+
 std::vector<TensorType> import_neg(const ImportContext& ctx, Node& node) {
   expect_arity(node, 1, 1, 1);
   return {input_type(ctx, node, 0, {DType::f32, DType::i64, DType::i32, DType::i8})};

@@ -28,6 +28,13 @@ void check_quantization_parameters(const ImportContext& ctx, Node& node, const T
   node.attrs.set("axis", axis);
 }
 
+// Opset 21's blocked quantization (a scale per block_size elements along the axis) is not
+// computed; block_size 0 is the per-tensor or per-axis form above.
+void refuse_quantization_blocks(Node& node) {
+  if (node.attrs.get_int("block_size", 0) != 0) throw Error("blocked quantization (block_size, opset 21) is not supported");
+  node.attrs.erase("block_size");
+}
+
 }  // namespace
 
 // QuantizeLinear (opset 10, per-axis from 13): X f32 or i32 to the zero point's dtype
@@ -35,7 +42,17 @@ void check_quantization_parameters(const ImportContext& ctx, Node& node, const T
 std::vector<TensorType> import_quantize_linear(const ImportContext& ctx, Node& node) {
   expect_arity(node, 2, 3, 1);
   const TensorType& x = input_type(ctx, node, 0, {DType::f32, DType::i32});
-  const DType to = has_input(node, 2) ? input_type(ctx, node, 2, {DType::u8, DType::i8}).dtype : DType::u8;
+  refuse_quantization_blocks(node);
+  DType to = has_input(node, 2) ? input_type(ctx, node, 2, {DType::u8, DType::i8}).dtype : DType::u8;
+  // Opset 21: output_dtype names the type where no zero point does (UINT8 2, INT8 3).
+  if (const int64_t named = node.attrs.get_int("output_dtype", 0); named != 0) {
+    const DType by_name = named == 2 ? DType::u8 : named == 3 ? DType::i8 : DType::f32;
+    if (by_name == DType::f32 || (has_input(node, 2) && by_name != to)) {
+      throw Error(fmt::format("output_dtype {} is not uint8 or int8, or not the zero point's type", named));
+    }
+    to = by_name;
+    node.attrs.erase("output_dtype");
+  }
   check_quantization_parameters(ctx, node, x);
   return {TensorType{to, x.shape}};
 }
@@ -45,6 +62,7 @@ std::vector<TensorType> import_quantize_linear(const ImportContext& ctx, Node& n
 std::vector<TensorType> import_dequantize_linear(const ImportContext& ctx, Node& node) {
   expect_arity(node, 2, 3, 1);
   const TensorType& x = input_type(ctx, node, 0, {DType::u8, DType::i8, DType::i32});
+  refuse_quantization_blocks(node);
   if (has_input(node, 2)) input_type(ctx, node, 2, {x.dtype});
   check_quantization_parameters(ctx, node, x);
   return {TensorType{DType::f32, x.shape}};

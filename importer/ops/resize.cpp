@@ -62,8 +62,37 @@ std::vector<TensorType> import_resize(const ImportContext& ctx, Node& node) {
 
   std::optional<std::vector<float>> scales = constant_floats(ctx, node, opset10 ? 1 : 2, "scales");
   if (scales && scales->empty()) scales.reset();
-  const std::optional<std::vector<int64_t>> sizes = opset10 ? std::nullopt : constant_ints(ctx, node, 3, "sizes");
+  std::optional<std::vector<int64_t>> sizes = opset10 ? std::nullopt : constant_ints(ctx, node, 3, "sizes");
   if (scales.has_value() == sizes.has_value()) throw Error("exactly one of scales and sizes must be given");
+  // Opset 18: antialiased downsampling and aspect-ratio policies are not computed; `axes`
+  // names the dims scales or sizes are for (the others keep their extent) and is stored
+  // expanded to every dim.
+  if (node.attrs.get_int("antialias", 0) != 0) throw Error("antialias 1 (opset 18) is not supported");
+  const std::string policy = node.attrs.get_string("keep_aspect_ratio_policy", "stretch");
+  if (policy != "stretch" && sizes) throw Error(fmt::format("keep_aspect_ratio_policy '{}' is not supported", policy));
+  if (node.attrs.has("axes")) {
+    const std::vector<int64_t> axes = node.attrs.get_ints("axes");
+    const size_t given = scales ? scales->size() : sizes->size();
+    if (given != axes.size()) {
+      throw Error(fmt::format("axes [{}] needs one {} per axis, got {}", fmt::join(axes, ","),
+                              scales ? "scale" : "size", given));
+    }
+    std::vector<float> all_scales(rank, 1.0f);
+    std::vector<int64_t> all_sizes(in.shape);
+    std::vector<bool> seen(rank, false);
+    for (size_t i = 0; i < axes.size(); ++i) {
+      const int64_t axis = normalize_axis(axes[i], rank, "axes");
+      if (seen[axis]) throw Error(fmt::format("axes [{}] names dim {} twice", fmt::join(axes, ","), axis));
+      seen[axis] = true;
+      if (scales) all_scales[axis] = (*scales)[i];
+      if (sizes) all_sizes[axis] = (*sizes)[i];
+    }
+    if (scales) scales = all_scales;
+    if (sizes) sizes = all_sizes;
+    node.attrs.erase("axes");
+  }
+  node.attrs.erase("antialias");
+  node.attrs.erase("keep_aspect_ratio_policy");
 
   std::vector<float> roi;
   if (coordinates == "tf_crop_and_resize") {

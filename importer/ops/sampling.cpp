@@ -44,7 +44,13 @@ std::vector<TensorType> import_grid_sample(const ImportContext& ctx, Node& node)
     throw Error(fmt::format("grid {} must be [N, H_out, W_out, 2] of X {}'s N and dtype", grid.to_string(),
                             x.to_string()));
   }
-  node.attrs.set("mode", one_of(node, "mode", "bilinear", {"bilinear", "nearest", "bicubic"}));
+  // Opset 20 renamed the modes (and allows N-D grids, which stay refused above).
+  if (ctx.opset >= 20) {
+    const std::string mode = one_of(node, "mode", "linear", {"linear", "nearest", "cubic"});
+    node.attrs.set("mode", mode == "linear" ? std::string("bilinear") : mode == "cubic" ? std::string("bicubic") : mode);
+  } else {
+    node.attrs.set("mode", one_of(node, "mode", "bilinear", {"bilinear", "nearest", "bicubic"}));
+  }
   node.attrs.set("padding_mode", one_of(node, "padding_mode", "zeros", {"zeros", "border", "reflection"}));
   const int64_t align_corners = node.attrs.get_int("align_corners", 0);
   if (align_corners != 0 && align_corners != 1) {

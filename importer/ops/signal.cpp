@@ -58,26 +58,31 @@ std::vector<TensorType> import_window(const ImportContext& ctx, Node& node) {
 }
 
 // DFT (opset 17): input [batch, n1, ..., nk, 1 or 2] (real or complex), transformed
-// along `axis` (default 1; any dim but the last) over dft_length points (default the
+// along `axis` (default 1; from opset 20 the constant input 2, default -2; any dim but
+// the last) over dft_length points (default the
 // axis' extent; a constant, zero-padding or truncating the signal). Output: the same
 // dims with `axis` of dft_length, or dft_length / 2 + 1 when onesided, and a last dim of
 // 2. axis, inverse, onesided and dft_length are stored; the dft_length input is dropped.
 std::vector<TensorType> import_dft(const ImportContext& ctx, Node& node) {
-  expect_arity(node, 1, 2, 1);
+  expect_arity(node, 1, ctx.opset >= 20 ? 3 : 2, 1);
   const TensorType& x = input_type(ctx, node, 0, {DType::f32, DType::f64});
   const size_t rank = x.shape.size();
   if (rank < 3 || (x.shape.back() != 1 && x.shape.back() != 2)) {
     throw Error(fmt::format("input {} must be [batch, signal dims..., 1 or 2]", x.to_string()));
   }
-  const int64_t axis = normalize_axis(node.attrs.get_int("axis", 1), rank, "axis");
+  // Opset 20 moved the axis to the optional constant input 2, its default the last signal
+  // dim (-2).
+  const int64_t axis = ctx.opset >= 20
+                           ? normalize_axis(has_input(node, 2) ? constant_scalar(ctx, node, 2, "axis") : -2, rank, "axis")
+                           : normalize_axis(node.attrs.get_int("axis", 1), rank, "axis");
   if (axis == static_cast<int64_t>(rank) - 1) {
     throw Error("axis names the last dim, which holds real and imaginary parts");
   }
   const bool inverse = store_flag(node, "inverse", 0);
   const bool onesided = store_flag(node, "onesided", 0);
   if (onesided && x.shape.back() == 2) throw Error("onesided output needs a real input ([..., 1]), got a complex one");
-  // Opset 20 gave onesided inverse transforms (IRFFT) their meaning; opset 17 has none.
-  if (onesided && inverse) throw Error("onesided inverse DFT is not supported at opset 17");
+  // Opset 20 gave onesided inverse transforms (IRFFT) their meaning, not computed here.
+  if (onesided && inverse) throw Error("onesided inverse DFT is not supported");
   const int64_t length = has_input(node, 1) ? constant_scalar(ctx, node, 1, "dft_length") : x.shape[axis];
   if (length < 1) throw Error(fmt::format("dft_length is {}; it must be positive", length));
   node.attrs.set("axis", axis);

@@ -79,6 +79,15 @@ std::optional<ActivationMatch> match_hard_swish(const Graph& graph, const std::s
 std::optional<ActivationMatch> match_gelu(const Graph& graph, const std::string& x) {
   if (graph.is_output(x)) return std::nullopt;
   const auto& nodes = graph.nodes();
+  // Opset 20's Gelu op (the erf form).
+  if (const auto op = sole_reader_of_type(graph, x, "Gelu");
+      op && nodes[*op].attrs.get_string("approximate", "none") == "none" && has_type_of(graph, nodes[*op].outputs[0], x)) {
+    ActivationMatch m;
+    m.nodes = {*op};
+    m.last = *op;
+    m.output = nodes[*op].outputs[0];
+    return m;
+  }
   const std::vector<size_t> r = readers(graph, x);
   if (r.size() != 2 || r[0] == r[1]) return std::nullopt;
   const float half = 0.5f, sqrt2 = 1.41421356f;

@@ -121,6 +121,24 @@ const std::map<std::string, Translation>& translations() {
           return hard_sigmoid(in[0], n.attrs.get_float("alpha", 0.2f), n.attrs.get_float("beta", 0.5f), b);
         },
         1}},
+      // Gelu (opset 20): x * 0.5 * (1 + erf(x / sqrt(2))), or with approximate tanh
+      // 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))).
+      {"Gelu",
+       {always,
+        [](const Graph&, const Node& n, const std::vector<Operand>& in, ProgramBuilder& b) {
+          const Operand x = in[0];
+          Operand curve;
+          if (n.attrs.get_string("approximate", "none") == "tanh") {
+            const Operand cube = b.emit(ElementwiseOp::mul, b.emit(ElementwiseOp::mul, x, x), x);
+            const Operand inner = b.emit(ElementwiseOp::add, x, b.emit(ElementwiseOp::mul, cube, immediate(0.044715f)));
+            curve = b.emit(ElementwiseOp::tanh, b.emit(ElementwiseOp::mul, inner, immediate(0.7978845608f)));
+          } else {
+            curve = b.emit(ElementwiseOp::erf, b.emit(ElementwiseOp::mul, x, immediate(0.70710678f)));
+          }
+          const Operand half_x = b.emit(ElementwiseOp::mul, x, immediate(0.5f));
+          return b.emit(ElementwiseOp::mul, half_x, b.emit(ElementwiseOp::add, curve, immediate(1.0f)));
+        },
+        1}},
       // x * HardSigmoid(x) with alpha 1/6, beta 0.5.
       {"HardSwish",
        {always,

@@ -56,6 +56,15 @@ FloatFn celu(const Attributes& a) {
   return [alpha](float x) { return std::max(0.0f, x) + std::min(0.0f, alpha * std::expm1(x / alpha)); };
 }
 
+// Gelu: x * 0.5 * (1 + erf(x / sqrt(2))), or with approximate "tanh"
+// 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))).
+FloatFn gaussian_error_linear(const Attributes& a) {
+  if (a.get_string("approximate", "none") == "tanh") {
+    return [](float x) { return 0.5f * x * (1.0f + std::tanh(0.7978845608f * (x + 0.044715f * x * x * x))); };
+  }
+  return [](float x) { return x * 0.5f * (1.0f + std::erf(x * 0.70710678f)); };
+}
+
 FloatFn thresholded_relu(const Attributes& a) {
   const float alpha = a.get_float("alpha");
   return [alpha](float x) { return x > alpha ? x : 0.0f; };
@@ -80,6 +89,7 @@ const std::unordered_map<std::string, FloatFnMaker>& float_functions() {
       {"Softplus", plain<softplus>},
       {"Softsign", plain<softsign>},
       {"Mish", plain<mish>},
+      {"Gelu", gaussian_error_linear},
       {"Elu", elu},
       {"Selu", selu},
       {"Celu", celu},

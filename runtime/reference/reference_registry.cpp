@@ -46,6 +46,7 @@ const std::unordered_map<std::string, ReferenceFactory>& reference_kernels() {
       {"Softplus", make_reference_float_math},
       {"Softsign", make_reference_float_math},
       {"Mish", make_reference_float_math},
+      {"Gelu", make_reference_float_math},
       {"Elu", make_reference_float_math},
       {"Selu", make_reference_float_math},
       {"Celu", make_reference_float_math},

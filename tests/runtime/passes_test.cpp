@@ -628,6 +628,25 @@ TEST(Passes, MatMulGeluBecomesOneNode) {
   EXPECT_EQ(node.inputs.size(), 3u);
 }
 
+// Opset 20's Gelu op: the exact form fuses into the matmul as the exported chain does; the
+// tanh form runs as an elementwise program after it.
+TEST(Passes, GeluOpAfterAMatMul) {
+  for (const char* approximate : {"none", "tanh"}) {
+    Graph g = matmul_graph({6, 4}, {4, 6}, {6, 6});
+    Attributes form;
+    form.set("approximate", std::string(approximate));
+    add_node(g, "Gelu", "gelu", {"p"}, "y", f32({6, 6}), form);
+    g.add_output("y");
+    const Ops ops = expect_fusion_preserves_outputs(g);
+    if (std::string(approximate) == "none") {
+      EXPECT_EQ(ops, Ops{"NeeMatMul"});
+      EXPECT_EQ(only_node(g).attrs.get_int("gelu"), 1);
+    } else {
+      EXPECT_EQ(ops, (Ops{"NeeMatMul", "NeeElementwise"}));
+    }
+  }
+}
+
 TEST(Passes, GeluWithAnotherReaderOfItsInputIsNotFusedIntoTheMatMul) {
   Graph g = matmul_graph({3, 4}, {4, 6}, {3, 6});
   add_gelu(g, "p", "y", f32({3, 6}));
