@@ -7,6 +7,7 @@
 #include "core/layernorm_workload.h"
 #include "core/pool2d_workload.h"
 #include "core/softmax_workload.h"
+#include "fusion_check.h"
 #include "graph_builder.h"
 #include "runtime/node_workload.h"
 #include "runtime/passes/passes.h"
@@ -17,6 +18,7 @@ namespace nee {
 namespace {
 
 using test::add_node;
+using test::expect_fusion_preserves_outputs;
 using test::f32;
 
 Tensor scalar(float v) {
@@ -166,27 +168,6 @@ Graph rms_norm_chain(Rms form) {
   return g;
 }
 
-// The ops of `g` after optimize_graph with `options`; both graphs run on the reference
-// kernels give the same outputs on random inputs.
-std::vector<std::string> expect_same_outputs(const Graph& g, const GraphOptions& options) {
-  Graph optimized = g;
-  optimize_graph(optimized, options);
-  std::map<std::string, Tensor> inputs;
-  for (const std::string& name : g.inputs()) inputs[name] = random_tensor(g.type_of(name), 22);
-  const auto expected = Session(g, {}).run(inputs);
-  const auto actual = Session(optimized, {}).run(inputs);
-  for (const auto& [name, want] : expected) {
-    const Tensor& got = actual.at(name);
-    EXPECT_EQ(got.shape(), want.shape()) << name;
-    for (int64_t i = 0; i < want.elements(); ++i) {
-      EXPECT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-5f) << name << " at " << i;
-    }
-  }
-  std::vector<std::string> ops;
-  for (const Node& node : optimized.nodes()) ops.push_back(node.op);
-  return ops;
-}
-
 // With fuse_rms_norms each form is one NeeLayerNorm with rms 1, its weight the scale
 // where it is one per row element; without it (bundles from before) none is fused.
 TEST(LayerNormFusion, RmsNormChainsBecomeOneNode) {
@@ -194,7 +175,7 @@ TEST(LayerNormFusion, RmsNormChainsBecomeOneNode) {
   options.fuse_rms_norms = true;
   for (Rms form : {Rms::one_over, Rms::reciprocal, Rms::divide, Rms::per_row_weight}) {
     const Graph g = rms_norm_chain(form);
-    EXPECT_EQ(expect_same_outputs(g, options), (Ops{"NeeLayerNorm", "NeeElementwise"})) << int(form);
+    EXPECT_EQ(expect_fusion_preserves_outputs(g, options), (Ops{"NeeLayerNorm", "NeeElementwise"})) << int(form);
     Graph fused = g;
     optimize_graph(fused, options);
     const Node& norm = fused.nodes()[0];
@@ -206,7 +187,7 @@ TEST(LayerNormFusion, RmsNormChainsBecomeOneNode) {
     const auto w = workload_of(fused, norm);
     ASSERT_TRUE(w);
     EXPECT_TRUE(layernorm_is_rms(*w));
-    const Ops plain = expect_same_outputs(g, GraphOptions{});
+    const Ops plain = expect_fusion_preserves_outputs(g, GraphOptions{});
     EXPECT_EQ(std::count(plain.begin(), plain.end(), "NeeLayerNorm"), 0) << int(form);
   }
 }
