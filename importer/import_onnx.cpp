@@ -33,19 +33,21 @@ namespace {
 // Opset assumed when a model declares none for the default domain.
 constexpr int64_t kAssumedOpset = 13;
 // Default-domain opsets NEE reads; opsets 1 to 6 through importer/legacy_opsets.h. Opsets
-// 18 to 22 (what PyTorch's dynamo exporter and onnx 1.13-1.17 write) changed the
+// 18 to 27 (what PyTorch's dynamo exporter and onnx 1.13-1.22 write) changed the
 // operators NEE reads as each importer handles (axes of Reduce* and Pad as inputs, Split's
 // num_outputs, Resize's new attributes, GridSample's mode names, DFT's axis input,
-// quantization blocks, the Gelu op), or else only added data types (float8, 4-bit ints,
-// bfloat16), which the importer refuses by name where a model uses them.
-constexpr int64_t kMinOpset = 1, kMaxOpset = 22;
+// quantization blocks and precisions, the Gelu, RMSNormalization and Swish ops), or else
+// only added data types (float8, float4, 4- and 2-bit ints, bfloat16), which the importer
+// refuses by name where a model uses them.
+constexpr int64_t kMinOpset = 1, kMaxOpset = 27;
 // IR version 3 introduced opset_import; older models cannot say which operators they use.
 constexpr int64_t kMinIrVersion = 3;
-// IR versions 9 and 10 (onnx 1.14-1.17) added data types (float8, 4-bit ints: refused by
-// name) and overloads of model-local functions (which NEE does not read: their nodes are
-// unsupported operators); the onnx library NEE is built with parses them, its protobuf
-// skipping the fields it does not know. Later versions may mean what it cannot read.
-constexpr int64_t kMaxIrVersion = 10;
+// IR versions 9 to 13 (onnx 1.14-1.22) added data types (float8, float4, 4- and 2-bit
+// ints: refused by name) and overloads of model-local functions (which NEE does not read:
+// their nodes are unsupported operators); the onnx library NEE is built with parses them,
+// its protobuf skipping the fields it does not know. Later versions may mean what it
+// cannot read.
+constexpr int64_t kMaxIrVersion = 13;
 static_assert(onnx::IR_VERSION <= kMaxIrVersion);
 
 bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }

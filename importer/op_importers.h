@@ -35,6 +35,7 @@ std::vector<TensorType> import_where(const ImportContext&, Node&);
 std::vector<TensorType> import_cast(const ImportContext&, Node&);       // ops/cast.cpp
 std::vector<TensorType> import_cast_like(const ImportContext&, Node&);
 std::vector<TensorType> import_layer_normalization(const ImportContext&, Node&);  // ops/normalization.cpp
+std::vector<TensorType> import_rms_normalization(const ImportContext&, Node&);    // ops/normalization.cpp
 std::vector<TensorType> import_instance_normalization(const ImportContext&, Node&);
 std::vector<TensorType> import_lrn(const ImportContext&, Node&);
 std::vector<TensorType> import_mean_variance_normalization(const ImportContext&, Node&);

@@ -15,7 +15,8 @@ std::vector<TensorType> import_relu(const ImportContext& ctx, Node& node) {
 }
 
 // Sigmoid Tanh Sqrt Exp Log Erf Reciprocal HardSwish, the trigonometric and hyperbolic
-// functions, Ceil Floor Round, Softplus Softsign Mish: float only, no attributes.
+// functions, Ceil Floor Round, Softplus Softsign Mish: float only, no attributes; Swish
+// (opset 24) too, its alpha read by the kernels (default 1).
 std::vector<TensorType> import_float_unary(const ImportContext& ctx, Node& node) {
   expect_arity(node, 1, 1, 1);
   return {input_type(ctx, node, 0, {DType::f32})};

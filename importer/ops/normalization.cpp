@@ -42,6 +42,25 @@ std::vector<TensorType> import_layer_normalization(const ImportContext& ctx, Nod
 }
 
 
+// RMSNormalization (opset 23): X / sqrt(mean(X^2) + epsilon) * scale over the dims from
+// `axis` on (default -1, stored non-negative; epsilon default 1e-5, stored); Y only.
+std::vector<TensorType> import_rms_normalization(const ImportContext& ctx, Node& node) {
+  expect_arity(node, 2, 2, 1);
+  const TensorType& x = input_type(ctx, node, 0, {DType::f32});
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  const int64_t axis = normalize_axis(node.attrs.get_int("axis", -1), x.shape.size(), "axis");
+  if (node.attrs.get_int("stash_type", 1) != 1) throw Error("only stash_type 1 (float) is supported");
+  const TensorType& scale = input_type(ctx, node, 1, {DType::f32});
+  if (broadcast_shapes(x.shape, scale.shape) != x.shape || static_cast<int64_t>(scale.shape.size()) > rank - axis) {
+    throw Error(fmt::format("scale ('{}') {} does not broadcast to the normalized dims of X {} from axis {}",
+                            node.inputs[1], scale.to_string(), x.to_string(), axis));
+  }
+  node.attrs.set("axis", axis);
+  node.attrs.set("epsilon", node.attrs.get_float("epsilon", 1e-5f));
+  node.attrs.erase("stash_type");
+  return {x};
+}
+
 // InstanceNormalization: X is N x C x D1 x ... (rank 3 or more), scale and B hold one
 // value per channel; epsilon (default 1e-5) is stored explicitly.
 std::vector<TensorType> import_instance_normalization(const ImportContext& ctx, Node& node) {

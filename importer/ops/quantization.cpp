@@ -43,6 +43,12 @@ std::vector<TensorType> import_quantize_linear(const ImportContext& ctx, Node& n
   expect_arity(node, 2, 3, 1);
   const TensorType& x = input_type(ctx, node, 0, {DType::f32, DType::i32});
   refuse_quantization_blocks(node);
+  // Opset 23: the precision of the division (FLOAT 1, or 0: the input's, which for f32 is
+  // the same).
+  if (const int64_t precision = node.attrs.get_int("precision", 0); precision != 0 && precision != 1) {
+    throw Error(fmt::format("precision {} is not supported (0 or 1, float)", precision));
+  }
+  node.attrs.erase("precision");
   DType to = has_input(node, 2) ? input_type(ctx, node, 2, {DType::u8, DType::i8}).dtype : DType::u8;
   // Opset 21: output_dtype names the type where no zero point does (UINT8 2, INT8 3).
   if (const int64_t named = node.attrs.get_int("output_dtype", 0); named != 0) {
@@ -63,6 +69,11 @@ std::vector<TensorType> import_dequantize_linear(const ImportContext& ctx, Node&
   expect_arity(node, 2, 3, 1);
   const TensorType& x = input_type(ctx, node, 0, {DType::u8, DType::i8, DType::i32});
   refuse_quantization_blocks(node);
+  // Opset 23: the output's type, the scale's (f32) unless named otherwise.
+  if (const int64_t named = node.attrs.get_int("output_dtype", 0); named != 0 && named != 1) {
+    throw Error(fmt::format("output_dtype {} is not supported (float, 1)", named));
+  }
+  node.attrs.erase("output_dtype");
   if (has_input(node, 2)) input_type(ctx, node, 2, {x.dtype});
   check_quantization_parameters(ctx, node, x);
   return {TensorType{DType::f32, x.shape}};

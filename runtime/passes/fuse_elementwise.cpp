@@ -139,6 +139,14 @@ const std::map<std::string, Translation>& translations() {
           return b.emit(ElementwiseOp::mul, half_x, b.emit(ElementwiseOp::add, curve, immediate(1.0f)));
         },
         1}},
+      // Swish (opset 24): x * sigmoid(alpha * x).
+      {"Swish",
+       {always,
+        [](const Graph&, const Node& n, const std::vector<Operand>& in, ProgramBuilder& b) {
+          const Operand scaled = b.emit(ElementwiseOp::mul, in[0], immediate(n.attrs.get_float("alpha", 1.0f)));
+          return b.emit(ElementwiseOp::mul, in[0], b.emit(ElementwiseOp::sigmoid, scaled));
+        },
+        1}},
       // x * HardSigmoid(x) with alpha 1/6, beta 0.5.
       {"HardSwish",
        {always,

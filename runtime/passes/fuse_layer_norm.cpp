@@ -191,6 +191,12 @@ void fuse_layer_norm(Graph& graph, bool rms_norms) {
     node.outputs.resize(1);
     node.attrs.erase("stash_type");
   }
+  // RMSNormalization (opset 23), its attributes as the importer stores them.
+  for (Node& node : graph.nodes()) {
+    if (node.op != "RMSNormalization" || !rms_norms) continue;
+    node.op = "NeeLayerNorm";
+    node.attrs.set("rms", int64_t{1});
+  }
 
   auto& nodes = graph.nodes();
   std::vector<bool> dropped(nodes.size(), false);

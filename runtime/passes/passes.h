@@ -209,7 +209,8 @@ void fuse_group_norm(Graph& graph);
 // B, each intermediate read only inside the chain. With `rms_norms`
 // (GraphOptions::fuse_rms_norms) also RMSNorm's chain -> NeeLayerNorm with rms 1: Pow 2
 // (or X * X), ReduceMean over trailing axes, Add epsilon, Sqrt, then a Div of X by it or
-// its reciprocal times X, then optionally a Mul by a scale over the row's elements.
+// its reciprocal times X, then optionally a Mul by a scale over the row's elements, and
+// ONNX's RMSNormalization (opset 23).
 void fuse_layer_norm(Graph& graph, bool rms_norms);
 
 // NeeMatMul of A [..., M, K] (rank >= 3, not transposed) by a 2-D B, with no bias or a

@@ -65,6 +65,12 @@ FloatFn gaussian_error_linear(const Attributes& a) {
   return [](float x) { return x * 0.5f * (1.0f + std::erf(x * 0.70710678f)); };
 }
 
+// Swish (opset 24): x * sigmoid(alpha * x).
+FloatFn swish(const Attributes& a) {
+  const float alpha = a.get_float("alpha", 1.0f);
+  return [alpha](float x) { return x / (1.0f + std::exp(-alpha * x)); };
+}
+
 FloatFn thresholded_relu(const Attributes& a) {
   const float alpha = a.get_float("alpha");
   return [alpha](float x) { return x > alpha ? x : 0.0f; };
@@ -90,6 +96,7 @@ const std::unordered_map<std::string, FloatFnMaker>& float_functions() {
       {"Softsign", plain<softsign>},
       {"Mish", plain<mish>},
       {"Gelu", gaussian_error_linear},
+      {"Swish", swish},
       {"Elu", elu},
       {"Selu", selu},
       {"Celu", celu},

@@ -56,6 +56,17 @@ ReferenceFn make_reference_layer_normalization(const Graph& graph, const Node& n
   return layer_norm_kernel(outer, n, node.attrs.get_float("epsilon"), node.attrs.get_int("rms", 0) != 0);
 }
 
+// RMSNormalization (opset 23), as the importer stores it: axis and epsilon explicit.
+ReferenceFn make_reference_rms_normalization(const Graph& graph, const Node& node) {
+  const TensorType& type = graph.type_of(node.inputs[0]);
+  if (type.dtype != DType::f32) return nullptr;
+  const size_t axis = static_cast<size_t>(node.attrs.get_int("axis"));
+  int64_t outer = 1, n = 1;
+  for (size_t d = 0; d < axis; ++d) outer *= type.shape[d];
+  for (size_t d = axis; d < type.shape.size(); ++d) n *= type.shape[d];
+  return layer_norm_kernel(outer, n, node.attrs.get_float("epsilon"), true);
+}
+
 ReferenceFn make_layernorm_reference(const Workload& w) {
   const int64_t n = layernorm_row_length(w);
   return layer_norm_kernel(w.inputs[0].elements() / n, n, static_cast<float>(layernorm_epsilon(w)),

@@ -47,6 +47,7 @@ const std::unordered_map<std::string, ReferenceFactory>& reference_kernels() {
       {"Softsign", make_reference_float_math},
       {"Mish", make_reference_float_math},
       {"Gelu", make_reference_float_math},
+      {"Swish", make_reference_float_math},
       {"Elu", make_reference_float_math},
       {"Selu", make_reference_float_math},
       {"Celu", make_reference_float_math},
@@ -76,6 +77,7 @@ const std::unordered_map<std::string, ReferenceFactory>& reference_kernels() {
       {"LRN", make_reference_lrn},
       // NeeLayerNorm keeps LayerNormalization's inputs and attributes, with Y only.
       {"NeeLayerNorm", make_reference_layer_normalization},
+      {"RMSNormalization", make_reference_rms_normalization},
       {"ReduceSum", make_reference_reduce_sum},
       {"ReduceMean", make_reference_reduce_mean},
       {"ReduceMax", make_reference_reduce_max},

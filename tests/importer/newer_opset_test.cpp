@@ -1,6 +1,6 @@
-// Opsets 18 to 22 and IR version 10, which PyTorch's dynamo exporter and onnx 1.13-1.17
-// write: what changed in the operators NEE reads, each run on the reference kernels
-// against values worked out here, and what NEE refuses by name.
+// Opsets 18 to 27 and IR versions 9 to 13, which PyTorch's dynamo exporter and onnx
+// 1.13-1.22 write: what changed in the operators NEE reads, each run on the reference
+// kernels against values worked out here, and what NEE refuses by name.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -137,16 +137,54 @@ TEST(NewerOpsets, BlockedQuantizationIsRefused) {
   EXPECT_THAT(test::import_error(m), HasSubstr("blocked quantization (block_size, opset 21) is not supported"));
 }
 
-// IR version 10 and opset 22 import; IR version 11 is refused by name (opset 23:
-// ImportVersions.OpsetsAbove22AreRefusedByNumber).
-TEST(NewerOpsets, IrVersion10AndOpset22ImportIrVersion11DoesNot) {
-  OnnxModelBuilder m(22);
+// RMSNormalization (opset 23) over the last dim: rows 3, 4 (rms sqrt(12.5)) and 0, 2
+// (rms sqrt(2)), scales 1 and 2; its stash_type other than float is refused.
+TEST(NewerOpsets, RmsNormalization) {
+  const auto model = [](int64_t stash_type) {
+    OnnxModelBuilder m(23);
+    m.input("x", {2, 2}).output("y");
+    m.initializer("scale", make_f32({2}, {1, 2}));
+    onnx::NodeProto& n = m.node("RMSNormalization", {"x", "scale"}, {"y"});
+    set_attr(n, "epsilon", 0.0f);
+    set_attr(n, "stash_type", stash_type);
+    return m;
+  };
+  const Tensor y = test::run_single_output(model(1), {{"x", make_f32({2, 2}, {3, 4, 0, 2})}});
+  const float first = std::sqrt(12.5f), second = std::sqrt(2.0f);
+  test::expect_near_all(values_of(y), {3 / first, 8 / first, 0, 4 / second});
+  EXPECT_THAT(test::import_error(model(10)), HasSubstr("only stash_type 1 (float) is supported"));
+}
+
+// Swish (opset 24): x * sigmoid(alpha * x).
+TEST(NewerOpsets, Swish) {
+  OnnxModelBuilder m(24);
+  m.input("x", {3}).output("y");
+  set_attr(m.node("Swish", {"x"}, {"y"}), "alpha", 2.0f);
+  const std::vector<float> x = {-1.5f, 0.0f, 2.0f};
+  std::vector<float> want;
+  for (float v : x) want.push_back(v / (1.0f + std::exp(-2.0f * v)));
+  test::expect_near_all(values_of(test::run_single_output(m, {{"x", make_f32({3}, x)}})), want);
+}
+
+// QuantizeLinear's precision (opset 23): float, or the input's, which for f32 is float.
+TEST(NewerOpsets, QuantizePrecisionOtherThanFloatIsRefused) {
+  OnnxModelBuilder m(23);
+  m.input("x", {1, 4}).output("y", onnx::TensorProto::UINT8);
+  m.initializer("scale", make_f32({}, {0.5f}));
+  set_attr(m.node("QuantizeLinear", {"x", "scale"}, {"y"}), "precision", int64_t{10});
+  EXPECT_THAT(test::import_error(m), HasSubstr("precision 10 is not supported"));
+}
+
+// IR version 13 and opset 27 import; IR version 14 is refused by name (opset 28:
+// ImportVersions.OpsetsAbove27AreRefusedByNumber).
+TEST(NewerOpsets, IrVersion13AndOpset27ImportIrVersion14DoesNot) {
+  OnnxModelBuilder m(27);
   m.input("x", {2}).output("y");
   m.node("Relu", {"x"}, {"y"});
-  m.model().set_ir_version(10);
+  m.model().set_ir_version(13);
   test::expect_near_all(values_of(test::run_single_output(m, {{"x", make_f32({2}, {-1, 2})}})), {0, 2});
-  m.model().set_ir_version(11);
-  EXPECT_THAT(test::import_error(m), HasSubstr("NEE reads IR versions 3 to 10"));
+  m.model().set_ir_version(14);
+  EXPECT_THAT(test::import_error(m), HasSubstr("NEE reads IR versions 3 to 13"));
 }
 
 }  // namespace

@@ -192,6 +192,29 @@ TEST(LayerNormFusion, RmsNormChainsBecomeOneNode) {
   }
 }
 
+// ONNX's RMSNormalization (opset 23, attributes as the importer stores them) runs as
+// NeeLayerNorm with rms 1 where fuse_rms_norms is on, and on its reference kernel where not.
+TEST(LayerNormFusion, RmsNormalizationBecomesNeeLayerNorm) {
+  Graph g;
+  g.add_value("x", f32({3, 4, 6}));
+  g.add_input("x");
+  g.add_constant("scale", random_tensor(f32({6}), 5));
+  Attributes attrs;
+  attrs.set("axis", int64_t{2});
+  attrs.set("epsilon", 1e-5f);
+  add_node(g, "RMSNormalization", "rms", {"x", "scale"}, "y", f32({3, 4, 6}), attrs);
+  g.add_output("y");
+  GraphOptions options;
+  options.fuse_rms_norms = true;
+  EXPECT_EQ(expect_fusion_preserves_outputs(g, options), (Ops{"NeeLayerNorm"}));
+  Graph fused = g;
+  optimize_graph(fused, options);
+  const auto w = workload_of(fused, fused.nodes()[0]);
+  ASSERT_TRUE(w);
+  EXPECT_TRUE(layernorm_is_rms(*w));
+  EXPECT_EQ(expect_fusion_preserves_outputs(g, GraphOptions{}), (Ops{"RMSNormalization"}));
+}
+
 TEST(NodeWorkload, PoolsAndSoftmaxMapToTheirFamilies) {
   Graph g;
   g.add_value("x", f32({1, 4, 9, 9}));
