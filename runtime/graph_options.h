@@ -50,6 +50,9 @@ struct GraphOptions {
   // changes the workloads around them. A manifest from before it was recorded reads as
   // false.
   bool fuse_rms_norms = false;
+  // Casts to their input's own type are dropped (passes.h: remove_identity), which lets
+  // the nodes around them fuse. A manifest from before it was recorded reads as false.
+  bool remove_same_type_casts = false;
   // Scalings of a matmul's operands fold into its alpha (passes.h:
   // fold_matmul_operand_scales), and products read only by column Slices split
   // (split_matmul_columns). Manifests from before they were recorded read as false.
@@ -150,7 +153,8 @@ struct GraphOptions {
            block_resizes == o.block_resizes && convs_read_frames == o.convs_read_frames &&
            record_group_widths == o.record_group_widths && means_as_global_pools == o.means_as_global_pools &&
            winograd_weight_bound == o.winograd_weight_bound && block_global_pool_inputs == o.block_global_pool_inputs &&
-           pad_matmul_panels == o.pad_matmul_panels && fuse_rms_norms == o.fuse_rms_norms;
+           pad_matmul_panels == o.pad_matmul_panels && fuse_rms_norms == o.fuse_rms_norms &&
+           remove_same_type_casts == o.remove_same_type_casts;
   }
 };
 

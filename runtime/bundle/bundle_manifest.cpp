@@ -60,6 +60,7 @@ nlohmann::json BundleManifest::to_json() const {
             {"pack_matmul_weights", graph.pack_matmul_weights},
             {"pad_matmul_panels", graph.pad_matmul_panels},
             {"fuse_rms_norms", graph.fuse_rms_norms},
+            {"remove_same_type_casts", graph.remove_same_type_casts},
             {"fold_operand_scales", graph.fold_operand_scales},
             {"split_matmul_columns", graph.split_matmul_columns},
             {"fuse_attention", graph.fuse_attention},
@@ -106,6 +107,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.pack_matmul_weights = j.at("graph").value("pack_matmul_weights", false);
   m.graph.pad_matmul_panels = j.at("graph").value("pad_matmul_panels", false);
   m.graph.fuse_rms_norms = j.at("graph").value("fuse_rms_norms", false);
+  m.graph.remove_same_type_casts = j.at("graph").value("remove_same_type_casts", false);
   m.graph.fold_operand_scales = j.at("graph").value("fold_operand_scales", false);
   m.graph.split_matmul_columns = j.at("graph").value("split_matmul_columns", false);
   m.graph.fuse_attention = j.at("graph").value("fuse_attention", false);

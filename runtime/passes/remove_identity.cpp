@@ -8,9 +8,15 @@ namespace {
 
 // Identity, and a Pad that pads nothing (PyTorch exports DenseNet's transition pooling
 // with one: 3 copies of its feature maps, 4.3 of its 41.7 ms per run on the reference
-// kernel, `nee-run --profile` of session 26).
-bool copies_its_input(const Node& node) {
+// kernel, `nee-run --profile` of session 26); with `same_type_casts`, a Cast or CastLike
+// to the type its input has (Hugging Face's models cast f32 activations to float32
+// around every norm and softmax).
+bool copies_its_input(const Graph& graph, const Node& node, bool same_type_casts) {
   if (node.op == "Identity") return true;
+  if (same_type_casts && (node.op == "Cast" || node.op == "CastLike") && !node.inputs.empty() &&
+      node.outputs.size() == 1 && graph.type_of(node.inputs[0]) == graph.type_of(node.outputs[0])) {
+    return true;
+  }
   if (node.op != "Pad" || !node.attrs.has("pads")) return false;
   const std::vector<int64_t> pads = node.attrs.get_ints("pads");
   return std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; });
@@ -22,11 +28,11 @@ bool copies_its_input(const Node& node) {
 // its readers read the input. When the output is a graph output, the input's producer is
 // renamed to write it directly, provided the input is itself internal; otherwise the node
 // stays (it then copies a graph input or constant to an output, which needs a node).
-void remove_identity(Graph& graph) {
+void remove_identity(Graph& graph, bool same_type_casts) {
   auto& nodes = graph.nodes();
   for (size_t i = 0; i < nodes.size();) {
     const Node& node = nodes[i];
-    if (!copies_its_input(node)) {
+    if (!copies_its_input(graph, node, same_type_casts)) {
       ++i;
       continue;
     }

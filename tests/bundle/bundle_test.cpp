@@ -202,7 +202,8 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"block_global_pool_inputs", &GraphOptions::block_global_pool_inputs},
       {"split_matmul_columns", &GraphOptions::split_matmul_columns},
       {"pad_matmul_panels", &GraphOptions::pad_matmul_panels},
-      {"fuse_rms_norms", &GraphOptions::fuse_rms_norms}};
+      {"fuse_rms_norms", &GraphOptions::fuse_rms_norms},
+      {"remove_same_type_casts", &GraphOptions::remove_same_type_casts}};
   for (const auto& [option, member] : later_options) {
     j["graph"].erase(option);
     save_manifest(j);

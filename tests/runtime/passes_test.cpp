@@ -545,6 +545,26 @@ TEST(Passes, ElementwiseChainBecomesOneNodeWithAProgram) {
   EXPECT_EQ(node.outputs[0], "y");
 }
 
+// A Cast to f32 of an f32 tensor (Hugging Face's around norms and softmaxes) is dropped
+// with remove_same_type_casts, so the Mul and Relu around it fuse; a Cast that changes
+// the type stays. Without the option (bundles from before it) both stay.
+TEST(Passes, CastsToTheirInputsOwnTypeAreDropped) {
+  Graph g = unary_input({3, 4});
+  g.add_constant("two", test_scalar(2.0f));
+  Attributes to_f32, to_i64;
+  to_f32.set("to", int64_t{1});
+  to_i64.set("to", int64_t{7});
+  add_node(g, "Mul", "double", {"x", "two"}, "d", f32({3, 4}));
+  add_node(g, "Cast", "same", {"d"}, "c", f32({3, 4}), to_f32);
+  add_node(g, "Relu", "relu", {"c"}, "y", f32({3, 4}));
+  add_node(g, "Cast", "other", {"y"}, "z", TensorType{DType::i64, {3, 4}}, to_i64);
+  g.add_output("z");
+  GraphOptions options;
+  options.remove_same_type_casts = true;
+  EXPECT_EQ(expect_fusion_preserves_outputs(g, options), (Ops{"NeeElementwise", "Cast"}));
+  EXPECT_EQ(expect_fusion_preserves_outputs(g), (Ops{"NeeElementwise", "Cast", "NeeElementwise", "Cast"}));
+}
+
 TEST(Passes, ElementwiseActivationsAndPowFuse) {
   Graph g = unary_input({4, 7});
   g.add_constant("two", test_scalar(2.0f));

@@ -371,6 +371,7 @@ int main(int argc, char** argv) {
     graph_options.record_group_widths = graph_options.merge_conv_groups;
     graph_options.fuse_group_norms = true;
     graph_options.fuse_rms_norms = true;
+    graph_options.remove_same_type_casts = true;
     graph_options.fold_pads_into_convs = true;
     graph_options.split_conv_channels = true;
     graph_options.elementwise_over_rows = true;
