@@ -44,8 +44,8 @@ static ReferenceFn layer_norm_kernel(int64_t outer, int64_t n, float epsilon, bo
 }
 
 // LayerNormalization (and NeeLayerNorm, which keeps its inputs and attributes with Y
-// only, and with `rms` 1 is an RMSNorm) over the dims from `axis` on; the importer stores
-// axis and epsilon explicitly.
+// only, and with `rms` 1 is an RMSNorm) and RMSNormalization (opset 23) over the dims
+// from `axis` on; the importer stores axis and epsilon explicitly.
 ReferenceFn make_reference_layer_normalization(const Graph& graph, const Node& node) {
   const TensorType& type = graph.type_of(node.inputs[0]);
   if (type.dtype != DType::f32) return nullptr;
@@ -53,18 +53,8 @@ ReferenceFn make_reference_layer_normalization(const Graph& graph, const Node& n
   int64_t outer = 1, n = 1;
   for (size_t d = 0; d < axis; ++d) outer *= type.shape[d];
   for (size_t d = axis; d < type.shape.size(); ++d) n *= type.shape[d];
-  return layer_norm_kernel(outer, n, node.attrs.get_float("epsilon"), node.attrs.get_int("rms", 0) != 0);
-}
-
-// RMSNormalization (opset 23), as the importer stores it: axis and epsilon explicit.
-ReferenceFn make_reference_rms_normalization(const Graph& graph, const Node& node) {
-  const TensorType& type = graph.type_of(node.inputs[0]);
-  if (type.dtype != DType::f32) return nullptr;
-  const size_t axis = static_cast<size_t>(node.attrs.get_int("axis"));
-  int64_t outer = 1, n = 1;
-  for (size_t d = 0; d < axis; ++d) outer *= type.shape[d];
-  for (size_t d = axis; d < type.shape.size(); ++d) n *= type.shape[d];
-  return layer_norm_kernel(outer, n, node.attrs.get_float("epsilon"), true);
+  const bool rms = node.op == "RMSNormalization" || node.attrs.get_int("rms", 0) != 0;
+  return layer_norm_kernel(outer, n, node.attrs.get_float("epsilon"), rms);
 }
 
 ReferenceFn make_layernorm_reference(const Workload& w) {

@@ -50,7 +50,6 @@ ReferenceFn make_reference_where(const Graph&, const Node&);
 ReferenceFn make_reference_cast(const Graph&, const Node&);     // cast.cpp
 ReferenceFn make_reference_log_softmax(const Graph&, const Node&);  // softmax.cpp
 ReferenceFn make_reference_layer_normalization(const Graph&, const Node&);  // normalization.cpp
-ReferenceFn make_reference_rms_normalization(const Graph&, const Node&);    // normalization.cpp
 ReferenceFn make_reference_instance_normalization(const Graph&, const Node&);
 ReferenceFn make_reference_mean_variance_normalization(const Graph&, const Node&);
 ReferenceFn make_reference_lrn(const Graph&, const Node&);

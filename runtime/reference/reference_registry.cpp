@@ -77,7 +77,7 @@ const std::unordered_map<std::string, ReferenceFactory>& reference_kernels() {
       {"LRN", make_reference_lrn},
       // NeeLayerNorm keeps LayerNormalization's inputs and attributes, with Y only.
       {"NeeLayerNorm", make_reference_layer_normalization},
-      {"RMSNormalization", make_reference_rms_normalization},
+      {"RMSNormalization", make_reference_layer_normalization},
       {"ReduceSum", make_reference_reduce_sum},
       {"ReduceMean", make_reference_reduce_mean},
       {"ReduceMax", make_reference_reduce_max},
