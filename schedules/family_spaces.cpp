@@ -87,7 +87,8 @@ std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, con
 std::unique_ptr<ScheduleSpace> make_schedule_space(const Workload& workload, TargetKind kind) {
   Target target;
   target.halide = kind == TargetKind::cpu ? host_isa_level().halide : to_string(kind);
-  target.device = measuring_device(kind);
+  // Only CPU spaces read the device (its caches); a GPU's would query its driver.
+  if (kind == TargetKind::cpu) target.device = DeviceFingerprint::of_host();
   return make_schedule_space(workload, target);
 }
 

@@ -129,7 +129,7 @@ std::vector<TensorType> import_split(const ImportContext& ctx, Node& node) {
                       : (node.attrs.has("split") ? std::optional(node.attrs.get_ints("split")) : std::nullopt);
   if (!split && ctx.opset >= 18 && node.attrs.has("num_outputs")) {
     const int64_t count = node.attrs.get_int("num_outputs");
-    if (count != parts) throw Error(fmt::format("num_outputs {} but the node has {} outputs", count, parts));
+    if (count < 1 || count != parts) throw Error(fmt::format("num_outputs {} but the node has {} outputs", count, parts));
     const int64_t size = (dim + count - 1) / count;
     if (size * (count - 1) >= dim) {
       throw Error(fmt::format("axis {} of {} cannot give {} non-empty parts of {}", axis, in.to_string(), count, size));
