@@ -180,8 +180,9 @@ ScheduledKernel MatmulCpuSpace::apply(const ScheduleConfig& c) const {
   Var ni("ni"), mi("mi"), nt("nt"), mt("mt"), no("no"), mo("mo");
   // A ragged last register block shifts inwards, which over a padded last panel of B
   // would start its vectors between panels (each load a gather); there it is guarded
-  // instead, so its accumulator (rounded up to whole vectors) reads the panel's zeros,
-  // and only its stores past N are left out.
+  // instead, so its accumulator (rounded up to whole vectors) reads the last panel's
+  // zeros, or that panel again past it (define_matmul clamps the panel index), and only
+  // its stores past N are left out.
   const bool padded_panels = b_block_ != 0 && n_ % b_block_ != 0;
   p.out.split(p.n, nt, ni, nr, padded_panels ? TailStrategy::GuardWithIf : TailStrategy::Auto).split(p.m, mt, mi, mr);
   // A guarded last row tile computes only the rows left, where a shifted one recomputes the
