@@ -49,4 +49,16 @@ int64_t normalize_axis(int64_t axis, size_t rank, const std::string& attribute) 
   return axis < 0 ? axis + r : axis;
 }
 
+std::vector<int64_t> distinct_axes(const std::vector<int64_t>& axes, size_t rank) {
+  std::vector<int64_t> normalized;
+  for (int64_t axis : axes) {
+    const int64_t d = normalize_axis(axis, rank, "axes");
+    if (std::find(normalized.begin(), normalized.end(), d) != normalized.end()) {
+      throw Error(fmt::format("axes [{}] names dim {} twice", fmt::join(axes, ","), d));
+    }
+    normalized.push_back(d);
+  }
+  return normalized;
+}
+
 }  // namespace nee

@@ -28,5 +28,8 @@ inline const std::initializer_list<DType> kNumericDType = {DType::f32, DType::f6
 
 // An axis in [-rank, rank) made non-negative.
 int64_t normalize_axis(int64_t axis, size_t rank, const std::string& attribute);
+// Each of `axes` made non-negative, in their order; nee::Error when one is out of range
+// or names a dim twice.
+std::vector<int64_t> distinct_axes(const std::vector<int64_t>& axes, size_t rank);
 
 }  // namespace nee

@@ -198,19 +198,15 @@ std::vector<TensorType> import_pad(const ImportContext& ctx, Node& node) {
   std::vector<int64_t> pads = from_inputs ? *constant_ints(ctx, node, 1, "pads") : node.attrs.get_ints("pads");
   const size_t rank = in.shape.size();
   if (has_input(node, 3)) {
-    const std::vector<int64_t> axes = *constant_ints(ctx, node, 3, "axes");
+    const std::vector<int64_t> axes = distinct_axes(*constant_ints(ctx, node, 3, "axes"), rank);
     if (pads.size() != 2 * axes.size()) {
       throw Error(fmt::format("pads [{}] must have 2 entries per axis of [{}]", fmt::join(pads, ","),
                               fmt::join(axes, ",")));
     }
     std::vector<int64_t> full(2 * rank, 0);
-    std::vector<bool> seen(rank, false);
     for (size_t i = 0; i < axes.size(); ++i) {
-      const int64_t axis = normalize_axis(axes[i], rank, "axes");
-      if (seen[axis]) throw Error(fmt::format("axes [{}] names dim {} twice", fmt::join(axes, ","), axis));
-      seen[axis] = true;
-      full[axis] = pads[i];
-      full[axis + rank] = pads[i + axes.size()];
+      full[axes[i]] = pads[i];
+      full[axes[i] + rank] = pads[i + axes.size()];
     }
     pads = full;
     node.inputs.resize(3);

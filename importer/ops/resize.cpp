@@ -71,7 +71,7 @@ std::vector<TensorType> import_resize(const ImportContext& ctx, Node& node) {
   const std::string policy = node.attrs.get_string("keep_aspect_ratio_policy", "stretch");
   if (policy != "stretch" && sizes) throw Error(fmt::format("keep_aspect_ratio_policy '{}' is not supported", policy));
   if (node.attrs.has("axes")) {
-    const std::vector<int64_t> axes = node.attrs.get_ints("axes");
+    const std::vector<int64_t> axes = distinct_axes(node.attrs.get_ints("axes"), rank);
     const size_t given = scales ? scales->size() : sizes->size();
     if (given != axes.size()) {
       throw Error(fmt::format("axes [{}] needs one {} per axis, got {}", fmt::join(axes, ","),
@@ -79,13 +79,9 @@ std::vector<TensorType> import_resize(const ImportContext& ctx, Node& node) {
     }
     std::vector<float> all_scales(rank, 1.0f);
     std::vector<int64_t> all_sizes(in.shape);
-    std::vector<bool> seen(rank, false);
     for (size_t i = 0; i < axes.size(); ++i) {
-      const int64_t axis = normalize_axis(axes[i], rank, "axes");
-      if (seen[axis]) throw Error(fmt::format("axes [{}] names dim {} twice", fmt::join(axes, ","), axis));
-      seen[axis] = true;
-      if (scales) all_scales[axis] = (*scales)[i];
-      if (sizes) all_sizes[axis] = (*sizes)[i];
+      if (scales) all_scales[axes[i]] = (*scales)[i];
+      if (sizes) all_sizes[axes[i]] = (*sizes)[i];
     }
     if (scales) scales = all_scales;
     if (sizes) sizes = all_sizes;
