@@ -74,8 +74,8 @@ double thread_balance(int64_t tiles) {
 // and row-tile loops (order by tile_order, parallel by `parallel`), then n. Each
 // reduction step loads oc_blocks weight vectors and px input scalars (broadcast) for
 // px * oc_blocks vector FMAs. The epilogue reads the block back transposed into NCHW.
-Conv2dBlockedCpuSpace::Conv2dBlockedCpuSpace(const Workload& workload, CpuVectorIsa isa, CpuCaches caches)
-    : workload_(workload), isa_(isa), caches_(caches) {
+Conv2dBlockedCpuSpace::Conv2dBlockedCpuSpace(const Workload& workload, CpuVectorIsa isa)
+    : workload_(workload), isa_(isa) {
   const Conv2dAttrs attrs = conv2d_attrs(workload);
   if (attrs.weight_block != kConvWeightBlock) throw Error("conv2d-blocked-cpu needs channel-blocked weights");
   const auto& ws = workload.inputs[1].shape;
@@ -205,13 +205,15 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   const int64_t window = workload_.inputs[1].shape[2] * kernel_w_;
   const int64_t tile_weight_bytes = chunk_blocks * kConvWeightBlock * input_blocks_ * kConvWeightBlock * window * 4;
   // The largest chunk whose weights take at most 32 KB of the 48 KB L1 (8 input blocks
-  // of a 1x1 conv with 4 weight blocks, 1 of a 3x3 conv): the scan's best chunks. This
-  // bound and the others in bytes below are the measured machine's, scaled to this
-  // core's caches (CpuCaches).
+  // of a 1x1 conv with 4 weight blocks, 1 of a 3x3 conv): the scan's best chunks. The
+  // bounds in bytes here are the measured machine's (48 KB of L1d) and stay so on cores
+  // with less: on AMD Zen 4 (32 KB) this bound and the chunking one below, scaled by 2/3,
+  // lost 0-2% and 5-22% (docs/DESIGN-NOTES.md, "Conv byte bounds on a core with smaller
+  // caches"); the rest were not measured there.
   int64_t chunk = 0;
   const int64_t chunk_block_bytes = chunk_blocks * kConvWeightBlock * kConvWeightBlock * window * 4;
   for (int64_t v : knobs_[8].values) {
-    const bool fits = chunk == 0 || v * chunk_block_bytes <= caches_.l1d(32 * 1024);
+    const bool fits = chunk == 0 || v * chunk_block_bytes <= 32 * 1024;
     if (v > 0 && input_blocks_ % v == 0 && fits) chunk = std::max(chunk, v);
   }
   // Chunks of one input block revisit the accumulators after every 16 channels, which
@@ -236,11 +238,11 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   // (kWinogradWeightBound), 67.5 -> 34.3 ms, and 3x3 convs onto 28x28 from 512 and 1024
   // channels 8.9 -> 8.5 and 19.9 -> 17.3 (`--no-winograd`, one point each). 1x1 convs gained
   // nothing so (2048->256, 1024->512 and 512->2048 on 28x28, alternating twice).
-  const bool huge_window = !one_by_one && tile_weight_bytes > caches_.l2(1024 * 1024);
+  const bool huge_window = !one_by_one && tile_weight_bytes > 1024 * 1024;
   const bool chunked = wide && !skips_inputs && input_blocks_ > 1 &&
                        (out_h_ * out_w_ <= chunked_plane || (strided && !one_by_one) || huge_window) &&
-                       tile_weight_bytes > caches_.l1d(48 * 1024) && tiles(chunk_blocks, chunk_rows) >= 4 &&
-                       (chunk > 1 || tile_weight_bytes > caches_.l1d(2 * 48 * 1024));
+                       tile_weight_bytes > 48 * 1024 && tiles(chunk_blocks, chunk_rows) >= 4 &&
+                       (chunk > 1 || tile_weight_bytes > 2 * 48 * 1024);
   int64_t oc_blocks = one_by_one_blocks != 0 ? one_by_one_blocks : wide && blocks_ % 2 == 0 ? 2 : 1;
   // An odd count of weight blocks (1000 channels: 63) left one block by 12 columns, an
   // input broadcast per FMA: SqueezeNet's 512->1000 1x1 classifier on 13x13 (`nee-tune
@@ -290,7 +292,7 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
     const int64_t accumulator_bytes = chunk_rows * columns * oc_blocks * kConvWeightBlock * 4;
     const std::vector<int64_t>& rows = knobs_[2].values;
     const bool halves = chunk_rows % 2 == 0 && std::find(rows.begin(), rows.end(), chunk_rows / 2) != rows.end();
-    if (accumulator_bytes + chunk * chunk_block_bytes > caches_.l1d(80 * 1024) && halves) chunked_rows = chunk_rows / 2;
+    if (accumulator_bytes + chunk * chunk_block_bytes > 80 * 1024 && halves) chunked_rows = chunk_rows / 2;
   }
   // Whole 14-row tiles (or the whole plane) won for chunked tiles, which reuse a chunk's
   // weights over the tile, and for unchunked 1x1 convs (425 -> 373 us for 256->64 on 56x56)

@@ -1,5 +1,4 @@
 #pragma once
-#include "schedules/cpu_caches.h"
 #include "schedules/cpu_vector_isa.h"
 #include "schedules/schedule_space.h"
 
@@ -12,7 +11,7 @@ namespace nee {
 // for the loop nest.
 class Conv2dBlockedCpuSpace : public ScheduleSpace {
  public:
-  Conv2dBlockedCpuSpace(const Workload& workload, CpuVectorIsa isa, CpuCaches caches);
+  Conv2dBlockedCpuSpace(const Workload& workload, CpuVectorIsa isa);
   std::string name() const override { return "conv2d-blocked-cpu"; }
   ScheduleConfig default_config() const override;
 
@@ -23,7 +22,6 @@ class Conv2dBlockedCpuSpace : public ScheduleSpace {
  private:
   Workload workload_;
   CpuVectorIsa isa_;
-  CpuCaches caches_;
   int64_t out_w_, out_h_, out_c_, blocks_, kernel_w_;
   bool unpadded_;       // no padding: the padded input is the input
   bool blocked_input_;  // X is channel-blocked

@@ -16,7 +16,7 @@ std::unique_ptr<ScheduleSpace> make_conv2d_cpu_space(const Workload& workload, c
                                                      const CpuCaches& caches) {
   const Conv2dAttrs attrs = conv2d_attrs(workload);
   if (attrs.winograd_tile != 0) return std::make_unique<Conv2dWinogradCpuSpace>(workload, isa, caches);
-  if (attrs.weight_block != 0) return std::make_unique<Conv2dBlockedCpuSpace>(workload, isa, caches);
+  if (attrs.weight_block != 0) return std::make_unique<Conv2dBlockedCpuSpace>(workload, isa);
   return std::make_unique<Conv2dCpuSpace>(workload, isa);
 }
 

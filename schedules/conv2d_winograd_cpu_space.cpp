@@ -69,22 +69,26 @@ ScheduleConfig Conv2dWinogradCpuSpace::default_config() const {
   // 128 channels on 28x28, F(4x4) (2.4 MB; 0.6 + 0.9 MB) 331-363 against 338-373, and
   // 1.54-1.59 ms against 1.57-1.64 for ResNet-50's three; past it, it lost: 512 on 14x14
   // (16.8 MB; 1.0 + 1.6 MB) 2237-2320 against 2292-2320, 256 on 28x28, F(4x4) (9.4 MB;
-  // 1.2 + 1.8 MB) 1381-1487 against 1605-1719. These bounds are that machine's (2 MB of
-  // L2), scaled to this core's L2 (CpuCaches).
+  // 1.2 + 1.8 MB) 1381-1487 against 1605-1719. The task bounds are that machine's (2 MB of
+  // L2), scaled to this core's L2 (CpuCaches); the 2 MB of weights past which a task
+  // reads its weights once is not: on AMD Zen 4 (1 MB of L2, a fast 32 MB L3) the halved
+  // task bound gained 6-12% on ResNet's 256-channel conv, and GoogLeNet's 1.8 MB convs,
+  // past a halved 1 MB too, lost 10% (docs/DESIGN-NOTES.md, "Conv byte bounds on a core
+  // with smaller caches").
   const std::vector<int64_t>& weights = workload_.inputs[1].shape;  // [blocks, alpha^2, C, 16]
   const int64_t block_bytes = weights[1] * weights[2] * kConvWeightBlock * 4;
   const int64_t plane_input_bytes = weights[1] * tiles_h_ * tiles_w_ * weights[2] * 4;
-  const bool weights_past_l2 = blocks_ * block_bytes > caches_.l2(2 * 1024 * 1024);
+  const bool weights_over_2mb = blocks_ * block_bytes > 2 * 1024 * 1024;
   // Elsewhere such weights are read once per task of half the tile rows (two tasks for
   // the two threads; 4 and 3 of 7), where its transformed input stays within 1 MB, else of
   // fewer rows. Forced points as above: 128 channels on 28x28, F(4x4), 359-361 us in tasks
   // of one tile row, 259-270 in two tasks; 512 on 14x14, F(2x2) 2447-2477 and 1745-1834;
   // 256 on 28x28, F(4x4) 1902-1910 and 1241-1378 (1.0 MB of transformed input a task).
   const int64_t task_bound = caches_.l2(1434 * 1024);
-  if (weights_past_l2 && oc_blocks * block_bytes + plane_input_bytes <= task_bound && blocks_ / oc_blocks >= 4) {
+  if (weights_over_2mb && oc_blocks * block_bytes + plane_input_bytes <= task_bound && blocks_ / oc_blocks >= 4) {
     c.knobs["rows"] = knobs_[2].values.back();
     c.knobs["parallel"] = 1;
-  } else if (weights_past_l2) {
+  } else if (weights_over_2mb) {
     const int64_t row_input_bytes = weights[1] * tiles_w_ * weights[2] * 4;
     for (int64_t rows : knobs_[2].values) {
       if (rows <= (tiles_h_ + 1) / 2 && rows * row_input_bytes <= caches_.l2(1024 * 1024)) c.knobs["rows"] = rows;

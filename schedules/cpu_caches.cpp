@@ -4,7 +4,6 @@ namespace nee {
 
 CpuCaches CpuCaches::of_device(const DeviceFingerprint& device) {
   CpuCaches caches;
-  if (device.l1d_bytes > 0) caches.l1d_bytes = device.l1d_bytes;
   if (device.l2_bytes > 0) caches.l2_bytes = device.l2_bytes;
   return caches;
 }

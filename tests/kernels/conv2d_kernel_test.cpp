@@ -381,16 +381,13 @@ TEST_F(Conv2dKernel, ChunksDivideTheInputBlocksAndOlderPointsAreUnchunked) {
   }
 }
 
-// The default point of a conv between convs, at ResNet's shapes, on each vector unit,
-// with the caches the defaults were measured with unless others are given (so that no
-// test depends on the host's).
-ScheduleConfig resnet_default(std::vector<int64_t> x, std::vector<int64_t> w, int stride, int pad, CpuVectorIsa isa,
-                              CpuCaches caches = {}) {
+// The default point of a conv between convs, at ResNet's shapes, on each vector unit.
+ScheduleConfig resnet_default(std::vector<int64_t> x, std::vector<int64_t> w, int stride, int pad, CpuVectorIsa isa) {
   Conv2dAttrs attrs;
   attrs.strides = {stride, stride};
   attrs.pads = {pad, pad, pad, pad};
   const Workload workload = workload_of_case({x, w, attrs, true, false, true, true, true});
-  return Conv2dBlockedCpuSpace(workload, isa, caches).default_config();
+  return Conv2dBlockedCpuSpace(workload, isa).default_config();
 }
 
 std::vector<int64_t> knobs_of(const ScheduleConfig& c) {
@@ -488,7 +485,7 @@ ScheduleConfig atrous_default(int64_t in, int64_t out, int64_t rate, CpuVectorIs
   attrs.dilations = {rate, rate};
   attrs.pads = {rate, rate, rate, rate};
   const Workload workload = workload_of_case({{1, in, 28, 28}, {out, in, 3, 3}, attrs, true, false, true, true, true});
-  return Conv2dBlockedCpuSpace(workload, isa, CpuCaches{}).default_config();
+  return Conv2dBlockedCpuSpace(workload, isa).default_config();
 }
 
 // Convs of windows wider than 1x1 whose tiles hold over 1 MB of weights reduce in chunks
@@ -557,21 +554,17 @@ TEST(Conv2dWinogradDefault, TasksReadWeightsPastL2OncePerChannelTileOrPerHalfThe
   EXPECT_EQ(resnet_56.at("parallel"), 0);
 }
 
-// A core with AMD Zen 4's caches (32 KB of L1d, 1 MB of L2) scales every bound in bytes
-// by 2/3 (L1) or 1/2 (L2): ResNet-50's 1024->256 1x1 conv on 14x14 reduces in chunks of
-// 4 input blocks (16 KB of weights; 8 of 32 KB on the measured machine), and its
-// 256-channel Winograd conv on 14x14 (0.5 + 0.8 MB a channel tile, past 0.7 MB) takes
-// half the tile rows a task instead of the whole plane per channel tile, as
-// EfficientNetV2-S's 64->256 one on 28x28 (0.3 + 0.5 MB) does; 64 channels on 56x56
-// (0.6 MB of weights) still fit its L2. Sizes a device does not report stay the measured
-// machine's.
-TEST(Conv2dDefaults, ByteBoundsScaleWithTheCoresCaches) {
-  const CpuVectorIsa avx512{16, 32};
-  const CpuCaches zen4{32 * 1024, 1024 * 1024};
-  EXPECT_EQ(knobs_of(resnet_default({1, 1024, 14, 14}, {256, 1024, 1, 1}, 1, 0, avx512)),
-            (std::vector<int64_t>{8, 4, 5, 7}));
-  EXPECT_EQ(knobs_of(resnet_default({1, 1024, 14, 14}, {256, 1024, 1, 1}, 1, 0, avx512, zen4)),
-            (std::vector<int64_t>{4, 4, 5, 7}));
+// A core with AMD Zen 4's 1 MB of L2 halves the Winograd task bounds (the defaults' L2 is
+// 2 MB): ResNet's 256-channel conv on 14x14 (4.2 MB of weights; 0.5 + 0.8 MB a channel
+// tile, past 0.7 MB) takes half the tile rows a task instead of the whole plane per
+// channel tile, as EfficientNetV2-S's 64->256 one on 28x28 (0.3 + 0.5 MB) does. Weights
+// under 2 MB stream a tile row a task on either core: GoogLeNet's 64->192 conv on 56x56
+// (1.8 MB) and ResNet's 64-channel one (0.6 MB). The blocked conv's L1-sized bounds take
+// no caches: ResNet-50's 1024->256 1x1 conv reduces in chunks of 8 input blocks (32 KB of
+// weights) and EfficientNet-B0's 672->112 one on 14x14 (43 KB a tile) unchunked. Sizes a
+// device does not report stay the measured machine's.
+TEST(Conv2dDefaults, WinogradTasksScaleWithTheCoresL2) {
+  const CpuCaches zen4{1024 * 1024};
   for (const auto& [x, out, tile] : std::vector<std::tuple<std::vector<int64_t>, int64_t, int64_t>>{
            {{1, 256, 14, 14}, 256, 2}, {{1, 64, 28, 28}, 256, 4}}) {
     const ScheduleConfig measured = winograd_default(x, out, tile);
@@ -581,12 +574,16 @@ TEST(Conv2dDefaults, ByteBoundsScaleWithTheCoresCaches) {
     EXPECT_EQ(scaled.at("rows"), 4) << x[1] << "->" << out;
     EXPECT_EQ(scaled.at("parallel"), 0) << x[1] << "->" << out;
   }
-  EXPECT_EQ(winograd_default({1, 64, 56, 56}, 64, 4, zen4).at("rows"), 1);
-  DeviceFingerprint unknown;
-  unknown.l2_bytes = 1024 * 1024;
-  const CpuCaches partly = CpuCaches::of_device(unknown);
-  EXPECT_EQ(partly.l1d_bytes, CpuCaches::kMeasuredL1dBytes);
-  EXPECT_EQ(partly.l2_bytes, 1024 * 1024);
+  for (const ScheduleConfig& streamed :
+       {winograd_default({1, 64, 56, 56}, 192, 4, zen4), winograd_default({1, 64, 56, 56}, 64, 4, zen4)}) {
+    EXPECT_EQ(streamed.at("rows"), 1);
+    EXPECT_EQ(streamed.at("parallel"), 0);
+  }
+  const CpuVectorIsa avx512{16, 32};
+  EXPECT_EQ(knobs_of(resnet_default({1, 1024, 14, 14}, {256, 1024, 1, 1}, 1, 0, avx512)),
+            (std::vector<int64_t>{8, 4, 5, 7}));
+  EXPECT_EQ(resnet_default({1, 672, 14, 14}, {112, 672, 1, 1}, 1, 0, avx512).at("ci_chunk"), 0);
+  EXPECT_EQ(CpuCaches::of_device(DeviceFingerprint{}).l2_bytes, CpuCaches::kMeasuredL2Bytes);
 }
 
 TEST_F(Conv2dKernel, Winograd2x2ResidualRelu) { kernels().check_points("winograd2_residual_relu"); }
