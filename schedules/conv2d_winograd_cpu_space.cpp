@@ -72,9 +72,9 @@ ScheduleConfig Conv2dWinogradCpuSpace::default_config() const {
   // 1.2 + 1.8 MB) 1381-1487 against 1605-1719. The task bounds are that machine's (2 MB of
   // L2), scaled to this core's L2 (CpuCaches); the 2 MB of weights past which a task
   // reads its weights once is not: on AMD Zen 4 (1 MB of L2, a fast 32 MB L3) the halved
-  // task bound gained 6-12% on ResNet's 256-channel conv, and GoogLeNet's 1.8 MB convs,
-  // past a halved 1 MB too, lost 10% (docs/DESIGN-NOTES.md, "Conv byte bounds on a core
-  // with smaller caches").
+  // task bounds gained 6-12% on ResNet's 256-channel conv and 9% on EfficientNetV2-S's
+  // 64->256 ones, and GoogLeNet's 1.8 MB convs, past a halved 1 MB too, lost 10%
+  // (docs/DESIGN-NOTES.md, "Conv byte bounds on a core with smaller caches").
   const std::vector<int64_t>& weights = workload_.inputs[1].shape;  // [blocks, alpha^2, C, 16]
   const int64_t block_bytes = weights[1] * weights[2] * kConvWeightBlock * 4;
   const int64_t plane_input_bytes = weights[1] * tiles_h_ * tiles_w_ * weights[2] * 4;
