@@ -583,7 +583,10 @@ TEST(Conv2dDefaults, WinogradTasksScaleWithTheCoresL2) {
   EXPECT_EQ(knobs_of(resnet_default({1, 1024, 14, 14}, {256, 1024, 1, 1}, 1, 0, avx512)),
             (std::vector<int64_t>{8, 4, 5, 7}));
   EXPECT_EQ(resnet_default({1, 672, 14, 14}, {112, 672, 1, 1}, 1, 0, avx512).at("ci_chunk"), 0);
-  EXPECT_EQ(CpuCaches::of_device(DeviceFingerprint{}).l2_bytes, CpuCaches::kMeasuredL2Bytes);
+  DeviceFingerprint device;
+  EXPECT_EQ(CpuCaches::of_device(device).l2_bytes, CpuCaches::kMeasuredL2Bytes);
+  device.l2_bytes = 1024 * 1024;
+  EXPECT_EQ(CpuCaches::of_device(device).l2_bytes, 1024 * 1024);
 }
 
 TEST_F(Conv2dKernel, Winograd2x2ResidualRelu) { kernels().check_points("winograd2_residual_relu"); }
