@@ -9,8 +9,9 @@ namespace nee {
 // bounds were measured on an Intel Xeon (Sapphire Rapids level) with 2 MB of L2 per core
 // and are written in that machine's bytes; on another core they scale by the ratio of
 // the L2s: 1 MB of that L2 is 0.5 MB of AMD Zen 4's 1 MB, where the scaled bound was
-// measured to pay. The L1-sized bounds of the blocked conv did not scale so on Zen 4 and
-// stay as measured (docs/DESIGN-NOTES.md, "Conv byte bounds on a core with smaller caches").
+// measured to pay. The blocked conv's bounds stay as measured: its L1-sized ones lost on
+// Zen 4 when scaled, and its 1 MB window bound was not measured there (docs/DESIGN-NOTES.md,
+// "Conv byte bounds on a core with smaller caches").
 struct CpuCaches {
   static constexpr int64_t kMeasuredL2Bytes = 2 * 1024 * 1024;
 
