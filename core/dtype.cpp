@@ -52,4 +52,6 @@ size_t dtype_size(DType t) {
   return 0;
 }
 
+bool is_floating(DType t) { return t == DType::f32 || t == DType::f64 || t == DType::f16 || t == DType::bf16; }
+
 }  // namespace nee

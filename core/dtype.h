@@ -14,5 +14,6 @@ std::string to_string(DType t);
 DType dtype_from_string(const std::string& name);
 // Bytes per element in a tensor's storage; sizeof(std::string) for strings.
 size_t dtype_size(DType t);
+bool is_floating(DType t);  // f32, f64, f16, bf16
 
 }  // namespace nee

@@ -17,6 +17,7 @@
 #include "importer/constant_folding.h"
 #include "importer/control_flow.h"
 #include "importer/half_precision.h"
+#include "importer/expansions/expanded_operators.h"
 #include "importer/legacy_opsets.h"
 #include "importer/onnx_constants.h"
 #include "importer/op_importer.h"
@@ -36,7 +37,8 @@ constexpr int64_t kAssumedOpset = 13;
 // 18 to 27 (what PyTorch's dynamo exporter and onnx 1.13-1.22 write) changed the
 // operators NEE reads as each importer handles (axes of Reduce* and Pad as inputs, Split's
 // num_outputs, Resize's new attributes, GridSample's mode names, DFT's axis input,
-// quantization blocks and precisions, the Gelu, RMSNormalization and Swish ops), or else
+// quantization blocks and precisions, the Gelu, RMSNormalization and Swish ops, the Attention
+// and RotaryEmbedding functions, expanded into their nodes), or else
 // only added data types (float8, float4, 4- and 2-bit ints, bfloat16), which the importer
 // refuses by name where a model uses them.
 constexpr int64_t kMinOpset = 1, kMaxOpset = 27;
@@ -86,6 +88,7 @@ std::string supported_ops() {
   for (const auto& entry : op_importers()) names.insert(entry.first);
   names.insert(ControlFlow::operators().begin(), ControlFlow::operators().end());
   names.insert(SequenceValues::operators().begin(), SequenceValues::operators().end());
+  names.insert(expanded_operators().begin(), expanded_operators().end());
   names.insert("Constant");
   return fmt::format("{}", fmt::join(names, ", "));
 }
@@ -237,7 +240,7 @@ Stage import_model(const onnx::ModelProto& model, const InputShapes& input_shape
       continue;
     }
     if (!op_importers().count(node_proto.op_type()) && !ControlFlow::handles(node_proto.op_type()) &&
-        !SequenceValues::operators().count(node_proto.op_type())) {
+        !SequenceValues::operators().count(node_proto.op_type()) && !is_expanded_operator(node_proto.op_type())) {
       throw Error(fmt::format("unsupported operator '{}' at node '{}' (supported: {})",
                               node_proto.op_type(), name, supported_ops()));
     }
@@ -372,11 +375,16 @@ Stage import_model(const onnx::ModelProto& model, const InputShapes& input_shape
       states.push_back(NodeState::deferred);  // reads what a deferred node computes
       continue;
     }
-    if (ControlFlow::handles(node.op) || sequences.handles(node)) {
+    if (ControlFlow::handles(node.op) || sequences.handles(node) || is_expanded_operator(node.op)) {
       std::vector<Node> expansion;
       try {
-        expansion = ControlFlow::handles(node.op) ? control_flow.expand(graph, node, ctx.opset)
-                                                  : sequences.expand(graph, node, ctx.opset);
+        if (ControlFlow::handles(node.op)) {
+          expansion = control_flow.expand(graph, node, ctx.opset);
+        } else if (is_expanded_operator(node.op)) {
+          expansion = expand_operator(graph, node, ctx.opset);
+        } else {
+          expansion = sequences.expand(graph, node, ctx.opset);
+        }
       } catch (const ValueNeeded& e) {
         defer(e, node);
         continue;

@@ -34,19 +34,6 @@ def run_or_fail(command, what, **kwargs):
 
 
 @pytest.fixture(scope="module")
-def peers_python(source_dir, build_dir):
-    venv = build_dir / "peers-venv"
-    setup = subprocess.run(["bash", str(source_dir / "bench/peers/setup_peers.sh"), str(venv)], capture_output=True,
-                           text=True)
-    python = venv / "bin/python"
-    if setup.returncode != 0:
-        pytest.skip(f"ONNX Runtime cannot be had: bench/peers/setup_peers.sh {venv} failed: {setup.stderr[-500:]}")
-    if subprocess.run([str(python), "-c", "import onnxruntime"], capture_output=True).returncode != 0:
-        pytest.skip(f"ONNX Runtime cannot be had: {python} cannot import onnxruntime")
-    return python
-
-
-@pytest.fixture(scope="module")
 def mobilenet(source_dir, build_dir, nee_tune, work_dir):
     zoo = build_dir / "zoo-wider-small"
     run_or_fail(["/usr/bin/python3", str(source_dir / "tests/models/make_zoo.py"), str(zoo), "--small", "--models",

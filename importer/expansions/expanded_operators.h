@@ -1,0 +1,30 @@
+#pragma once
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "runtime/graph.h"
+
+namespace nee {
+
+// Operators ONNX defines as functions of other operators, which the importer replaces by
+// the nodes of their definition before it imports them (importer/expansions/node_expansion.h): the
+// passes then fuse what they recognize, and every node keeps a reference kernel.
+
+const std::set<std::string>& expanded_operators();  // Attention, RotaryEmbedding
+bool is_expanded_operator(const std::string& op);
+
+// The nodes that compute `node`, whose input types `graph` holds; constants they read
+// are added to `graph`. nee::Error naming what the node gets wrong.
+std::vector<Node> expand_operator(Graph& graph, const Node& node, int64_t opset);
+
+// Attention (opsets 23 to 25): scaled dot-product attention over 3-D or 4-D Q, K, V with
+// grouped heads, a key-value cache, boolean or additive masks, causal and sliding-window
+// masks, per-batch key lengths, a soft cap and the four debug outputs of QK.
+std::vector<Node> expand_attention(Graph& graph, const Node& node);
+// RotaryEmbedding (opset 23): rotary position embedding over 3-D or 4-D inputs, halves
+// or interleaved pairs, whole or partial heads, caches indexed by position ids or not.
+std::vector<Node> expand_rotary_embedding(Graph& graph, const Node& node);
+
+}  // namespace nee
