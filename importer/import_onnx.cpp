@@ -38,18 +38,19 @@ constexpr int64_t kAssumedOpset = 13;
 // operators NEE reads as each importer handles (axes of Reduce* and Pad as inputs, Split's
 // num_outputs, Resize's new attributes, GridSample's mode names, DFT's axis input,
 // quantization blocks and precisions, the Gelu, RMSNormalization and Swish ops, the Attention
-// and RotaryEmbedding functions, expanded into their nodes), or else
-// only added data types (float8, float4, 4- and 2-bit ints, bfloat16), which the importer
-// refuses by name where a model uses them.
-constexpr int64_t kMinOpset = 1, kMaxOpset = 27;
+// and RotaryEmbedding functions, expanded into their nodes), or else only added data types
+// (float8, float4, 4- and 2-bit ints, bfloat16), which the importer refuses by name where a
+// model uses them. Opset 28 (onnx 1.23) added SpaceToDepth's mode, the SwiGLU function
+// (expanded) and float6 types, and made Mod's floating-point special cases explicit.
+constexpr int64_t kMinOpset = 1, kMaxOpset = 28;
 // IR version 3 introduced opset_import; older models cannot say which operators they use.
 constexpr int64_t kMinIrVersion = 3;
-// IR versions 9 to 13 (onnx 1.14-1.22) added data types (float8, float4, 4- and 2-bit
-// ints: refused by name) and overloads of model-local functions (which NEE does not read:
-// their nodes are unsupported operators); the onnx library NEE is built with parses them,
-// its protobuf skipping the fields it does not know. Later versions may mean what it
-// cannot read.
-constexpr int64_t kMaxIrVersion = 13;
+// IR versions 9 to 14 (onnx 1.14-1.23) added data types (float8, float4, float6, 4- and
+// 2-bit ints: refused by name), overloads of model-local functions (which NEE does not
+// read: their nodes are unsupported operators) and opaque types outside ONNX-ML; the onnx
+// library NEE is built with parses them, its protobuf skipping the fields it does not
+// know. Later versions may mean what it cannot read.
+constexpr int64_t kMaxIrVersion = 14;
 static_assert(onnx::IR_VERSION <= kMaxIrVersion);
 
 bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
@@ -58,8 +59,7 @@ bool is_default_domain(const std::string& domain) { return domain.empty() || dom
 // graph that declares outputs.
 void check_model(const onnx::ModelProto& model) {
   if (model.ir_version() < kMinIrVersion || model.ir_version() > kMaxIrVersion) {
-    throw Error(fmt::format("the model has IR version {}; NEE reads IR versions {} to {} (those of the onnx "
-                            "library it is built with)",
+    throw Error(fmt::format("the model has IR version {}; NEE reads IR versions {} to {} (onnx 1.23's)",
                             model.ir_version(), kMinIrVersion, kMaxIrVersion));
   }
   if (!model.has_graph()) throw Error("the model has no graph (ModelProto.graph is missing): there is nothing to run");
@@ -346,9 +346,15 @@ Stage import_model(const onnx::ModelProto& model, const InputShapes& input_shape
       throw Error(fmt::format("node '{}' ({}): evaluating it at import: {}", node.name, node.op, e.what()));
     }
   };
-  // Nodes an upgrade or the half-precision wrap adds go in at `at` and are imported in order.
+  // Nodes an upgrade or the half-precision wrap adds go in at `at` and are imported in order,
+  // but for those whose outputs an earlier stage computed (the casts before a node that
+  // waited for a value there).
   const auto insert_and_import = [&](size_t& at, std::vector<Node>& added) {
     for (Node& node : added) {
+      if (std::all_of(node.outputs.begin(), node.outputs.end(),
+                      [&](const std::string& out) { return out.empty() || known.count(out); })) {
+        continue;
+      }
       graph.nodes().insert(graph.nodes().begin() + static_cast<std::ptrdiff_t>(at), std::move(node));
       import_node(graph.nodes()[at++]);
     }

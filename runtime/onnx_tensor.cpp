@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <utility>
 
 #include "core/error.h"
@@ -29,8 +30,16 @@ DType dtype_from_onnx(int32_t elem_type, const std::string& what) {
     case onnx::TensorProto::STRING: return DType::string;
     default: break;
   }
-  const std::string name = onnx::TensorProto::DataType_IsValid(elem_type)
-                               ? onnx::TensorProto::DataType_Name(elem_type)
+  // Types newer than the onnx library NEE is built with (1.12's ends at BFLOAT16, 16), as
+  // onnx 1.23's TensorProto numbers them, so that a model using one is told which.
+  static const char* const kNewerTypes[] = {"FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ",
+                                            "UINT4",        "INT4",           "FLOAT4E2M1", "FLOAT8E8M0",
+                                            "UINT2",        "INT2",           "FLOAT6E2M3", "FLOAT6E3M2"};
+  constexpr int32_t kFirstNewerType = 17;
+  const int32_t newer = elem_type - kFirstNewerType;
+  const std::string name = onnx::TensorProto::DataType_IsValid(elem_type) ? onnx::TensorProto::DataType_Name(elem_type)
+                           : newer >= 0 && newer < static_cast<int32_t>(std::size(kNewerTypes))
+                               ? kNewerTypes[newer]
                                : std::to_string(elem_type);
   throw Error(fmt::format("{} has unsupported data type {} (NEE supports FLOAT, DOUBLE, FLOAT16, "
                           "BFLOAT16, INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8, BOOL, STRING)",

@@ -2,26 +2,44 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include "core/error.h"
 
 namespace nee {
 
+namespace {
+
+// Each operator's first opset: an older model cannot hold it.
+const std::map<std::string, int64_t>& first_opsets() {
+  static const std::map<std::string, int64_t> opsets = {
+      {"Attention", 23}, {"GroupNormalization", 18}, {"RotaryEmbedding", 23}, {"SwiGLU", 28}};
+  return opsets;
+}
+
+}  // namespace
+
 const std::set<std::string>& expanded_operators() {
-  static const std::set<std::string> ops = {"Attention", "RotaryEmbedding"};
+  static const std::set<std::string> ops = [] {
+    std::set<std::string> names;
+    for (const auto& [op, opset] : first_opsets()) names.insert(op);
+    return names;
+  }();
   return ops;
 }
 
 bool is_expanded_operator(const std::string& op) { return expanded_operators().count(op) != 0; }
 
 std::vector<Node> expand_operator(Graph& graph, const Node& node, int64_t opset) {
-  // Both appeared in opset 23: an older model cannot hold them.
-  constexpr int64_t kFirstOpset = 23;
-  if (opset < kFirstOpset) {
+  const auto first = first_opsets().find(node.op);
+  if (first != first_opsets().end() && opset < first->second) {
     throw Error(fmt::format("{} is an operator of opset {} and later; the model declares opset {}", node.op,
-                            kFirstOpset, opset));
+                            first->second, opset));
   }
   if (node.op == "Attention") return expand_attention(graph, node);
   if (node.op == "RotaryEmbedding") return expand_rotary_embedding(graph, node);
+  if (node.op == "SwiGLU") return expand_swiglu(graph, node);
+  if (node.op == "GroupNormalization") return expand_group_normalization(graph, node, opset);
   throw Error(fmt::format("'{}' is not an operator the importer expands", node.op));
 }
 

@@ -12,7 +12,7 @@ namespace nee {
 // the nodes of their definition before it imports them (importer/expansions/node_expansion.h): the
 // passes then fuse what they recognize, and every node keeps a reference kernel.
 
-const std::set<std::string>& expanded_operators();  // Attention, RotaryEmbedding
+const std::set<std::string>& expanded_operators();  // Attention, GroupNormalization...
 bool is_expanded_operator(const std::string& op);
 
 // The nodes that compute `node`, whose input types `graph` holds; constants they read
@@ -26,5 +26,10 @@ std::vector<Node> expand_attention(Graph& graph, const Node& node);
 // RotaryEmbedding (opset 23): rotary position embedding over 3-D or 4-D inputs, halves
 // or interleaved pairs, whole or partial heads, caches indexed by position ids or not.
 std::vector<Node> expand_rotary_embedding(Graph& graph, const Node& node);
+// SwiGLU (opset 28): Swish(A, alpha) * B over two operands of one shape.
+std::vector<Node> expand_swiglu(Graph& graph, const Node& node);
+// GroupNormalization (opsets 18 and 21): scale and bias per group before opset 21, per
+// channel from it.
+std::vector<Node> expand_group_normalization(Graph& graph, const Node& node, int64_t opset);
 
 }  // namespace nee

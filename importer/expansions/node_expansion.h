@@ -9,9 +9,9 @@
 namespace nee {
 
 // Builds the nodes that stand for one node of an operator ONNX defines as a function of
-// others (Attention, RotaryEmbedding): the importer then imports them in its place, so
+// others (Attention, GroupNormalization, RotaryEmbedding, SwiGLU): the importer then imports them in its place, so
 // constant folding, the passes and the reference kernels see only operators they know.
-// Values and constants the nodes add are named "<node>/<label>"; nodes of opset 23 and
+// Values and constants the nodes add are named "<node>/<label>"; nodes of opset 18 and
 // later, the first opset with such operators.
 class NodeExpansion {
  public:

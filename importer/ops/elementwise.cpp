@@ -52,14 +52,17 @@ std::vector<TensorType> import_variadic_arithmetic(const ImportContext& ctx, Nod
   return {broadcast_inputs(ctx, node, kNumericDType)};
 }
 
-// Mod: fmod 0 (the default) is integer modulus with the divisor's sign; floats need
-// fmod 1, as the spec says.
+// Mod: fmod 0 (the default) is the modulus with the divisor's sign, for floats only from
+// opset 28 (before, the spec required fmod 1 for them); fmod 1 is C's fmod.
 std::vector<TensorType> import_mod(const ImportContext& ctx, Node& node) {
   expect_arity(node, 2, 2, 1);
   const TensorType out = broadcast_inputs(ctx, node, kNumericDType);
   const int64_t c_style = node.attrs.get_int("fmod", 0);
   if (c_style != 0 && c_style != 1) throw Error(fmt::format("fmod is {}; it must be 0 or 1", c_style));
-  if (out.dtype == DType::f32 && c_style == 0) throw Error("Mod of floats needs fmod=1");
+  constexpr int64_t kFloorModOfFloats = 28;
+  if (is_floating(out.dtype) && c_style == 0 && ctx.opset < kFloorModOfFloats) {
+    throw Error(fmt::format("Mod of floats needs fmod=1 before opset {}", kFloorModOfFloats));
+  }
   node.attrs.set("fmod", c_style);
   return {out};
 }
@@ -78,10 +81,15 @@ std::vector<TensorType> import_prelu(const ImportContext& ctx, Node& node) {
   return {x};
 }
 
-// BitShift: unsigned integers, direction LEFT or RIGHT.
+// BitShift: unsigned integers, signed ones too from opset 28; direction LEFT or RIGHT.
 std::vector<TensorType> import_bit_shift(const ImportContext& ctx, Node& node) {
   expect_arity(node, 2, 2, 1);
-  const TensorType out = broadcast_inputs(ctx, node, {DType::u8, DType::u16, DType::u32, DType::u64});
+  constexpr int64_t kSignedShifts = 28;
+  const TensorType out =
+      ctx.opset >= kSignedShifts
+          ? broadcast_inputs(ctx, node, {DType::u8, DType::u16, DType::u32, DType::u64, DType::i8, DType::i16,
+                                         DType::i32, DType::i64})
+          : broadcast_inputs(ctx, node, {DType::u8, DType::u16, DType::u32, DType::u64});
   const std::string direction = node.attrs.get_string("direction", "");
   if (direction != "LEFT" && direction != "RIGHT") {
     throw Error(fmt::format("direction is '{}'; it must be LEFT or RIGHT", direction));

@@ -34,19 +34,20 @@ std::vector<TensorType> import_eye_like(const ImportContext& ctx, Node& node) {
   return {TensorType{dtype, x.shape}};
 }
 
-// DepthToSpace (mode DCR, the default, or CRD) and SpaceToDepth over NCHW with
-// `blocksize` b: C / b^2 channels at b times the height and width, and back.
+// DepthToSpace and SpaceToDepth (mode DCR, the default, or CRD; SpaceToDepth's since
+// opset 28) over NCHW with `blocksize` b: C / b^2 channels at b times the height and
+// width, and back.
 std::vector<TensorType> import_depth_space(const ImportContext& ctx, Node& node) {
   expect_arity(node, 1, 1, 1);
   const TensorType& x = input_type(ctx, node, 0, kAnyDType);
   if (x.shape.size() != 4) throw Error(node.op + " needs an NCHW input");
   const int64_t b = node.attrs.get_int("blocksize");
   if (b < 1) throw Error(fmt::format("blocksize is {}; it must be positive", b));
+  const std::string mode = node.attrs.get_string("mode", "DCR");
+  if (mode != "DCR" && mode != "CRD") throw Error("mode '" + mode + "' is neither DCR nor CRD");
+  node.attrs.set("mode", mode);
   TensorType out = x;
   if (node.op == "DepthToSpace") {
-    const std::string mode = node.attrs.get_string("mode", "DCR");
-    if (mode != "DCR" && mode != "CRD") throw Error("mode '" + mode + "' is neither DCR nor CRD");
-    node.attrs.set("mode", mode);
     if (x.shape[1] % (b * b) != 0) {
       throw Error(fmt::format("{} channels do not split into blocks of {}x{}", x.shape[1], b, b));
     }

@@ -90,15 +90,19 @@ ReferenceFn make_variadic(const Graph& graph, const Node& node) {
   });
 }
 
-// Mod with fmod 0: the remainder takes the divisor's sign, as Python's % does (integers
-// only; the importer requires fmod 1 for floats). With fmod 1: C's fmod and %, the
-// remainder taking the dividend's sign.
+// Mod with fmod 0: the remainder takes the divisor's sign, as Python's % does (floats
+// from opset 28: a zero remainder is a zero of the divisor's sign, an infinite divisor
+// returns a finite dividend of its sign and itself otherwise, as opset 28 lists). With
+// fmod 1: C's fmod and %, the remainder taking the dividend's sign.
 template <typename T>
 struct Remainder {
   bool c_style;
   T operator()(T a, T b) const {
     if constexpr (std::is_floating_point_v<T>) {
-      return std::fmod(a, b);
+      T r = std::fmod(a, b);
+      if (c_style) return r;
+      if (r == T{0}) return std::copysign(T{0}, b);
+      return std::signbit(r) != std::signbit(b) ? r + b : r;
     } else {
       if (b == 0) throw Error("integer modulus by zero in Mod");
       T r = static_cast<T>(a % b);
@@ -176,15 +180,20 @@ ReferenceFn make_reference_prelu(const Graph& graph, const Node& node) {
   });
 }
 
-// BitShift on unsigned integers; a shift by the type's width or more gives 0.
+// BitShift on integers. A shift by a negative count or by the type's width or more gives
+// what the sign fill alone gives: -1 for a right shift of a negative signed value, 0
+// otherwise (opset 28; both are C++ undefined behaviour). A signed right shift is
+// arithmetic; a signed left shift drops the bits it moves past the sign.
 ReferenceFn make_reference_bit_shift(const Graph& graph, const Node& node) {
   const bool left = node.attrs.get_string("direction") == "LEFT";
   return visit_dtype(graph.type_of(node.inputs[0]).dtype, [left](auto tag) -> ReferenceFn {
     using T = decltype(tag);
-    if constexpr (std::is_unsigned_v<T> && !std::is_same_v<T, bool>) {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
       return binary_kernel<T>([left](T x, T bits) -> T {
-        if (bits >= sizeof(T) * 8) return 0;  // a shift by the width or more is C++ undefined behaviour
-        return static_cast<T>(left ? x << bits : x >> bits);
+        using U = std::make_unsigned_t<T>;
+        if (bits < 0 || static_cast<U>(bits) >= sizeof(T) * 8) return !left && x < 0 ? T(-1) : T(0);
+        if (left) return static_cast<T>(static_cast<U>(static_cast<U>(x) << bits));
+        return static_cast<T>(x >> bits);
       });
     } else {
       return nullptr;

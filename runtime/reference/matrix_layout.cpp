@@ -55,8 +55,10 @@ ReferenceFn make_reference_depth_space(const Graph& graph, const Node& node) {
   std::vector<int64_t> view;
   std::array<size_t, 6> perm{};
   if (node.op == "SpaceToDepth") {
+    // DCR: output channel (row in block, column in block, channel); CRD: (channel, row, column).
     view = {n, c, h / b, b, w / b, b};
-    perm = {0, 3, 5, 1, 2, 4};
+    perm = node.attrs.get_string("mode", "DCR") == "DCR" ? std::array<size_t, 6>{0, 3, 5, 1, 2, 4}
+                                                         : std::array<size_t, 6>{0, 1, 3, 5, 2, 4};
   } else if (node.attrs.get_string("mode") == "DCR") {
     view = {n, b, b, c / (b * b), h, w};
     perm = {0, 3, 4, 1, 5, 2};

@@ -361,6 +361,67 @@ TEST(RotaryEmbeddingOperator, FourDimensionalWithAnglesPerPosition) {
   test::expect_near_all(values_of(y), heads_first(expected, 1, 3, 2, 4));
 }
 
+// SwiGLU (opset 28): Swish(A) * B with alpha 1.5; A and B must have one shape; not read
+// before opset 28.
+TEST(SwigluOperator, SwishOfTheGateTimesTheValue) {
+  const auto model = [](int64_t opset, const std::vector<int64_t>& b_dims) {
+    OnnxModelBuilder m(opset);
+    m.input("a", {2, 3}).input("b", b_dims).output("y");
+    set_attr(m.node("SwiGLU", {"a", "b"}, {"y"}), "alpha", 1.5f);
+    return m;
+  };
+  const Tensor a = random_f32({2, 3}, 32, 3.0f), b = random_f32({2, 3}, 33);
+  std::vector<float> expected;
+  for (int i = 0; i < 6; ++i) {
+    const float x = values_of(a)[i];
+    expected.push_back(x / (1.0f + std::exp(-1.5f * x)) * values_of(b)[i]);
+  }
+  test::expect_near_all(values_of(test::run_single_output(model(28, {2, 3}), {{"a", a}, {"b", b}})), expected);
+  EXPECT_THAT(test::import_error(model(28, {1, 3})), HasSubstr("they must be the same"));
+  EXPECT_THAT(test::import_error(model(27, {2, 3})), HasSubstr("SwiGLU is an operator of opset 28 and later"));
+}
+
+// GroupNormalization: each of 2 groups of [1, 4, 3] normalized over its 2 channels and 3
+// positions (epsilon 0.01), then scaled and shifted per channel (opset 21) or per group
+// (opset 18).
+TEST(GroupNormalizationOperator, PerChannelFromOpset21PerGroupBefore) {
+  const Tensor x = random_f32({1, 4, 3}, 34, 2.0f);
+  const std::vector<float> v = values_of(x);
+  std::vector<float> normalized(12);
+  for (int g = 0; g < 2; ++g) {
+    double mean = 0.0, square = 0.0;
+    for (int i = 0; i < 6; ++i) mean += v[g * 6 + i] / 6.0;
+    for (int i = 0; i < 6; ++i) square += (v[g * 6 + i] - mean) * (v[g * 6 + i] - mean) / 6.0;
+    for (int i = 0; i < 6; ++i) {
+      normalized[g * 6 + i] = static_cast<float>((v[g * 6 + i] - mean) / std::sqrt(square + 0.01));
+    }
+  }
+  const auto run = [&](int64_t opset, const std::vector<float>& scale, const std::vector<float>& bias) {
+    OnnxModelBuilder m(opset);
+    const int64_t n = static_cast<int64_t>(scale.size());
+    m.input("x", {1, 4, 3}).output("y");
+    m.initializer("scale", test::make_f32({n}, scale));
+    m.initializer("bias", test::make_f32({n}, bias));
+    onnx::NodeProto& node = m.node("GroupNormalization", {"x", "scale", "bias"}, {"y"});
+    set_attr(node, "num_groups", int64_t{2});
+    set_attr(node, "epsilon", 0.01f);
+    return values_of(test::run_single_output(m, {{"x", x}}));
+  };
+  std::vector<float> by_channel(12), by_group(12);
+  for (int i = 0; i < 12; ++i) {
+    by_channel[i] = normalized[i] * (1.0f + 0.5f * static_cast<float>(i / 3)) + static_cast<float>(i / 3);
+    by_group[i] = normalized[i] * (i < 6 ? 2.0f : -1.0f) + (i < 6 ? 0.5f : 0.25f);
+  }
+  test::expect_near_all(run(21, {1.0f, 1.5f, 2.0f, 2.5f}, {0, 1, 2, 3}), by_channel, 1e-4f);
+  test::expect_near_all(run(18, {2.0f, -1.0f}, {0.5f, 0.25f}), by_group, 1e-4f);
+  OnnxModelBuilder wrong(21);
+  wrong.input("x", {1, 4, 3}).output("y");
+  wrong.initializer("scale", test::make_f32({2}, {1, 1}));
+  wrong.initializer("bias", test::make_f32({2}, {0, 0}));
+  set_attr(wrong.node("GroupNormalization", {"x", "scale", "bias"}, {"y"}), "num_groups", int64_t{2});
+  EXPECT_THAT(test::import_error(wrong), HasSubstr("at opset 21 it must be f32[4] (one per channel)"));
+}
+
 TEST(RotaryEmbeddingOperator, RefusesWhatItCannotRead) {
   const auto error = [](int64_t rotary, int64_t heads, int64_t cache_width) {
     OnnxModelBuilder m(23);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "import_and_run.h"
 #include "importer/import_onnx.h"
@@ -175,16 +176,94 @@ TEST(NewerOpsets, QuantizePrecisionOtherThanFloatIsRefused) {
   EXPECT_THAT(test::import_error(m), HasSubstr("precision 10 is not supported"));
 }
 
-// IR version 13 and opset 27 import; IR version 14 is refused by name (opset 28:
-// ImportVersions.OpsetsAbove27AreRefusedByNumber).
-TEST(NewerOpsets, IrVersion13AndOpset27ImportIrVersion14DoesNot) {
-  OnnxModelBuilder m(27);
+// IR version 14 and opset 28 import; IR version 15 is refused by name (opset 29:
+// ImportVersions.OpsetsAbove28AreRefusedByNumber).
+TEST(NewerOpsets, IrVersion14AndOpset28ImportIrVersion15DoesNot) {
+  OnnxModelBuilder m(28);
   m.input("x", {2}).output("y");
   m.node("Relu", {"x"}, {"y"});
-  m.model().set_ir_version(13);
-  test::expect_near_all(values_of(test::run_single_output(m, {{"x", make_f32({2}, {-1, 2})}})), {0, 2});
   m.model().set_ir_version(14);
-  EXPECT_THAT(test::import_error(m), HasSubstr("NEE reads IR versions 3 to 13"));
+  test::expect_near_all(values_of(test::run_single_output(m, {{"x", make_f32({2}, {-1, 2})}})), {0, 2});
+  m.model().set_ir_version(15);
+  EXPECT_THAT(test::import_error(m), HasSubstr("NEE reads IR versions 3 to 14"));
+}
+
+// SpaceToDepth's mode (opset 28): of a [1, 2, 2, 2] map in 2x2 blocks, DCR orders the
+// output channels by the position in the block, then the channel; CRD by the channel
+// first. With two channels the orders differ.
+TEST(NewerOpsets, SpaceToDepthInBothModes) {
+  const auto run = [](const std::string& mode) {
+    OnnxModelBuilder m(28);
+    m.input("x", {1, 2, 2, 2}).output("y");
+    onnx::NodeProto& node = m.node("SpaceToDepth", {"x"}, {"y"});
+    set_attr(node, "blocksize", int64_t{2});
+    if (!mode.empty()) set_string_attr(node, "mode", mode);
+    return values_of(test::run_single_output(m, {{"x", make_f32({1, 2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7})}}));
+  };
+  // Channel 0 holds 0 1 / 2 3, channel 1 holds 4 5 / 6 7.
+  test::expect_near_all(run(""), {0, 4, 1, 5, 2, 6, 3, 7});
+  test::expect_near_all(run("DCR"), {0, 4, 1, 5, 2, 6, 3, 7});
+  test::expect_near_all(run("CRD"), {0, 1, 2, 3, 4, 5, 6, 7});
+  OnnxModelBuilder wrong(28);
+  wrong.input("x", {1, 1, 2, 2}).output("y");
+  onnx::NodeProto& node = wrong.node("SpaceToDepth", {"x"}, {"y"});
+  set_attr(node, "blocksize", int64_t{2});
+  set_string_attr(node, "mode", "RDC");
+  EXPECT_THAT(test::import_error(wrong), HasSubstr("mode 'RDC' is neither DCR nor CRD"));
+}
+
+// Mod of floats with fmod 0 (opset 28): A - floor(A / B) * B, the divisor's sign, and the
+// special cases opset 28 lists; refused before.
+TEST(NewerOpsets, FloorModOfFloats) {
+  const auto model = [](int64_t opset) {
+    OnnxModelBuilder m(opset);
+    m.input("a", {7}).input("b", {7}).output("y");
+    m.node("Mod", {"a", "b"}, {"y"});
+    return m;
+  };
+  const float inf = std::numeric_limits<float>::infinity();
+  const Tensor a = make_f32({7}, {5.5f, -5.5f, 5.5f, -0.0f, -5.0f, 5.0f, inf});
+  const Tensor b = make_f32({7}, {2.0f, 2.0f, -2.0f, 3.0f, inf, inf, 2.0f});
+  const std::vector<float> y = values_of(test::run_single_output(model(28), {{"a", a}, {"b", b}}));
+  test::expect_near_all({y[0], y[1], y[2], y[5]}, {1.5f, 0.5f, -0.5f, 5.0f});
+  EXPECT_EQ(y[3], 0.0f);
+  EXPECT_FALSE(std::signbit(y[3])) << "a zero remainder takes the divisor's sign";
+  EXPECT_EQ(y[4], inf) << "a finite dividend of the other sign than an infinite divisor gives the divisor";
+  EXPECT_TRUE(std::isnan(y[6]));
+  EXPECT_THAT(test::import_error(model(27)), HasSubstr("Mod of floats needs fmod=1 before opset 28"));
+}
+
+// Signed BitShift (opset 28): arithmetic right shifts, left shifts that drop what passes
+// the sign, and counts out of range giving the sign fill alone; refused before.
+TEST(NewerOpsets, SignedBitShifts) {
+  const auto model = [](int64_t opset, const std::string& direction) {
+    OnnxModelBuilder m(opset);
+    m.input("x", onnx::TensorProto::INT8, {"4"}).input("n", onnx::TensorProto::INT8, {"4"});
+    m.output("y", onnx::TensorProto::INT8);
+    set_string_attr(m.node("BitShift", {"x", "n"}, {"y"}), "direction", direction);
+    return m;
+  };
+  const auto int8s = [](const std::vector<int8_t>& v) {
+    Tensor t(DType::i8, {static_cast<int64_t>(v.size())});
+    std::copy(v.begin(), v.end(), t.data_as<int8_t>());
+    return t;
+  };
+  const auto run = [&](const std::string& direction) {
+    const Tensor y = test::run_single_output(model(28, direction), {{"x", int8s({-8, 64, -3, 5})},
+                                                                    {"n", int8s({1, 1, 8, -1})}});
+    return std::vector<int8_t>(y.data_as<int8_t>(), y.data_as<int8_t>() + 4);
+  };
+  EXPECT_THAT(run("RIGHT"), testing::ElementsAre(-4, 32, -1, 0));
+  EXPECT_THAT(run("LEFT"), testing::ElementsAre(-16, -128, 0, 0));
+  EXPECT_THAT(test::import_error(model(27, "LEFT")), HasSubstr("BitShift at opset 27"));
+}
+
+// Types newer than the onnx library NEE is built with are refused by their names.
+TEST(NewerOpsets, NewerDataTypesAreRefusedByName) {
+  OnnxModelBuilder m(28);
+  m.input("x", 27, {"2"}).output("y");
+  m.node("Relu", {"x"}, {"y"});
+  EXPECT_THAT(test::import_error(m), HasSubstr("unsupported data type FLOAT6E2M3"));
 }
 
 }  // namespace

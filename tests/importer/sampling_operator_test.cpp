@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/half_float.h"
 #include "importer/import_onnx.h"
 #include "import_and_run.h"
 #include "onnx_model_builder.h"
@@ -373,6 +374,26 @@ TEST(Unique, ComputedInputRunsInStages) {
   out = session.run({{"x", make_f32({5}, {4, -4, 4, -4, 4})}});
   EXPECT_THAT(values_of(out.at("y")), ElementsAre(4));
   EXPECT_THAT(ints_of(out.at("counts")), ElementsAre(5));
+}
+
+// An f16 X computed by the model: the casts around Unique, made in the stage that waited for
+// X, are not made again in the stage that imports it.
+TEST(Unique, HalfInputRunsInStages) {
+  OnnxModelBuilder m;
+  m.input("x", onnx::TensorProto::FLOAT16, {"4"}).output("y", onnx::TensorProto::FLOAT16);
+  m.node("Abs", {"x"}, {"abs"});
+  m.node("Unique", {"abs"}, {"y"});
+  StagedSession session(load_staged_onnx_bytes(m.bytes()),
+                        [] { return std::vector<std::unique_ptr<KernelProvider>>{}; }, SessionOptions{optimize_graph});
+  Tensor x(DType::f16, {4});
+  const float values[4] = {-2.0f, 2.0f, 0.5f, 3.0f};
+  for (int i = 0; i < 4; ++i) x.data_as<uint16_t>()[i] = f32_to_f16(values[i]);
+  const Tensor y = session.run({{"x", x}}).at("y");
+  ASSERT_EQ(y.dtype(), DType::f16);
+  ASSERT_EQ(y.elements(), 3);
+  std::vector<float> got;
+  for (int i = 0; i < 3; ++i) got.push_back(f16_to_f32(y.data_as<uint16_t>()[i]));
+  EXPECT_THAT(got, ElementsAre(0.5f, 2.0f, 3.0f));
 }
 
 TEST(Unique, BadAttributesAreClearErrors) {
