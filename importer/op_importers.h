@@ -31,6 +31,7 @@ std::vector<TensorType> import_clip(const ImportContext&, Node&);
 std::vector<TensorType> import_comparison(const ImportContext&, Node&);  // ops/logical.cpp: Equal Less Greater (OrEqual)
 std::vector<TensorType> import_logical_binary(const ImportContext&, Node&);  // And Or Xor
 std::vector<TensorType> import_not(const ImportContext&, Node&);
+std::vector<TensorType> import_bitwise(const ImportContext&, Node&);  // BitwiseAnd Or Xor Not
 std::vector<TensorType> import_where(const ImportContext&, Node&);
 std::vector<TensorType> import_cast(const ImportContext&, Node&);       // ops/cast.cpp
 std::vector<TensorType> import_cast_like(const ImportContext&, Node&);
@@ -41,7 +42,7 @@ std::vector<TensorType> import_lrn(const ImportContext&, Node&);
 std::vector<TensorType> import_mean_variance_normalization(const ImportContext&, Node&);
 std::vector<TensorType> import_reduce(const ImportContext&, Node&);     // ops/reduction.cpp: ReduceSum/Mean/Max/Min/Prod/L1/L2/SumSquare/LogSum/LogSumExp
 std::vector<TensorType> import_arg_extreme(const ImportContext&, Node&);  // ArgMax ArgMin
-std::vector<TensorType> import_cum_sum(const ImportContext&, Node&);
+std::vector<TensorType> import_cumulative(const ImportContext&, Node&);  // CumSum CumProd
 std::vector<TensorType> import_top_k(const ImportContext&, Node&);  // ops/top_k.cpp
 std::vector<TensorType> import_loss(const ImportContext&, Node&);  // ops/loss.cpp: NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss
 std::vector<TensorType> import_identity(const ImportContext&, Node&);   // ops/shape.cpp

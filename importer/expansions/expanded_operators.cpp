@@ -13,7 +13,7 @@ namespace {
 // Each operator's first opset: an older model cannot hold it.
 const std::map<std::string, int64_t>& first_opsets() {
   static const std::map<std::string, int64_t> opsets = {
-      {"Attention", 23}, {"GroupNormalization", 18}, {"RotaryEmbedding", 23}, {"SwiGLU", 28}};
+      {"Attention", 23}, {"GroupNormalization", 18}, {"LpNormalization", 1}, {"RotaryEmbedding", 23}, {"SwiGLU", 28}};
   return opsets;
 }
 
@@ -40,6 +40,7 @@ std::vector<Node> expand_operator(Graph& graph, const Node& node, int64_t opset)
   if (node.op == "RotaryEmbedding") return expand_rotary_embedding(graph, node);
   if (node.op == "SwiGLU") return expand_swiglu(graph, node);
   if (node.op == "GroupNormalization") return expand_group_normalization(graph, node, opset);
+  if (node.op == "LpNormalization") return expand_lp_normalization(graph, node, opset);
   throw Error(fmt::format("'{}' is not an operator the importer expands", node.op));
 }
 

@@ -31,5 +31,8 @@ std::vector<Node> expand_swiglu(Graph& graph, const Node& node);
 // GroupNormalization (opsets 18 and 21): scale and bias per group before opset 21, per
 // channel from it.
 std::vector<Node> expand_group_normalization(Graph& graph, const Node& node, int64_t opset);
+// LpNormalization (opset 1; read from opset 7, whose Where the expansion uses): X over its
+// L1 or L2 norm along an axis.
+std::vector<Node> expand_lp_normalization(Graph& graph, const Node& node, int64_t opset);
 
 }  // namespace nee

@@ -9,10 +9,11 @@
 namespace nee {
 
 // Builds the nodes that stand for one node of an operator ONNX defines as a function of
-// others (Attention, GroupNormalization, RotaryEmbedding, SwiGLU): the importer then imports them in its place, so
-// constant folding, the passes and the reference kernels see only operators they know.
-// Values and constants the nodes add are named "<node>/<label>"; nodes of opset 18 and
-// later, the first opset with such operators.
+// others (importer/expansions/expanded_operators.h): the importer then imports them in its
+// place, so constant folding, the passes and the reference kernels see only operators
+// they know.
+// Values and constants the nodes add are named "<node>/<label>"; each expansion writes
+// its nodes in the form of the model's opset.
 class NodeExpansion {
  public:
   NodeExpansion(Graph& graph, std::string node_name) : graph_(graph), prefix_(std::move(node_name)) {}

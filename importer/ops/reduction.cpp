@@ -87,13 +87,14 @@ std::vector<TensorType> import_arg_extreme(const ImportContext& ctx, Node& node)
   return {out};
 }
 
-// CumSum (opset 11): running sums along the axis given as a constant scalar input,
-// stored non-negative as an attribute; exclusive and reverse default to 0.
-std::vector<TensorType> import_cum_sum(const ImportContext& ctx, Node& node) {
+// CumSum (opset 11) and CumProd (opset 26): running sums or products along the axis given
+// as a constant scalar input, stored non-negative as an attribute; exclusive and reverse
+// default to 0.
+std::vector<TensorType> import_cumulative(const ImportContext& ctx, Node& node) {
   expect_arity(node, 2, 2, 1);
   const TensorType& x = input_type(ctx, node, 0, {DType::f32, DType::f64, DType::i32, DType::i64, DType::u32,
                                                   DType::u64});
-  if (x.shape.empty()) throw Error("CumSum needs rank >= 1");
+  if (x.shape.empty()) throw Error(node.op + " needs rank >= 1");
   input_type(ctx, node, 1, {DType::i32, DType::i64});
   const std::vector<int64_t> axis = *constant_ints(ctx, node, 1, "axis");
   if (axis.size() != 1 || ctx.graph.type_of(node.inputs[1]).shape.size() > 1) {

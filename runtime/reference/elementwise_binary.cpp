@@ -180,25 +180,38 @@ ReferenceFn make_reference_prelu(const Graph& graph, const Node& node) {
   });
 }
 
-// BitShift on integers. A shift by a negative count or by the type's width or more gives
-// what the sign fill alone gives: -1 for a right shift of a negative signed value, 0
-// otherwise (opset 28; both are C++ undefined behaviour). A signed right shift is
-// arithmetic; a signed left shift drops the bits it moves past the sign.
+namespace {
+
+// BitShift on the bits of an integer of U's width, signed or not: a signed right shift is
+// arithmetic, computed on the complement where the sign bit is set; a left shift drops
+// the bits it moves past the width. A shift by a negative count or by the width or more
+// gives what the sign fill alone gives: all ones for a right shift of a negative signed
+// value, 0 otherwise (opset 28; both are C++ undefined behaviour). One kernel per width
+// serves both signs (libnee's size is bounded).
+template <typename U>
+ReferenceFn shift_kernel(bool left, bool is_signed) {
+  constexpr U kSignBit = static_cast<U>(U{1} << (sizeof(U) * 8 - 1));
+  return binary_kernel<U>([left, is_signed](U x, U bits) -> U {
+    const bool negative = is_signed && (x & kSignBit) != 0;
+    const bool count_negative = is_signed && (bits & kSignBit) != 0;
+    if (count_negative || bits >= sizeof(U) * 8) return !left && negative ? static_cast<U>(~U{0}) : U{0};
+    if (left) return static_cast<U>(x << bits);
+    return negative ? static_cast<U>(~(static_cast<U>(~x) >> bits)) : static_cast<U>(x >> bits);
+  });
+}
+
+}  // namespace
+
 ReferenceFn make_reference_bit_shift(const Graph& graph, const Node& node) {
   const bool left = node.attrs.get_string("direction") == "LEFT";
-  return visit_dtype(graph.type_of(node.inputs[0]).dtype, [left](auto tag) -> ReferenceFn {
-    using T = decltype(tag);
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-      return binary_kernel<T>([left](T x, T bits) -> T {
-        using U = std::make_unsigned_t<T>;
-        if (bits < 0 || static_cast<U>(bits) >= sizeof(T) * 8) return !left && x < 0 ? T(-1) : T(0);
-        if (left) return static_cast<T>(static_cast<U>(static_cast<U>(x) << bits));
-        return static_cast<T>(x >> bits);
-      });
-    } else {
-      return nullptr;
-    }
-  });
+  const DType dtype = graph.type_of(node.inputs[0]).dtype;
+  const bool is_signed = dtype == DType::i8 || dtype == DType::i16 || dtype == DType::i32 || dtype == DType::i64;
+  switch (dtype_size(dtype)) {
+    case 1: return shift_kernel<uint8_t>(left, is_signed);
+    case 2: return shift_kernel<uint16_t>(left, is_signed);
+    case 4: return shift_kernel<uint32_t>(left, is_signed);
+    default: return shift_kernel<uint64_t>(left, is_signed);
+  }
 }
 
 // Mean: the variadic sum over the input count.

@@ -44,6 +44,42 @@ ReferenceFn make_reference_greater_or_equal(const Graph& g, const Node& n) {
   return make_comparison(g, n, [](auto a, auto b) { return a >= b; });
 }
 
+namespace {
+
+// The bitwise operators on an integer type of T's width: signed and unsigned types share
+// the unsigned one's kernel, as the bits are the same (libnee's size is bounded).
+template <typename T>
+ReferenceFn bitwise_kernel(const std::string& op) {
+  if (op == "BitwiseNot") {
+    return [](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+      const T* x = static_cast<const T*>(in[0]->data());
+      T* y = static_cast<T*>(out[0]->data());
+      for (int64_t i = 0, n = out[0]->elements(); i < n; ++i) y[i] = static_cast<T>(~x[i]);
+    };
+  }
+  const int which = op == "BitwiseAnd" ? 0 : op == "BitwiseOr" ? 1 : 2;
+  return [which](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    const T* a = static_cast<const T*>(in[0]->data());
+    const T* b = static_cast<const T*>(in[1]->data());
+    T* o = static_cast<T*>(out[0]->data());
+    for_each_broadcast(out[0]->shape(), in[0]->shape(), in[1]->shape(), [&](int64_t i, int64_t ia, int64_t ib) {
+      o[i] = static_cast<T>(which == 0 ? (a[ia] & b[ib]) : which == 1 ? (a[ia] | b[ib]) : (a[ia] ^ b[ib]));
+    });
+  };
+}
+
+}  // namespace
+
+// The bitwise operators on the integer types (the importer admits no others).
+ReferenceFn make_reference_bitwise(const Graph& graph, const Node& node) {
+  switch (dtype_size(graph.type_of(node.inputs[0]).dtype)) {
+    case 1: return bitwise_kernel<uint8_t>(node.op);
+    case 2: return bitwise_kernel<uint16_t>(node.op);
+    case 4: return bitwise_kernel<uint32_t>(node.op);
+    default: return bitwise_kernel<uint64_t>(node.op);
+  }
+}
+
 ReferenceFn make_reference_and(const Graph&, const Node&) {
   return predicate_kernel<bool>([](bool a, bool b) { return a && b; });
 }

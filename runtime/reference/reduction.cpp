@@ -188,35 +188,49 @@ ReferenceFn make_arg_extreme(const Graph& graph, const Node& node) {
 ReferenceFn make_reference_argmax(const Graph& g, const Node& n) { return make_arg_extreme<std::greater>(g, n); }
 ReferenceFn make_reference_argmin(const Graph& g, const Node& n) { return make_arg_extreme<std::less>(g, n); }
 
-// CumSum along the stored axis: y[j] = x[0] + ... + x[j] (x[j] left out when exclusive),
-// summed from the other end when reverse; in the element type, as the spec's T.
-ReferenceFn make_reference_cum_sum(const Graph& graph, const Node& node) {
+namespace {
+
+// CumSum's and CumProd's kernel for elements of type T.
+template <typename T>
+ReferenceFn cumulative_kernel(const AxisSlices& s, bool exclusive, bool reverse, bool product) {
+  return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    const T* x = in[0]->data_as<T>();
+    T* y = out[0]->data_as<T>();
+    for (int64_t o = 0; o < s.outer; ++o) {
+      for (int64_t i = 0; i < s.inner; ++i) {
+        T running = product ? T{1} : T{0};
+        for (int64_t step = 0; step < s.n; ++step) {
+          const int64_t j = reverse ? s.n - 1 - step : step;
+          const int64_t at = (o * s.n + j) * s.inner + i;
+          if (exclusive) y[at] = running;
+          running = product ? static_cast<T>(running * x[at]) : static_cast<T>(running + x[at]);
+          if (!exclusive) y[at] = running;
+        }
+      }
+    }
+  };
+}
+
+}  // namespace
+
+// CumSum and CumProd along the stored axis: y[j] = x[0] + ... + x[j] (or the product;
+// x[j] left out when exclusive, which starts from 0 or 1), from the other end when
+// reverse; in the element type, as the spec's T. Only the types the importer admits get a
+// kernel (libnee's size is bounded).
+ReferenceFn make_reference_cumulative(const Graph& graph, const Node& node) {
   const TensorType& type = graph.type_of(node.inputs[0]);
   const AxisSlices s = axis_slices(type.shape, static_cast<size_t>(node.attrs.get_int("axis")));
   const bool exclusive = node.attrs.get_int("exclusive") != 0, reverse = node.attrs.get_int("reverse") != 0;
-  return visit_numeric_dtype(type.dtype, [=](auto tag) -> ReferenceFn {
-    using T = decltype(tag);
-    return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
-      const T* x = in[0]->data_as<T>();
-      T* y = out[0]->data_as<T>();
-      for (int64_t o = 0; o < s.outer; ++o) {
-        for (int64_t i = 0; i < s.inner; ++i) {
-          T sum{0};
-          for (int64_t step = 0; step < s.n; ++step) {
-            const int64_t j = reverse ? s.n - 1 - step : step;
-            const int64_t at = (o * s.n + j) * s.inner + i;
-            if (exclusive) {
-              y[at] = sum;
-              sum += x[at];
-            } else {
-              sum += x[at];
-              y[at] = sum;
-            }
-          }
-        }
-      }
-    };
-  });
+  const bool product = node.op == "CumProd";
+  switch (type.dtype) {
+    case DType::f32: return cumulative_kernel<float>(s, exclusive, reverse, product);
+    case DType::f64: return cumulative_kernel<double>(s, exclusive, reverse, product);
+    case DType::i32: return cumulative_kernel<int32_t>(s, exclusive, reverse, product);
+    case DType::i64: return cumulative_kernel<int64_t>(s, exclusive, reverse, product);
+    case DType::u32: return cumulative_kernel<uint32_t>(s, exclusive, reverse, product);
+    case DType::u64: return cumulative_kernel<uint64_t>(s, exclusive, reverse, product);
+    default: return nullptr;
+  }
 }
 
 }  // namespace nee

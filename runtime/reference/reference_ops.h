@@ -46,6 +46,7 @@ ReferenceFn make_reference_and(const Graph&, const Node&);
 ReferenceFn make_reference_or(const Graph&, const Node&);
 ReferenceFn make_reference_xor(const Graph&, const Node&);
 ReferenceFn make_reference_not(const Graph&, const Node&);
+ReferenceFn make_reference_bitwise(const Graph&, const Node&);  // BitwiseAnd Or Xor Not
 ReferenceFn make_reference_where(const Graph&, const Node&);
 ReferenceFn make_reference_cast(const Graph&, const Node&);     // cast.cpp
 ReferenceFn make_reference_log_softmax(const Graph&, const Node&);  // softmax.cpp
@@ -65,7 +66,7 @@ ReferenceFn make_reference_reduce_log_sum(const Graph&, const Node&);
 ReferenceFn make_reference_reduce_log_sum_exp(const Graph&, const Node&);
 ReferenceFn make_reference_argmax(const Graph&, const Node&);
 ReferenceFn make_reference_argmin(const Graph&, const Node&);
-ReferenceFn make_reference_cum_sum(const Graph&, const Node&);
+ReferenceFn make_reference_cumulative(const Graph&, const Node&);  // CumSum CumProd
 ReferenceFn make_reference_einsum(const Graph&, const Node&);  // einsum.cpp
 ReferenceFn make_reference_recurrent(const Graph&, const Node&);  // recurrent.cpp: RNN GRU LSTM
 ReferenceFn make_reference_lowered_recurrence(const Graph&, const Node&);  // recurrent.cpp: NeeRecurrence

@@ -258,6 +258,48 @@ TEST(NewerOpsets, SignedBitShifts) {
   EXPECT_THAT(test::import_error(model(27, "LEFT")), HasSubstr("BitShift at opset 27"));
 }
 
+// CumProd (opset 26): running products, exclusive (starting from 1) and reversed.
+TEST(NewerOpsets, CumProdExclusiveAndReversed) {
+  OnnxModelBuilder m(26);
+  m.input("x", {4}).output("y");
+  m.initializer("axis", make_i64({}, {0}));
+  onnx::NodeProto& node = m.node("CumProd", {"x", "axis"}, {"y"});
+  set_attr(node, "exclusive", int64_t{1});
+  set_attr(node, "reverse", int64_t{1});
+  test::expect_near_all(values_of(test::run_single_output(m, {{"x", make_f32({4}, {2, 3, 4, 5})}})), {60, 20, 5, 1});
+}
+
+// The bitwise operators (opset 18) on int32, broadcast, and BitwiseNot.
+TEST(NewerOpsets, BitwiseOperators) {
+  const auto run = [](const std::string& op) {
+    OnnxModelBuilder m(18);
+    m.input("a", onnx::TensorProto::INT32, {"3"}).output("y", onnx::TensorProto::INT32);
+    m.initializer("b", test::make_i32({1}, {6}));
+    if (op == "BitwiseNot") {
+      m.node(op, {"a"}, {"y"});
+    } else {
+      m.node(op, {"a", "b"}, {"y"});
+    }
+    const Tensor y = test::run_single_output(m, {{"a", test::make_i32({3}, {5, -1, 12})}});
+    return std::vector<int32_t>(y.data_as<int32_t>(), y.data_as<int32_t>() + 3);
+  };
+  EXPECT_THAT(run("BitwiseAnd"), testing::ElementsAre(4, 6, 4));
+  EXPECT_THAT(run("BitwiseOr"), testing::ElementsAre(7, -1, 14));
+  EXPECT_THAT(run("BitwiseXor"), testing::ElementsAre(3, -7, 10));
+  EXPECT_THAT(run("BitwiseNot"), testing::ElementsAre(-6, 0, -13));
+}
+
+// LpNormalization: rows of [2, 3] over their L1 norm (p 1); a row of zeros stays zeros.
+TEST(NewerOpsets, LpNormalizationOverRowsAndAZeroRow) {
+  OnnxModelBuilder m(13);
+  m.input("x", {2, 3}).output("y");
+  onnx::NodeProto& node = m.node("LpNormalization", {"x"}, {"y"});
+  set_attr(node, "p", int64_t{1});
+  set_attr(node, "axis", int64_t{1});
+  test::expect_near_all(values_of(test::run_single_output(m, {{"x", make_f32({2, 3}, {1, -2, 1, 0, 0, 0})}})),
+                        {0.25f, -0.5f, 0.25f, 0, 0, 0});
+}
+
 // Types newer than the onnx library NEE is built with are refused by their names.
 TEST(NewerOpsets, NewerDataTypesAreRefusedByName) {
   OnnxModelBuilder m(28);
