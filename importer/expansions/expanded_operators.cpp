@@ -13,7 +13,8 @@ namespace {
 // Each operator's first opset: an older model cannot hold it.
 const std::map<std::string, int64_t>& first_opsets() {
   static const std::map<std::string, int64_t> opsets = {
-      {"Attention", 23}, {"GroupNormalization", 18}, {"LpNormalization", 1}, {"RotaryEmbedding", 23}, {"SwiGLU", 28}};
+      {"AffineGrid", 20},     {"Attention", 23},       {"CenterCropPad", 18}, {"GroupNormalization", 18},
+      {"GlobalLpPool", 1},    {"LpNormalization", 1}, {"LpPool", 1},           {"RotaryEmbedding", 23}, {"SwiGLU", 28}};
   return opsets;
 }
 
@@ -41,6 +42,10 @@ std::vector<Node> expand_operator(Graph& graph, const Node& node, int64_t opset)
   if (node.op == "SwiGLU") return expand_swiglu(graph, node);
   if (node.op == "GroupNormalization") return expand_group_normalization(graph, node, opset);
   if (node.op == "LpNormalization") return expand_lp_normalization(graph, node, opset);
+  if (node.op == "LpPool") return expand_lp_pool(graph, node, opset);
+  if (node.op == "GlobalLpPool") return expand_global_lp_pool(graph, node, opset);
+  if (node.op == "CenterCropPad") return expand_center_crop_pad(graph, node, opset);
+  if (node.op == "AffineGrid") return expand_affine_grid(graph, node, opset);
   throw Error(fmt::format("'{}' is not an operator the importer expands", node.op));
 }
 

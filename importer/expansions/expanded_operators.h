@@ -12,7 +12,7 @@ namespace nee {
 // the nodes of their definition before it imports them (importer/expansions/node_expansion.h): the
 // passes then fuse what they recognize, and every node keeps a reference kernel.
 
-const std::set<std::string>& expanded_operators();  // Attention, GroupNormalization...
+const std::set<std::string>& expanded_operators();  // AffineGrid, Attention, CenterCropPad...
 bool is_expanded_operator(const std::string& op);
 
 // The nodes that compute `node`, whose input types `graph` holds; constants they read
@@ -34,5 +34,14 @@ std::vector<Node> expand_group_normalization(Graph& graph, const Node& node, int
 // LpNormalization (opset 1; read from opset 7, whose Where the expansion uses): X over its
 // L1 or L2 norm along an axis.
 std::vector<Node> expand_lp_normalization(Graph& graph, const Node& node, int64_t opset);
+// LpPool (read from opset 11): an AveragePool of |X|^p counting the padding, times the
+// window's size, to the power 1/p.
+std::vector<Node> expand_lp_pool(Graph& graph, const Node& node, int64_t opset);
+// GlobalLpPool (read from opset 2): the same over every spatial position.
+std::vector<Node> expand_global_lp_pool(Graph& graph, const Node& node, int64_t opset);
+// CenterCropPad (opset 18): a Slice around the centre, or a zero Pad around it, per axis.
+std::vector<Node> expand_center_crop_pad(Graph& graph, const Node& node, int64_t opset);
+// AffineGrid (opset 20): theta times the constant homogeneous coordinates of the grid.
+std::vector<Node> expand_affine_grid(Graph& graph, const Node& node, int64_t opset);
 
 }  // namespace nee

@@ -75,26 +75,25 @@ std::vector<float> attention_by_definition(const std::vector<float>& q, const st
   return out;
 }
 
-// [B, rows, H * D] <-> [B, H, rows, D].
-std::vector<float> heads_first(const std::vector<float>& x, int64_t batch, int64_t rows, int64_t heads, int64_t depth) {
+// [B, rows, H * D] to [B, H, rows, D] (heads first), or back.
+std::vector<float> regroup_heads(const std::vector<float>& x, int64_t batch, int64_t rows, int64_t heads,
+                                 int64_t depth, bool heads_first) {
   std::vector<float> out(x.size());
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t h = 0; h < heads; ++h)
-        for (int64_t d = 0; d < depth; ++d)
-          out[static_cast<size_t>(((b * heads + h) * rows + r) * depth + d)] =
-              x[static_cast<size_t>((b * rows + r) * heads * depth + h * depth + d)];
+        for (int64_t d = 0; d < depth; ++d) {
+          const auto by_head = static_cast<size_t>(((b * heads + h) * rows + r) * depth + d);
+          const auto by_row = static_cast<size_t>((b * rows + r) * heads * depth + h * depth + d);
+          (heads_first ? out[by_head] : out[by_row]) = x[heads_first ? by_row : by_head];
+        }
   return out;
 }
+std::vector<float> heads_first(const std::vector<float>& x, int64_t batch, int64_t rows, int64_t heads, int64_t depth) {
+  return regroup_heads(x, batch, rows, heads, depth, true);
+}
 std::vector<float> heads_last(const std::vector<float>& x, int64_t batch, int64_t rows, int64_t heads, int64_t depth) {
-  std::vector<float> out(x.size());
-  for (int64_t b = 0; b < batch; ++b)
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t h = 0; h < heads; ++h)
-        for (int64_t d = 0; d < depth; ++d)
-          out[static_cast<size_t>((b * rows + r) * heads * depth + h * depth + d)] =
-              x[static_cast<size_t>(((b * heads + h) * rows + r) * depth + d)];
-  return out;
+  return regroup_heads(x, batch, rows, heads, depth, false);
 }
 
 // [B, H, P, D] and [B, H, T, D] joined along the keys.
@@ -420,6 +419,48 @@ TEST(GroupNormalizationOperator, PerChannelFromOpset21PerGroupBefore) {
   wrong.initializer("bias", test::make_f32({2}, {0, 0}));
   set_attr(wrong.node("GroupNormalization", {"x", "scale", "bias"}, {"y"}), "num_groups", int64_t{2});
   EXPECT_THAT(test::import_error(wrong), HasSubstr("at opset 21 it must be f32[4] (one per channel)"));
+}
+
+// CenterCropPad (opset 18): [3, 2] to [1, 4]: the middle row, padded by one zero each side.
+TEST(CenterCropPadOperator, CropsOneAxisAndPadsTheOther) {
+  OnnxModelBuilder m(18);
+  m.input("x", {3, 2}).output("y");
+  m.initializer("shape", make_i64({2}, {1, 4}));
+  m.node("CenterCropPad", {"x", "shape"}, {"y"});
+  const Tensor y = test::run_single_output(m, {{"x", test::make_f32({3, 2}, {0, 1, 2, 3, 4, 5})}});
+  EXPECT_EQ(y.shape(), (std::vector<int64_t>{1, 4}));
+  test::expect_near_all(values_of(y), {0, 2, 3, 0});
+}
+
+// AffineGrid (opset 20): x' = 2x + 1, y' = y over a 2x2 grid, whose coordinates are the
+// pixels' centres (-0.5, 0.5) or, with align_corners, the corners (-1, 1).
+TEST(AffineGridOperator, TransformsTheGridsCoordinates) {
+  const auto run = [](int64_t align_corners) {
+    OnnxModelBuilder m(20);
+    m.input("theta", {1, 2, 3}).output("grid");
+    m.initializer("size", make_i64({4}, {1, 1, 2, 2}));
+    set_attr(m.node("AffineGrid", {"theta", "size"}, {"grid"}), "align_corners", align_corners);
+    return test::run_single_output(m, {{"theta", test::make_f32({1, 2, 3}, {2, 0, 1, 0, 1, 0})}});
+  };
+  const Tensor centres = run(0);
+  EXPECT_EQ(centres.shape(), (std::vector<int64_t>{1, 2, 2, 2}));
+  test::expect_near_all(values_of(centres), {0, -0.5f, 2, -0.5f, 0, 0.5f, 2, 0.5f});
+  test::expect_near_all(values_of(run(1)), {-1, -1, 3, -1, -1, 1, 3, 1});
+}
+
+// LpPool (p 2, windows of 2 along a row of 3) and GlobalLpPool (p 1 over each channel).
+TEST(LpPoolOperator, WindowsAndWholeChannels) {
+  OnnxModelBuilder m(18);
+  m.input("x", {1, 1, 1, 3}).output("y");
+  set_attr(m.node("LpPool", {"x"}, {"y"}), "kernel_shape", std::vector<int64_t>{1, 2});
+  test::expect_near_all(values_of(test::run_single_output(m, {{"x", test::make_f32({1, 1, 1, 3}, {3, -4, 12})}})),
+                        {5.0f, std::sqrt(160.0f)}, 1e-4f);
+  OnnxModelBuilder global(18);
+  global.input("x", {1, 2, 1, 2}).output("y");
+  set_attr(global.node("GlobalLpPool", {"x"}, {"y"}), "p", int64_t{1});
+  const Tensor y = test::run_single_output(global, {{"x", test::make_f32({1, 2, 1, 2}, {1, -2, 3, 4})}});
+  EXPECT_EQ(y.shape(), (std::vector<int64_t>{1, 2, 1, 1}));
+  test::expect_near_all(values_of(y), {3, 7});
 }
 
 TEST(RotaryEmbeddingOperator, RefusesWhatItCannotRead) {
