@@ -14,7 +14,8 @@ namespace {
 const std::map<std::string, int64_t>& first_opsets() {
   static const std::map<std::string, int64_t> opsets = {
       {"AffineGrid", 20},     {"Attention", 23},       {"CenterCropPad", 18}, {"GroupNormalization", 18},
-      {"GlobalLpPool", 1},    {"LpNormalization", 1}, {"LpPool", 1},           {"RotaryEmbedding", 23}, {"SwiGLU", 28}};
+      {"GlobalLpPool", 1},    {"LpNormalization", 1}, {"LpPool", 1},           {"RotaryEmbedding", 23},
+      {"SwiGLU", 28},         {"TensorScatter", 24}};
   return opsets;
 }
 
@@ -46,6 +47,7 @@ std::vector<Node> expand_operator(Graph& graph, const Node& node, int64_t opset)
   if (node.op == "GlobalLpPool") return expand_global_lp_pool(graph, node, opset);
   if (node.op == "CenterCropPad") return expand_center_crop_pad(graph, node, opset);
   if (node.op == "AffineGrid") return expand_affine_grid(graph, node, opset);
+  if (node.op == "TensorScatter") return expand_tensor_scatter(graph, node);
   throw Error(fmt::format("'{}' is not an operator the importer expands", node.op));
 }
 

@@ -43,5 +43,7 @@ std::vector<Node> expand_global_lp_pool(Graph& graph, const Node& node, int64_t 
 std::vector<Node> expand_center_crop_pad(Graph& graph, const Node& node, int64_t opset);
 // AffineGrid (opset 20): theta times the constant homogeneous coordinates of the grid.
 std::vector<Node> expand_affine_grid(Graph& graph, const Node& node, int64_t opset);
+// TensorScatter (opset 24): a KV cache's update as a ScatterElements, linear or circular.
+std::vector<Node> expand_tensor_scatter(Graph& graph, const Node& node);
 
 }  // namespace nee

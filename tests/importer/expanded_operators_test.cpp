@@ -463,6 +463,21 @@ TEST(LpPoolOperator, WindowsAndWholeChannels) {
   test::expect_near_all(values_of(y), {3, 7});
 }
 
+// TensorScatter (opset 24): two rows written into a cache of 3 per batch, at row 1 for
+// batch 0 and, wrapping around (circular), at row 2 then 0 for batch 1.
+TEST(TensorScatterOperator, WritesEachBatchsRowsWrappingAround) {
+  OnnxModelBuilder m(24);
+  m.input("cache", {2, 3, 1}).input("update", {2, 2, 1});
+  m.input("at", onnx::TensorProto::INT64, {"2"}).output("present");
+  onnx::NodeProto& node = m.node("TensorScatter", {"cache", "update", "at"}, {"present"});
+  set_attr(node, "axis", int64_t{1});
+  test::set_string_attr(node, "mode", "circular");
+  const Tensor present = test::run_single_output(m, {{"cache", test::make_f32({2, 3, 1}, {0, 0, 0, 0, 0, 0})},
+                                                     {"update", test::make_f32({2, 2, 1}, {1, 2, 3, 4})},
+                                                     {"at", make_i64({2}, {1, 2})}});
+  test::expect_near_all(values_of(present), {0, 1, 2, 4, 0, 3});
+}
+
 TEST(RotaryEmbeddingOperator, RefusesWhatItCannotRead) {
   const auto error = [](int64_t rotary, int64_t heads, int64_t cache_width) {
     OnnxModelBuilder m(23);

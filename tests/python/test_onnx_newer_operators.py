@@ -24,7 +24,7 @@ HardSwish InstanceNormalization IsNaN LSTM LpNormalization LpPool MaxPool MaxUnp
 NegativeLogLikelihoodLoss OneHot RMSNormalization RNN ReduceL1 ReduceL2
 ReduceLogSum ReduceLogSumExp ReduceMean ReduceProd ReduceSumSquare Reshape ReverseSequence
 RoiAlign RotaryEmbedding Round ScatterElements ScatterND Selu Shape Sin Sinh Size Softplus
-Softsign SpaceToDepth Split Squeeze SwiGLU Swish Tan ThresholdedRelu Transpose Unique
+Softsign SpaceToDepth Split Squeeze SwiGLU Swish Tan TensorScatter ThresholdedRelu Transpose Unique
 Unsqueeze
 """.split()
 
