@@ -15,7 +15,7 @@ const std::map<std::string, int64_t>& first_opsets() {
   static const std::map<std::string, int64_t> opsets = {
       {"AffineGrid", 20},     {"Attention", 23},       {"CenterCropPad", 18}, {"GroupNormalization", 18},
       {"GlobalLpPool", 1},    {"LpNormalization", 1}, {"LpPool", 1},           {"RotaryEmbedding", 23},
-      {"SwiGLU", 28},         {"TensorScatter", 24}};
+      {"SwiGLU", 28},         {"TensorScatter", 24},   {"CausalConvWithState", 27}};
   return opsets;
 }
 
@@ -48,6 +48,7 @@ std::vector<Node> expand_operator(Graph& graph, const Node& node, int64_t opset)
   if (node.op == "CenterCropPad") return expand_center_crop_pad(graph, node, opset);
   if (node.op == "AffineGrid") return expand_affine_grid(graph, node, opset);
   if (node.op == "TensorScatter") return expand_tensor_scatter(graph, node);
+  if (node.op == "CausalConvWithState") return expand_causal_conv_with_state(graph, node);
   throw Error(fmt::format("'{}' is not an operator the importer expands", node.op));
 }
 

@@ -45,5 +45,7 @@ std::vector<Node> expand_center_crop_pad(Graph& graph, const Node& node, int64_t
 std::vector<Node> expand_affine_grid(Graph& graph, const Node& node, int64_t opset);
 // TensorScatter (opset 24): a KV cache's update as a ScatterElements, linear or circular.
 std::vector<Node> expand_tensor_scatter(Graph& graph, const Node& node);
+// CausalConvWithState (opset 27): a carried causal depthwise Conv, optionally with SiLU.
+std::vector<Node> expand_causal_conv_with_state(Graph& graph, const Node& node);
 
 }  // namespace nee

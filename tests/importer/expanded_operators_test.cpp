@@ -478,6 +478,24 @@ TEST(TensorScatterOperator, WritesEachBatchsRowsWrappingAround) {
   test::expect_near_all(values_of(present), {0, 1, 2, 4, 0, 3});
 }
 
+// CausalConvWithState (opset 27): kernel (1, 10) over [1, 2, 3] after the carry [5], or
+// after a zero, and the carry out, the last position.
+TEST(CausalConvWithStateOperator, CarriesTheLastPositions) {
+  const auto model = [](bool carry) {
+    OnnxModelBuilder m(27);
+    m.input("x", {1, 1, 3}).input("past", {1, 1, 1}).output("y").output("present");
+    m.initializer("w", test::make_f32({1, 1, 2}, {1, 10}));
+    m.node("CausalConvWithState", {"x", "w", "", carry ? "past" : ""}, {"y", "present"});
+    return m;
+  };
+  const Tensor x = test::make_f32({1, 1, 3}, {1, 2, 3}), past = test::make_f32({1, 1, 1}, {5});
+  auto out = test::run_model(model(true), {{"x", x}, {"past", past}});
+  test::expect_near_all(values_of(out.at("y")), {15, 21, 32});
+  test::expect_near_all(values_of(out.at("present")), {3});
+  out = test::run_model(model(false), {{"x", x}, {"past", past}});
+  test::expect_near_all(values_of(out.at("y")), {10, 21, 32});
+}
+
 TEST(RotaryEmbeddingOperator, RefusesWhatItCannotRead) {
   const auto error = [](int64_t rotary, int64_t heads, int64_t cache_width) {
     OnnxModelBuilder m(23);

@@ -13,11 +13,11 @@ import pytest
 # Operators NEE reads in every case onnx 1.23 has for them. Left out: those it refuses
 # by name in some cases (Resize's antialias, Pad's wrap mode, GridSample in 3-D, DFT's
 # inverse of a one-sided spectrum, blocked and 16-bit quantization, ...) and those it does
-# not read (LinearAttention, CausalConvWithState, DeformConv, string operators, ...).
+# not read (LinearAttention, DeformConv, Col2Im, string operators, ...).
 # A case runs when every operator of its model is listed.
 OPERATORS = """
 Acos Acosh AffineGrid Asin Asinh Atan Atanh Attention AveragePool BitShift BitwiseAnd BitwiseNot
-BitwiseOr BitwiseXor Celu CenterCropPad Compress Constant
+BitwiseOr BitwiseXor CausalConvWithState Celu CenterCropPad Compress Constant
 ConstantOfShape Conv ConvTranspose Cos Cosh CumProd DepthToSpace Det Einsum Elu Exp
 EyeLike Flatten GRU Gelu GlobalAveragePool GlobalMaxPool GroupNormalization HardSigmoid
 HardSwish InstanceNormalization IsNaN LSTM LpNormalization LpPool MaxPool MaxUnpool Mish Mod
