@@ -391,6 +391,8 @@ class AttentionExpansion {
 
 }  // namespace
 
-std::vector<Node> expand_attention(Graph& graph, const Node& node) { return AttentionExpansion(graph, node).run(); }
+std::vector<Node> expand_attention(Graph& graph, const Node& node, int64_t /*opset*/) {
+  return AttentionExpansion(graph, node).run();
+}
 
 }  // namespace nee

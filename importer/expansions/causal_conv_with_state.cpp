@@ -10,7 +10,7 @@ namespace nee {
 // carry (or k - 1 zeros) joined before the input along the length, a depthwise Conv
 // without padding, an optional SiLU; the carry out is the joined sequence's last k - 1
 // positions. The pattern it replaces is the one it expands to (Concat, Conv, Slice).
-std::vector<Node> expand_causal_conv_with_state(Graph& graph, const Node& node) {
+std::vector<Node> expand_causal_conv_with_state(Graph& graph, const Node& node, int64_t /*opset*/) {
   if (node.inputs.size() < 2 || node.inputs[0].empty() || node.inputs[1].empty()) {
     throw Error("CausalConvWithState takes input, weight and optional bias and past_state");
   }

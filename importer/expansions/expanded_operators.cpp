@@ -10,13 +10,28 @@ namespace nee {
 
 namespace {
 
-// Each operator's first opset: an older model cannot hold it.
-const std::map<std::string, int64_t>& first_opsets() {
-  static const std::map<std::string, int64_t> opsets = {
-      {"AffineGrid", 20},     {"Attention", 23},       {"CenterCropPad", 18}, {"GroupNormalization", 18},
-      {"GlobalLpPool", 1},    {"LpNormalization", 1}, {"LpPool", 1},           {"RotaryEmbedding", 23},
-      {"SwiGLU", 28},         {"TensorScatter", 24},   {"CausalConvWithState", 27}};
-  return opsets;
+using Expansion = std::vector<Node> (*)(Graph& graph, const Node& node, int64_t opset);
+
+struct ExpandedOperator {
+  int64_t first_opset;  // an older model cannot hold the operator
+  Expansion expand;
+};
+
+const std::map<std::string, ExpandedOperator>& operator_table() {
+  static const std::map<std::string, ExpandedOperator> table = {
+      {"AffineGrid", {20, expand_affine_grid}},
+      {"Attention", {23, expand_attention}},
+      {"CausalConvWithState", {27, expand_causal_conv_with_state}},
+      {"CenterCropPad", {18, expand_center_crop_pad}},
+      {"GlobalLpPool", {1, expand_global_lp_pool}},
+      {"GroupNormalization", {18, expand_group_normalization}},
+      {"LpNormalization", {1, expand_lp_normalization}},
+      {"LpPool", {1, expand_lp_pool}},
+      {"RotaryEmbedding", {23, expand_rotary_embedding}},
+      {"SwiGLU", {28, expand_swiglu}},
+      {"TensorScatter", {24, expand_tensor_scatter}},
+  };
+  return table;
 }
 
 }  // namespace
@@ -24,32 +39,24 @@ const std::map<std::string, int64_t>& first_opsets() {
 const std::set<std::string>& expanded_operators() {
   static const std::set<std::string> ops = [] {
     std::set<std::string> names;
-    for (const auto& [op, opset] : first_opsets()) names.insert(op);
+    for (const auto& entry : operator_table()) names.insert(entry.first);
     return names;
   }();
   return ops;
 }
 
-bool is_expanded_operator(const std::string& op) { return expanded_operators().count(op) != 0; }
+bool is_expanded_operator(const std::string& op) { return operator_table().count(op) != 0; }
 
 std::vector<Node> expand_operator(Graph& graph, const Node& node, int64_t opset) {
-  const auto first = first_opsets().find(node.op);
-  if (first != first_opsets().end() && opset < first->second) {
-    throw Error(fmt::format("{} is an operator of opset {} and later; the model declares opset {}", node.op,
-                            first->second, opset));
+  const auto found = operator_table().find(node.op);
+  if (found == operator_table().end()) {
+    throw Error(fmt::format("'{}' is not an operator the importer expands", node.op));
   }
-  if (node.op == "Attention") return expand_attention(graph, node);
-  if (node.op == "RotaryEmbedding") return expand_rotary_embedding(graph, node);
-  if (node.op == "SwiGLU") return expand_swiglu(graph, node);
-  if (node.op == "GroupNormalization") return expand_group_normalization(graph, node, opset);
-  if (node.op == "LpNormalization") return expand_lp_normalization(graph, node, opset);
-  if (node.op == "LpPool") return expand_lp_pool(graph, node, opset);
-  if (node.op == "GlobalLpPool") return expand_global_lp_pool(graph, node, opset);
-  if (node.op == "CenterCropPad") return expand_center_crop_pad(graph, node, opset);
-  if (node.op == "AffineGrid") return expand_affine_grid(graph, node, opset);
-  if (node.op == "TensorScatter") return expand_tensor_scatter(graph, node);
-  if (node.op == "CausalConvWithState") return expand_causal_conv_with_state(graph, node);
-  throw Error(fmt::format("'{}' is not an operator the importer expands", node.op));
+  if (opset < found->second.first_opset) {
+    throw Error(fmt::format("{} is an operator of opset {} and later; the model declares opset {}", node.op,
+                            found->second.first_opset, opset));
+  }
+  return found->second.expand(graph, node, opset);
 }
 
 }  // namespace nee

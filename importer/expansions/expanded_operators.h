@@ -15,19 +15,20 @@ namespace nee {
 const std::set<std::string>& expanded_operators();  // AffineGrid, Attention, CenterCropPad...
 bool is_expanded_operator(const std::string& op);
 
-// The nodes that compute `node`, whose input types `graph` holds; constants they read
-// are added to `graph`. nee::Error naming what the node gets wrong.
+// The nodes that compute `node` in a model of default-domain `opset`, whose input types
+// `graph` holds; constants they read are added to `graph`. nee::Error naming what the node
+// gets wrong. Each operator's expansion below has this signature.
 std::vector<Node> expand_operator(Graph& graph, const Node& node, int64_t opset);
 
 // Attention (opsets 23 to 25): scaled dot-product attention over 3-D or 4-D Q, K, V with
 // grouped heads, a key-value cache, boolean or additive masks, causal and sliding-window
 // masks, per-batch key lengths, a soft cap and the four debug outputs of QK.
-std::vector<Node> expand_attention(Graph& graph, const Node& node);
+std::vector<Node> expand_attention(Graph& graph, const Node& node, int64_t opset);
 // RotaryEmbedding (opset 23): rotary position embedding over 3-D or 4-D inputs, halves
 // or interleaved pairs, whole or partial heads, caches indexed by position ids or not.
-std::vector<Node> expand_rotary_embedding(Graph& graph, const Node& node);
+std::vector<Node> expand_rotary_embedding(Graph& graph, const Node& node, int64_t opset);
 // SwiGLU (opset 28): Swish(A, alpha) * B over two operands of one shape.
-std::vector<Node> expand_swiglu(Graph& graph, const Node& node);
+std::vector<Node> expand_swiglu(Graph& graph, const Node& node, int64_t opset);
 // GroupNormalization (opsets 18 and 21): scale and bias per group before opset 21, per
 // channel from it.
 std::vector<Node> expand_group_normalization(Graph& graph, const Node& node, int64_t opset);
@@ -44,8 +45,8 @@ std::vector<Node> expand_center_crop_pad(Graph& graph, const Node& node, int64_t
 // AffineGrid (opset 20): theta times the constant homogeneous coordinates of the grid.
 std::vector<Node> expand_affine_grid(Graph& graph, const Node& node, int64_t opset);
 // TensorScatter (opset 24): a KV cache's update as a ScatterElements, linear or circular.
-std::vector<Node> expand_tensor_scatter(Graph& graph, const Node& node);
+std::vector<Node> expand_tensor_scatter(Graph& graph, const Node& node, int64_t opset);
 // CausalConvWithState (opset 27): a carried causal depthwise Conv, optionally with SiLU.
-std::vector<Node> expand_causal_conv_with_state(Graph& graph, const Node& node);
+std::vector<Node> expand_causal_conv_with_state(Graph& graph, const Node& node, int64_t opset);
 
 }  // namespace nee

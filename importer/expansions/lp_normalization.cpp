@@ -37,7 +37,7 @@ std::vector<Node> expand_lp_normalization(Graph& graph, const Node& node, int64_
     keep.set("axes", std::vector<int64_t>{axis});
   }
   const std::string norm = build.add(p == 1 ? "ReduceL1" : "ReduceL2", "norm", reduce_inputs, keep);
-  const std::string zero = build.cast("zero", build.float_scalar("zero_f32", 0.0f), x.dtype);
+  const std::string zero = build.scalar("zero", 0.0f, x.dtype);
   const std::string quotient = build.add("Div", "quotient", {node.inputs[0], norm});
   build.add("Where", "y", {build.add("Equal", "norm_is_zero", {norm, zero}), zero, quotient}, {}, node.outputs[0]);
   return build.take();

@@ -6,16 +6,6 @@
 
 namespace nee {
 
-namespace {
-
-// A scalar of `dtype` with `value`.
-std::string typed_scalar(NodeExpansion& build, const std::string& label, float value, DType dtype) {
-  const std::string scalar = build.float_scalar(label + "_f32", value);
-  return dtype == DType::f32 ? scalar : build.cast(label, scalar, dtype);
-}
-
-}  // namespace
-
 // LpPool: (sum over the window of |x|^p)^(1/p), as an AveragePool of |x|^p that counts
 // the zero padding (count_include_pad 1) times the window's size. Windows past the padded
 // input (ceil_mode 1) would divide by fewer elements: refused.
@@ -36,7 +26,7 @@ std::vector<Node> expand_lp_pool(Graph& graph, const Node& node, int64_t opset) 
   for (int64_t k : kernel) window *= k;
 
   NodeExpansion build(graph, node.name);
-  const auto typed = [&](const std::string& label, float value) { return typed_scalar(build, label, value, x.dtype); };
+  const auto typed = [&](const std::string& label, float value) { return build.scalar(label, value, x.dtype); };
   const std::string magnitude = build.add("Abs", "magnitude", {node.inputs[0]});
   const std::string powered =
       p == 1 ? magnitude
@@ -76,7 +66,7 @@ std::vector<Node> expand_global_lp_pool(Graph& graph, const Node& node, int64_t 
   const std::string magnitude = build.add("Abs", "magnitude", {node.inputs[0]});
   const std::string powered =
       p == 1 ? magnitude
-             : build.add("Pow", "powered", {magnitude, typed_scalar(build, "p", static_cast<float>(p), x.dtype)});
+             : build.add("Pow", "powered", {magnitude, build.scalar("p", static_cast<float>(p), x.dtype)});
   std::vector<int64_t> spatial;
   for (int64_t d = 2; d < static_cast<int64_t>(x.shape.size()); ++d) spatial.push_back(d);
   Attributes keep;
@@ -91,7 +81,7 @@ std::vector<Node> expand_global_lp_pool(Graph& graph, const Node& node, int64_t 
   if (p == 1) {
     build.add("Identity", "y", {sum}, {}, node.outputs[0]);
   } else {
-    build.add("Pow", "y", {sum, typed_scalar(build, "inverse_p", 1.0f / static_cast<float>(p), x.dtype)}, {},
+    build.add("Pow", "y", {sum, build.scalar("inverse_p", 1.0f / static_cast<float>(p), x.dtype)}, {},
               node.outputs[0]);
   }
   return build.take();

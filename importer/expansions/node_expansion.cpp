@@ -22,6 +22,11 @@ std::string NodeExpansion::float_scalar(const std::string& label, float value) {
   return float_tensor(label, {}, {value});
 }
 
+std::string NodeExpansion::scalar(const std::string& label, float value, DType dtype) {
+  const std::string f32 = float_scalar(dtype == DType::f32 ? label : label + "_f32", value);
+  return dtype == DType::f32 ? f32 : cast(label, f32, dtype);
+}
+
 std::string NodeExpansion::float_tensor(const std::string& label, const std::vector<int64_t>& shape,
                                         const std::vector<float>& values) {
   Tensor t(DType::f32, shape);

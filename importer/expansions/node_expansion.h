@@ -23,6 +23,9 @@ class NodeExpansion {
   std::string int64_tensor(const std::string& label, const std::vector<int64_t>& shape,
                            const std::vector<int64_t>& values);
   std::string float_scalar(const std::string& label, float value);
+  // A scalar of `dtype` holding `value`: an f32 constant, cast where `dtype` is another
+  // float type (the Cast folds at import).
+  std::string scalar(const std::string& label, float value, DType dtype);
   std::string float_tensor(const std::string& label, const std::vector<int64_t>& shape,
                            const std::vector<float>& values);
 

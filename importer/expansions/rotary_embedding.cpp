@@ -160,6 +160,8 @@ class RotaryExpansion {
 
 }  // namespace
 
-std::vector<Node> expand_rotary_embedding(Graph& graph, const Node& node) { return RotaryExpansion(graph, node).run(); }
+std::vector<Node> expand_rotary_embedding(Graph& graph, const Node& node, int64_t /*opset*/) {
+  return RotaryExpansion(graph, node).run();
+}
 
 }  // namespace nee

@@ -6,7 +6,7 @@
 
 namespace nee {
 
-std::vector<Node> expand_swiglu(Graph& graph, const Node& node) {
+std::vector<Node> expand_swiglu(Graph& graph, const Node& node, int64_t /*opset*/) {
   if (node.inputs.size() != 2 || node.inputs[0].empty() || node.inputs[1].empty()) {
     throw Error("SwiGLU takes a gate A and a value B");
   }

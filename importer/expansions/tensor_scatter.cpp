@@ -10,7 +10,7 @@ namespace nee {
 // `past_cache` along `axis`, at write_indices[b] + s for the update's row s of batch b
 // (modulo the cache's length in circular mode). Without write_indices the indices are a
 // constant, folded at import.
-std::vector<Node> expand_tensor_scatter(Graph& graph, const Node& node) {
+std::vector<Node> expand_tensor_scatter(Graph& graph, const Node& node, int64_t /*opset*/) {
   if (node.inputs.size() < 2 || node.inputs[0].empty() || node.inputs[1].empty()) {
     throw Error("TensorScatter takes past_cache, update and optional write_indices");
   }
