@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "runtime/reference/reference_kernel.h"
 
 namespace nee {
@@ -11,16 +13,18 @@ bool fold_constant_node(Graph& graph, const Node& node, ByteBudget& weights) {
   auto factory = kernels.find(node.op);
   if (factory == kernels.end()) return false;
   std::vector<const Tensor*> inputs;
+  int64_t input_elements = 0;
   for (const std::string& name : node.inputs) {
     const Tensor* value = name.empty() ? nullptr : graph.constant(name);
     if (!name.empty() && !value && node.op != "Shape") return false;
     inputs.push_back(value);
+    if (value) input_elements = std::max(input_elements, value->elements());
   }
   int64_t elements = 0;
   for (const std::string& name : node.outputs) {
     if (!name.empty()) elements += graph.type_of(name).elements();
   }
-  if (elements > kMaxFoldedElements) return false;
+  if (elements > std::max(kMaxFoldedElements, input_elements)) return false;
 
   ReferenceFn kernel = factory->second(graph, node);
   if (!kernel) return false;

@@ -449,6 +449,7 @@ Stage import_model(const onnx::ModelProto& model, const InputShapes& input_shape
       graph.add_output(out);
     }
   }
+  std::set<std::string> deferred_reads;
   for (size_t i = 0; i < states.size(); ++i) {
     if (states[i] != NodeState::deferred) continue;
     std::vector<std::string> reads;
@@ -460,6 +461,7 @@ Stage import_model(const onnx::ModelProto& model, const InputShapes& input_shape
       const std::vector<std::string>& elements = sequences.elements(in);  // a sequence is its tensors
       reads.insert(reads.end(), elements.begin(), elements.end());
     }
+    deferred_reads.insert(reads.begin(), reads.end());
     for (const std::string& in : reads) {
       if (in.empty() || !graph.has_value(in) || known.count(in) || model_constants.count(in) || exported.count(in)) {
         continue;
@@ -482,6 +484,13 @@ Stage import_model(const onnx::ModelProto& model, const InputShapes& input_shape
   }
   std::reverse(kept.begin(), kept.end());
   graph.nodes() = std::move(kept);
+  // So do constants nothing reads: a folded node's inputs (a weight its Transpose or
+  // Reshape made a copy of, which the model would otherwise hold twice), a branch's.
+  for (const std::string& name : graph.value_names()) {
+    if (graph.constant(name) && !read.count(name) && !deferred_reads.count(name) && !graph.is_output(name)) {
+      graph.remove_value(name);
+    }
+  }
 
   for (const onnx::ValueInfoProto& info : proto.value_info()) {
     if (!graph.has_value(info.name())) continue;  // describes a value no node computes

@@ -2,6 +2,7 @@
 // Reshape chains become constants, so Reshape sees a constant shape.
 #include <gtest/gtest.h>
 
+#include "import_and_run.h"
 #include "importer/import_onnx.h"
 #include "onnx_model_builder.h"
 #include "runtime/passes/passes.h"
@@ -76,6 +77,33 @@ TEST(ConstantFolding, LargeOutputsAreNotFolded) {
   EXPECT_EQ(graph.nodes().size(), 1u);
   Session session(std::move(graph), {}, SessionOptions{optimize_graph});
   EXPECT_EQ(session.run({})["big"].elements(), 2048 * 1024);
+}
+
+// A Transpose of a weight larger than the cap makes no more elements than it reads, so it
+// folds (a tied LM head's Transpose of its embedding ran at every run before); the weight
+// it read goes, so the model does not hold it twice.
+TEST(ConstantFolding, LargeOutputsNoLargerThanTheirInputsAreFolded) {
+  const int64_t rows = 1100, columns = 1000;  // 1.1M elements, past kMaxFoldedElements
+  OnnxModelBuilder m;
+  m.input("x", {2, columns}).output("y");
+  const Tensor w = test::random_f32({rows, columns}, 3);
+  m.initializer("w", w);
+  set_attr(m.node("Transpose", {"w"}, {"w_t"}), "perm", std::vector<int64_t>{1, 0});
+  m.node("MatMul", {"x", "w_t"}, {"y"});
+  Graph graph = import_onnx_bytes(m.bytes());
+  ASSERT_EQ(graph.nodes().size(), 1u) << graph.summary();
+  EXPECT_EQ(graph.nodes()[0].op, "MatMul");
+  ASSERT_NE(graph.constant("w_t"), nullptr);
+  EXPECT_FALSE(graph.has_value("w"));
+  const Tensor x = test::random_f32({2, columns}, 4);
+  Session session(std::move(graph), {}, SessionOptions{optimize_graph});
+  const std::vector<float> y = values_of(session.run({{"x", x}})["y"]);
+  const std::vector<float> xs = values_of(x), ws = values_of(w);
+  for (const int64_t j : {int64_t{0}, int64_t{517}, rows - 1}) {
+    double dot = 0;
+    for (int64_t k = 0; k < columns; ++k) dot += static_cast<double>(xs[k]) * ws[j * columns + k];
+    EXPECT_NEAR(y[j], dot, 1e-4) << "y[0, " << j << "]";
+  }
 }
 
 TEST(ConstantFolding, BoundGraphInputsBecomeConstants) {
