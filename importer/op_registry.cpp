@@ -164,6 +164,7 @@ const std::unordered_map<std::string, ImportFn>& op_importers() {
       {"ReverseSequence", import_reverse_sequence},
       {"TfIdfVectorizer", import_tf_idf_vectorizer},
       {"MaxUnpool", import_max_unpool},
+      {"Col2Im", import_col2im},
       {"Upsample", import_upsample},
       {"StringNormalizer", import_string_normalizer},
   };

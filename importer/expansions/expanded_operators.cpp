@@ -23,6 +23,7 @@ const std::map<std::string, ExpandedOperator>& operator_table() {
       {"Attention", {23, expand_attention}},
       {"CausalConvWithState", {27, expand_causal_conv_with_state}},
       {"CenterCropPad", {18, expand_center_crop_pad}},
+      {"DeformConv", {19, expand_deform_conv}},
       {"GlobalLpPool", {1, expand_global_lp_pool}},
       {"GroupNormalization", {18, expand_group_normalization}},
       {"LpNormalization", {1, expand_lp_normalization}},

@@ -10,7 +10,9 @@ namespace nee {
 
 // Operators ONNX defines as functions of other operators, which the importer replaces by
 // the nodes of their definition before it imports them (importer/expansions/node_expansion.h): the
-// passes then fuse what they recognize, and every node keeps a reference kernel.
+// passes then fuse what they recognize, and every node keeps a reference kernel. DeformConv,
+// not a function in ONNX, expands the same way into a GridSample and a Conv, whose product
+// runs on the bundle's conv family.
 
 const std::set<std::string>& expanded_operators();  // AffineGrid, Attention, CenterCropPad...
 bool is_expanded_operator(const std::string& op);
@@ -46,6 +48,9 @@ std::vector<Node> expand_center_crop_pad(Graph& graph, const Node& node, int64_t
 std::vector<Node> expand_affine_grid(Graph& graph, const Node& node, int64_t opset);
 // TensorScatter (opset 24): a KV cache's update as a ScatterElements, linear or circular.
 std::vector<Node> expand_tensor_scatter(Graph& graph, const Node& node, int64_t opset);
+// DeformConv (opsets 19 and 22) over 2-D images: a GridSample of every tap at its
+// deformed position, times the mask, then a 1x1 Conv of the samples and the weights.
+std::vector<Node> expand_deform_conv(Graph& graph, const Node& node, int64_t opset);
 // CausalConvWithState (opset 27): a carried causal depthwise Conv, optionally with SiLU.
 std::vector<Node> expand_causal_conv_with_state(Graph& graph, const Node& node, int64_t opset);
 

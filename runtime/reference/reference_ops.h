@@ -142,6 +142,7 @@ ReferenceFn make_reference_det(const Graph&, const Node&);  // determinant.cpp
 ReferenceFn make_reference_reverse_sequence(const Graph&, const Node&);  // reverse_sequence.cpp
 ReferenceFn make_reference_tf_idf_vectorizer(const Graph&, const Node&);  // tf_idf_vectorizer.cpp
 ReferenceFn make_reference_max_unpool(const Graph&, const Node&);  // max_unpool.cpp
+ReferenceFn make_reference_col2im(const Graph&, const Node&);  // col2im.cpp
 ReferenceFn make_reference_string_normalizer(const Graph&, const Node&);  // string_normalizer.cpp
 
 }  // namespace nee

@@ -174,6 +174,7 @@ const std::unordered_map<std::string, ReferenceFactory>& reference_kernels() {
       {"ReverseSequence", make_reference_reverse_sequence},
       {"TfIdfVectorizer", make_reference_tf_idf_vectorizer},
       {"MaxUnpool", make_reference_max_unpool},
+      {"Col2Im", make_reference_col2im},
       {"StringNormalizer", make_reference_string_normalizer},
   };
   return table;
@@ -190,6 +191,9 @@ const std::unordered_set<std::string>& reference_kernels_writing_every_element()
       // their outputs first took 23 of S3D's 146 ms a run (`nee-run --profile`: the gaps
       // before them), 22 of it the 180 MB its first temporal conv gathers.
       "NeeLayout", "NeeFrameGather",
+      // DeformConv's expansion samples every tap into a GridSample's output, 3.6 MB a layer
+      // in a DCN ResNet's second stage.
+      "GridSample",
   };
   return ops;
 }

@@ -1,6 +1,7 @@
-// Attention and RotaryEmbedding (opsets 23 to 25), which the importer expands into the
-// nodes of their ONNX definitions: each case runs on the reference kernels against the
-// operator computed here element by element from its definition, on random inputs.
+// Operators of opsets 18 to 28 that the importer expands into nodes of other operators
+// (Attention, RotaryEmbedding, DeformConv...): each case runs on the reference kernels
+// against the operator computed here element by element from its definition, on random
+// inputs, or on values worked out by hand.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -494,6 +495,123 @@ TEST(CausalConvWithStateOperator, CarriesTheLastPositions) {
   test::expect_near_all(values_of(out.at("present")), {3});
   out = test::run_model(model(false), {{"x", x}, {"past", past}});
   test::expect_near_all(values_of(out.at("y")), {10, 21, 32});
+}
+
+// DeformConv's sample of image plane `plane` [H, W] at pixel coordinates (y, x): bilinear
+// between the four neighbours, those outside the image counting as zeros.
+float bilinear_or_zero(const float* plane, int64_t height, int64_t width, float y, float x) {
+  const float y0 = std::floor(y), x0 = std::floor(x);
+  float value = 0.0f;
+  for (int64_t dy = 0; dy < 2; ++dy) {
+    for (int64_t dx = 0; dx < 2; ++dx) {
+      const int64_t row = static_cast<int64_t>(y0) + dy, column = static_cast<int64_t>(x0) + dx;
+      if (row < 0 || row >= height || column < 0 || column >= width) continue;
+      const float weight = (dy ? y - y0 : 1.0f - (y - y0)) * (dx ? x - x0 : 1.0f - (x - x0));
+      value += weight * plane[row * width + column];
+    }
+  }
+  return value;
+}
+
+// Extents and attributes of a DeformConv case.
+struct Deform {
+  int64_t batch, channels, height, width, outputs, kh, kw, stride_h, stride_w, pad_h, pad_w, dilation_h,
+      dilation_w, group, offset_group;
+  int64_t out_h() const { return (height + 2 * pad_h - (kh - 1) * dilation_h - 1) / stride_h + 1; }
+  int64_t out_w() const { return (width + 2 * pad_w - (kw - 1) * dilation_w - 1) / stride_w + 1; }
+};
+
+// Y [N, M, oH, oW] of DeformConv by its definition: offset [N, G, kH, kW, (dy, dx), oH, oW],
+// mask [N, G, kH, kW, oH, oW].
+std::vector<float> deform_conv_by_definition(const Deform& d, const std::vector<float>& x,
+                                             const std::vector<float>& w, const std::vector<float>& offset,
+                                             const std::vector<float>& bias, const std::vector<float>& mask) {
+  const int64_t oh = d.out_h(), ow = d.out_w(), taps = d.kh * d.kw;
+  const int64_t in_per_group = d.channels / d.group, out_per_group = d.outputs / d.group;
+  const int64_t in_per_offset_group = d.channels / d.offset_group;
+  std::vector<float> y(static_cast<size_t>(d.batch * d.outputs * oh * ow));
+  for (int64_t n = 0; n < d.batch; ++n) {
+    for (int64_t m = 0; m < d.outputs; ++m) {
+      for (int64_t i = 0; i < oh; ++i) {
+        for (int64_t j = 0; j < ow; ++j) {
+          double sum = bias[static_cast<size_t>(m)];
+          for (int64_t ci = 0; ci < in_per_group; ++ci) {
+            const int64_t c = m / out_per_group * in_per_group + ci, g = c / in_per_offset_group;
+            const float* plane = x.data() + (n * d.channels + c) * d.height * d.width;
+            for (int64_t t = 0; t < taps; ++t) {
+              const int64_t a = t / d.kw, b = t % d.kw;
+              const auto at = [&](int64_t pair) {
+                return offset[static_cast<size_t>((((n * d.offset_group + g) * taps + t) * 2 + pair) * oh * ow +
+                                                  i * ow + j)];
+              };
+              const float py = static_cast<float>(i * d.stride_h - d.pad_h + a * d.dilation_h) + at(0);
+              const float px = static_cast<float>(j * d.stride_w - d.pad_w + b * d.dilation_w) + at(1);
+              const float weight =
+                  mask[static_cast<size_t>(((n * d.offset_group + g) * taps + t) * oh * ow + i * ow + j)];
+              sum += static_cast<double>(w[static_cast<size_t>((m * in_per_group + ci) * taps + t)]) * weight *
+                     bilinear_or_zero(plane, d.height, d.width, py, px);
+            }
+          }
+          y[static_cast<size_t>(((n * d.outputs + m) * oh + i) * ow + j)] = static_cast<float>(sum);
+        }
+      }
+    }
+  }
+  return y;
+}
+
+// DeformConv (opset 19, and 22's "linear" GridSample): two groups, two offset groups, a
+// 3x2 kernel with strides, pads and dilations, offsets of up to 3 pixels (samples fall
+// off the image and between pixels), a mask and a bias, on random inputs; and without
+// mask and bias (ones and zeros).
+TEST(DeformConvOperator, MatchesItsDefinitionOnRandomInputs) {
+  const Deform d{2, 4, 7, 6, 6, 3, 2, 2, 1, 1, 0, 2, 1, 2, 2};
+  const int64_t oh = d.out_h(), ow = d.out_w(), taps = d.kh * d.kw;
+  const std::vector<int64_t> x_shape = {d.batch, d.channels, d.height, d.width};
+  const std::vector<int64_t> w_shape = {d.outputs, d.channels / d.group, d.kh, d.kw};
+  const std::vector<int64_t> offset_shape = {d.batch, d.offset_group * taps * 2, oh, ow};
+  const std::vector<int64_t> mask_shape = {d.batch, d.offset_group * taps, oh, ow};
+  const Tensor x = test::random_f32(x_shape, 1), w = test::random_f32(w_shape, 2);
+  const Tensor offset = test::random_f32(offset_shape, 3, 3.0f), bias = test::random_f32({d.outputs}, 4);
+  const Tensor mask = test::random_f32(mask_shape, 5);
+  for (const int64_t opset : {19, 22}) {
+    for (const bool modulated : {true, false}) {
+      OnnxModelBuilder m(opset);
+      m.input("x", x_shape).input("offset", offset_shape).input("mask", mask_shape).output("y");
+      m.initializer("w", w);
+      m.initializer("b", bias);
+      onnx::NodeProto& node = m.node("DeformConv", {"x", "w", "offset", modulated ? "b" : "", modulated ? "mask" : ""},
+                                     {"y"});
+      set_attr(node, "strides", std::vector<int64_t>{d.stride_h, d.stride_w});
+      set_attr(node, "pads", std::vector<int64_t>{d.pad_h, d.pad_w, d.pad_h, d.pad_w});
+      set_attr(node, "dilations", std::vector<int64_t>{d.dilation_h, d.dilation_w});
+      set_attr(node, "group", d.group);
+      set_attr(node, "offset_group", d.offset_group);
+      const Tensor y = test::run_single_output(m, {{"x", x}, {"offset", offset}, {"mask", mask}});
+      EXPECT_EQ(y.shape(), (std::vector<int64_t>{d.batch, d.outputs, oh, ow}));
+      const std::vector<float> ones(static_cast<size_t>(mask.elements()), 1.0f);
+      const std::vector<float> zeros(static_cast<size_t>(d.outputs), 0.0f);
+      test::expect_near_all(values_of(y), deform_conv_by_definition(d, values_of(x), values_of(w), values_of(offset),
+                                                                    modulated ? values_of(bias) : zeros,
+                                                                    modulated ? values_of(mask) : ones),
+                            2e-5f);
+    }
+  }
+}
+
+TEST(DeformConvOperator, RefusesWhatItCannotRead) {
+  const auto error = [](const std::vector<int64_t>& x_shape, int64_t offset_channels, int64_t offset_group) {
+    OnnxModelBuilder m(19);
+    m.input("x", x_shape).input("offset", {1, offset_channels, 2, 2}).output("y");
+    std::vector<int64_t> w_shape = {2, x_shape[1], 2};
+    if (x_shape.size() == 4) w_shape.push_back(2);
+    m.initializer("w", test::random_f32(w_shape, 1));
+    set_attr(m.node("DeformConv", {"x", "w", "offset"}, {"y"}), "offset_group", offset_group);
+    return test::import_error(m);
+  };
+  EXPECT_THAT(error({1, 2, 3, 3}, 6, 1), HasSubstr("offset is f32[1,6,2,2]; it must be [1, 8, 2, 2]"));
+  EXPECT_THAT(error({1, 3, 3, 3}, 8, 2), HasSubstr("channels a multiple of offset_group"));
+  EXPECT_THAT(error({1, 2, 3}, 8, 1), HasSubstr("NEE reads DeformConv over 2-D images"));
 }
 
 TEST(RotaryEmbeddingOperator, RefusesWhatItCannotRead) {

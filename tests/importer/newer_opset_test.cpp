@@ -300,6 +300,44 @@ TEST(NewerOpsets, LpNormalizationOverRowsAndAZeroRow) {
                         {0.25f, -0.5f, 0.25f, 0, 0, 0});
 }
 
+// Col2Im (opset 18), PyTorch's Fold: blocks of 2x3 with strides (2, 1), dilations (1, 2)
+// and uneven pads, on random columns, against the sum worked out here; and columns
+// whose count does not match the blocks, refused.
+TEST(NewerOpsets, Col2ImSumsOverlappingBlocks) {
+  const int64_t batch = 2, channels = 3, height = 5, width = 6, bh = 2, bw = 3;
+  const int64_t pad_top = 1, pad_left = 0, pad_bottom = 0, pad_right = 1, stride_h = 2, dilation_w = 2;
+  const int64_t rows = (height + pad_top + pad_bottom - bh) / stride_h + 1;
+  const int64_t columns = width + pad_left + pad_right - (bw - 1) * dilation_w;
+  const auto model = [&](int64_t positions) {
+    OnnxModelBuilder m(18);
+    m.input("x", {batch, channels * bh * bw, positions}).output("y");
+    m.initializer("image", make_i64({2}, {height, width}));
+    m.initializer("block", make_i64({2}, {bh, bw}));
+    onnx::NodeProto& node = m.node("Col2Im", {"x", "image", "block"}, {"y"});
+    set_attr(node, "strides", std::vector<int64_t>{stride_h, 1});
+    set_attr(node, "dilations", std::vector<int64_t>{1, dilation_w});
+    set_attr(node, "pads", std::vector<int64_t>{pad_top, pad_left, pad_bottom, pad_right});
+    return m;
+  };
+  const Tensor x = test::random_f32({batch, channels * bh * bw, rows * columns}, 7);
+  const std::vector<float> cols = values_of(x);
+  std::vector<float> expected(static_cast<size_t>(batch * channels * height * width), 0.0f);
+  for (int64_t image = 0; image < batch * channels; ++image) {
+    for (int64_t k = 0; k < bh * bw; ++k) {
+      for (int64_t l = 0; l < rows * columns; ++l) {
+        const int64_t y = l / columns * stride_h - pad_top + k / bw, xc = l % columns - pad_left + k % bw * dilation_w;
+        if (y < 0 || y >= height || xc < 0 || xc >= width) continue;
+        expected[static_cast<size_t>((image * height + y) * width + xc)] +=
+            cols[static_cast<size_t>((image * bh * bw + k) * rows * columns + l)];
+      }
+    }
+  }
+  const Tensor y = test::run_single_output(model(rows * columns), {{"x", x}});
+  EXPECT_EQ(y.shape(), (std::vector<int64_t>{batch, channels, height, width}));
+  test::expect_near_all(values_of(y), expected);
+  EXPECT_THAT(test::import_error(model(rows * columns + 1)), HasSubstr("it must be [N, C x 6, 9]"));
+}
+
 // Types newer than the onnx library NEE is built with are refused by their names.
 TEST(NewerOpsets, NewerDataTypesAreRefusedByName) {
   OnnxModelBuilder m(28);

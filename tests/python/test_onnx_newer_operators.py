@@ -13,12 +13,12 @@ import pytest
 # Operators NEE reads in every case onnx 1.23 has for them. Left out: those it refuses
 # by name in some cases (Resize's antialias, Pad's wrap mode, GridSample in 3-D, DFT's
 # inverse of a one-sided spectrum, blocked and 16-bit quantization, ...) and those it does
-# not read (LinearAttention, DeformConv, Col2Im, string operators, ...).
+# not read (LinearAttention, string operators, ...).
 # A case runs when every operator of its model is listed.
 OPERATORS = """
 Acos Acosh AffineGrid Asin Asinh Atan Atanh Attention AveragePool BitShift BitwiseAnd BitwiseNot
-BitwiseOr BitwiseXor CausalConvWithState Celu CenterCropPad Compress Constant
-ConstantOfShape Conv ConvTranspose Cos Cosh CumProd DepthToSpace Det Einsum Elu Exp
+BitwiseOr BitwiseXor CausalConvWithState Celu CenterCropPad Col2Im Compress Constant
+ConstantOfShape Conv ConvTranspose Cos Cosh CumProd DeformConv DepthToSpace Det Einsum Elu Exp
 EyeLike Flatten GRU Gelu GlobalAveragePool GlobalMaxPool GroupNormalization HardSigmoid
 HardSwish InstanceNormalization IsNaN LSTM LpNormalization LpPool MaxPool MaxUnpool Mish Mod
 NegativeLogLikelihoodLoss OneHot RMSNormalization RNN ReduceL1 ReduceL2

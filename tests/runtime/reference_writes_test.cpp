@@ -79,8 +79,12 @@ TEST(ReferenceWrites, ListedOpsWriteEveryOutputElement) {
     for (size_t i = 0; i < out.size(); ++i) {
       const fs::path file = data / ("output_" + std::to_string(i) + ".pb");
       if (!fs::exists(file) || node.outputs[i] != graph.outputs().at(i)) continue;
+      // Within 1e-4 relative, or of the output's peak: bicubic GridSample in f32 lands 9.7e-6
+      // of the peak (1.8e-4 of one element) from ONNX's outputs. An element the kernel left
+      // alone holds NaN, which neither admits (NaNs are their own problem).
       const Comparison c = compare_tensors(out[i], read_tensor_pb(file.string()), 1e-4, 1e-5);
-      EXPECT_TRUE(c.ok) << dir.filename().string() << " output " << i << ": " << c.problem;
+      EXPECT_TRUE(c.ok || (c.problem == "values differ" && c.peak_rel_error <= 1e-4))
+          << dir.filename().string() << " output " << i << ": " << c.problem;
     }
     ++checked[node.op];
   }
