@@ -175,9 +175,9 @@ static std::optional<Workload> strided_copy_workload_of(const Graph& graph, cons
 // and sizes are constants read at import), `scales` when scales were given, else the
 // output's extents over the input's; with input_block (block_activations), X is
 // channel-blocked and H and W are the dims before its lanes. Resizes of any other dim,
-// cubic interpolation and tf_crop_and_resize stay on the reference kernels.
+// cubic interpolation, antialiasing and tf_crop_and_resize stay on the reference kernels.
 static std::optional<Workload> resize_workload_of(const Graph& graph, const Node& node) {
-  if (node.inputs.empty() || node.inputs[0].empty()) return std::nullopt;
+  if (node.inputs.empty() || node.inputs[0].empty() || node.attrs.get_int("antialias", 0) != 0) return std::nullopt;
   const TensorType& x = graph.type_of(node.inputs[0]);
   const std::vector<int64_t>& out = graph.type_of(node.outputs[0]).shape;
   const size_t rank = x.shape.size();

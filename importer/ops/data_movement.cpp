@@ -189,8 +189,8 @@ std::vector<TensorType> import_tile(const ImportContext& ctx, Node& node) {
 // attribute before opset 11 and the constant input 1 from 11; from opset 18 the optional
 // constant input 3 names the axes they are for (the others get none). The fill value is
 // the `value` attribute before 11 and the optional input 2 (read when the kernel runs)
-// from 11. Stored: `pads` for every dim, `mode` (constant, reflect or edge; opset 19's
-// wrap is refused).
+// from 11. Stored: `pads` for every dim, `mode` (constant, reflect, edge, or from opset 19
+// wrap).
 std::vector<TensorType> import_pad(const ImportContext& ctx, Node& node) {
   const bool from_inputs = ctx.opset >= 11;
   expect_arity(node, from_inputs ? 2 : 1, from_inputs ? (ctx.opset >= 18 ? 4 : 3) : 1, 1);
@@ -222,8 +222,11 @@ std::vector<TensorType> import_pad(const ImportContext& ctx, Node& node) {
     }
   }
   const std::string mode = node.attrs.get_string("mode", "constant");
-  if (mode != "constant" && mode != "reflect" && mode != "edge") {
-    throw Error(fmt::format("mode '{}' is not one of constant, reflect, edge", mode));
+  if (mode == "wrap" && ctx.opset < 19) {
+    throw Error(fmt::format("mode 'wrap' needs opset 19; the model's is {}", ctx.opset));
+  }
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap") {
+    throw Error(fmt::format("mode '{}' is not one of constant, reflect, edge, wrap", mode));
   }
   TensorType out = in;
   for (size_t d = 0; d < rank; ++d) {

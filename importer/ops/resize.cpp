@@ -1,9 +1,12 @@
-// Resize (opsets 10, 11, 13): nearest, linear and cubic interpolation over any dims; and
+// Resize (opsets 10, 11, 13, 18, 19): nearest, linear and cubic interpolation over any
+// dims, antialiased when linear or cubic downsample; and
 // Upsample (opsets 7, 9), which is a Resize of opset 10.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -51,9 +54,11 @@ std::vector<TensorType> import_resize(const ImportContext& ctx, Node& node) {
   const std::string coordinates =
       opset10 ? "asymmetric" : node.attrs.get_string("coordinate_transformation_mode", "half_pixel");
   static const std::set<std::string> kCoordinateModes = {"half_pixel", "pytorch_half_pixel", "align_corners",
-                                                         "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
-  if (!kCoordinateModes.count(coordinates)) {
-    throw Error(fmt::format("coordinate_transformation_mode '{}' is not supported", coordinates));
+                                                         "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize",
+                                                         "half_pixel_symmetric"};
+  if (!kCoordinateModes.count(coordinates) || (coordinates == "half_pixel_symmetric" && ctx.opset < 19)) {
+    throw Error(fmt::format("coordinate_transformation_mode '{}' is not supported at opset {}", coordinates,
+                            ctx.opset));
   }
   const std::string nearest = opset10 ? "floor" : node.attrs.get_string("nearest_mode", "round_prefer_floor");
   if (nearest != "round_prefer_floor" && nearest != "round_prefer_ceil" && nearest != "floor" && nearest != "ceil") {
@@ -64,14 +69,21 @@ std::vector<TensorType> import_resize(const ImportContext& ctx, Node& node) {
   if (scales && scales->empty()) scales.reset();
   std::optional<std::vector<int64_t>> sizes = opset10 ? std::nullopt : constant_ints(ctx, node, 3, "sizes");
   if (scales.has_value() == sizes.has_value()) throw Error("exactly one of scales and sizes must be given");
-  // Opset 18: antialiased downsampling and aspect-ratio policies are not computed; `axes`
-  // names the dims scales or sizes are for (the others keep their extent) and is stored
-  // expanded to every dim.
-  if (node.attrs.get_int("antialias", 0) != 0) throw Error("antialias 1 (opset 18) is not supported");
+  // Opset 18: `axes` names the dims scales or sizes are for (the others keep their extent)
+  // and is stored expanded to every dim; antialias widens linear and cubic filters by
+  // 1 / scale where they downsample (stored, 0 or 1); keep_aspect_ratio_policy scales the
+  // axes' sizes by one factor, their smallest ratio (not_larger) or largest (not_smaller).
+  const int64_t antialias = node.attrs.get_int("antialias", 0);
+  if (antialias != 0 && antialias != 1) throw Error(fmt::format("antialias is {}; it must be 0 or 1", antialias));
   const std::string policy = node.attrs.get_string("keep_aspect_ratio_policy", "stretch");
-  if (policy != "stretch" && sizes) throw Error(fmt::format("keep_aspect_ratio_policy '{}' is not supported", policy));
-  if (node.attrs.has("axes")) {
-    const std::vector<int64_t> axes = distinct_axes(node.attrs.get_ints("axes"), rank);
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller") {
+    throw Error(fmt::format("keep_aspect_ratio_policy '{}' is not one of stretch, not_larger, not_smaller", policy));
+  }
+  std::vector<int64_t> axes(rank);
+  for (size_t d = 0; d < rank; ++d) axes[d] = static_cast<int64_t>(d);
+  const bool some_axes = node.attrs.has("axes");
+  if (some_axes) {
+    axes = distinct_axes(node.attrs.get_ints("axes"), rank);
     const size_t given = scales ? scales->size() : sizes->size();
     if (given != axes.size()) {
       throw Error(fmt::format("axes [{}] needs one {} per axis, got {}", fmt::join(axes, ","),
@@ -87,13 +99,36 @@ std::vector<TensorType> import_resize(const ImportContext& ctx, Node& node) {
     if (sizes) sizes = all_sizes;
     node.attrs.erase("axes");
   }
-  node.attrs.erase("antialias");
+  if (sizes && policy != "stretch" && sizes->size() == rank) {
+    double scale = policy == "not_larger" ? std::numeric_limits<double>::infinity() : 0.0;
+    for (int64_t d : axes) {
+      if (in.shape[d] == 0) throw Error(fmt::format("cannot keep the aspect ratio of the empty dim {}", d));
+      const double ratio = static_cast<double>((*sizes)[d]) / static_cast<double>(in.shape[d]);
+      scale = policy == "not_larger" ? std::min(scale, ratio) : std::max(scale, ratio);
+    }
+    std::vector<float> all_scales(rank, 1.0f);
+    for (int64_t d : axes) {
+      (*sizes)[d] = static_cast<int64_t>(scale * static_cast<double>(in.shape[d]) + 0.5);
+      all_scales[d] = static_cast<float>(scale);
+    }
+    node.attrs.set("scales", all_scales);
+  }
+  node.attrs.set("antialias", mode == "nearest" ? int64_t{0} : antialias);
   node.attrs.erase("keep_aspect_ratio_policy");
 
   std::vector<float> roi;
   if (coordinates == "tf_crop_and_resize") {
     if (in.dtype != DType::f32) throw Error("tf_crop_and_resize needs float data");
     roi = constant_floats(ctx, node, 1, "roi").value_or(std::vector<float>{});
+    if (some_axes && roi.size() == 2 * axes.size()) {  // starts and ends of the axes only
+      std::vector<float> all(2 * rank, 0.0f);
+      std::fill(all.begin() + static_cast<std::ptrdiff_t>(rank), all.end(), 1.0f);
+      for (size_t i = 0; i < axes.size(); ++i) {
+        all[axes[i]] = roi[i];
+        all[rank + axes[i]] = roi[axes.size() + i];
+      }
+      roi = all;
+    }
     if (roi.size() != 2 * rank) throw Error(fmt::format("roi [{}] must have 2 entries per dim", fmt::join(roi, ",")));
     node.attrs.set("roi", roi);
   }

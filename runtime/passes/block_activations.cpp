@@ -107,8 +107,9 @@ bool pads_planes(const Graph& graph, const Node& node) {
 }
 
 // A Resize of an NCHW f32 tensor of 16k channels along H and W only, nearest or linear,
-// with no region of interest and no transformation that moves indices at scale 1
-// (tf_half_pixel_for_nn): on a blocked tensor it is the same Resize of dims 2 and 3, each
+// not antialiased, with no region of interest and no transformation that moves indices
+// at scale 1 (tf_half_pixel_for_nn) or that the resize family does not compute
+// (half_pixel_symmetric): on a blocked tensor it is the same Resize of dims 2 and 3, each
 // lane resized as its own plane (a U-Net's or ESRGAN's nearest upsampling between convs).
 bool resizes_planes(const Graph& graph, const Node& node) {
   if (node.op != "Resize" || graph.is_output(node.outputs[0])) return false;
@@ -118,7 +119,8 @@ bool resizes_planes(const Graph& graph, const Node& node) {
   const std::string coordinates = node.attrs.get_string("coordinate_transformation_mode");
   if (x.dtype != DType::f32 || !can_block_activations(x.shape) || y.size() != 4 || y[0] != x.shape[0] ||
       y[1] != x.shape[1] || (mode != "nearest" && mode != "linear") || coordinates == "tf_crop_and_resize" ||
-      coordinates == "tf_half_pixel_for_nn") {
+      coordinates == "tf_half_pixel_for_nn" || coordinates == "half_pixel_symmetric" ||
+      node.attrs.get_int("antialias", 0) != 0) {
     return false;
   }
   const std::vector<float> scales = node.attrs.has("scales") ? node.attrs.get_floats("scales") : std::vector<float>{};

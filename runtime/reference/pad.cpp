@@ -14,6 +14,7 @@ int64_t source_index(int64_t o, int64_t begin, int64_t dim, const std::string& m
   if (i >= 0 && i < dim) return i;
   if (mode == "constant") return -1;
   if (mode == "edge") return i < 0 ? 0 : dim - 1;
+  if (mode == "wrap") return (i % dim + dim) % dim;  // ... 2 3 [0 1 2 3] 0 1 ...
   if (dim == 1) return 0;
   const int64_t period = 2 * (dim - 1);  // reflect: ... 2 1 [0 1 2 3] 2 1 0 1 ...
   i %= period;

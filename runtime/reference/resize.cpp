@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -24,17 +25,23 @@ struct ResizeSettings {
   std::string mode, coordinates, nearest;
   double cubic_a;
   bool exclude_outside;
+  bool antialias = false;
 };
 
 // ONNX's coordinate transformation: the input coordinate of output index x, for
-// tf_crop_and_resize within the region of interest, else as the resize family's kernels
-// compute it (core/resize_coordinates.h).
-double source_coordinate(const std::string& coordinates, double x, double scale, int64_t in_dim, double roi_start,
-                         double roi_end) {
+// tf_crop_and_resize within the region of interest, for half_pixel_symmetric about the
+// centre of the input (the output's whole extent `out_dim` against its unrounded width),
+// else as the resize family's kernels compute it (core/resize_coordinates.h).
+double source_coordinate(const std::string& coordinates, double x, double scale, int64_t in_dim, int64_t out_dim,
+                         double roi_start, double roi_end) {
+  const double width = scale * static_cast<double>(in_dim);
   if (coordinates == "tf_crop_and_resize") {
-    const double width = scale * static_cast<double>(in_dim);
     const double extent = (roi_end - roi_start) * (in_dim - 1);
     return (width == 1 ? extent / 2 : x * extent / (width - 1)) + roi_start * (in_dim - 1);
+  }
+  if (coordinates == "half_pixel_symmetric") {
+    const double offset = static_cast<double>(in_dim) / 2 * (1 - static_cast<double>(out_dim) / width);
+    return offset + (x + 0.5) / scale - 0.5;
   }
   return resize_source_coordinate(coordinates, x, scale, in_dim);
 }
@@ -45,7 +52,35 @@ std::vector<double> cubic_weights(double r, double a) {
           ((a * ((1 - r) + 1) - 5 * a) * ((1 - r) + 1) + 8 * a) * ((1 - r) + 1) - 4 * a};
 }
 
-Taps taps_for(const ResizeSettings& s, double x, int64_t in_dim) {
+// Antialiased taps where `scale` < 1: the linear (tent) or cubic filter stretched by
+// 1 / scale over the neighbours left + i for i from `first` on, the weights normalized to
+// sum 1, as ONNX's reference implementation computes them; at scale 1 or more, the
+// filter's own taps.
+std::vector<double> antialiased_weights(const ResizeSettings& s, double ratio, double scale, int64_t& first) {
+  scale = std::min(scale, 1.0);
+  const double reach = s.mode == "linear" ? 1.0 : 2.0;
+  first = static_cast<int64_t>(std::floor(-reach / scale) + 1);
+  const double a = s.cubic_a;
+  std::vector<double> weights;
+  double sum = 0;
+  for (int64_t i = first; i < 2 - first; ++i) {
+    const double t = std::fabs(scale * (static_cast<double>(i) - ratio));
+    double w = 0;
+    if (s.mode == "linear") {
+      w = std::max(0.0, 1 - t);
+    } else if (t <= 1) {
+      w = ((a + 2) * t - (a + 3)) * t * t + 1;
+    } else if (t < 2) {
+      w = ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
+    }
+    weights.push_back(w);
+    sum += w;
+  }
+  for (double& w : weights) w /= sum;
+  return weights;
+}
+
+Taps taps_for(const ResizeSettings& s, double x, double scale, int64_t in_dim) {
   Taps taps;
   const auto clamp = [in_dim](int64_t i) { return std::min<int64_t>(std::max<int64_t>(i, 0), in_dim - 1); };
   if (s.coordinates == "tf_crop_and_resize" && (x < 0 || x > in_dim - 1)) {
@@ -73,7 +108,11 @@ Taps taps_for(const ResizeSettings& s, double x, int64_t in_dim) {
     return taps;
   }
   std::vector<int64_t> raw;
-  if (s.mode == "linear") {
+  if (s.antialias) {
+    int64_t first = 0;
+    taps.weight = antialiased_weights(s, ratio, scale, first);
+    for (size_t k = 0; k < taps.weight.size(); ++k) raw.push_back(left + first + static_cast<int64_t>(k));
+  } else if (s.mode == "linear") {
     raw = {left, left + 1};
     taps.weight = {1 - ratio, ratio};
   } else {
@@ -106,8 +145,9 @@ ReferenceFn resize_kernel(const std::vector<int64_t>& in_shape, const std::vecto
         scales.empty() ? static_cast<double>(out_shape[d]) / static_cast<double>(in_shape[d]) : scales[d];
     for (int64_t x = 0; x < out_shape[d]; ++x) {
       const double source = source_coordinate(s.coordinates, static_cast<double>(x), scale, in_shape[d],
-                                              roi.empty() ? 0.0 : roi[d], roi.empty() ? 1.0 : roi[d + rank]);
-      taps[d].push_back(taps_for(s, source, in_shape[d]));
+                                              out_shape[d], roi.empty() ? 0.0 : roi[d],
+                                              roi.empty() ? 1.0 : roi[d + rank]);
+      taps[d].push_back(taps_for(s, source, scale, in_shape[d]));
     }
   }
   const std::vector<int64_t> in_strides = dense_strides(in_shape);
@@ -158,7 +198,7 @@ ReferenceFn resize_kernel(const std::vector<int64_t>& in_shape, const std::vecto
 ReferenceFn make_reference_resize(const Graph& graph, const Node& node) {
   const ResizeSettings s{node.attrs.get_string("mode"), node.attrs.get_string("coordinate_transformation_mode"),
                          node.attrs.get_string("nearest_mode"), node.attrs.get_float("cubic_coeff_a"),
-                         node.attrs.get_int("exclude_outside") != 0};
+                         node.attrs.get_int("exclude_outside") != 0, node.attrs.get_int("antialias", 0) != 0};
   std::vector<double> scales;
   if (node.attrs.has("scales")) {
     for (float v : node.attrs.get_floats("scales")) scales.push_back(v);

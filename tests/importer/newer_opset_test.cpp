@@ -58,11 +58,21 @@ TEST(NewerOpsets, PadOfTheAxesItNames) {
   const Tensor y = test::run_single_output(m, {{"x", make_f32({1, 2}, {1, 2})}});
   EXPECT_EQ(y.shape(), (std::vector<int64_t>{1, 5}));
   test::expect_near_all(values_of(y), {7, 1, 2, 7, 7});
-  OnnxModelBuilder wrap(19);
-  wrap.input("x", {1, 2}).output("y");
-  wrap.initializer("pads", make_i64({4}, {0, 1, 0, 1}));
-  set_string_attr(wrap.node("Pad", {"x", "pads"}, {"y"}), "mode", "wrap");
-  EXPECT_THAT(test::import_error(wrap), HasSubstr("mode 'wrap' is not one of constant, reflect, edge"));
+}
+
+// Pad's wrap mode (opset 19) continues each dim periodically: [1, 2, 3] padded by 2 before
+// and 4 after reads ... 2 3 [1 2 3] 1 2 3 1 ...; opset 18 has no such mode.
+TEST(NewerOpsets, PadWrapsAround) {
+  const auto model = [](int64_t opset) {
+    OnnxModelBuilder m(opset);
+    m.input("x", {1, 3}).output("y");
+    m.initializer("pads", make_i64({4}, {0, 2, 0, 4}));
+    set_string_attr(m.node("Pad", {"x", "pads"}, {"y"}), "mode", "wrap");
+    return m;
+  };
+  test::expect_near_all(values_of(test::run_single_output(model(19), {{"x", make_f32({1, 3}, {1, 2, 3})}})),
+                        {2, 3, 1, 2, 3, 1, 2, 3, 1});
+  EXPECT_THAT(test::import_error(model(18)), HasSubstr("mode 'wrap' needs opset 19"));
 }
 
 // Resize's axes (opset 18): nearest, scales 2 for dim 3 of [1, 1, 1, 2] only; antialias
@@ -81,7 +91,21 @@ TEST(NewerOpsets, ResizeOfTheAxesItNames) {
   const Tensor y = test::run_single_output(resize("", 0), {{"x", make_f32({1, 1, 1, 2}, {1, 2})}});
   EXPECT_EQ(y.shape(), (std::vector<int64_t>{1, 1, 1, 4}));
   test::expect_near_all(values_of(y), {1, 1, 2, 2});
-  EXPECT_THAT(test::import_error(resize("antialias", 1)), HasSubstr("antialias 1 (opset 18) is not supported"));
+  EXPECT_THAT(test::import_error(resize("antialias", 2)), HasSubstr("antialias is 2; it must be 0 or 1"));
+}
+
+// Antialiased linear downsampling (opset 18) of [1, 2, 3, 4] by 0.5: each output reads a
+// tent twice as wide, weights (1, 3, 3, 1) / 8 over 4 neighbours, clamped at the edges:
+// (1 + 3 + 6 + 3) / 8 and (2 + 9 + 12 + 4) / 8, where plain linear gives 1.5 and 3.5.
+TEST(NewerOpsets, ResizeAntialiasedDownsampling) {
+  OnnxModelBuilder m(18);
+  m.input("x", {1, 1, 1, 4}).output("y");
+  m.initializer("scales", make_f32({4}, {1, 1, 1, 0.5f}));
+  onnx::NodeProto& n = m.node("Resize", {"x", "", "scales"}, {"y"});
+  set_string_attr(n, "mode", "linear");
+  set_attr(n, "antialias", int64_t{1});
+  test::expect_near_all(values_of(test::run_single_output(m, {{"x", make_f32({1, 1, 1, 4}, {1, 2, 3, 4})}})),
+                        {1.625f, 3.375f});
 }
 
 // Gelu (opset 20), exact and tanh-approximated, against the formulas at a few points.

@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 # Operators NEE reads in every case onnx 1.23 has for them. Left out: those it refuses
-# by name in some cases (Resize's antialias, Pad's wrap mode, GridSample in 3-D, DFT's
+# by name in some cases (GridSample in 3-D, DFT's
 # inverse of a one-sided spectrum, blocked and 16-bit quantization, ...) and those it does
 # not read (LinearAttention, string operators, ...).
 # A case runs when every operator of its model is listed.
@@ -21,8 +21,8 @@ BitwiseOr BitwiseXor CausalConvWithState Celu CenterCropPad Col2Im Compress Cons
 ConstantOfShape Conv ConvTranspose Cos Cosh CumProd DeformConv DepthToSpace Det Einsum Elu Exp
 EyeLike Flatten GRU Gelu GlobalAveragePool GlobalMaxPool GroupNormalization HardSigmoid
 HardSwish InstanceNormalization IsNaN LSTM LpNormalization LpPool MaxPool MaxUnpool Mish Mod
-NegativeLogLikelihoodLoss OneHot RMSNormalization RNN ReduceL1 ReduceL2
-ReduceLogSum ReduceLogSumExp ReduceMean ReduceProd ReduceSumSquare Reshape ReverseSequence
+NegativeLogLikelihoodLoss OneHot Pad RMSNormalization RNN ReduceL1 ReduceL2
+ReduceLogSum ReduceLogSumExp ReduceMean ReduceProd ReduceSumSquare Reshape Resize ReverseSequence
 RoiAlign RotaryEmbedding Round ScatterElements ScatterND Selu Shape Sin Sinh Size Softplus
 Softsign SpaceToDepth Split Squeeze SwiGLU Swish Tan TensorScatter ThresholdedRelu Transpose Unique
 Unsqueeze

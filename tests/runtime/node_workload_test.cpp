@@ -81,16 +81,18 @@ Workload strided_copy(const std::vector<int64_t>& in, const std::vector<int64_t>
 
 // A Resize of the two innermost dims, linear or nearest, is the resize family's: its
 // scales from the scales input, or the output's extents over the input's where sizes
-// were given. Cubic interpolation, tf_crop_and_resize and a resize of an outer dim stay
-// on the reference kernels.
+// were given. Cubic interpolation, tf_crop_and_resize, opset 18's antialiasing, opset 19's
+// half_pixel_symmetric and a resize of an outer dim stay on the reference kernels.
 TEST(NodeWorkload, ResizeOfThePlaneMapsToTheResizeFamily) {
-  const auto resize = [](const std::vector<float>& scales, const std::string& mode, const std::string& coordinates) {
-    OnnxModelBuilder m(13);
+  const auto resize = [](const std::vector<float>& scales, const std::string& mode, const std::string& coordinates,
+                         int64_t antialias = 0) {
+    OnnxModelBuilder m(19);
     m.input("x", {1, 3, 5, 7}).output("y");
     m.initializer("scales", test::make_f32({4}, scales));
     onnx::NodeProto& node = m.node("Resize", {"x", "", "scales"}, {"y"});
     set_string_attr(node, "mode", mode);
     set_string_attr(node, "coordinate_transformation_mode", coordinates);
+    set_attr(node, "antialias", antialias);
     return workload_of_only_node(m);
   };
   const auto up = resize({1, 1, 2, 1.5f}, "linear", "pytorch_half_pixel");
@@ -104,6 +106,9 @@ TEST(NodeWorkload, ResizeOfThePlaneMapsToTheResizeFamily) {
   EXPECT_EQ(resize_attrs(*nearest).nearest_mode, "round_prefer_floor");
   EXPECT_FALSE(resize({1, 1, 2, 2}, "cubic", "half_pixel"));
   EXPECT_FALSE(resize({1, 2, 1, 1}, "linear", "half_pixel"));
+  EXPECT_TRUE(resize({1, 1, 0.5f, 0.5f}, "linear", "half_pixel"));
+  EXPECT_FALSE(resize({1, 1, 0.5f, 0.5f}, "linear", "half_pixel", 1));
+  EXPECT_FALSE(resize({1, 1, 0.5f, 0.5f}, "linear", "half_pixel_symmetric"));
 
   OnnxModelBuilder by_sizes(13);
   by_sizes.input("x", {1, 3, 5, 7}).output("y");
