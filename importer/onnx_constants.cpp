@@ -55,7 +55,9 @@ Tensor read_external_data(const onnx::TensorProto& proto, const std::optional<st
     throw Error(fmt::format("{}: external data file '{}' is missing or not a regular file", what, file.string()));
   }
   const TensorType type = tensor_proto_type(proto, what);
-  const uint64_t bytes = static_cast<uint64_t>(checked_bytes(type, what, max_bytes));
+  const bool packed = holds_4bit_integers(proto);  // two elements a byte in the file
+  const uint64_t bytes = packed ? static_cast<uint64_t>((checked_bytes(type, what, max_bytes) + 1) / 2)
+                                : static_cast<uint64_t>(checked_bytes(type, what, max_bytes));
   const uint64_t size = fs::file_size(real_file, ec), begin = offset.value_or(0);
   if (ec || begin > size || (length && *length > size - begin)) {
     throw Error(fmt::format("{}: external data file '{}' has {} bytes, fewer than offset {} + length {}", what,
@@ -76,6 +78,7 @@ Tensor read_external_data(const onnx::TensorProto& proto, const std::optional<st
   if (mapped == MAP_FAILED) throw Error(fmt::format("{}: cannot map external data file '{}'", what, file.string()));
   std::shared_ptr<uint8_t> mapping(static_cast<uint8_t*>(mapped),
                                    [map_bytes](uint8_t* p) { ::munmap(p, map_bytes); });
+  if (packed) return unpack_4bit_integers(mapping.get() + (begin - map_begin), type);
   const Tensor view(type, mapping, begin - map_begin);
   return begin % dtype_size(type.dtype) == 0 ? view : view.clone();
 }

@@ -72,9 +72,10 @@ const onnx::OpSchema::FormalParameter* formal_of(const std::vector<onnx::OpSchem
 // schema history): opset 22 bfloat16 beside float16 on the operators that take floats
 // (checked as float16 on all of them: Einsum and a few others had to wait for opset 28,
 // and NEE computes bfloat16 in f32 either way); opset 28 float16, bfloat16 and double on
-// Celu, and signed integers on BitShift.
+// Celu, and signed integers on BitShift; opset 21 16-bit integers on QuantizeLinear and
+// DequantizeLinear.
 std::vector<std::string> stand_in_types(const std::string& op, DType dtype, int64_t opset) {
-  constexpr int64_t kBfloat16Opset = 22, kOpset28 = 28;
+  constexpr int64_t kOpset21 = 21, kBfloat16Opset = 22, kOpset28 = 28;
   if (opset >= kOpset28 && op == "Celu" && (dtype == DType::f16 || dtype == DType::bf16 || dtype == DType::f64)) {
     return {"tensor(float)"};
   }
@@ -86,6 +87,10 @@ std::vector<std::string> stand_in_types(const std::string& op, DType dtype, int6
       case DType::i64: return {"tensor(uint64)"};
       default: break;
     }
+  }
+  if (opset >= kOpset21 && (op == "QuantizeLinear" || op == "DequantizeLinear")) {
+    if (dtype == DType::i16) return {"tensor(int8)"};
+    if (dtype == DType::u16) return {"tensor(uint8)"};
   }
   if (opset >= kBfloat16Opset && dtype == DType::bf16) return {"tensor(float16)"};
   return {};

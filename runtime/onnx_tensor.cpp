@@ -42,7 +42,8 @@ DType dtype_from_onnx(int32_t elem_type, const std::string& what) {
                                ? kNewerTypes[newer]
                                : std::to_string(elem_type);
   throw Error(fmt::format("{} has unsupported data type {} (NEE supports FLOAT, DOUBLE, FLOAT16, "
-                          "BFLOAT16, INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8, BOOL, STRING)",
+                          "BFLOAT16, INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8, BOOL, STRING; "
+                          "and INT4 and UINT4 in initializers and Constants, read as INT8 and UINT8)",
                           what, name));
 }
 
@@ -105,8 +106,25 @@ void copy_from_uint64_data(const onnx::TensorProto& proto, Tensor& t) {
 
 }  // namespace
 
+bool holds_4bit_integers(const onnx::TensorProto& proto) {
+  return proto.data_type() == kOnnxInt4 || proto.data_type() == kOnnxUint4;
+}
+
 TensorType tensor_proto_type(const onnx::TensorProto& proto, const std::string& what) {
-  return TensorType{dtype_from_onnx(proto.data_type(), what), {proto.dims().begin(), proto.dims().end()}};
+  const std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
+  if (holds_4bit_integers(proto)) return TensorType{proto.data_type() == kOnnxInt4 ? DType::i8 : DType::u8, dims};
+  return TensorType{dtype_from_onnx(proto.data_type(), what), dims};
+}
+
+Tensor unpack_4bit_integers(const uint8_t* packed, const TensorType& type) {
+  Tensor t(type);
+  const bool is_signed = type.dtype == DType::i8;
+  auto* out = t.data_as<uint8_t>();
+  for (int64_t i = 0, n = type.elements(); i < n; ++i) {
+    const int nibble = (packed[i / 2] >> (i % 2 * 4)) & 0xF;
+    out[i] = static_cast<uint8_t>(is_signed && nibble >= 8 ? nibble - 16 : nibble);  // two's complement in 4 bits
+  }
+  return t;
 }
 
 Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& what, int64_t max_bytes) {
@@ -120,6 +138,20 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& what
   // few bytes declaring large dims cost no more than those bytes.
   if (dtype == DType::string && proto.has_raw_data()) {
     throw Error(what + " is a STRING tensor with raw_data; ONNX keeps strings in string_data");
+  }
+  if (holds_4bit_integers(proto)) {
+    // Two elements a byte, the first in the low nibble: raw_data, or int32_data holding
+    // one packed byte an entry.
+    const size_t packed = static_cast<size_t>((elements + 1) / 2);
+    std::string bytes = proto.raw_data();
+    if (!proto.has_raw_data()) {
+      for (int32_t v : proto.int32_data()) bytes.push_back(static_cast<char>(v));
+    }
+    if (bytes.size() != packed) {
+      throw Error(fmt::format("{} declares {} 4-bit elements ({} bytes packed) but holds {} bytes", what, elements,
+                              packed, bytes.size()));
+    }
+    return unpack_4bit_integers(reinterpret_cast<const uint8_t*>(bytes.data()), type);
   }
   if (proto.has_raw_data()) {
     const size_t expected = static_cast<size_t>(elements) * dtype_size(dtype);

@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/error.h"
 #include "importer/node_checks.h"
@@ -10,14 +11,27 @@ namespace nee {
 namespace {
 
 // The scale (and zero point) of QuantizeLinear and DequantizeLinear: one value, or one per
-// index of X's dim `axis` (default 1, stored non-negative; 0 when per tensor); the zero
-// point has the scale's shape.
+// index of X's dim `axis` (default 1, stored non-negative; 0 when per tensor), or from
+// opset 21 one per block of `block_size` indices along the axis (X's shape but for
+// ceil(dim / block_size) there; stored, 0 when not blocked); the zero point has the
+// scale's shape.
 void check_quantization_parameters(const ImportContext& ctx, Node& node, const TensorType& x) {
   const TensorType& scale = input_type(ctx, node, 1, {DType::f32});
-  const bool per_tensor = scale.shape.empty() || (scale.shape.size() == 1 && scale.shape[0] == 1);
+  const int64_t block = node.attrs.get_int("block_size", 0);
+  if (block < 0) throw Error(fmt::format("block_size {} is negative", block));
+  const bool per_tensor = block == 0 && (scale.shape.empty() || (scale.shape.size() == 1 && scale.shape[0] == 1));
+  if (block > 0 && x.shape.empty()) throw Error("blocked quantization needs X of rank 1 or more");
   // axis matters only per axis: a per-tensor scale ignores it, whatever X's rank.
-  const int64_t axis = per_tensor || x.shape.empty() ? 0 : normalize_axis(node.attrs.get_int("axis", 1), x.shape.size(), "axis");
-  if (!per_tensor && (scale.shape.size() != 1 || x.shape.empty() || scale.shape[0] != x.shape[axis])) {
+  const int64_t axis =
+      per_tensor || x.shape.empty() ? 0 : normalize_axis(node.attrs.get_int("axis", 1), x.shape.size(), "axis");
+  if (block > 0) {
+    std::vector<int64_t> blocked = x.shape;
+    blocked[axis] = (x.shape[axis] + block - 1) / block;
+    if (scale.shape != blocked) {
+      throw Error(fmt::format("scale {} must be [{}]: X {} in blocks of {} along dim {}", scale.to_string(),
+                              fmt::join(blocked, ","), x.to_string(), block, axis));
+    }
+  } else if (!per_tensor && (scale.shape.size() != 1 || x.shape.empty() || scale.shape[0] != x.shape[axis])) {
     throw Error(fmt::format("scale {} must hold one value or one per index of dim {} of {}", scale.to_string(), axis,
                             x.to_string()));
   }
@@ -26,35 +40,35 @@ void check_quantization_parameters(const ImportContext& ctx, Node& node, const T
                             scale.to_string()));
   }
   node.attrs.set("axis", axis);
-}
-
-// Opset 21's blocked quantization (a scale per block_size elements along the axis) is not
-// computed; block_size 0 is the per-tensor or per-axis form above.
-void refuse_quantization_blocks(Node& node) {
-  if (node.attrs.get_int("block_size", 0) != 0) throw Error("blocked quantization (block_size, opset 21) is not supported");
-  node.attrs.erase("block_size");
+  node.attrs.set("block_size", block);
 }
 
 }  // namespace
 
-// QuantizeLinear (opset 10, per-axis from 13): X f32 or i32 to the zero point's dtype
-// (uint8 without one), rounding half to even and saturating.
+// QuantizeLinear (opset 10, per-axis from 13, blocked and 16-bit from 21): X f32 or i32 to
+// the zero point's dtype (uint8 without one), rounding half to even and saturating.
 std::vector<TensorType> import_quantize_linear(const ImportContext& ctx, Node& node) {
   expect_arity(node, 2, 3, 1);
   const TensorType& x = input_type(ctx, node, 0, {DType::f32, DType::i32});
-  refuse_quantization_blocks(node);
   // Opset 23: the precision of the division (FLOAT 1, or 0: the input's, which for f32 is
   // the same).
   if (const int64_t precision = node.attrs.get_int("precision", 0); precision != 0 && precision != 1) {
     throw Error(fmt::format("precision {} is not supported (0 or 1, float)", precision));
   }
   node.attrs.erase("precision");
-  DType to = has_input(node, 2) ? input_type(ctx, node, 2, {DType::u8, DType::i8}).dtype : DType::u8;
-  // Opset 21: output_dtype names the type where no zero point does (UINT8 2, INT8 3).
+  DType to = has_input(node, 2) ? input_type(ctx, node, 2, {DType::u8, DType::i8, DType::u16, DType::i16}).dtype
+                                 : DType::u8;
+  // Opset 21: output_dtype names the type where no zero point does (UINT8 2, INT8 3,
+  // UINT16 4, INT16 5).
   if (const int64_t named = node.attrs.get_int("output_dtype", 0); named != 0) {
-    const DType by_name = named == 2 ? DType::u8 : named == 3 ? DType::i8 : DType::f32;
+    const DType by_name = named == 2   ? DType::u8
+                          : named == 3 ? DType::i8
+                          : named == 4 ? DType::u16
+                          : named == 5 ? DType::i16
+                                       : DType::f32;
     if (by_name == DType::f32 || (has_input(node, 2) && by_name != to)) {
-      throw Error(fmt::format("output_dtype {} is not uint8 or int8, or not the zero point's type", named));
+      throw Error(fmt::format("output_dtype {} is not uint8, int8, uint16 or int16, or not the zero point's type",
+                              named));
     }
     to = by_name;
     node.attrs.erase("output_dtype");
@@ -63,12 +77,12 @@ std::vector<TensorType> import_quantize_linear(const ImportContext& ctx, Node& n
   return {TensorType{to, x.shape}};
 }
 
-// DequantizeLinear (opset 10, per-axis from 13): (X - zero point) * scale in f32; X is
-// uint8, int8 or int32 (without a zero point).
+// DequantizeLinear (opset 10, per-axis from 13, blocked and 16-bit from 21): (X - zero
+// point) * scale in f32; X is uint8, int8, uint16, int16 (4-bit weights are held as 8-bit
+// ones) or int32 (without a zero point).
 std::vector<TensorType> import_dequantize_linear(const ImportContext& ctx, Node& node) {
   expect_arity(node, 2, 3, 1);
-  const TensorType& x = input_type(ctx, node, 0, {DType::u8, DType::i8, DType::i32});
-  refuse_quantization_blocks(node);
+  const TensorType& x = input_type(ctx, node, 0, {DType::u8, DType::i8, DType::u16, DType::i16, DType::i32});
   // Opset 23: the output's type, the scale's (f32) unless named otherwise.
   if (const int64_t named = node.attrs.get_int("output_dtype", 0); named != 0 && named != 1) {
     throw Error(fmt::format("output_dtype {} is not supported (float, 1)", named));

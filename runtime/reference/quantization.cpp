@@ -12,18 +12,26 @@ namespace nee {
 namespace {
 
 // Which scale and zero point element i of X uses: element 0 for per-tensor parameters,
-// else the index of i along the stored axis.
+// the index of i along the stored axis per axis, and with blocks (`block` > 0) the
+// element of the same position but for its block's index along the axis.
 struct ParameterIndex {
-  int64_t count, n, inner;
-  int64_t operator()(int64_t i) const { return count == 1 ? 0 : (i / inner) % n; }
+  int64_t count, n, inner, block = 0;
+  int64_t operator()(int64_t i) const {
+    if (block > 0) {
+      const int64_t blocks = (n + block - 1) / block;
+      return (i / (n * inner) * blocks + (i / inner) % n / block) * inner + i % inner;
+    }
+    return count == 1 ? 0 : (i / inner) % n;
+  }
 };
 
 ParameterIndex parameter_index(const Graph& graph, const Node& node) {
   const std::vector<int64_t>& shape = graph.type_of(node.inputs[0]).shape;
   const int64_t count = graph.type_of(node.inputs[1]).elements();
-  if (shape.empty() || count == 1) return {1, 1, 1};
+  const int64_t block = node.attrs.get_int("block_size", 0);
+  if (shape.empty() || (count == 1 && block == 0)) return {1, 1, 1};
   const AxisSlices s = axis_slices(shape, static_cast<size_t>(node.attrs.get_int("axis")));
-  return {count, s.n, s.inner};
+  return {count, s.n, s.inner, block};
 }
 
 // round(value) half to even (nearbyint in the default rounding mode), saturated to Q.
