@@ -97,6 +97,7 @@ std::vector<TensorType> import_reverse_sequence(const ImportContext&, Node&);  /
 std::vector<TensorType> import_tf_idf_vectorizer(const ImportContext&, Node&);  // ops/text.cpp
 std::vector<TensorType> import_max_unpool(const ImportContext&, Node&);  // ops/unpool.cpp
 std::vector<TensorType> import_col2im(const ImportContext&, Node&);  // ops/col2im.cpp
+std::vector<TensorType> import_linear_attention(const ImportContext&, Node&);  // ops/linear_attention.cpp
 std::vector<TensorType> import_string_normalizer(const ImportContext&, Node&);  // ops/string_normalizer.cpp
 
 }  // namespace nee

@@ -165,6 +165,7 @@ const std::unordered_map<std::string, ImportFn>& op_importers() {
       {"TfIdfVectorizer", import_tf_idf_vectorizer},
       {"MaxUnpool", import_max_unpool},
       {"Col2Im", import_col2im},
+      {"LinearAttention", import_linear_attention},
       {"Upsample", import_upsample},
       {"StringNormalizer", import_string_normalizer},
   };

@@ -74,6 +74,18 @@ double node_flops(const Graph& graph, const Node& node) {
     const double input = node.op == "NeeRecurrence" ? 0 : static_cast<double>(x[2]);
     return 2.0 * static_cast<double>(x[0] * x[1]) * dirs * gates * hidden * (input + hidden);
   }
+  // LinearAttention: per token and kv head, the state [d_k, d_v] is written (k v^T) and,
+  // by the delta rules, read (S^T k); each query head reads it (q^T S): 2 d_k d_v each.
+  if (node.op == "LinearAttention") {
+    const std::vector<int64_t>& q = graph.type_of(node.inputs[0]).shape;
+    const double q_heads = static_cast<double>(node.attrs.get_int("q_num_heads"));
+    const double kv_heads = static_cast<double>(node.attrs.get_int("kv_num_heads"));
+    const double d_k = static_cast<double>(q[2]) / q_heads;
+    const double d_v = static_cast<double>(graph.type_of(node.inputs[2]).shape[2]) / kv_heads;
+    const std::string rule = node.attrs.get_string("update_rule");
+    const double kv_passes = rule == "delta" || rule == "gated_delta" ? 2 : 1;
+    return 2.0 * static_cast<double>(q[0] * q[1]) * d_k * d_v * (kv_heads * kv_passes + q_heads);
+  }
   // Einsum: a multiply and an add for every combination of its labels' values.
   if (node.op == "Einsum") {
     std::vector<std::vector<int64_t>> shapes;

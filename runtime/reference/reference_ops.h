@@ -143,6 +143,7 @@ ReferenceFn make_reference_reverse_sequence(const Graph&, const Node&);  // reve
 ReferenceFn make_reference_tf_idf_vectorizer(const Graph&, const Node&);  // tf_idf_vectorizer.cpp
 ReferenceFn make_reference_max_unpool(const Graph&, const Node&);  // max_unpool.cpp
 ReferenceFn make_reference_col2im(const Graph&, const Node&);  // col2im.cpp
+ReferenceFn make_reference_linear_attention(const Graph&, const Node&);  // linear_attention.cpp
 ReferenceFn make_reference_string_normalizer(const Graph&, const Node&);  // string_normalizer.cpp
 
 }  // namespace nee

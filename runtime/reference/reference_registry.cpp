@@ -175,6 +175,7 @@ const std::unordered_map<std::string, ReferenceFactory>& reference_kernels() {
       {"TfIdfVectorizer", make_reference_tf_idf_vectorizer},
       {"MaxUnpool", make_reference_max_unpool},
       {"Col2Im", make_reference_col2im},
+      {"LinearAttention", make_reference_linear_attention},
       {"StringNormalizer", make_reference_string_normalizer},
   };
   return table;

@@ -428,6 +428,25 @@ TEST(NewerOpsets, QuantizeLinearInBlocksToInt16) {
   EXPECT_EQ(std::vector<int16_t>(v, v + 4), (std::vector<int16_t>{-298, -304, 1010, 998}));
 }
 
+// LinearAttention (opset 27; onnx 1.23's cases check its values): inputs a rule does not
+// take, or lacks, and heads that do not group are refused by name.
+TEST(NewerOpsets, LinearAttentionRefusesWhatItCannotRead) {
+  const auto error = [](const std::string& rule, bool decay, bool beta, int64_t kv_heads) {
+    OnnxModelBuilder m(27);
+    m.input("q", {1, 2, 8}).input("k", {1, 2, 8}).input("v", {1, 2, 8}).input("g", {1, 2, 2});
+    m.input("b", {1, 2, 2}).output("y");
+    onnx::NodeProto& node = m.node("LinearAttention", {"q", "k", "v", "", decay ? "g" : "", beta ? "b" : ""}, {"y"});
+    set_attr(node, "q_num_heads", int64_t{2});
+    set_attr(node, "kv_num_heads", kv_heads);
+    if (!rule.empty()) set_string_attr(node, "update_rule", rule);
+    return test::import_error(m);
+  };
+  EXPECT_THAT(error("linear", true, false, 2), HasSubstr("update_rule 'linear' takes no decay input"));
+  EXPECT_THAT(error("", true, false, 2), HasSubstr("update_rule 'gated_delta' needs a beta input"));
+  EXPECT_THAT(error("gated", false, false, 2), HasSubstr("update_rule 'gated' needs a decay input"));
+  EXPECT_THAT(error("delta", false, true, 3), HasSubstr("q_num_heads 2 must be a positive multiple of kv_num_heads 3"));
+}
+
 // Types newer than the onnx library NEE is built with are refused by their names.
 TEST(NewerOpsets, NewerDataTypesAreRefusedByName) {
   OnnxModelBuilder m(28);

@@ -13,14 +13,14 @@ import pytest
 # Operators NEE reads in every case onnx 1.23 has for them. Left out: those it refuses
 # by name in some cases (GridSample in 3-D, DFT's
 # inverse of a one-sided spectrum, blocked and 16-bit quantization, ...) and those it does
-# not read (LinearAttention, string operators, ...).
+# not read (string operators, ...).
 # A case runs when every operator of its model is listed.
 OPERATORS = """
 Acos Acosh AffineGrid Asin Asinh Atan Atanh Attention AveragePool BitShift BitwiseAnd BitwiseNot
 BitwiseOr BitwiseXor CausalConvWithState Celu CenterCropPad Col2Im Compress Constant
 ConstantOfShape Conv ConvTranspose Cos Cosh CumProd DeformConv DepthToSpace Det Einsum Elu Exp
 EyeLike Flatten GRU Gelu GlobalAveragePool GlobalMaxPool GroupNormalization HardSigmoid
-HardSwish InstanceNormalization IsNaN LSTM LpNormalization LpPool MaxPool MaxUnpool Mish Mod
+HardSwish InstanceNormalization IsNaN LSTM LinearAttention LpNormalization LpPool MaxPool MaxUnpool Mish Mod
 NegativeLogLikelihoodLoss OneHot Pad RMSNormalization RNN ReduceL1 ReduceL2
 ReduceLogSum ReduceLogSumExp ReduceMean ReduceProd ReduceSumSquare Reshape Resize ReverseSequence
 RoiAlign RotaryEmbedding Round ScatterElements ScatterND Selu Shape Sin Sinh Size Softplus
