@@ -16,7 +16,7 @@ bool is_half(DType dtype) { return dtype == DType::f16 || dtype == DType::bf16; 
 // pass through them as they are (their import functions take kAnyDType).
 bool moves_elements(const std::string& op) {
   static const std::set<std::string> ops = {
-      "Cast", "CastLike", "Compress", "Concat", "DepthToSpace", "Dropout", "Expand", "EyeLike", "Flatten",
+      "BitCast", "Cast", "CastLike", "Compress", "Concat", "DepthToSpace", "Dropout", "Expand", "EyeLike", "Flatten",
       "Gather", "GatherElements", "GatherND", "Identity", "OneHot", "Pad", "Reshape", "ReverseSequence",
       "Shape", "Size", "Slice", "SpaceToDepth", "Split", "Squeeze", "Tile", "Transpose", "Trilu", "Unsqueeze"};
   return ops.count(op) != 0;

@@ -34,6 +34,7 @@ std::vector<TensorType> import_not(const ImportContext&, Node&);
 std::vector<TensorType> import_bitwise(const ImportContext&, Node&);  // BitwiseAnd Or Xor Not
 std::vector<TensorType> import_where(const ImportContext&, Node&);
 std::vector<TensorType> import_cast(const ImportContext&, Node&);       // ops/cast.cpp
+std::vector<TensorType> import_bit_cast(const ImportContext&, Node&);   // ops/cast.cpp
 std::vector<TensorType> import_cast_like(const ImportContext&, Node&);
 std::vector<TensorType> import_layer_normalization(const ImportContext&, Node&);  // ops/normalization.cpp
 std::vector<TensorType> import_rms_normalization(const ImportContext&, Node&);    // ops/normalization.cpp

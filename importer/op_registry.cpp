@@ -84,6 +84,7 @@ const std::unordered_map<std::string, ImportFn>& op_importers() {
       {"BitwiseNot", import_bitwise},
       {"Where", import_where},
       {"Cast", import_cast},
+      {"BitCast", import_bit_cast},
       {"CastLike", import_cast_like},
       {"LogSoftmax", import_softmax},
       {"LayerNormalization", import_layer_normalization},

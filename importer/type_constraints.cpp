@@ -69,29 +69,35 @@ const onnx::OpSchema::FormalParameter* formal_of(const std::vector<onnx::OpSchem
 
 // The types whose allowance lets `dtype` through past the library's last opset, where
 // later versions added types to operators the library's schemas predate (onnx 1.23's
-// schema history): opset 22 bfloat16 beside float16 on the operators that take floats
-// (checked as float16 on all of them: Einsum and a few others had to wait for opset 28,
-// and NEE computes bfloat16 in f32 either way); opset 28 float16, bfloat16 and double on
-// Celu, and signed integers on BitShift; opset 21 16-bit integers on QuantizeLinear and
-// DequantizeLinear.
+// schema history against 1.12's): opset 22 bfloat16 beside float16 on the operators that
+// take floats (checked as float16 on all of them: Einsum and a few others had to wait for
+// opset 28, and NEE computes bfloat16 in f32 either way), and the additions below, each
+// checked as a type the operator took before.
 std::vector<std::string> stand_in_types(const std::string& op, DType dtype, int64_t opset) {
-  constexpr int64_t kOpset21 = 21, kBfloat16Opset = 22, kOpset28 = 28;
-  if (opset >= kOpset28 && op == "Celu" && (dtype == DType::f16 || dtype == DType::bf16 || dtype == DType::f64)) {
-    return {"tensor(float)"};
+  struct AddedType {
+    const char* op;
+    int64_t opset;
+    DType dtype;
+    const char* stand_in;
+  };
+  static const AddedType kAdded[] = {
+      {"QuantizeLinear", 19, DType::f16, "tensor(float)"},    {"QuantizeLinear", 19, DType::bf16, "tensor(float)"},
+      {"DequantizeLinear", 19, DType::f16, "tensor(float)"},  {"DequantizeLinear", 19, DType::bf16, "tensor(float)"},
+      {"IsInf", 20, DType::f16, "tensor(float)"},             {"IsInf", 20, DType::bf16, "tensor(float)"},
+      {"ReduceMax", 20, DType::boolean, "tensor(uint8)"},     {"ReduceMin", 20, DType::boolean, "tensor(uint8)"},
+      {"QuantizeLinear", 21, DType::i16, "tensor(int8)"},     {"QuantizeLinear", 21, DType::u16, "tensor(uint8)"},
+      {"DequantizeLinear", 21, DType::i16, "tensor(int8)"},   {"DequantizeLinear", 21, DType::u16, "tensor(uint8)"},
+      {"QLinearMatMul", 21, DType::f16, "tensor(float)"},     {"QLinearMatMul", 21, DType::bf16, "tensor(float)"},
+      {"Range", 27, DType::f16, "tensor(float)"},             {"Range", 27, DType::bf16, "tensor(float)"},
+      {"Celu", 28, DType::f16, "tensor(float)"},              {"Celu", 28, DType::bf16, "tensor(float)"},
+      {"Celu", 28, DType::f64, "tensor(float)"},              {"BitShift", 28, DType::i8, "tensor(uint8)"},
+      {"BitShift", 28, DType::i16, "tensor(uint16)"},         {"BitShift", 28, DType::i32, "tensor(uint32)"},
+      {"BitShift", 28, DType::i64, "tensor(uint64)"},
+  };
+  for (const AddedType& added : kAdded) {
+    if (opset >= added.opset && op == added.op && dtype == added.dtype) return {added.stand_in};
   }
-  if (opset >= kOpset28 && op == "BitShift") {
-    switch (dtype) {
-      case DType::i8: return {"tensor(uint8)"};
-      case DType::i16: return {"tensor(uint16)"};
-      case DType::i32: return {"tensor(uint32)"};
-      case DType::i64: return {"tensor(uint64)"};
-      default: break;
-    }
-  }
-  if (opset >= kOpset21 && (op == "QuantizeLinear" || op == "DequantizeLinear")) {
-    if (dtype == DType::i16) return {"tensor(int8)"};
-    if (dtype == DType::u16) return {"tensor(uint8)"};
-  }
+  constexpr int64_t kBfloat16Opset = 22;
   if (opset >= kBfloat16Opset && dtype == DType::bf16) return {"tensor(float16)"};
   return {};
 }

@@ -23,7 +23,7 @@ double elements(const Graph& graph, const std::string& value) {
 bool is_data_movement(const Node& node) {
   static const std::set<std::string> ops = {
       "Reshape", "Flatten", "Identity", "Squeeze", "Unsqueeze", "Dropout", "Transpose", "Concat",
-      "Slice", "Gather", "Split", "Expand", "Tile", "Pad", "Shape", "ConstantOfShape", "Range", "Cast",
+      "Slice", "Gather", "Split", "Expand", "Tile", "Pad", "Shape", "ConstantOfShape", "Range", "Cast", "BitCast",
       "NeeLayout", "NeeFrameGather"};
   if (node.op == "Resize") return node.attrs.get_string("mode", "nearest") == "nearest";
   return ops.count(node.op) != 0;

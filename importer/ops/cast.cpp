@@ -27,6 +27,19 @@ std::vector<TensorType> import_cast(const ImportContext& ctx, Node& node) {
   return {TensorType{to, in.shape}};
 }
 
+// BitCast (opset 26): the same bytes read as `to`, a dtype of the input's width (strings
+// have none); the shape is kept.
+std::vector<TensorType> import_bit_cast(const ImportContext& ctx, Node& node) {
+  expect_arity(node, 1, 1, 1);
+  const TensorType& in = input_type(ctx, node, 0, kAnyDType);
+  const DType to = dtype_from_onnx(static_cast<int32_t>(node.attrs.get_int("to", 0)), "attribute 'to'");
+  if (to == DType::string || dtype_size(to) != dtype_size(in.dtype)) {
+    throw Error(fmt::format("'to' {} is not a type of {}'s {}-byte width", to_string(to), to_string(in.dtype),
+                            dtype_size(in.dtype)));
+  }
+  return {TensorType{to, in.shape}};
+}
+
 // CastLike (opset 15): Cast to the dtype of the second input, whose values are unused.
 std::vector<TensorType> import_cast_like(const ImportContext& ctx, Node& node) {
   expect_arity(node, 2, 2, 1);

@@ -39,7 +39,11 @@ std::vector<int64_t> requested_axes(const ImportContext& ctx, Node& node) {
 // noop_with_empty_axes become all dims; with it they stay empty and the op copies),
 // and `keepdims` (default 1).
 std::vector<TensorType> import_reduce(const ImportContext& ctx, Node& node) {
-  const TensorType& in = input_type(ctx, node, 0, kNumericDType);
+  // Opset 20 lets ReduceMax and ReduceMin take booleans.
+  const bool booleans = ctx.opset >= 20 && (node.op == "ReduceMax" || node.op == "ReduceMin") &&
+                        !node.inputs.empty() && ctx.graph.has_value(node.inputs[0]) &&
+                        ctx.graph.type_of(node.inputs[0]).dtype == DType::boolean;
+  const TensorType& in = booleans ? ctx.graph.type_of(node.inputs[0]) : input_type(ctx, node, 0, kNumericDType);
   std::vector<int64_t> axes = requested_axes(ctx, node);
   for (int64_t& axis : axes) axis = normalize_axis(axis, in.shape.size(), "axes entry");
   std::sort(axes.begin(), axes.end());

@@ -22,7 +22,7 @@ std::vector<TensorType> import_top_k(const ImportContext& ctx, Node& node) {
     k = given->front();
     node.inputs.resize(1);
   }
-  const TensorType& x = input_type(ctx, node, 0, {DType::f32, DType::i64, DType::i32, DType::i8, DType::u8});
+  const TensorType& x = input_type(ctx, node, 0, kNumericDType);
   if (x.shape.empty()) throw Error("TopK needs an input of rank >= 1");
   const int64_t axis = normalize_axis(node.attrs.get_int("axis", -1), x.shape.size(), "axis");
   if (k < 0 || k > x.shape[axis]) {

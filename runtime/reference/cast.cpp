@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
@@ -282,6 +283,13 @@ ReferenceFn make_reference_cast(const Graph& graph, const Node& node) {
       };
     });
   });
+}
+
+// BitCast: the input's bytes, unchanged, as the output's dtype of the same width.
+ReferenceFn make_reference_bit_cast(const Graph&, const Node&) {
+  return [](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    if (in[0]->bytes() != 0) std::memcpy(out[0]->data(), in[0]->data(), in[0]->bytes());
+  };
 }
 
 }  // namespace nee

@@ -125,6 +125,18 @@ template <Reduction R>
 ReferenceFn make_reduce(const Graph& graph, const Node& node) {
   const TensorType& type = graph.type_of(node.inputs[0]);
   const std::vector<int64_t> kept = kept_shape(type.shape, node.attrs.get_ints("axes"));
+  if constexpr (R == Reduction::max || R == Reduction::min) {
+    // Booleans (opset 20) are bytes 0 and 1: the uint8 maximum is "any" and the minimum
+    // "all", but for an empty set's 255, which is true.
+    if (type.dtype == DType::boolean) {
+      return [bytes = reduce_kernel<uint8_t, R>(type.shape, kept)](const std::vector<const Tensor*>& in,
+                                                                   const std::vector<Tensor*>& out) {
+        bytes(in, out);
+        uint8_t* y = out[0]->data_as<uint8_t>();
+        for (int64_t i = 0, n = out[0]->elements(); i < n; ++i) y[i] = y[i] != 0;
+      };
+    }
+  }
   return visit_numeric_dtype(type.dtype, [&](auto tag) -> ReferenceFn {
     using T = decltype(tag);
     return reduce_kernel<T, R>(type.shape, kept);

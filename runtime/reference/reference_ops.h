@@ -49,6 +49,7 @@ ReferenceFn make_reference_not(const Graph&, const Node&);
 ReferenceFn make_reference_bitwise(const Graph&, const Node&);  // BitwiseAnd Or Xor Not
 ReferenceFn make_reference_where(const Graph&, const Node&);
 ReferenceFn make_reference_cast(const Graph&, const Node&);     // cast.cpp
+ReferenceFn make_reference_bit_cast(const Graph&, const Node&);  // cast.cpp
 ReferenceFn make_reference_log_softmax(const Graph&, const Node&);  // softmax.cpp
 ReferenceFn make_reference_layer_normalization(const Graph&, const Node&);  // normalization.cpp
 ReferenceFn make_reference_instance_normalization(const Graph&, const Node&);

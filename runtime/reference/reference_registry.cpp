@@ -73,6 +73,7 @@ const std::unordered_map<std::string, ReferenceFactory>& reference_kernels() {
       {"BitwiseNot", make_reference_bitwise},
       {"Where", make_reference_where},
       {"Cast", make_reference_cast},
+      {"BitCast", make_reference_bit_cast},
       {"CastLike", make_reference_cast},
       {"LogSoftmax", make_reference_log_softmax},
       {"LayerNormalization", make_reference_layer_normalization},

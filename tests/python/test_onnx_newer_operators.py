@@ -10,22 +10,23 @@ import subprocess
 
 import pytest
 
-# Operators NEE reads in every case onnx 1.23 has for them. Left out: those it refuses
-# by name in some cases (GridSample in 3-D, DFT's
-# inverse of a one-sided spectrum, blocked and 16-bit quantization, ...) and those it does
-# not read (string operators, ...).
-# A case runs when every operator of its model is listed.
+# Operators NEE reads in every case onnx 1.23 has for them (cases with tensors numpy holds
+# as objects, 4-bit and float8 ones, are not written: see GENERATE). Left out: those it
+# refuses by name in some cases (GridSample in 3-D, DFT's inverse of a one-sided spectrum,
+# random Dropout and Bernoulli, Scan of opset 8) and those it does not read (ImageDecoder,
+# optionals, string operators). A case runs when every operator of its model is listed.
 OPERATORS = """
-Acos Acosh AffineGrid Asin Asinh Atan Atanh Attention AveragePool BitShift BitwiseAnd BitwiseNot
-BitwiseOr BitwiseXor CausalConvWithState Celu CenterCropPad Col2Im Compress Constant
-ConstantOfShape Conv ConvTranspose Cos Cosh CumProd DeformConv DepthToSpace Det Einsum Elu Exp
-EyeLike Flatten GRU Gelu GlobalAveragePool GlobalMaxPool GroupNormalization HardSigmoid
-HardSwish InstanceNormalization IsNaN LSTM LinearAttention LpNormalization LpPool MaxPool MaxUnpool Mish Mod
-NegativeLogLikelihoodLoss OneHot Pad RMSNormalization RNN ReduceL1 ReduceL2
-ReduceLogSum ReduceLogSumExp ReduceMean ReduceProd ReduceSumSquare Reshape Resize ReverseSequence
-RoiAlign RotaryEmbedding Round ScatterElements ScatterND Selu Shape Sin Sinh Size Softplus
-Softsign SpaceToDepth Split Squeeze SwiGLU Swish Tan TensorScatter ThresholdedRelu Transpose Unique
-Unsqueeze
+Acos Acosh AffineGrid Asin Asinh Atan Atanh Attention AveragePool BitCast BitShift
+BitwiseAnd BitwiseNot BitwiseOr BitwiseXor CausalConvWithState Celu CenterCropPad Col2Im
+Compress Constant ConstantOfShape Conv ConvTranspose Cos Cosh CumProd DeformConv
+DepthToSpace DequantizeLinear Det Einsum Elu Exp EyeLike Flatten GRU Gelu GlobalAveragePool
+GlobalMaxPool GroupNormalization HardSigmoid HardSwish InstanceNormalization IsInf IsNaN
+LSTM LinearAttention LpNormalization LpPool MaxPool MaxUnpool Mish Mod
+NegativeLogLikelihoodLoss OneHot Pad QLinearMatMul QuantizeLinear RMSNormalization RNN Range
+ReduceL1 ReduceL2 ReduceLogSum ReduceLogSumExp ReduceMax ReduceMean ReduceMin ReduceProd
+ReduceSumSquare Reshape Resize ReverseSequence RoiAlign RotaryEmbedding Round
+ScatterElements ScatterND Selu Shape Sin Sinh Size Softplus Softsign SpaceToDepth Split
+Squeeze SwiGLU Swish Tan TensorScatter ThresholdedRelu TopK Transpose Unique Unsqueeze
 """.split()
 
 GENERATE = """
@@ -40,7 +41,8 @@ for case in node.collect_testcases(None):
     if "_expanded" in case.name or not ops <= operators:
         continue
     inputs, outputs = case.data_sets[0]
-    # Sequences and optionals (Split's, If's) are no tensors to write.
+    # Sequences and optionals (Split's, If's) are no tensors to write, nor are 4-bit and
+    # float8 arrays (numpy objects).
     if any(isinstance(v, (list, dict)) or np.asarray(v).dtype == object for v in list(inputs) + list(outputs)):
         continue
     folder = os.path.join(out, case.name)
