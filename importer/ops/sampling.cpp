@@ -34,17 +34,25 @@ std::string one_of(const Node& node, const std::string& attribute, const std::st
 }  // namespace
 
 // GridSample (opset 16): X sampled at the grid's [N, Hout, Wout, 2] normalized (x, y)
-// positions, giving [N, C, Hout, Wout]. Stored: mode, padding_mode and align_corners,
-// defaults filled in.
+// positions, giving [N, C, Hout, Wout]; from opset 20 also volumes, X [N, C, D, H, W] at
+// [N, Dout, Hout, Wout, 3] (x, y, z) positions, by linear or nearest interpolation.
+// Stored: mode, padding_mode and align_corners, defaults filled in.
 std::vector<TensorType> import_grid_sample(const ImportContext& ctx, Node& node) {
   expect_arity(node, 2, 2, 1);
-  const TensorType& x = image_input(ctx, node);
-  const TensorType& grid = input_type(ctx, node, 1, {DType::f32, DType::f64});
-  if (grid.shape.size() != 4 || grid.shape[0] != x.shape[0] || grid.shape[3] != 2 || grid.dtype != x.dtype) {
-    throw Error(fmt::format("grid {} must be [N, H_out, W_out, 2] of X {}'s N and dtype", grid.to_string(),
-                            x.to_string()));
+  const TensorType& volume = input_type(ctx, node, 0, {DType::f32, DType::f64});
+  const bool volumetric = ctx.opset >= 20 && volume.shape.size() == 5;
+  const TensorType& x = volumetric ? volume : image_input(ctx, node);
+  const size_t rank = x.shape.size() - 2;
+  for (size_t d = 2; d < x.shape.size(); ++d) {
+    if (x.shape[d] == 0) throw Error(fmt::format("X {} has no positions to sample", x.to_string()));
   }
-  // Opset 20 renamed the modes (and allows N-D grids, which stay refused above).
+  const TensorType& grid = input_type(ctx, node, 1, {DType::f32, DType::f64});
+  if (grid.shape.size() != rank + 2 || grid.shape[0] != x.shape[0] ||
+      grid.shape.back() != static_cast<int64_t>(rank) || grid.dtype != x.dtype) {
+    throw Error(fmt::format("grid {} must be [N, {}] of X {}'s N and dtype", grid.to_string(),
+                            volumetric ? "D_out, H_out, W_out, 3" : "H_out, W_out, 2", x.to_string()));
+  }
+  // Opset 20 renamed the modes (and allows volumes, above).
   if (ctx.opset >= 20) {
     const std::string mode = one_of(node, "mode", "linear", {"linear", "nearest", "cubic"});
     node.attrs.set("mode", mode == "linear" ? std::string("bilinear") : mode == "cubic" ? std::string("bicubic") : mode);
@@ -57,7 +65,12 @@ std::vector<TensorType> import_grid_sample(const ImportContext& ctx, Node& node)
     throw Error(fmt::format("align_corners is {}; it must be 0 or 1", align_corners));
   }
   node.attrs.set("align_corners", align_corners);
-  return {TensorType{x.dtype, {x.shape[0], x.shape[1], grid.shape[1], grid.shape[2]}}};
+  if (volumetric && node.attrs.get_string("mode") == "bicubic") {
+    throw Error("mode 'cubic' samples images only; a volume takes linear or nearest");
+  }
+  std::vector<int64_t> shape = {x.shape[0], x.shape[1]};
+  shape.insert(shape.end(), grid.shape.begin() + 1, grid.shape.end() - 1);
+  return {TensorType{x.dtype, shape}};
 }
 
 // RoiAlign (opsets 10 and 16): for each ROI [x1, y1, x2, y2] of rois [R, 4] (X's dtype)

@@ -1,4 +1,5 @@
-// GridSample (opset 16) on 4-D input, as ONNX's reference implementation computes it.
+// GridSample (opset 16; 3-D from 20) on 4-D or 5-D input, as ONNX's reference
+// implementation computes it.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -88,57 +89,62 @@ void cubic_weights(T t, T* w) {
   w[3] = outer(2 - t);
 }
 
-// One output value's taps: up to 4 x 4 input positions (-1 reads zero) and weights.
+// One axis's taps of a normalized coordinate g: up to 4 indices (-1 reads zero) and their
+// weights; returns how many (1 nearest, 2 linear, 4 cubic).
 template <typename T>
-struct Taps {
-  int taps_y = 0, taps_x = 0;
-  int64_t row[4], col[4];
-  T weight_y[4], weight_x[4];
-};
-
-template <typename T>
-Taps<T> taps_at(T gx, T gy, const Extent<T>& along_y, const Extent<T>& along_x, const GridSampleSettings& s) {
-  T x = denormalize(gx, along_x.length, s.align_corners), y = denormalize(gy, along_y.length, s.align_corners);
+int axis_taps(T g, const Extent<T>& along, const GridSampleSettings& s, int64_t* index, T* weight) {
+  T p = denormalize(g, along.length, s.align_corners);
+  if (s.mode == SampleMode::nearest) p = std::nearbyint(p);  // halves to even, as PyTorch's sampler
+  p = along.pad(p, s.padding);
   if (s.mode == SampleMode::nearest) {
-    x = std::nearbyint(x);  // halves to even, as PyTorch's 2-D sampler
-    y = std::nearbyint(y);
+    index[0] = along.index(static_cast<int64_t>(p), s.padding);
+    weight[0] = 1;
+    return 1;
   }
-  x = along_x.pad(x, s.padding);
-  y = along_y.pad(y, s.padding);
-  Taps<T> taps;
-  if (s.mode == SampleMode::nearest) {
-    taps.taps_y = taps.taps_x = 1;
-    taps.row[0] = along_y.index(static_cast<int64_t>(y), s.padding);
-    taps.col[0] = along_x.index(static_cast<int64_t>(x), s.padding);
-    taps.weight_y[0] = taps.weight_x[0] = 1;
-    return taps;
-  }
-  const T x0 = std::floor(x), y0 = std::floor(y);
-  const auto first_x = static_cast<int64_t>(x0), first_y = static_cast<int64_t>(y0);
+  const T p0 = std::floor(p);
+  int count = 2;
   if (s.mode == SampleMode::bilinear) {
-    taps.taps_y = taps.taps_x = 2;
-    taps.weight_x[0] = 1 - (x - x0), taps.weight_x[1] = x - x0;
-    taps.weight_y[0] = 1 - (y - y0), taps.weight_y[1] = y - y0;
+    weight[0] = 1 - (p - p0), weight[1] = p - p0;
   } else {
-    taps.taps_y = taps.taps_x = 4;
-    cubic_weights(x - x0, taps.weight_x);
-    cubic_weights(y - y0, taps.weight_y);
+    count = 4;
+    cubic_weights(p - p0, weight);
   }
-  const int64_t start = s.mode == SampleMode::bicubic ? -1 : 0;
-  for (int i = 0; i < taps.taps_x; ++i) taps.col[i] = along_x.index(first_x + start + i, s.padding);
-  for (int i = 0; i < taps.taps_y; ++i) taps.row[i] = along_y.index(first_y + start + i, s.padding);
-  return taps;
+  const int64_t first = static_cast<int64_t>(p0) - (s.mode == SampleMode::bicubic ? 1 : 0);
+  for (int i = 0; i < count; ++i) index[i] = along.index(first + i, s.padding);
+  return count;
 }
 
-// One output position's taps flattened into (plane element, weight) pairs, 1 for nearest,
-// 4 bilinear, 16 bicubic; a tap that reads a zero (zeros padding) weighs 0 at element 0.
+// One output position's taps, the product of its axes' (outermost first), flattened into
+// (element, weight) pairs: 1 for nearest, 2^rank linear, 16 bicubic; a tap that reads a
+// zero (zeros padding) weighs 0 at element 0. `g` holds the coordinates x first, as the
+// grid does; `along` the extents outermost first.
 template <typename T>
-void flatten_taps(const Taps<T>& taps, int64_t width, int64_t* element, T* weight) {
-  for (int r = 0; r < taps.taps_y; ++r) {
-    for (int c = 0; c < taps.taps_x; ++c, ++element, ++weight) {
-      const bool zero = taps.row[r] < 0 || taps.col[c] < 0;
-      *element = zero ? 0 : taps.row[r] * width + taps.col[c];
-      *weight = zero ? T(0) : taps.weight_y[r] * taps.weight_x[c];
+void flatten_taps(const T* g, const std::vector<Extent<T>>& along, const GridSampleSettings& s, int64_t* element,
+                  T* weight) {
+  const size_t rank = along.size();
+  int64_t index[3][4];
+  T weights[3][4];
+  int count[3];
+  for (size_t d = 0; d < rank; ++d) count[d] = axis_taps(g[rank - 1 - d], along[d], s, index[d], weights[d]);
+  int at[3] = {0, 0, 0};
+  for (bool more = true; more; ++element, ++weight) {
+    int64_t flat = 0;
+    T w = 1;
+    bool zero = false;
+    for (size_t d = 0; d < rank; ++d) {
+      zero = zero || index[d][at[d]] < 0;
+      flat = flat * along[d].length + index[d][at[d]];
+      w = d == 0 ? weights[d][at[d]] : w * weights[d][at[d]];
+    }
+    *element = zero ? 0 : flat;
+    *weight = zero ? T(0) : w;
+    more = false;
+    for (size_t d = rank; d-- > 0;) {
+      if (++at[d] < count[d]) {
+        more = true;
+        break;
+      }
+      at[d] = 0;
     }
   }
 }
@@ -161,11 +167,17 @@ void sample_plane(const T* plane, const int64_t* element, const T* weight, int64
 template <typename T>
 ReferenceFn grid_sample_kernel(const std::vector<int64_t>& x_shape, const std::vector<int64_t>& grid_shape,
                                const GridSampleSettings& s) {
-  const int64_t batch = x_shape[0], channels = x_shape[1], height = x_shape[2], width = x_shape[3];
-  const int64_t positions = grid_shape[1] * grid_shape[2];
-  const int per_position = s.mode == SampleMode::nearest ? 1 : s.mode == SampleMode::bilinear ? 4 : 16;
+  const size_t rank = x_shape.size() - 2;  // 2 or 3 spatial dims
+  const int64_t batch = x_shape[0], channels = x_shape[1];
+  int64_t plane = 1, positions = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    plane *= x_shape[d + 2];
+    positions *= grid_shape[d + 1];
+  }
+  const int per_position = s.mode == SampleMode::nearest ? 1 : s.mode == SampleMode::bicubic ? 16 : 1 << rank;
   return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
-    const Extent<T> along_y(height, s.align_corners), along_x(width, s.align_corners);
+    std::vector<Extent<T>> along;
+    for (size_t d = 0; d < rank; ++d) along.emplace_back(x_shape[d + 2], s.align_corners);
     const T* x = in[0]->data_as<T>();
     const T* grid = in[1]->data_as<T>();
     T* y = out[0]->data_as<T>();
@@ -174,22 +186,23 @@ ReferenceFn grid_sample_kernel(const std::vector<int64_t>& x_shape, const std::v
     for (int64_t n = 0; n < batch; ++n) {
       const auto place = [&](int64_t begin, int64_t end) {
         for (int64_t p = begin; p < end; ++p) {
-          const T* g = grid + (n * positions + p) * 2;
-          flatten_taps(taps_at(g[0], g[1], along_y, along_x, s), width, &elements[p * per_position],
+          flatten_taps(grid + (n * positions + p) * static_cast<int64_t>(rank), along, s, &elements[p * per_position],
                        &weights[p * per_position]);
         }
       };
       run_in_parallel(positions, workers_for(positions * 64, int64_t{1} << 16, positions), place);
       const auto sample_channels = [&](int64_t begin, int64_t end) {
         for (int64_t c = begin; c < end; ++c) {
-          const T* plane = x + (n * channels + c) * height * width;
+          const T* from = x + (n * channels + c) * plane;
           T* to = y + (n * channels + c) * positions;
           if (per_position == 4) {
-            sample_plane<T, 4>(plane, elements.data(), weights.data(), positions, to);
+            sample_plane<T, 4>(from, elements.data(), weights.data(), positions, to);
+          } else if (per_position == 8) {
+            sample_plane<T, 8>(from, elements.data(), weights.data(), positions, to);
           } else if (per_position == 1) {
-            sample_plane<T, 1>(plane, elements.data(), weights.data(), positions, to);
+            sample_plane<T, 1>(from, elements.data(), weights.data(), positions, to);
           } else {
-            sample_plane<T, 16>(plane, elements.data(), weights.data(), positions, to);
+            sample_plane<T, 16>(from, elements.data(), weights.data(), positions, to);
           }
         }
       };
@@ -202,7 +215,8 @@ ReferenceFn grid_sample_kernel(const std::vector<int64_t>& x_shape, const std::v
 }  // namespace
 
 // The importer stores mode, padding_mode and align_corners with their defaults; X is
-// f32 or f64 [N, C, H, W] with H, W > 0, the grid [N, Hout, Wout, 2] of X's dtype.
+// f32 or f64 [N, C, H, W] or [N, C, D, H, W] with every spatial extent above 0, the grid
+// [N, Hout, Wout, 2] or [N, Dout, Hout, Wout, 3] of X's dtype.
 ReferenceFn make_reference_grid_sample(const Graph& graph, const Node& node) {
   const std::string mode = node.attrs.get_string("mode"), padding = node.attrs.get_string("padding_mode");
   GridSampleSettings s;

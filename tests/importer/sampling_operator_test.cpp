@@ -155,6 +155,29 @@ TEST(GridSample, BadInputsAreClearErrors) {
               HasSubstr("operator 'GridSample' came with opset 16; the model's default-domain opset is 15"));
 }
 
+// Volumes (opset 20): a 2x2x2 volume of 0..7 sampled trilinearly at its centre (the mean,
+// 3.5) and at (x, y, z) = (1, -1, -1) with align_corners (the corner x = 1, y = z = 0: 1),
+// and by nearest at the same corner; opset 19 reads images only, and cubic no volumes.
+TEST(GridSample, VolumesFromOpset20) {
+  const auto model = [](const std::string& mode, int64_t opset) {
+    OnnxModelBuilder m(opset);
+    m.input("x", {1, 1, 2, 2, 2}).input("grid", {1, 1, 1, 2, 3}).output("y");
+    onnx::NodeProto& node = m.node("GridSample", {"x", "grid"}, {"y"});
+    set_string_attr(node, "mode", mode);
+    set_attr(node, "align_corners", int64_t{1});
+    return m;
+  };
+  const Tensor x = make_f32({1, 1, 2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
+  const Tensor grid = make_f32({1, 1, 1, 2, 3}, {0, 0, 0, 1, -1, -1});
+  const Tensor linear = test::run_single_output(model("linear", 20), {{"x", x}, {"grid", grid}});
+  EXPECT_EQ(linear.shape(), (std::vector<int64_t>{1, 1, 1, 1, 2}));
+  test::expect_near_all(values_of(linear), {3.5f, 1});
+  test::expect_near_all(values_of(test::run_single_output(model("nearest", 20), {{"x", x}, {"grid", grid}})),
+                        {0, 1});  // the centre's halves round to even: voxel 0
+  EXPECT_THAT(test::import_error(model("linear", 19)), HasSubstr("must be 4-D"));
+  EXPECT_THAT(test::import_error(model("cubic", 20)), HasSubstr("a volume takes linear or nearest"));
+}
+
 // ---- RoiAlign ----
 
 // x[n][c][y][x] = 10 y + x + 100 c + 1000 n, for n, c < 2 and 4 x 4 pixels. Bilinear
