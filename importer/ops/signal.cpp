@@ -62,7 +62,9 @@ std::vector<TensorType> import_window(const ImportContext& ctx, Node& node) {
 // the last) over dft_length points (default the
 // axis' extent; a constant, zero-padding or truncating the signal). Output: the same
 // dims with `axis` of dft_length, or dft_length / 2 + 1 when onesided, and a last dim of
-// 2. axis, inverse, onesided and dft_length are stored; the dft_length input is dropped.
+// 2. An inverse onesided DFT (IRFFT) reads the first bins of a Hermitian spectrum and
+// writes the real signal [..., dft_length (default 2 (bins - 1)), ..., 1]. axis, inverse,
+// onesided and dft_length are stored; the dft_length input is dropped.
 std::vector<TensorType> import_dft(const ImportContext& ctx, Node& node) {
   expect_arity(node, 1, ctx.opset >= 20 ? 3 : 2, 1);
   const TensorType& x = input_type(ctx, node, 0, {DType::f32, DType::f64});
@@ -80,17 +82,23 @@ std::vector<TensorType> import_dft(const ImportContext& ctx, Node& node) {
   }
   const bool inverse = store_flag(node, "inverse", 0);
   const bool onesided = store_flag(node, "onesided", 0);
-  if (onesided && x.shape.back() == 2) throw Error("onesided output needs a real input ([..., 1]), got a complex one");
-  // Opset 20 gave onesided inverse transforms (IRFFT) their meaning, not computed here.
-  if (onesided && inverse) throw Error("onesided inverse DFT is not supported");
-  const int64_t length = has_input(node, 1) ? constant_scalar(ctx, node, 1, "dft_length") : x.shape[axis];
+  const bool real_output = onesided && inverse;
+  if (onesided && !inverse && x.shape.back() == 2) {
+    throw Error("onesided output needs a real input ([..., 1]), got a complex one");
+  }
+  if (real_output && x.shape.back() != 2) {
+    throw Error("an inverse onesided DFT (IRFFT) needs a complex input ([..., 2]), got a real one");
+  }
+  const int64_t length = has_input(node, 1)  ? constant_scalar(ctx, node, 1, "dft_length")
+                         : real_output       ? 2 * (x.shape[axis] - 1)
+                                             : x.shape[axis];
   if (length < 1) throw Error(fmt::format("dft_length is {}; it must be positive", length));
   node.attrs.set("axis", axis);
   node.attrs.set("dft_length", length);
   node.inputs.resize(1);
   TensorType out = x;
-  out.shape[axis] = onesided ? length / 2 + 1 : length;
-  out.shape.back() = 2;
+  out.shape[axis] = onesided && !inverse ? length / 2 + 1 : length;
+  out.shape.back() = real_output ? 1 : 2;
   return {out};
 }
 

@@ -105,17 +105,22 @@ ReferenceFn make_reference_window(const Graph& graph, const Node& node) {
 
 // DFT along the stored axis of x viewed as [outer, extent, inner, 1 or 2]: each line
 // of dft_length points (zero-padded or truncated), inverse ones with e^(+...) and 1/n.
+// An inverse onesided one (IRFFT) first completes the spectrum as numpy's irfft does: the
+// first dft_length / 2 + 1 bins (zero-padded or truncated), the rest their conjugates
+// mirrored, the imaginary parts of the zero bin and of an even length's middle one
+// dropped; its output is the real part alone.
 ReferenceFn make_reference_dft(const Graph& graph, const Node& node) {
   const TensorType& x = graph.type_of(node.inputs[0]);
   const auto axis = static_cast<size_t>(node.attrs.get_int("axis"));
   const int64_t length = node.attrs.get_int("dft_length");
   const bool inverse = node.attrs.get_int("inverse") != 0;
+  const bool real_output = inverse && node.attrs.get_int("onesided") != 0;
   const int64_t bins = graph.type_of(node.outputs[0]).shape[axis];
   int64_t outer = 1, inner = 1;
   for (size_t d = 0; d < axis; ++d) outer *= x.shape[d];
   for (size_t d = axis + 1; d + 1 < x.shape.size(); ++d) inner *= x.shape[d];
   const int64_t extent = x.shape[axis], parts = x.shape.back();
-  const int64_t used = std::min(extent, length);
+  const int64_t used = real_output ? length : std::min(extent, length);
   return visit_float_dtype(x.dtype, [=](auto tag) -> ReferenceFn {
     using T = decltype(tag);
     return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
@@ -127,10 +132,25 @@ ReferenceFn make_reference_dft(const Graph& graph, const Node& node) {
       for (int64_t o = 0; o < outer; ++o) {
         for (int64_t i = 0; i < inner; ++i) {
           for (int64_t t = 0; t < used; ++t) {
+            if (real_output && t > length / 2) {
+              samples[t] = std::conj(samples[length - t]);
+              continue;
+            }
+            if (t >= extent) {
+              samples[t] = {};
+              continue;
+            }
             const T* v = src + ((o * extent + t) * inner + i) * parts;
-            samples[t] = {static_cast<double>(v[0]), parts == 2 ? static_cast<double>(v[1]) : 0.0};
+            const bool real_bin = real_output && (t == 0 || 2 * t == length);
+            samples[t] = {static_cast<double>(v[0]), parts == 2 && !real_bin ? static_cast<double>(v[1]) : 0.0};
           }
           transform_line(samples, tw, bins, inverse ? 1.0 : -1.0, spectrum);
+          if (real_output) {
+            for (int64_t k = 0; k < bins; ++k) {
+              dst[(o * bins + k) * inner + i] = static_cast<T>(spectrum[k].real() * scale);
+            }
+            continue;
+          }
           for (int64_t k = 0; k < bins; ++k) {
             T* y = dst + ((o * bins + k) * inner + i) * 2;
             y[0] = static_cast<T>(spectrum[k].real() * scale);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
 #include <limits>
 
 #include "import_and_run.h"
@@ -445,6 +446,42 @@ TEST(NewerOpsets, LinearAttentionRefusesWhatItCannotRead) {
   EXPECT_THAT(error("", true, false, 2), HasSubstr("update_rule 'gated_delta' needs a beta input"));
   EXPECT_THAT(error("gated", false, false, 2), HasSubstr("update_rule 'gated' needs a decay input"));
   EXPECT_THAT(error("delta", false, true, 3), HasSubstr("q_num_heads 2 must be a positive multiple of kv_num_heads 3"));
+}
+
+// An inverse onesided DFT (opset 20's IRFFT) of 4 bins, non-Hermitian on purpose (the
+// zero bin has an imaginary part), to 7 points (the bins zero-padded past 7 / 2 + 1 = 4)
+// and to 4 (truncated to 3, the middle bin's imaginary part dropped), against numpy's
+// irfft worked out here; and the default length, 2 (bins - 1).
+TEST(NewerOpsets, InverseOnesidedDftIsIrfft) {
+  const std::vector<float> bins = {1.5f, 0.5f, -2, 1, 0.25f, -0.75f, 3, 2};  // (re, im) x 4
+  const auto irfft = [&](int64_t n) {
+    std::vector<std::complex<double>> full(static_cast<size_t>(n));
+    for (int64_t k = 0; k <= n / 2; ++k) {
+      if (k >= 4) continue;
+      const bool real_bin = k == 0 || 2 * k == n;
+      full[k] = {bins[2 * k], real_bin ? 0.0 : bins[2 * k + 1]};
+    }
+    for (int64_t k = n / 2 + 1; k < n; ++k) full[k] = std::conj(full[n - k]);
+    std::vector<float> y;
+    for (int64_t t = 0; t < n; ++t) {
+      std::complex<double> sum = 0;
+      for (int64_t k = 0; k < n; ++k) sum += full[k] * std::polar(1.0, 2 * M_PI * static_cast<double>(k * t) / n);
+      y.push_back(static_cast<float>(sum.real() / static_cast<double>(n)));
+    }
+    return y;
+  };
+  for (const int64_t n : {int64_t{7}, int64_t{4}, int64_t{0}}) {
+    OnnxModelBuilder m(20);
+    m.input("x", {1, 4, 2}).output("y");
+    if (n) m.initializer("n", make_i64({}, {n}));
+    onnx::NodeProto& node = m.node("DFT", {"x", n ? "n" : ""}, {"y"});
+    set_attr(node, "inverse", int64_t{1});
+    set_attr(node, "onesided", int64_t{1});
+    const Tensor y = test::run_single_output(m, {{"x", make_f32({1, 4, 2}, bins)}});
+    const int64_t length = n ? n : 6;
+    EXPECT_EQ(y.shape(), (std::vector<int64_t>{1, length, 1}));
+    test::expect_near_all(values_of(y), irfft(length), 1e-5f);
+  }
 }
 
 // Types newer than the onnx library NEE is built with are refused by their names.

@@ -303,7 +303,7 @@ TEST(SignalDFT, BadShapesAndAttributesAreClearErrors) {
   EXPECT_THAT(test::import_error(dft_model({1, 4, 2}, onesided)), HasSubstr("onesided output needs a real input"));
   onesided.inverse = 1;
   EXPECT_THAT(test::import_error(dft_model({1, 4, 1}, onesided)),
-              HasSubstr("onesided inverse DFT is not supported"));
+              HasSubstr("an inverse onesided DFT (IRFFT) needs a complex input"));
   DftAttrs negative_length;
   negative_length.dft_length = -3;
   EXPECT_THAT(test::import_error(dft_model({1, 4, 1}, negative_length)), HasSubstr("dft_length is -3"));

@@ -12,13 +12,12 @@ import pytest
 
 # Operators NEE reads in every case onnx 1.23 has for them (cases with tensors numpy holds
 # as objects, 4-bit and float8 ones, are not written: see GENERATE). Left out: those it
-# refuses by name in some cases (DFT's inverse of a one-sided spectrum,
-# random Dropout and Bernoulli, Scan of opset 8) and those it does not read (ImageDecoder,
+# refuses by name in some cases (random Dropout and Bernoulli, Scan of opset 8) and those it does not read (ImageDecoder,
 # optionals, string operators). A case runs when every operator of its model is listed.
 OPERATORS = """
 Acos Acosh AffineGrid Asin Asinh Atan Atanh Attention AveragePool BitCast BitShift
 BitwiseAnd BitwiseNot BitwiseOr BitwiseXor CausalConvWithState Celu CenterCropPad Col2Im
-Compress Constant ConstantOfShape Conv ConvTranspose Cos Cosh CumProd DeformConv
+Compress Constant ConstantOfShape Conv ConvTranspose Cos Cosh CumProd DFT DeformConv
 DepthToSpace DequantizeLinear Det Einsum Elu Exp EyeLike Flatten GRU Gelu GlobalAveragePool
 GlobalMaxPool GridSample GroupNormalization HardSigmoid HardSwish InstanceNormalization IsInf IsNaN
 LSTM LinearAttention LpNormalization LpPool MaxPool MaxUnpool Mish Mod
