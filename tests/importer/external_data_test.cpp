@@ -107,6 +107,37 @@ TEST_F(ExternalData, UnalignedOffsetIsCopied) {
   EXPECT_EQ(values_of(*graph.constant("w")), (std::vector<float>{7.0f, -1.0f, 0.5f, 2.0f}));
 }
 
+// A 4-bit initializer (ONNX's INT4, 22) in a data file: five elements packed in three
+// bytes, low nibble first, read unpacked as int8; its length counts packed bytes. In
+// raw_data, bytes that do not match the packed size are an error.
+TEST_F(ExternalData, FourBitDataIsUnpacked) {
+  const unsigned char packed[3] = {0x78, 0xF3, 0x05};  // -8 7 | 3 -1 | 5
+  std::ofstream(folder_ / "weights" / "q.bin", std::ios::binary).write(reinterpret_cast<const char*>(packed), 3);
+  OnnxModelBuilder m;
+  m.output("q", onnx::TensorProto::INT8);
+  onnx::TensorProto& q = m.raw_initializer();
+  q.set_name("q");
+  q.set_data_type(22);
+  q.add_dims(5);
+  q.set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* location = q.add_external_data();
+  location->set_key("location");
+  location->set_value("weights/q.bin");
+  const fs::path path = folder_ / "model.onnx";
+  std::ofstream(path, std::ios::binary) << m.bytes();
+  const Graph graph = import_onnx(path.string());
+  ASSERT_NE(graph.constant("q"), nullptr);
+  const int8_t* v = graph.constant("q")->data_as<int8_t>();
+  EXPECT_EQ(std::vector<int>(v, v + 5), (std::vector<int>{-8, 7, 3, -1, 5}));
+
+  q.clear_data_location();
+  q.clear_external_data();
+  q.set_raw_data(std::string(2, '\0'));
+  std::ofstream(path, std::ios::binary) << m.bytes();
+  EXPECT_NE(import_error(path.string()).find("declares 5 4-bit elements (3 bytes packed) but holds 2 bytes"),
+            std::string::npos);
+}
+
 TEST_F(ExternalData, LengthOtherThanTheShapesBytesIsAnError) {
   EXPECT_NE(import_error(write_model("weights/w.bin", "4", "12")).find("external data holds 12 bytes"),
             std::string::npos);
