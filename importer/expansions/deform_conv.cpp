@@ -108,8 +108,8 @@ std::vector<Node> expand_deform_conv(Graph& graph, const Node& node, int64_t ops
       build.reshape("images", node.inputs[0], {batch * offset_group, channels / offset_group, height, width});
   std::string samples = build.add("GridSample", "samples", {images, grid}, sampling);
   if (!mask.empty()) {
-    const std::string weights = build.reshape("mask_rows", mask, {batch * offset_group, 1, taps * out_h, out_w});
-    samples = build.add("Mul", "masked", {samples, weights});
+    const std::string mask_rows = build.reshape("mask_rows", mask, {batch * offset_group, 1, taps * out_h, out_w});
+    samples = build.add("Mul", "masked", {samples, mask_rows});
   }
   // [N x G, C / G, taps x oH, oW] is [N, C x taps, oH, oW] in memory: channel-major, then
   // tap, as W's [M, C / group, kH, kW] flattens.
