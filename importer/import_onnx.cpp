@@ -138,6 +138,9 @@ std::vector<int64_t> resolve_input_shape(const onnx::ValueInfoProto& info, const
 }
 
 TensorType declared_type(const onnx::ValueInfoProto& info, const std::string& what) {
+  if (info.type().has_optional_type()) {
+    throw Error(what + " is an optional, which NEE reads only inside a model, holding a tensor or nothing");
+  }
   if (!info.type().has_tensor_type()) throw Error(what + " is not a tensor");
   return TensorType{dtype_from_onnx(info.type().tensor_type().elem_type(), what), {}};
 }

@@ -28,6 +28,8 @@ const std::map<std::string, ExpandedOperator>& operator_table() {
       {"GroupNormalization", {18, expand_group_normalization}},
       {"LpNormalization", {1, expand_lp_normalization}},
       {"LpPool", {1, expand_lp_pool}},
+      {"OptionalGetElement", {15, expand_optional_get_element}},
+      {"OptionalHasElement", {15, expand_optional_has_element}},
       {"RotaryEmbedding", {23, expand_rotary_embedding}},
       {"SwiGLU", {28, expand_swiglu}},
       {"TensorScatter", {24, expand_tensor_scatter}},

@@ -51,6 +51,10 @@ std::vector<Node> expand_tensor_scatter(Graph& graph, const Node& node, int64_t 
 // DeformConv (opsets 19 and 22) over 2-D images: a GridSample of every tap at its
 // deformed position, times the mask, then a 1x1 Conv of the samples and the weights.
 std::vector<Node> expand_deform_conv(Graph& graph, const Node& node, int64_t opset);
+// OptionalHasElement and OptionalGetElement (opset 15, tensors from 18) where the optional
+// is a plain tensor or absent: a constant, and the tensor itself.
+std::vector<Node> expand_optional_has_element(Graph& graph, const Node& node, int64_t opset);
+std::vector<Node> expand_optional_get_element(Graph& graph, const Node& node, int64_t opset);
 // CausalConvWithState (opset 27): a carried causal depthwise Conv, optionally with SiLU.
 std::vector<Node> expand_causal_conv_with_state(Graph& graph, const Node& node, int64_t opset);
 

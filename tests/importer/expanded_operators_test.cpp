@@ -614,6 +614,27 @@ TEST(DeformConvOperator, RefusesWhatItCannotRead) {
   EXPECT_THAT(error({1, 2, 3}, 8, 1), HasSubstr("NEE reads DeformConv over 2-D images"));
 }
 
+// OptionalHasElement of nothing is false, OptionalGetElement of a tensor is the tensor (opset
+// 18); a graph input of optional type is refused by name.
+TEST(OptionalOperators, PlainTensorsAndNothing) {
+  OnnxModelBuilder m(18);
+  m.input("x", {2}).output("has", onnx::TensorProto::BOOL).output("y");
+  m.node("OptionalHasElement", {""}, {"has"});
+  m.node("OptionalGetElement", {"x"}, {"y"});
+  const auto out = test::run_model(m, {{"x", test::make_f32({2}, {3, -1})}});
+  ASSERT_EQ(out.at("has").dtype(), DType::boolean);
+  EXPECT_FALSE(*out.at("has").data_as<bool>());
+  test::expect_near_all(values_of(out.at("y")), {3, -1});
+
+  OnnxModelBuilder optional_input(18);
+  optional_input.output("has", onnx::TensorProto::BOOL);
+  onnx::ValueInfoProto* input = optional_input.model().mutable_graph()->add_input();
+  input->set_name("maybe");
+  input->mutable_type()->mutable_optional_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(1);
+  optional_input.node("OptionalHasElement", {"maybe"}, {"has"});
+  EXPECT_THAT(test::import_error(optional_input), HasSubstr("graph input 'maybe' is an optional"));
+}
+
 TEST(RotaryEmbeddingOperator, RefusesWhatItCannotRead) {
   const auto error = [](int64_t rotary, int64_t heads, int64_t cache_width) {
     OnnxModelBuilder m(23);

@@ -12,8 +12,9 @@ import pytest
 
 # Operators NEE reads in every case onnx 1.23 has for them (cases with tensors numpy holds
 # as objects, 4-bit and float8 ones, are not written: see GENERATE). Left out: those it
-# refuses by name in some cases (random Dropout and Bernoulli, Scan of opset 8) and those it does not read (ImageDecoder,
-# optionals, string operators). A case runs when every operator of its model is listed.
+# refuses by name in some cases (random Dropout and Bernoulli, Scan of opset 8, optional
+# graph inputs) and those it does not read (ImageDecoder, string operators). A case runs
+# when every operator of its model is listed.
 OPERATORS = """
 Acos Acosh AffineGrid Asin Asinh Atan Atanh Attention AveragePool BitCast BitShift
 BitwiseAnd BitwiseNot BitwiseOr BitwiseXor CausalConvWithState Celu CenterCropPad Col2Im
