@@ -143,10 +143,11 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& what
     // Two elements a byte, the first in the low nibble: raw_data, or int32_data holding
     // one packed byte an entry.
     const size_t packed = static_cast<size_t>((elements + 1) / 2);
-    std::string bytes = proto.raw_data();
+    std::string from_int32_data;
     if (!proto.has_raw_data()) {
-      for (int32_t v : proto.int32_data()) bytes.push_back(static_cast<char>(v));
+      for (int32_t v : proto.int32_data()) from_int32_data.push_back(static_cast<char>(v));
     }
+    const std::string& bytes = proto.has_raw_data() ? proto.raw_data() : from_int32_data;
     if (bytes.size() != packed) {
       throw Error(fmt::format("{} declares {} 4-bit elements ({} bytes packed) but holds {} bytes", what, elements,
                               packed, bytes.size()));

@@ -46,10 +46,16 @@ double source_coordinate(const std::string& coordinates, double x, double scale,
   return resize_source_coordinate(coordinates, x, scale, in_dim);
 }
 
+// Keys' cubic convolution kernel with coefficient a at distance t >= 0, written as ONNX's
+// reference implementation evaluates it.
+double keys_cubic(double t, double a) {
+  if (t <= 1) return ((a + 2) * t - (a + 3)) * t * t + 1;
+  if (t < 2) return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
+  return 0;
+}
+
 std::vector<double> cubic_weights(double r, double a) {
-  return {((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a, ((a + 2) * r - (a + 3)) * r * r + 1,
-          ((a + 2) * (1 - r) - (a + 3)) * (1 - r) * (1 - r) + 1,
-          ((a * ((1 - r) + 1) - 5 * a) * ((1 - r) + 1) + 8 * a) * ((1 - r) + 1) - 4 * a};
+  return {keys_cubic(r + 1, a), keys_cubic(r, a), keys_cubic(1 - r, a), keys_cubic((1 - r) + 1, a)};
 }
 
 // Antialiased taps where `scale` < 1: the linear (tent) or cubic filter stretched by
@@ -60,19 +66,11 @@ std::vector<double> antialiased_weights(const ResizeSettings& s, double ratio, d
   scale = std::min(scale, 1.0);
   const double reach = s.mode == "linear" ? 1.0 : 2.0;
   first = static_cast<int64_t>(std::floor(-reach / scale) + 1);
-  const double a = s.cubic_a;
   std::vector<double> weights;
   double sum = 0;
   for (int64_t i = first; i < 2 - first; ++i) {
     const double t = std::fabs(scale * (static_cast<double>(i) - ratio));
-    double w = 0;
-    if (s.mode == "linear") {
-      w = std::max(0.0, 1 - t);
-    } else if (t <= 1) {
-      w = ((a + 2) * t - (a + 3)) * t * t + 1;
-    } else if (t < 2) {
-      w = ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
-    }
+    const double w = s.mode == "linear" ? std::max(0.0, 1 - t) : keys_cubic(t, s.cubic_a);
     weights.push_back(w);
     sum += w;
   }
