@@ -32,6 +32,29 @@ void pack_matmul_panels(const float* b_data, const std::vector<int64_t>& b_shape
 // is not a multiple of the panel width.
 MatmulAttrs with_packed_b(MatmulAttrs attrs, const std::vector<int64_t>& b_shape);
 
+// A [K, N] matrix of unsigned integers with a scale and an offset per group of `group`
+// rows and column: element (k, n) is q(k, n) * scale + offset. Each q is below 2^bits.
+struct QuantizedMatrix {
+  int64_t rows = 0, columns = 0;
+  int64_t group = 0;
+  int64_t bits = 8;              // 4: every q below 16, and rows even
+  std::vector<uint8_t> values;   // [rows, columns]
+  std::vector<float> scales;     // [ceil(rows / group), columns]
+  std::vector<float> offsets;    // the same
+};
+
+// The panels and scales of a product by a quantized B (MatmulAttrs::b_bits):
+// [ceil(N / 16), K * bits / 8, 16] u8 and [ceil(N / 16), ceil(K / group), 2, 16] f32.
+std::vector<int64_t> quantized_panel_shape(const QuantizedMatrix& b);
+std::vector<int64_t> quantized_scales_shape(const QuantizedMatrix& b);
+// Fills them (panels and scales hold the shapes' elements); lanes past N are zeros, so
+// they weigh zero.
+void pack_quantized_panels(const QuantizedMatrix& b, uint8_t* panels, float* scales);
+// The f32 [K, N] matrix quantized panels hold, each element q * scale + offset computed
+// as one fused multiply-add, as the kernels do.
+void dequantize_panels(const uint8_t* panels, const float* scales, const MatmulAttrs& attrs, int64_t k, int64_t n,
+                       float* out);
+
 // The product as a runtime that packs constant weights runs it: an untransposed 2-D B
 // becomes one of panels (b_block, padded where N needs it); any other workload is
 // returned as it is.

@@ -28,6 +28,8 @@ struct StoredMatmulAttrs final : WorkloadAttrs {
     if (attrs.gelu) j["gelu"] = 1;
     if (attrs.b_block != 0) j["b_block"] = attrs.b_block;
     if (attrs.b_columns != 0) j["b_columns"] = attrs.b_columns;
+    if (attrs.b_bits != 0) j["b_bits"] = attrs.b_bits;
+    if (attrs.b_group != 0) j["b_group"] = attrs.b_group;
     return j;
   }
 };
@@ -43,14 +45,57 @@ std::shared_ptr<const WorkloadAttrs> matmul_attrs_from_json(const nlohmann::json
   a.gelu = json_int_or(j, "gelu", 0) != 0;
   a.b_block = json_int_or(j, "b_block", 0);
   a.b_columns = json_int_or(j, "b_columns", 0);
+  a.b_bits = json_int_or(j, "b_bits", 0);
+  a.b_group = json_int_or(j, "b_group", 0);
   stored->bias = json_int(j.at("bias"), "bias") != 0;
   return stored;
 }
 
+// Checks a quantized B's panels and their scales against the product's K (nee::Error).
+void check_quantized_b(const TensorType& b, const TensorType& b_scales, const MatmulAttrs& attrs) {
+  if (attrs.b_bits != 4 && attrs.b_bits != 8) {
+    throw Error(fmt::format("quantized matmul weights hold 4 or 8 bits, not {}", attrs.b_bits));
+  }
+  if (attrs.b_block == 0 || b.dtype != DType::u8) {
+    throw Error(fmt::format("quantized matmul weights are u8 panels, got {} with b_block {}", b.to_string(),
+                            attrs.b_block));
+  }
+  const int64_t k = matmul_logical_b_shape(b.shape, attrs)[0];
+  const int64_t groups = attrs.b_group > 0 ? (k + attrs.b_group - 1) / attrs.b_group : 0;
+  const std::vector<int64_t> scales_shape = {b.shape[0], groups, 2, attrs.b_block};
+  if (attrs.b_group <= 0 || b_scales.dtype != DType::f32 || b_scales.shape != scales_shape) {
+    throw Error(fmt::format("the scales of {} in groups of {} rows are f32[{}], got {}", b.to_string(),
+                            attrs.b_group, fmt::join(scales_shape, ","), b_scales.to_string()));
+  }
+}
+
+Workload build_matmul_workload(const TensorType& a, const TensorType& b, const TensorType* c,
+                               const MatmulAttrs& attrs);
+
 }  // namespace
+
+Workload make_quantized_matmul_workload(const TensorType& a, const TensorType& b, const TensorType& b_scales,
+                                        const TensorType* c, const MatmulAttrs& attrs) {
+  if (attrs.b_bits == 0) throw Error("a quantized matmul workload needs b_bits");
+  TensorType b_as_float = b;
+  b_as_float.dtype = DType::f32;
+  Workload w = build_matmul_workload(a, b_as_float, c, attrs);
+  check_quantized_b(b, b_scales, attrs);
+  w.inputs[1] = b;
+  w.inputs.insert(w.inputs.begin() + 2, b_scales);
+  return w;
+}
 
 Workload make_matmul_workload(const TensorType& a, const TensorType& b, const TensorType* c,
                               const MatmulAttrs& attrs) {
+  if (attrs.b_bits != 0) throw Error("a matmul by quantized weights is made by make_quantized_matmul_workload");
+  return build_matmul_workload(a, b, c, attrs);
+}
+
+namespace {
+
+Workload build_matmul_workload(const TensorType& a, const TensorType& b, const TensorType* c,
+                               const MatmulAttrs& attrs) {
   for (const TensorType* t : {&a, &b, c}) {
     if (t && t->dtype != DType::f32) {
       throw Error("matmul kernels take f32 tensors, got " + t->to_string());
@@ -117,13 +162,18 @@ Workload make_matmul_workload(const TensorType& a, const TensorType& b, const Te
   return w;
 }
 
+}  // namespace
+
 MatmulAttrs matmul_attrs(const Workload& w) { return w.attrs_as<StoredMatmulAttrs>().attrs; }
 
 bool matmul_has_bias(const Workload& w) { return w.attrs_as<StoredMatmulAttrs>().bias; }
 
+size_t matmul_bias_input(const MatmulAttrs& attrs) { return attrs.b_bits != 0 ? 3 : 2; }
+
 std::vector<int64_t> matmul_logical_b_shape(const std::vector<int64_t>& b_shape, const MatmulAttrs& attrs) {
   if (attrs.b_block == 0) return b_shape;
-  return {b_shape[1], attrs.b_columns != 0 ? attrs.b_columns : b_shape[0] * attrs.b_block};
+  const int64_t k = attrs.b_bits != 0 ? b_shape[1] * 8 / attrs.b_bits : b_shape[1];
+  return {k, attrs.b_columns != 0 ? attrs.b_columns : b_shape[0] * attrs.b_block};
 }
 
 Workload matmul_workload_from_shape(const std::string& shape) {
@@ -163,9 +213,15 @@ Family matmul_family() {
           2,
           matmul_attrs_from_json,
           [](const Workload& w) {
+            const MatmulAttrs attrs = matmul_attrs(w);
+            const size_t bias_input = matmul_bias_input(attrs);
             const bool bias = matmul_has_bias(w);
-            require_input_count(w, bias ? 3 : 2);
-            return make_matmul_workload(w.inputs[0], w.inputs[1], bias ? &w.inputs[2] : nullptr, matmul_attrs(w));
+            require_input_count(w, bias_input + (bias ? 1 : 0));
+            const TensorType* c = bias ? &w.inputs[bias_input] : nullptr;
+            if (attrs.b_bits != 0) {
+              return make_quantized_matmul_workload(w.inputs[0], w.inputs[1], w.inputs[2], c, attrs);
+            }
+            return make_matmul_workload(w.inputs[0], w.inputs[1], c, attrs);
           }};
 }
 

@@ -15,6 +15,7 @@
 
 #include "core/error.h"
 #include "importer/constant_folding.h"
+#include "importer/dequantized_weights.h"
 #include "importer/control_flow.h"
 #include "importer/half_precision.h"
 #include "importer/expansions/expanded_operators.h"
@@ -344,7 +345,9 @@ Stage import_model(const onnx::ModelProto& model, const InputShapes& input_shape
       graph.add_value(node.outputs[i], types[i]);
     }
     try {
-      states.push_back(fold_constant_node(graph, node, weights) ? NodeState::folded : NodeState::imported);
+      const bool folded = fold_constant_node(graph, node, weights);
+      if (folded) note_dequantized_origin(graph, node);
+      states.push_back(folded ? NodeState::folded : NodeState::imported);
     } catch (const Error& e) {
       throw Error(fmt::format("node '{}' ({}): evaluating it at import: {}", node.name, node.op, e.what()));
     }

@@ -25,6 +25,7 @@ static std::vector<Expr> batch_indices(const std::vector<int64_t>& shape, int ma
 
 std::vector<Argument> MatmulPipeline::arguments() const {
   std::vector<Argument> args = {a, b};
+  if (b_scales.defined()) args.push_back(b_scales);
   if (c.defined()) args.push_back(c);
   return args;
 }
@@ -39,7 +40,7 @@ MatmulPipeline define_matmul(const Workload& w, bool clamp_reads) {
 
   MatmulPipeline p;
   p.a = ImageParam(Float(32), static_cast<int>(sa.size()), "a");
-  p.b = ImageParam(Float(32), static_cast<int>(sb.size()), "b");
+  p.b = ImageParam(attrs.b_bits != 0 ? UInt(8) : Float(32), static_cast<int>(sb.size()), "b");
   constrain_dense_input(p.a, sa);
   constrain_dense_input(p.b, sb);
   p.size_m = so[out_rank - 2];
@@ -81,7 +82,21 @@ MatmulPipeline define_matmul(const Workload& w, bool clamp_reads) {
     for (const Expr& e : batch_indices(sb, 2, p.batch)) b_idx.push_back(e);
   }
   p.b_panel = Func("b_panel");
-  p.b_panel(panel_vars) = p.b(clamped(b_idx, sb));
+  if (attrs.b_bits == 0) {
+    p.b_panel(panel_vars) = p.b(clamped(b_idx, sb));
+  } else {
+    // Quantized panels: row kk's integer (its nibble where two rows share a byte) times its
+    // group's scale plus its offset.
+    p.b_scales = ImageParam(Float(32), 4, "b_scales");
+    constrain_dense_input(p.b_scales, w.inputs[2].shape);
+    const Expr kk = panel_vars[1];
+    const auto& s_shape = w.inputs[2].shape;
+    Expr q = p.b(clamped({b_idx[0], attrs.b_bits == 4 ? kk / 2 : kk, b_idx[2]}, sb));
+    if (attrs.b_bits == 4) q = select(kk % 2 == 0, q & 15, q >> 4);
+    const Expr group = kk / static_cast<int>(attrs.b_group);
+    p.b_panel(panel_vars) = cast<float>(q) * p.b_scales(clamped({b_idx[0], 0, group, b_idx[2]}, s_shape)) +
+                            p.b_scales(clamped({b_idx[0], 1, group, b_idx[2]}, s_shape));
+  }
 
   std::vector<Var> out_vars = {n, m};
   for (const Var& v : p.batch) out_vars.push_back(v);
@@ -95,7 +110,7 @@ MatmulPipeline define_matmul(const Workload& w, bool clamp_reads) {
   Expr value = p.acc(out_vars);
   if (attrs.alpha != 1.0) value = value * static_cast<float>(attrs.alpha);
   if (matmul_has_bias(w)) {
-    const auto& sc = w.inputs[2].shape;
+    const auto& sc = w.inputs[matmul_bias_input(attrs)].shape;
     p.c = ImageParam(Float(32), static_cast<int>(sc.size()), "c");
     constrain_dense_input(p.c, sc);
     // C broadcasts to the output from the right, over matrix and batch dims alike.

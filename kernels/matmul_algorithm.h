@@ -14,6 +14,7 @@ namespace nee {
 // innermost (contiguous) ONNX dimension.
 struct MatmulPipeline {
   Halide::ImageParam a, b, c;  // c is defined only when the workload has a bias
+  Halide::ImageParam b_scales;  // defined only when B is quantized (MatmulAttrs::b_bits)
   Halide::Func b_panel;        // identity stage over B; the schedule may store it packed
   Halide::Func acc;            // the reduction: acc(n, m, batch...) += A * B
   Halide::Func out;            // epilogue: alpha, bias, relu or gelu
@@ -23,7 +24,7 @@ struct MatmulPipeline {
   int64_t size_m = 0, size_n = 0, size_k = 0;
   std::vector<int64_t> batch_sizes;  // same order as `batch`
 
-  std::vector<Halide::Argument> arguments() const;  // a, b, [c] in the kernel's call order
+  std::vector<Halide::Argument> arguments() const;  // a, b, [b_scales], [c] in the kernel's call order
 };
 
 // clamp_reads: reads of B clamp their indices to the buffers' extents. Values are

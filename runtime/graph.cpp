@@ -24,7 +24,20 @@ void Graph::add_constant(const std::string& name, const Tensor& data) {
 
 void Graph::set_type(const std::string& name, const TensorType& type) { values_[name].type = type; }
 
-void Graph::remove_value(const std::string& name) { values_.erase(name); }
+void Graph::remove_value(const std::string& name) {
+  values_.erase(name);
+  dequantized_origins_.erase(name);
+}
+
+void Graph::set_dequantized_origin(const std::string& name, DequantizedOrigin origin) {
+  if (!constant(name)) throw Error(fmt::format("'{}' is not a constant to have a quantized origin", name));
+  dequantized_origins_[name] = std::move(origin);
+}
+
+const DequantizedOrigin* Graph::dequantized_origin(const std::string& name) const {
+  auto it = dequantized_origins_.find(name);
+  return it == dequantized_origins_.end() ? nullptr : &it->second;
+}
 
 const TensorType& Graph::type_of(const std::string& name) const {
   auto it = values_.find(name);

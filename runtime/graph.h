@@ -18,6 +18,18 @@ struct Node {
   Attributes attrs;
 };
 
+// The integers a constant was dequantized from at import (a DequantizeLinear of constant
+// weights folds into an f32 constant): y = (x - zero_point) * scale, the scale (and zero
+// point) one value, one per index of `axis`, or one per block of block_size indices
+// along it. A matmul may read the integers instead (passes.h: quantize_matmul_weights).
+struct DequantizedOrigin {
+  Tensor x;           // i8 or u8 (4-bit weights are held unpacked, one a byte)
+  Tensor scale;       // f32
+  Tensor zero_point;  // x's dtype; empty storage for none
+  int64_t axis = 1;   // in [0, rank of x)
+  int64_t block_size = 0;
+};
+
 // A dataflow graph with static shapes. Every value (graph input, constant, node output)
 // has a name and a TensorType; constants also hold their data.
 class Graph {
@@ -31,6 +43,10 @@ class Graph {
   const TensorType& type_of(const std::string& name) const;  // throws naming an unknown value
   const Tensor* constant(const std::string& name) const;      // null when not a constant
   std::vector<std::string> value_names() const;
+  // A constant's quantized origin: null for none. Removing the value forgets it.
+  void set_dequantized_origin(const std::string& name, DequantizedOrigin origin);
+  const DequantizedOrigin* dequantized_origin(const std::string& name) const;
+  void forget_dequantized_origins() { dequantized_origins_.clear(); }
 
   // Nodes, kept in a topological order once the importer or sort_topologically() ran.
   const std::vector<Node>& nodes() const { return nodes_; }
@@ -61,6 +77,7 @@ class Graph {
     std::optional<Tensor> data;
   };
   std::map<std::string, Value> values_;
+  std::map<std::string, DequantizedOrigin> dequantized_origins_;
   std::vector<Node> nodes_;
   std::vector<std::string> inputs_, outputs_;
 };

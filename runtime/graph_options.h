@@ -136,6 +136,12 @@ struct GraphOptions {
   // block_activations), which changes the conv's workload. A manifest from before it was
   // recorded reads as false.
   bool block_global_pool_inputs = false;
+  // With pack_matmul_weights, constant weights dequantized from 8- or 4-bit integers at
+  // import stay integers in the products that read them (passes.h:
+  // quantize_matmul_weights), and MatMulIntegers by constant weights run as such products
+  // (integer_matmul_as_float), which changes those products' workloads. A manifest from
+  // before it was recorded reads as false.
+  bool quantize_matmul_weights = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -154,7 +160,7 @@ struct GraphOptions {
            record_group_widths == o.record_group_widths && means_as_global_pools == o.means_as_global_pools &&
            winograd_weight_bound == o.winograd_weight_bound && block_global_pool_inputs == o.block_global_pool_inputs &&
            pad_matmul_panels == o.pad_matmul_panels && fuse_rms_norms == o.fuse_rms_norms &&
-           remove_same_type_casts == o.remove_same_type_casts;
+           remove_same_type_casts == o.remove_same_type_casts && quantize_matmul_weights == o.quantize_matmul_weights;
   }
 };
 

@@ -241,11 +241,14 @@ std::optional<Workload> workload_of(const Graph& graph, const Node& node) {
     return std::nullopt;  // a dtype, rank or shape the family does not cover
   }
   if (node.op != "NeeMatMul") return std::nullopt;
+  const int64_t b_bits = node.attrs.get_int("b_bits", 0);
   std::vector<TensorType> operands;
   for (const std::string& in : node.inputs) {
     if (in.empty()) continue;
     const TensorType& type = graph.type_of(in);
-    if (type.dtype != DType::f32) return std::nullopt;
+    // A quantized B's panels are u8 (MatmulAttrs::b_bits).
+    const DType wanted = b_bits != 0 && operands.size() == 1 ? DType::u8 : DType::f32;
+    if (type.dtype != wanted) return std::nullopt;
     for (int64_t d : type.shape) {
       if (d <= 0) return std::nullopt;
     }
@@ -263,8 +266,13 @@ std::optional<Workload> workload_of(const Graph& graph, const Node& node) {
   attrs.gelu = node.attrs.get_int("gelu", 0) != 0;
   attrs.b_block = node.attrs.get_int("b_block", 0);
   attrs.b_columns = node.attrs.get_int("b_columns", 0);
-  const TensorType* bias = operands.size() > 2 ? &operands[2] : nullptr;
-  return make_matmul_workload(operands[0], operands[1], bias, attrs);
+  attrs.b_bits = b_bits;
+  attrs.b_group = node.attrs.get_int("b_group", 0);
+  const size_t bias_input = matmul_bias_input(attrs);
+  const TensorType* bias = operands.size() > bias_input ? &operands[bias_input] : nullptr;
+  if (b_bits == 0) return make_matmul_workload(operands[0], operands[1], bias, attrs);
+  if (operands.size() <= 2) return std::nullopt;
+  return make_quantized_matmul_workload(operands[0], operands[1], operands[2], bias, attrs);
 }
 
 std::vector<Workload> extract_workloads(const Graph& graph) {

@@ -30,6 +30,7 @@ MatmulCpuSpace::MatmulCpuSpace(const Workload& workload, CpuVectorIsa isa) : wor
   batch_ = 1;
   for (int64_t b : shape.batch_sizes) batch_ *= b;
   b_block_ = matmul_attrs(workload).b_block;
+  b_bits_ = matmul_attrs(workload).b_bits;
   knobs_ = {
       {"vec", values_up_to({1, 4, 8, 16}, n_), "vector width in floats"},
       {"nr_vecs", {1, 2, 3, 4}, "vectors per register-block row (NR = vec * nr_vecs)"},
@@ -111,7 +112,13 @@ ScheduleConfig MatmulCpuSpace::default_config() const {
   // packing it only doubles the traffic of a memory-bound kernel. MobileNetV3's
   // 1280->1000 classifier (`nee-tune --op matmul --shape 1x1280x1000`, warm caches): 105
   // us packed, 45-50 us for the best unpacked points of 24.
-  c.knobs["pack_b"] = m_ <= c.knobs["mr"] || b_block_ != 0 ? 0 : 1;
+  // Quantized panels (b_bits) are dequantized into a packed f32 panel once per outer tile,
+  // where the row blocks then read it as they read packed weights.
+  c.knobs["pack_b"] = m_ <= c.knobs["mr"] || (b_block_ != 0 && b_bits_ == 0) ? 0 : 1;
+  // Read in place, quantized panels take four rows a step: a 4-bit decoder token's
+  // 1024x2720 product (`nee-tune M --time 4m`) ran 84-87 us at unroll_k 4, 109 at 1; its
+  // 1024x1024 ones 32 us at 2, 40 at 1.
+  if (b_bits_ != 0 && c.knobs["pack_b"] == 0) c.knobs["unroll_k"] = k_ % 4 == 0 ? 4 : k_ % 2 == 0 ? 2 : 1;
   c.knobs["loop_order"] = 1;
   c.knobs["parallel"] = row_tiles < 8 ? 2 : 1;
   // Small products (BERT's 128-row ones) need smaller tiles for enough tasks.
@@ -124,7 +131,7 @@ ScheduleConfig MatmulCpuSpace::default_config() const {
 std::string MatmulCpuSpace::check_constraints(const ScheduleConfig& c) const {
   const int64_t vec = c.at("vec"), nr = vec * c.at("nr_vecs"), mr = c.at("mr");
   if (nr > n_) return "register block width " + std::to_string(nr) + " exceeds N";
-  if (b_block_ != 0 && c.at("pack_b")) return "B is packed in panels ahead of time";
+  if (b_block_ != 0 && b_bits_ == 0 && c.at("pack_b")) return "B is packed in panels ahead of time";
   // A vector inside one panel is one load; one across two is a gather.
   if (b_block_ != 0 && b_block_ % vec != 0) return "vector width does not divide B's panels";
   // A guarded outer tile (kc = 0) may reach past M, but one twice the size of M adds nothing.

@@ -7,7 +7,8 @@
 
 namespace nee {
 
-// A halide_buffer_t over a dense row-major f32 tensor's host bytes: Halide's dimension 0
+// A halide_buffer_t over a dense row-major f32 or u8 tensor's host bytes (u8: a quantized
+// matmul's weight panels): Halide's dimension 0
 // is the last (contiguous) ONNX dimension. Not copyable: `buffer.dim` points into `dims`.
 struct HalideBufferView {
   halide_buffer_t buffer{};
@@ -23,7 +24,8 @@ struct HalideBufferView {
       stride *= extent;
     }
     buffer.host = static_cast<uint8_t*>(const_cast<void*>(t.data()));
-    buffer.type = halide_type_t(halide_type_float, 32, 1);
+    buffer.type =
+        t.dtype() == DType::u8 ? halide_type_t(halide_type_uint, 8, 1) : halide_type_t(halide_type_float, 32, 1);
     buffer.dimensions = rank;
     buffer.dim = dims.data();
   }

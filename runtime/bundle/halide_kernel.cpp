@@ -68,8 +68,10 @@ void HalideKernel::check_signature(const std::vector<TensorType>& inputs, const 
       throw Error(fmt::format("kernel '{}' argument '{}' has rank {}, the workload's tensor {}", symbol_,
                               arg.name, arg.dimensions, expected[i]->to_string()));
     }
-    if (arg.type.code != halide_type_float || arg.type.bits != 32 || expected[i]->dtype != DType::f32) {
-      throw Error(fmt::format("kernel '{}' argument '{}' is not f32 like {}", symbol_, arg.name,
+    const bool f32 = arg.type.code == halide_type_float && arg.type.bits == 32 && expected[i]->dtype == DType::f32;
+    const bool u8 = arg.type.code == halide_type_uint && arg.type.bits == 8 && expected[i]->dtype == DType::u8;
+    if (!f32 && !u8) {
+      throw Error(fmt::format("kernel '{}' argument '{}' is not of the type of {}", symbol_, arg.name,
                               expected[i]->to_string()));
     }
   }

@@ -14,6 +14,7 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   lower_3d_to_frames(graph);
   if (options.split_conv_channels) split_conv_channels(graph);
   lower_recurrent(graph);
+  if (options.quantize_matmul_weights) integer_matmul_as_float(graph);
   einsum_as_matmul(graph);
   fuse_gemm(graph);
   convert_matmul(graph);
@@ -38,11 +39,13 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
     widen_conv_groups(graph, options.widen_conv_groups, options.merge_conv_groups, options.record_group_widths);
   }
   pack_conv_weights(graph, options.block_grouped_convs);
+  if (options.pack_matmul_weights && options.quantize_matmul_weights) quantize_matmul_weights(graph);
   if (options.pack_matmul_weights) pack_matmul_weights(graph, options.pad_matmul_panels);
   if (options.fold_channel_gates) fold_channel_gates(graph);
   if (options.block_activations) block_activations(graph, options);
   if (options.winograd) use_winograd(graph, options.winograd_weight_bound);
   if (options.convs_read_frames) convs_read_frames(graph);
+  graph.forget_dequantized_origins();
 }
 
 }  // namespace nee

@@ -296,6 +296,26 @@ bool block_conv_weights(Graph& graph, Node& node);
 // GraphOptions::pack_matmul_weights only (and pad_matmul_panels): CPU kernels.
 void pack_matmul_weights(Graph& graph, bool pad_panels);
 
+// NeeMatMul whose B is a constant the importer dequantized from 8-bit or 4-bit integers
+// (Graph::dequantized_origin), its scale one value, one per column, or one per block of
+// rows -> the same reading the integers in panels (b_block 16, b_bits 8 or 4, b_group
+// rows per scale; core/matmul_weight_layout.h: QuantizedMatrix) and their groups' scales
+// and offsets as a third operand; the f32 constant is removed when nothing else reads it.
+// A 4-bit weight takes 1/8 of its f32 bytes, an 8-bit one 1/4, and a product of few rows
+// (a decoder's token) reads that much less. With GraphOptions::pack_matmul_weights and
+// quantize_matmul_weights: CPU kernels.
+void quantize_matmul_weights(Graph& graph);
+
+// MatMulInteger (A - a_zero_point) x (B - b_zero_point) whose B and zero point are
+// constants, its zero point for A one value, and its int32 product read only by a Cast to
+// f32 (what onnxruntime's dynamic quantization writes) -> a MatMul of A - a_zero_point cast
+// to f32 by B - b_zero_point as an f32 constant, whose integers quantize_matmul_weights
+// then keeps (a scale of 1 per tensor or column), writing the Cast's output. The
+// products of integers below 256 in magnitude are exact in f32, their sums while below
+// 2^24. The reference kernel ran a 128x1024x256 MatMulInteger in 154 ms. With
+// GraphOptions::quantize_matmul_weights.
+void integer_matmul_as_float(Graph& graph);
+
 // Keeps activations channel-blocked between convolutions: the output of a NeeConv with
 // blocked weights (group 1, channels a multiple of 16, not a graph output) that another
 // such NeeConv reads, as X or as its residual, becomes blocked (output_block), and its
@@ -335,14 +355,15 @@ void convs_read_frames(Graph& graph);
 // The passes in the order: remove_identity, fold_zero_pads, means_as_global_pools (when
 // options say), transpose_as_reshape,
 // lower_conv_transpose, fuse_conv, lower_1d_to_rows, lower_3d_to_frames,
-// split_conv_channels (when options say), lower_recurrent, einsum_as_matmul, fuse_gemm,
+// split_conv_channels (when options say), lower_recurrent, integer_matmul_as_float (when
+// options say), einsum_as_matmul, fuse_gemm,
 // convert_matmul, fold_matmul_scale, fuse_matmul_add, fold_matmul_scale again (a scaling
 // after the bias Add, as BERT's query projection has), fuse_matmul_relu,
 // fuse_matmul_gelu, fuse_layer_norm, fuse_group_norm, fold_matmul_operand_scales and
 // batch_norm_as_mul_add (when options say), fuse_elementwise, elementwise_over_rows,
 // split_matmul_columns and fold_matmul_batch, fuse_attention, pad_channels and
 // widen_conv_groups (when options say),
-// pack_conv_weights (grouped convs when options say), then pack_matmul_weights,
+// pack_conv_weights (grouped convs when options say), then quantize_matmul_weights and pack_matmul_weights,
 // fold_channel_gates, block_activations, use_winograd and convs_read_frames (when options
 // say).
 // The epilogue and layer-norm fusions come first so they take precedence;

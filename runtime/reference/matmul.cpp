@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "core/activations.h"
+#include "core/matmul_weight_layout.h"
 #include "core/matmul_workload.h"
 #include "core/workload.h"
 #include "runtime/reference/broadcast.h"
@@ -102,6 +103,14 @@ void matmul_f32(const Tensor& a_in, const Tensor& b_in, const Tensor* c, const M
   }
 }
 
+// B quantized in panels (attrs.b_bits) as the f32 [K, N] matrix it holds.
+Tensor dequantized_panels(const Tensor& panels, const Tensor& scales, const MatmulAttrs& attrs) {
+  const std::vector<int64_t> b = matmul_logical_b_shape(panels.shape(), attrs);
+  Tensor out(DType::f32, b);
+  dequantize_panels(panels.data_as<uint8_t>(), scales.data_as<float>(), attrs, b[0], b[1], out.data_as<float>());
+  return out;
+}
+
 bool all_f32(const Graph& graph, const Node& node) {
   for (const std::string& in : node.inputs) {
     if (!in.empty() && graph.type_of(in).dtype != DType::f32) return false;
@@ -111,8 +120,12 @@ bool all_f32(const Graph& graph, const Node& node) {
 
 ReferenceFn matmul_kernel(const MatmulAttrs& attrs) {
   return [attrs](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
-    const Tensor* c = in.size() > 2 ? in[2] : nullptr;
-    matmul_f32(*in[0], *in[1], c, attrs, *out[0]);
+    const size_t bias_input = matmul_bias_input(attrs);
+    const Tensor* c = in.size() > bias_input ? in[bias_input] : nullptr;
+    if (attrs.b_bits == 0) return matmul_f32(*in[0], *in[1], c, attrs, *out[0]);
+    MatmulAttrs dequantized = attrs;
+    dequantized.b_block = dequantized.b_columns = dequantized.b_bits = dequantized.b_group = 0;
+    matmul_f32(*in[0], dequantized_panels(*in[1], *in[2], attrs), c, dequantized, *out[0]);
   };
 }
 
@@ -134,8 +147,14 @@ ReferenceFn make_reference_gemm(const Graph& graph, const Node& node) {
 }
 
 ReferenceFn make_reference_nee_matmul(const Graph& graph, const Node& node) {
-  if (!all_f32(graph, node)) return nullptr;
   MatmulAttrs attrs;
+  attrs.b_bits = node.attrs.get_int("b_bits", 0);
+  attrs.b_group = node.attrs.get_int("b_group", 0);
+  // A quantized B's panels are u8; every other operand is f32.
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const DType wanted = attrs.b_bits != 0 && i == 1 ? DType::u8 : DType::f32;
+    if (!node.inputs[i].empty() && graph.type_of(node.inputs[i]).dtype != wanted) return nullptr;
+  }
   attrs.trans_a = node.attrs.get_int("trans_a", 0) != 0;
   attrs.trans_b = node.attrs.get_int("trans_b", 0) != 0;
   attrs.alpha = node.attrs.get_float("alpha", 1.0f);

@@ -81,27 +81,6 @@ ReferenceFn make_reference_dequantize_linear(const Graph& graph, const Node& nod
   });
 }
 
-// DynamicQuantizeLinear, as its function body: the range [min(0, min x), max(0, max x)]
-// maps onto 0..255; scale = range / 255, zero point = saturate(round(-min / scale)). A
-// tensor of zeros gets scale 0 and zero point 0, and quantizes to zeros.
-ReferenceFn make_reference_dynamic_quantize_linear(const Graph&, const Node&) {
-  return [](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
-    const float* x = in[0]->data_as<float>();
-    const int64_t n = in[0]->elements();
-    float low = 0.0f, high = 0.0f;
-    for (int64_t i = 0; i < n; ++i) {
-      low = std::min(low, x[i]);
-      high = std::max(high, x[i]);
-    }
-    const float scale = (high - low) / 255.0f;
-    const uint8_t zero = scale > 0 ? saturate_round<uint8_t>(-low / scale) : 0;
-    uint8_t* y = out[0]->data_as<uint8_t>();
-    for (int64_t i = 0; i < n; ++i) y[i] = scale > 0 ? saturate_round<uint8_t>(std::nearbyint(x[i] / scale) + zero) : 0;
-    if (out.size() > 1 && out[1]) *out[1]->data_as<float>() = scale;
-    if (out.size() > 2 && out[2]) *out[2]->data_as<uint8_t>() = zero;
-  };
-}
-
 namespace {
 
 // Reads element i of an integer tensor (uint8 or int8) as int32.

@@ -401,6 +401,17 @@ TEST(NewerOpsets, FourBitWeightsDequantizedInBlocks) {
   const auto out = test::run_model(m, {});
   test::expect_near_all(values_of(out.at("y")), {-4.5f, 14, 1, -2, -0.5f, 10, -0.25f, -1});
   test::expect_near_all(values_of(out.at("v")), {15, 0, 9});
+  // The folded matrix keeps the integers it came from, for the products that read it
+  // (passes.h: quantize_matmul_weights); the vector does not.
+  const Graph imported = import_onnx_bytes(m.bytes());
+  const DequantizedOrigin* origin = imported.dequantized_origin("y");
+  ASSERT_NE(origin, nullptr);
+  EXPECT_EQ(origin->x.type(), (TensorType{DType::i8, {4, 2}}));
+  EXPECT_EQ(origin->x.data_as<int8_t>()[0], -8);
+  EXPECT_EQ(origin->zero_point.type(), (TensorType{DType::i8, {2, 2}}));
+  EXPECT_EQ(origin->axis, 0);
+  EXPECT_EQ(origin->block_size, 3);
+  EXPECT_EQ(imported.dequantized_origin("v"), nullptr);
 
   OnnxModelBuilder input(21);
   input.input("x", 22, {"2"}).output("y");

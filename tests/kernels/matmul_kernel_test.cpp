@@ -4,6 +4,7 @@
 // parallel build, and shared by the tests.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -50,6 +51,20 @@ Workload padded_panels_workload(std::vector<int64_t> a_shape) {
   a.relu = true;
   const TensorType c{DType::f32, {45}};
   return make_matmul_workload({DType::f32, a_shape}, {DType::f32, {3, 70, 16}}, &c, a);
+}
+
+// [a_shape] x B of `n` columns quantized to `bits` in panels of 16 (the last one padded
+// where n needs it), with a scale and offset per group of 32 rows, plus a bias.
+Workload quantized_workload(std::vector<int64_t> a_shape, int64_t n, int64_t bits) {
+  MatmulAttrs a;
+  a.b_block = 16;
+  a.b_columns = n % 16 == 0 ? 0 : n;
+  a.b_bits = bits;
+  a.b_group = 32;
+  const int64_t k = a_shape.back(), panels = (n + 15) / 16;
+  const TensorType c{DType::f32, {n}};
+  return make_quantized_matmul_workload({DType::f32, a_shape}, {DType::u8, {panels, k * bits / 8, 16}},
+                                        {DType::f32, {panels, (k + 31) / 32, 2, 16}}, &c, a);
 }
 
 class MatmulKernel : public test::CompiledKernelsTest<MatmulKernel> {
@@ -119,6 +134,18 @@ class MatmulKernel : public test::CompiledKernelsTest<MatmulKernel> {
       kernels.add_changed_default("padded_panels", "vec8_nr24", w, cpu, {{"vec", 8}, {"nr_vecs", 3}, {"mr", 4}});
       kernels.add_changed_default("padded_panels", "kc64", w, cpu, {{"kc", 64}, {"mr", 1}, {"mc_blocks", 8}});
       kernels.add_points("padded_panels_one_row", padded_panels_workload({1, 70}), cpu, 0, rng);
+    }
+    // B quantized in panels (quantize_matmul_weights): 4-bit with padded panels over a batch
+    // of 13-row products (the default dequantizes a panel per tile: pack_b), the same read
+    // in place two rows a step, two random points, one row (a decoder's token), and 8-bit
+    // with K = 70 (its last group of 32 rows part filled).
+    {
+      std::mt19937_64 rng(79);
+      const Workload four = quantized_workload({2, 13, 64}, 45, 4);
+      kernels.add_points("quantized4", four, cpu, 2, rng);
+      kernels.add_changed_default("quantized4", "in_place", four, cpu, {{"pack_b", 0}, {"unroll_k", 2}});
+      kernels.add_points("quantized4_one_row", quantized_workload({1, 64}, 45, 4), cpu, 0, rng);
+      kernels.add_points("quantized8", quantized_workload({5, 70}, 48, 8), cpu, 1, rng);
     }
     // Random valid non-default CPU points: one with kc > 0, one with parallel = 2, one more.
     {
@@ -203,6 +230,67 @@ TEST_F(MatmulKernel, PaddedPanelsOfB) {
             (std::vector<int64_t>{2, 37, 45}));
   kernels().check_points("padded_panels");
   kernels().check_points("padded_panels_one_row");
+}
+
+TEST_F(MatmulKernel, QuantizedPanelsOfB) {
+  EXPECT_EQ(kernels().get("quantized4/default").candidate.config.at("pack_b"), 1);
+  EXPECT_EQ(kernels().get("quantized4_one_row/default").candidate.config.at("pack_b"), 0);
+  kernels().check_points("quantized4");
+  kernels().check_points("quantized4_one_row");
+  kernels().check_points("quantized8");
+}
+
+TEST(MatmulWorkload, QuantizedPanelsAreInTheKeyAndChecked) {
+  const Workload w = quantized_workload({5, 64}, 45, 4);
+  EXPECT_EQ(w.output.shape, (std::vector<int64_t>{5, 45}));
+  EXPECT_NE(w.key().find(R"("b_bits":4)"), std::string::npos) << w.key();
+  EXPECT_NE(w.key().find(R"("b_group":32)"), std::string::npos) << w.key();
+  EXPECT_NE(w.key().find("u8[3,32,16],f32[3,2,2,16],f32[45]"), std::string::npos) << w.key();
+  EXPECT_EQ(Workload::from_json(w.to_json()).key(), w.key());
+  EXPECT_EQ(matmul_bias_input(matmul_attrs(w)), 3u);
+  MatmulAttrs a = matmul_attrs(w);
+  const TensorType panels{DType::u8, {3, 32, 16}}, scales{DType::f32, {3, 2, 2, 16}};
+  // K is 64: A's 63 does not match, and scales of 32-row groups are [3, 2, 2, 16].
+  EXPECT_THROW(make_quantized_matmul_workload({DType::f32, {5, 63}}, panels, scales, nullptr, a), Error);
+  EXPECT_THROW(make_quantized_matmul_workload({DType::f32, {5, 64}}, panels, {DType::f32, {3, 4, 2, 16}}, nullptr, a),
+               Error);
+  EXPECT_THROW(make_quantized_matmul_workload({DType::f32, {5, 64}}, {DType::f32, {3, 32, 16}}, scales, nullptr, a),
+               Error);
+  // The plain maker takes no quantized B, nor this one other widths.
+  EXPECT_THROW(make_matmul_workload({DType::f32, {5, 64}}, {DType::f32, {3, 32, 16}}, nullptr, a), Error);
+  a.b_bits = 2;
+  EXPECT_THROW(make_quantized_matmul_workload({DType::f32, {5, 64}}, panels, scales, nullptr, a), Error);
+}
+
+// The reference of a 4-bit B against the plain product's on the matrix its panels hold,
+// read by the loop written here: row k's nibble (low for even k), times its group's scale
+// plus its offset.
+TEST(MatmulWorkload, QuantizedReferenceIsThePlainProduct) {
+  const Workload quantized = quantized_workload({3, 64}, 45, 4);
+  MatmulAttrs plain_attrs = matmul_attrs(quantized);
+  plain_attrs.b_block = plain_attrs.b_columns = plain_attrs.b_bits = plain_attrs.b_group = 0;
+  const TensorType c{DType::f32, {45}};
+  const Workload plain_w = make_matmul_workload({DType::f32, {3, 64}}, {DType::f32, {64, 45}}, &c, plain_attrs);
+  std::mt19937_64 rng(44);
+  const std::vector<Tensor> in = random_inputs(quantized, rng);
+  Tensor b(plain_w.inputs[1]);
+  for (int64_t k = 0; k < 64; ++k) {
+    for (int64_t n = 0; n < 45; ++n) {
+      const uint8_t byte = in[1].data_as<uint8_t>()[(n / 16 * 32 + k / 2) * 16 + n % 16];
+      const int q = k % 2 == 0 ? byte & 15 : byte >> 4;
+      const float* group = in[2].data_as<float>() + ((n / 16) * 2 + k / 32) * 32 + n % 16;
+      b.data_as<float>()[k * 45 + n] = std::fma(static_cast<float>(q), group[0], group[16]);
+    }
+  }
+  Tensor from_panels(quantized.output), from_plain(plain_w.output);
+  compute_reference(quantized, {&in[0], &in[1], &in[2], &in[3]}, from_panels);
+  compute_reference(plain_w, {&in[0], &b, &in[3]}, from_plain);
+  double sum = 0;
+  for (int64_t i = 0; i < from_plain.elements(); ++i) {
+    EXPECT_EQ(from_panels.data_as<float>()[i], from_plain.data_as<float>()[i]) << i;
+    sum += std::fabs(from_plain.data_as<float>()[i]);
+  }
+  EXPECT_GT(sum, 0);
 }
 
 // The reference of a packed B against the plain product's on the matrix its panels hold,

@@ -798,6 +798,88 @@ TEST(Passes, ProductsReadOnlyByColumnSlicesSplit) {
   EXPECT_EQ(std::count(plain.begin(), plain.end(), "Split"), 1);
 }
 
+// The f32 weights (x - zero) * scale of integers x [rows, columns] with a scale and zero
+// point per block of `block` rows (axis 0), or without blocks per index of `axis`, as the
+// importer folds a DequantizeLinear, and that origin noted on the constant `name`.
+void add_dequantized_weights(Graph& g, const std::string& name, const std::vector<int8_t>& x, int64_t rows,
+                             int64_t columns, int64_t axis, int64_t block, uint64_t seed) {
+  DequantizedOrigin origin;
+  origin.x = Tensor(DType::i8, {rows, columns});
+  std::copy(x.begin(), x.end(), origin.x.data_as<int8_t>());
+  const std::vector<int64_t> parameters = block > 0 ? std::vector<int64_t>{(rows + block - 1) / block, columns}
+                                                    : std::vector<int64_t>{axis == 0 ? rows : columns};
+  origin.scale = random_tensor(f32(parameters), seed);
+  // Weights of at most about 4 keep the products within the fusion check's 1e-5.
+  for (int64_t i = 0; i < origin.scale.elements(); ++i) origin.scale.data_as<float>()[i] /= 32;
+  origin.zero_point = random_tensor({DType::i8, parameters}, seed + 1);
+  origin.axis = axis;
+  origin.block_size = block;
+  Tensor w(f32({rows, columns}));
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < columns; ++c) {
+      const int64_t p = block > 0 ? r / block * columns + c : axis == 0 ? r : c;
+      const float zero = origin.zero_point.data_as<int8_t>()[p];
+      w.data_as<float>()[r * columns + c] = (x[r * columns + c] - zero) * origin.scale.data_as<float>()[p];
+    }
+  }
+  g.add_constant(name, w);
+  g.set_dequantized_origin(name, origin);
+}
+
+// Weights the importer dequantized from integers stay integers in the products that read
+// them: 4-bit ones (every value in [-8, 7]) in blocks of 32 rows two a byte, 8-bit ones
+// with a scale per column (a Gemm's transposed B) one a byte; per-row scales stay f32.
+TEST(Passes, DequantizedMatmulWeightsStayIntegers) {
+  Graph g;
+  g.add_value("a", f32({5, 64}));
+  g.add_input("a");
+  std::vector<int8_t> narrow(64 * 40), wide(24 * 64);
+  for (size_t i = 0; i < narrow.size(); ++i) narrow[i] = static_cast<int8_t>(static_cast<int>(i * 7 % 16) - 8);
+  for (size_t i = 0; i < wide.size(); ++i) wide[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 251) - 125);
+  add_dequantized_weights(g, "w4", narrow, 64, 40, 0, 32, 1);
+  add_dequantized_weights(g, "w8t", wide, 24, 64, 0, 0, 3);  // [N, K]: one scale per column of B
+  add_dequantized_weights(g, "rows", narrow, 64, 40, 0, 1, 5);
+  g.add_constant("bias", random_tensor(f32({24}), 7));
+  add_node(g, "MatMul", "mm4", {"a", "w4"}, "p1", f32({5, 40}));
+  Attributes trans;
+  trans.set("transB", int64_t{1});
+  add_node(g, "Gemm", "gemm8", {"a", "w8t", "bias"}, "p2", f32({5, 24}), trans);
+  add_node(g, "MatMul", "mm_rows", {"a", "rows"}, "p3", f32({5, 40}));
+  for (const char* out : {"p1", "p2", "p3"}) g.add_output(out);
+
+  GraphOptions options;
+  options.pack_matmul_weights = options.pad_matmul_panels = options.quantize_matmul_weights = true;
+  Graph quantized = g;
+  optimize_graph(quantized, options);
+  std::map<std::string, const Node*> by_name;
+  for (const Node& n : quantized.nodes()) by_name[n.name] = &n;
+  const Node& four = *by_name.at("mm4");
+  EXPECT_EQ(four.attrs.get_int("b_bits", 0), 4);
+  EXPECT_EQ(four.attrs.get_int("b_group", 0), 32);
+  EXPECT_EQ(four.attrs.get_int("b_columns", 0), 40);
+  EXPECT_EQ(quantized.type_of(four.inputs[1]), (TensorType{DType::u8, {3, 32, 16}}));
+  EXPECT_EQ(quantized.type_of(four.inputs[2]), f32({3, 2, 2, 16}));
+  const Node& eight = *by_name.at("gemm8");
+  EXPECT_EQ(eight.attrs.get_int("b_bits", 0), 8);
+  EXPECT_EQ(eight.attrs.get_int("b_group", 0), 64);
+  EXPECT_EQ(eight.attrs.get_int("trans_b", 0), 0);
+  EXPECT_EQ(quantized.type_of(eight.inputs[1]), (TensorType{DType::u8, {2, 64, 16}}));
+  EXPECT_EQ(eight.inputs[3], "bias");
+  EXPECT_EQ(by_name.at("mm_rows")->attrs.get_int("b_bits", 0), 0);
+  EXPECT_EQ(by_name.at("mm_rows")->attrs.get_int("b_block", 0), 16);
+  EXPECT_FALSE(quantized.has_value("w4"));
+  EXPECT_FALSE(quantized.has_value("w8t"));
+  EXPECT_EQ(quantized.dequantized_origin("rows"), nullptr);  // forgotten once the passes ran
+  for (const char* name : {"mm4", "gemm8"}) EXPECT_TRUE(workload_of(quantized, *by_name.at(name)).has_value()) << name;
+  expect_fusion_preserves_outputs(g, options);
+
+  // Without the option (bundles from before it) the weights pack as f32.
+  options.quantize_matmul_weights = false;
+  Graph plain = g;
+  optimize_graph(plain, options);
+  for (const Node& n : plain.nodes()) EXPECT_EQ(n.attrs.get_int("b_bits", 0), 0) << n.name;
+}
+
 // Constant weights with N a multiple of 16 are packed in panels, and with
 // pad_matmul_panels any N; a weight shared by two products is packed once, and kept plain
 // while a Gather (a tied embedding) still reads it.

@@ -19,6 +19,12 @@ namespace nee {
 
 Tensor random_input(const TensorType& type, std::mt19937_64& rng) {
   Tensor t(type);
+  if (type.dtype == DType::u8) {  // a quantized matmul's weight panels: every byte is two valid 4-bit values
+    std::uniform_int_distribution<int> byte(0, 255);
+    uint8_t* p = t.data_as<uint8_t>();
+    for (int64_t i = 0; i < t.elements(); ++i) p[i] = static_cast<uint8_t>(byte(rng));
+    return t;
+  }
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   float* p = t.data_as<float>();
   for (int64_t i = 0; i < t.elements(); ++i) p[i] = dist(rng);

@@ -1,0 +1,107 @@
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "runtime/passes/constant_operands.h"
+#include "runtime/passes/passes.h"
+
+namespace nee {
+
+namespace {
+
+Node unary_node(const std::string& op, const std::string& name, const std::string& input, const std::string& output) {
+  Node node;
+  node.op = op;
+  node.name = name;
+  node.inputs = {input};
+  node.outputs = {output};
+  return node;
+}
+
+// `value` cast to a new f32 value named after `base`, the Cast added to `added`.
+std::string cast_to_f32(Graph& graph, const std::string& value, const std::string& base, std::vector<Node>& added) {
+  const std::string name = unique_value_name(graph, base);
+  graph.add_value(name, TensorType{DType::f32, graph.type_of(value).shape});
+  Node cast = unary_node("Cast", name, value, name);
+  cast.attrs.set("to", int64_t{1});  // ONNX's FLOAT
+  added.push_back(std::move(cast));
+  return name;
+}
+
+// B - b_zero_point as an f32 constant, its integers noted as its origin (a scale of 1 per
+// tensor or per column), so quantize_matmul_weights packs them as they are.
+std::string integer_weights(Graph& graph, const Tensor& b, const Tensor* zero_point, const std::string& base) {
+  DequantizedOrigin origin;
+  origin.x = b;
+  const bool per_column = zero_point && zero_point->elements() != 1;
+  origin.scale = Tensor(DType::f32, per_column ? zero_point->shape() : std::vector<int64_t>{});
+  std::fill_n(origin.scale.data_as<float>(), origin.scale.elements(), 1.0f);
+  if (zero_point) origin.zero_point = *zero_point;
+  origin.axis = 1;
+  const int64_t columns = b.shape()[1];
+  Tensor weights(DType::f32, b.shape());
+  for (int64_t i = 0; i < b.elements(); ++i) {
+    const int64_t zero_index = per_column ? i % columns : 0;
+    const int value = b.dtype() == DType::i8 ? b.data_as<int8_t>()[i] : b.data_as<uint8_t>()[i];
+    const int zero = !zero_point                           ? 0
+                     : zero_point->dtype() == DType::i8 ? zero_point->data_as<int8_t>()[zero_index]
+                                                        : zero_point->data_as<uint8_t>()[zero_index];
+    weights.data_as<float>()[i] = static_cast<float>(value - zero);
+  }
+  const std::string name = add_named_constant(graph, base, weights);
+  graph.set_dequantized_origin(name, std::move(origin));
+  return name;
+}
+
+}  // namespace
+
+void integer_matmul_as_float(Graph& graph) {
+  std::vector<Node> added;
+  std::vector<std::string> removed;  // the Casts after rewritten products
+  for (Node& node : graph.nodes()) {
+    if (node.op != "MatMulInteger" || graph.is_output(node.outputs[0])) continue;
+    const Tensor* b = graph.constant(node.inputs[1]);
+    const std::string a_zero = node.inputs.size() > 2 ? node.inputs[2] : "";
+    const std::string b_zero = node.inputs.size() > 3 ? node.inputs[3] : "";
+    const Tensor* b_zero_point = b_zero.empty() ? nullptr : graph.constant(b_zero);
+    if (!b || b->shape().size() != 2 || graph.type_of(node.inputs[0]).shape.size() < 2) continue;
+    if (!a_zero.empty() && graph.type_of(a_zero).elements() != 1) continue;  // one per row of A
+    if (!b_zero.empty() && !b_zero_point) continue;
+    const std::vector<const Node*> readers = graph.consumers(node.outputs[0]);
+    if (readers.size() != 1 || readers[0]->op != "Cast" || graph.type_of(readers[0]->outputs[0]).dtype != DType::f32) {
+      continue;
+    }
+    const Node& cast = *readers[0];
+    std::string a = cast_to_f32(graph, node.inputs[0], node.name + ".a_float", added);
+    if (!a_zero.empty()) {
+      const std::string zero = cast_to_f32(graph, a_zero, node.name + ".a_zero_float", added);
+      const std::string centred = unique_value_name(graph, node.name + ".a_centred");
+      graph.add_value(centred, graph.type_of(a));
+      Node sub = unary_node("Sub", centred, a, centred);
+      sub.inputs.push_back(zero);
+      added.push_back(std::move(sub));
+      a = centred;
+    }
+    const std::string product = node.outputs[0], b_name = node.inputs[1];
+    node.op = "MatMul";
+    node.inputs = {a, integer_weights(graph, *b, b_zero_point, b_name + ".centred")};
+    node.outputs = cast.outputs;
+    node.attrs = Attributes{};
+    removed.push_back(cast.name);
+    graph.remove_value(product);
+    for (const std::string& integers : {b_name, b_zero}) {
+      if (!integers.empty() && graph.consumers(integers).empty() && !graph.is_output(integers)) {
+        graph.remove_value(integers);
+      }
+    }
+  }
+  if (added.empty()) return;
+  auto& nodes = graph.nodes();
+  nodes.erase(std::remove_if(nodes.begin(), nodes.end(),
+                             [&](const Node& n) { return std::find(removed.begin(), removed.end(), n.name) != removed.end(); }),
+              nodes.end());
+  for (Node& n : added) graph.add_node(std::move(n));
+  graph.sort_topologically();
+}
+
+}  // namespace nee

@@ -1,0 +1,117 @@
+// Models quantized the ways onnxruntime's CPU quantizers write them, imported and
+// prepared as a CPU bundle's graph: dynamic quantization (DynamicQuantizeLinear, then
+// MatMulInteger by constant int8 weights, Cast and the scales' Mul) becomes a product by
+// quantized panels, computing what the unprepared graph computes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "importer/import_onnx.h"
+#include "onnx_model_builder.h"
+#include "runtime/passes/passes.h"
+#include "runtime/session.h"
+#include "runtime/tensor_io.h"
+
+namespace nee {
+namespace {
+
+using test::OnnxModelBuilder;
+
+GraphOptions quantizing_options() {
+  GraphOptions options;
+  options.pack_matmul_weights = options.pad_matmul_panels = options.quantize_matmul_weights = true;
+  return options;
+}
+
+// x [2, 24, 40] -> DynamicQuantizeLinear -> MatMulInteger by W [40, 20] int8 with a zero
+// point per column -> Cast -> Mul by x_scale * w_scale [20], as quantize_dynamic writes a
+// Linear layer (a bias Add after it).
+std::string dynamic_layer_bytes() {
+  OnnxModelBuilder m;
+  m.input("x", {2, 24, 40}).output("y");
+  Tensor w(DType::i8, {40, 20}), w_zero(DType::i8, {20});
+  for (int64_t i = 0; i < w.elements(); ++i) w.data_as<int8_t>()[i] = static_cast<int8_t>(i * 53 % 255 - 127);
+  for (int64_t i = 0; i < w_zero.elements(); ++i) w_zero.data_as<int8_t>()[i] = static_cast<int8_t>(i % 5 - 2);
+  m.initializer("w", w);
+  m.initializer("w_zero", w_zero);
+  m.initializer("w_scale", random_tensor({DType::f32, {20}}, 3));
+  m.initializer("bias", random_tensor({DType::f32, {20}}, 4));
+  m.node("DynamicQuantizeLinear", {"x"}, {"xq", "x_scale", "x_zero"});
+  m.node("MatMulInteger", {"xq", "w", "x_zero", "w_zero"}, {"acc"});
+  onnx::NodeProto& cast = m.node("Cast", {"acc"}, {"acc_f"});
+  test::set_attr(cast, "to", int64_t{1});
+  m.node("Mul", {"x_scale", "w_scale"}, {"scale"});
+  m.node("Mul", {"acc_f", "scale"}, {"scaled"});
+  m.node("Add", {"scaled", "bias"}, {"y"});
+  return m.bytes();
+}
+
+TEST(QuantizedProducts, DynamicQuantizationRunsOnQuantizedPanels) {
+  const std::string bytes = dynamic_layer_bytes();
+  Graph prepared = import_onnx_bytes(bytes);
+  optimize_graph(prepared, quantizing_options());
+  std::map<std::string, int> ops;
+  const Node* product = nullptr;
+  for (const Node& n : prepared.nodes()) {
+    ++ops[n.op];
+    if (n.op == "NeeMatMul") product = &n;
+  }
+  EXPECT_EQ(ops["MatMulInteger"], 0);
+  ASSERT_NE(product, nullptr);
+  EXPECT_EQ(product->attrs.get_int("b_bits", 0), 8);
+  EXPECT_EQ(product->attrs.get_int("b_group", 0), 40);
+  EXPECT_EQ(prepared.type_of(product->inputs[1]).dtype, DType::u8);
+  Session quantized(prepared, {});
+  Session plain(import_onnx_bytes(bytes), {});
+  for (uint64_t seed : {11, 12}) {
+    const std::map<std::string, Tensor> inputs = {{"x", random_tensor({DType::f32, {2, 24, 40}}, seed)}};
+    const Tensor got = quantized.run(inputs).at("y"), want = plain.run(inputs).at("y");
+    float peak = 0;
+    for (int64_t i = 0; i < want.elements(); ++i) peak = std::max(peak, std::abs(want.data_as<float>()[i]));
+    EXPECT_GT(peak, 0.5f);
+    for (int64_t i = 0; i < want.elements(); ++i) {
+      ASSERT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-5f * peak) << i;
+    }
+  }
+  // Without the option (bundles from before it) the integer product stays.
+  Graph older = import_onnx_bytes(bytes);
+  optimize_graph(older, GraphOptions{});
+  int integer_products = 0;
+  for (const Node& n : older.nodes()) integer_products += n.op == "MatMulInteger";
+  EXPECT_EQ(integer_products, 1);
+}
+
+// DynamicQuantizeLinear's vector loop against the formula element by element, over 101
+// values (six vectors and a tail) with ties: x / scale is k + 0.5 for half of them, which
+// round to the even neighbour.
+TEST(QuantizedProducts, DynamicQuantizeLinearRoundsHalfToEven) {
+  OnnxModelBuilder m;
+  m.input("x", {101}).output("q", onnx::TensorProto::UINT8).output("scale").output("zero", onnx::TensorProto::UINT8);
+  m.node("DynamicQuantizeLinear", {"x"}, {"q", "scale", "zero"});
+  Session session(import_onnx_bytes(m.bytes()), {});
+  Tensor x(DType::f32, {101});
+  // Range [-128, 127]: scale 1 and zero point 128, so x = k + 0.5 is a tie.
+  for (int64_t i = 0; i < 101; ++i) x.data_as<float>()[i] = -127.5f + 2.5f * static_cast<float>(i);
+  x.data_as<float>()[0] = -128.0f;
+  x.data_as<float>()[100] = 127.0f;
+  const std::map<std::string, Tensor> out = session.run({{"x", x}});
+  const float scale = out.at("scale").data_as<float>()[0];
+  EXPECT_EQ(scale, 1.0f);
+  const float zero = out.at("zero").data_as<uint8_t>()[0];
+  EXPECT_EQ(zero, 128);
+  int ties = 0;
+  for (int64_t i = 0; i < 101; ++i) {
+    const float q = x.data_as<float>()[i] / scale;
+    ties += q - std::floor(q) == 0.5f;
+    const float want = std::clamp(std::nearbyint(q) + zero, 0.0f, 255.0f);
+    EXPECT_EQ(out.at("q").data_as<uint8_t>()[i], static_cast<uint8_t>(want)) << i;
+  }
+  EXPECT_GT(ties, 0);
+}
+
+}  // namespace
+}  // namespace nee
