@@ -158,6 +158,7 @@ float apply_elementwise(ElementwiseOp op, float a, float b) {
     case ElementwiseOp::tanh: return std::tanh(a);
     case ElementwiseOp::erf: return std::erf(a);
     case ElementwiseOp::reciprocal: return 1.0f / a;
+    case ElementwiseOp::round: return std::nearbyint(a);
   }
   throw Error("unknown elementwise op");
 }

@@ -43,6 +43,7 @@ Expr instruction_expr(const ElementwiseInstruction& ins, const Expr& a, const Ex
     case ElementwiseOp::tanh: return tanh_approx(a);
     case ElementwiseOp::erf: return erf_approx(a);
     case ElementwiseOp::reciprocal: return 1.0f / a;
+    case ElementwiseOp::round: return round(a);  // Halide's round: ties to even
   }
   throw Error("unknown elementwise op");
 }

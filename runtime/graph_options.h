@@ -142,6 +142,10 @@ struct GraphOptions {
   // (integer_matmul_as_float), which changes those products' workloads. A manifest from
   // before it was recorded reads as false.
   bool quantize_matmul_weights = false;
+  // Activations quantized and dequantized again (QDQ models) run as f32 elementwise ops
+  // (passes.h: quantize_pairs_as_elementwise), which changes the workloads around them. A
+  // manifest from before it was recorded reads as false.
+  bool quantize_pairs_as_elementwise = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -160,7 +164,8 @@ struct GraphOptions {
            record_group_widths == o.record_group_widths && means_as_global_pools == o.means_as_global_pools &&
            winograd_weight_bound == o.winograd_weight_bound && block_global_pool_inputs == o.block_global_pool_inputs &&
            pad_matmul_panels == o.pad_matmul_panels && fuse_rms_norms == o.fuse_rms_norms &&
-           remove_same_type_casts == o.remove_same_type_casts && quantize_matmul_weights == o.quantize_matmul_weights;
+           remove_same_type_casts == o.remove_same_type_casts && quantize_matmul_weights == o.quantize_matmul_weights &&
+           quantize_pairs_as_elementwise == o.quantize_pairs_as_elementwise;
   }
 };
 

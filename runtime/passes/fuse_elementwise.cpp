@@ -90,6 +90,7 @@ const std::map<std::string, Translation>& translations() {
       {"Tanh", unary(ElementwiseOp::tanh)},
       {"Erf", unary(ElementwiseOp::erf)},
       {"Reciprocal", unary(ElementwiseOp::reciprocal)},
+      {"Round", unary(ElementwiseOp::round)},
       {"Pow",
        {[](const Graph& g, const Node& n) { return n.inputs.size() == 2 && scalar_f32_constant(g, n.inputs[1]); },
         [](const Graph& g, const Node& n, const std::vector<Operand>& in, ProgramBuilder& b) {

@@ -4,6 +4,7 @@ namespace nee {
 
 void optimize_graph(Graph& graph, const GraphOptions& options) {
   remove_identity(graph, options.remove_same_type_casts);
+  if (options.quantize_pairs_as_elementwise) quantize_pairs_as_elementwise(graph);
   fold_zero_pads(graph, options.fold_pads_into_convs);
   if (options.means_as_global_pools) means_as_global_pools(graph);
   transpose_as_reshape(graph);

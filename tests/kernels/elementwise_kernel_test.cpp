@@ -46,6 +46,8 @@ std::map<std::string, Workload> cases() {
       // tanh over [-10, 10] at 4099 points: the vectorizing approximation against std::tanh.
       {"tanh_range", elementwise({{4099}}, {4099}, "mul(x0,10); tanh(t0)")},
       {"large_parallel", elementwise({{4, 64, 129}, {64, 1}}, {4, 64, 129}, "add(x0,x1); relu(t0)")},
+      // Round, as QuantizeLinear rounds (quantize_pairs_as_elementwise): ties to even.
+      {"round_ties", elementwise({{4099}}, {4099}, "mul(x0,8); round(t0)")},
   };
 }
 
@@ -72,6 +74,20 @@ TEST_F(ElementwiseKernel, BroadcastingInputs) { kernels().check_points("broadcas
 TEST_F(ElementwiseKernel, LogSqrtPow) { kernels().check_points("log_sqrt_pow"); }
 TEST_F(ElementwiseKernel, ClipLeakyReluExp) { kernels().check_points("clip_leaky_exp"); }
 TEST_F(ElementwiseKernel, LargeParallel) { kernels().check_points("large_parallel"); }
+
+// Every point of round_ties on x = k / 16 (x * 8 = k / 2, a tie for every odd k): the
+// nearest integer, the even one at a tie, as std::nearbyint gives.
+TEST_F(ElementwiseKernel, RoundsTiesToEven) {
+  kernels().check_points("round_ties");
+  Tensor x(DType::f32, {4099});
+  for (int64_t i = 0; i < 4099; ++i) x.data_as<float>()[i] = static_cast<float>(i - 2049) / 16.0f;
+  for (const char* point : {"round_ties/default", "round_ties/random0", "round_ties/random1"}) {
+    const Tensor y = kernels().run(point, {&x});
+    for (int64_t i = 0; i < 4099; ++i) {
+      ASSERT_EQ(y.data_as<float>()[i], std::nearbyint(x.data_as<float>()[i] * 8.0f)) << point << " at " << i;
+    }
+  }
+}
 
 TEST_F(ElementwiseKernel, ErfApproximationIsWithin5e7OfStdErf) {
   kernels().check_points("erf_range");

@@ -1,7 +1,8 @@
 // Models quantized the ways onnxruntime's CPU quantizers write them, imported and
-// prepared as a CPU bundle's graph: dynamic quantization (DynamicQuantizeLinear, then
-// MatMulInteger by constant int8 weights, Cast and the scales' Mul) becomes a product by
-// quantized panels, computing what the unprepared graph computes.
+// prepared as a CPU bundle's graph, computing what the unprepared graph computes: dynamic
+// quantization (DynamicQuantizeLinear, then MatMulInteger by constant int8 weights, Cast
+// and the scales' Mul) becomes a product by quantized panels; static QDQ quantization's
+// activation pairs (QuantizeLinear, DequantizeLinear) become one elementwise kernel.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -83,6 +84,59 @@ TEST(QuantizedProducts, DynamicQuantizationRunsOnQuantizedPanels) {
   int integer_products = 0;
   for (const Node& n : older.nodes()) integer_products += n.op == "MatMulInteger";
   EXPECT_EQ(integer_products, 1);
+}
+
+// x [2, 3, 40] quantized to `dtype` with scale 0.02 and zero point `zero`, then
+// dequantized (scale 0.02, the same zero point), a Relu after: QDQ activations as
+// quantize_static writes them. x reaches past the integer range, so some saturate.
+std::string qdq_pair_bytes(int32_t dtype, int zero) {
+  OnnxModelBuilder m;
+  m.input("x", {2, 3, 40}).output("y").output("q", dtype);
+  Tensor scale(DType::f32, {});
+  scale.data_as<float>()[0] = 0.02f;
+  m.initializer("scale", scale);
+  Tensor zero_point(dtype == onnx::TensorProto::INT8 ? DType::i8 : DType::u8, {});
+  if (dtype == onnx::TensorProto::INT8) {
+    zero_point.data_as<int8_t>()[0] = static_cast<int8_t>(zero);
+  } else {
+    zero_point.data_as<uint8_t>()[0] = static_cast<uint8_t>(zero);
+  }
+  m.initializer("zero", zero_point);
+  m.node("QuantizeLinear", {"x", "scale", "zero"}, {"q"});
+  m.node("DequantizeLinear", {"q", "scale", "zero"}, {"dq"});
+  m.node("Relu", {"dq"}, {"y"});
+  return m.bytes();
+}
+
+TEST(QuantizedProducts, QuantizePairsRunAsOneElementwiseKernel) {
+  for (const auto& [dtype, zero] : {std::pair{onnx::TensorProto::UINT8, 128}, std::pair{onnx::TensorProto::INT8, -3}}) {
+    const std::string bytes = qdq_pair_bytes(dtype, zero);
+    Graph prepared = import_onnx_bytes(bytes);
+    GraphOptions options;
+    options.quantize_pairs_as_elementwise = true;
+    optimize_graph(prepared, options);
+    std::map<std::string, int> ops;
+    for (const Node& n : prepared.nodes()) ++ops[n.op];
+    // The quantized tensor is an output too, so its QuantizeLinear stays; the pair and the
+    // Relu run as one kernel.
+    EXPECT_EQ(ops["QuantizeLinear"], 1);
+    EXPECT_EQ(ops["DequantizeLinear"], 0);
+    EXPECT_EQ(ops["NeeElementwise"], 1);
+    Session quantized(prepared, {});
+    Session plain(import_onnx_bytes(bytes), {});
+    Tensor x(DType::f32, {2, 3, 40});
+    for (int64_t i = 0; i < x.elements(); ++i) x.data_as<float>()[i] = -3.0f + 0.025f * static_cast<float>(i);
+    const std::map<std::string, Tensor> got = quantized.run({{"x", x}}), want = plain.run({{"x", x}});
+    int zeros = 0, saturated = 0;
+    for (int64_t i = 0; i < x.elements(); ++i) {
+      const float g = got.at("y").data_as<float>()[i], w = want.at("y").data_as<float>()[i];
+      EXPECT_EQ(g, w) << i;
+      zeros += w == 0.0f;
+      saturated += w == (dtype == onnx::TensorProto::INT8 ? 127 - zero : 255 - zero) * 0.02f;
+    }
+    EXPECT_GT(zeros, 0);
+    EXPECT_GT(saturated, 0);
+  }
 }
 
 // DynamicQuantizeLinear's vector loop against the formula element by element, over 101

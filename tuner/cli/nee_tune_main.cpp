@@ -384,6 +384,7 @@ int main(int argc, char** argv) {
     graph_options.pack_matmul_weights = target.kind() == nee::TargetKind::cpu;
     graph_options.pad_matmul_panels = graph_options.pack_matmul_weights;
     graph_options.quantize_matmul_weights = graph_options.pack_matmul_weights;
+    graph_options.quantize_pairs_as_elementwise = true;
     graph_options.fold_operand_scales = true;
     graph_options.split_matmul_columns = true;
     graph_options.fuse_attention = target.kind() == nee::TargetKind::cpu && fuse_attention;

@@ -1,0 +1,125 @@
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/passes/constant_operands.h"
+#include "runtime/passes/passes.h"
+
+namespace nee {
+
+namespace {
+
+// A QuantizeLinear's or DequantizeLinear's scale and zero point where both are one
+// constant value (the zero point 0 when omitted).
+struct TensorQuantization {
+  std::string scale;  // the f32 scalar constant's name
+  float zero = 0;
+};
+
+std::optional<TensorQuantization> per_tensor(const Graph& graph, const Node& node) {
+  if (node.inputs.size() < 2 || node.attrs.get_int("block_size", 0) != 0) return std::nullopt;
+  if (!scalar_f32_constant(graph, node.inputs[1])) return std::nullopt;
+  TensorQuantization q{node.inputs[1], 0};
+  if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
+    const Tensor* zero = graph.constant(node.inputs[2]);
+    if (!zero || zero->elements() != 1) return std::nullopt;
+    switch (zero->dtype()) {
+      case DType::u8: q.zero = zero->data_as<uint8_t>()[0]; break;
+      case DType::i8: q.zero = zero->data_as<int8_t>()[0]; break;
+      case DType::u16: q.zero = zero->data_as<uint16_t>()[0]; break;
+      case DType::i16: q.zero = zero->data_as<int16_t>()[0]; break;
+      default: return std::nullopt;
+    }
+  }
+  return q;
+}
+
+// The range of an integer type QuantizeLinear saturates to.
+std::optional<std::pair<float, float>> saturation_range(DType dtype) {
+  switch (dtype) {
+    case DType::u8: return std::make_pair(0.0f, 255.0f);
+    case DType::i8: return std::make_pair(-128.0f, 127.0f);
+    case DType::u16: return std::make_pair(0.0f, 65535.0f);
+    case DType::i16: return std::make_pair(-32768.0f, 32767.0f);
+    default: return std::nullopt;
+  }
+}
+
+// Appends `op`(inputs) writing a new f32 value of `shape` named after `base`; returns it.
+std::string append(Graph& graph, std::vector<Node>& added, const std::string& op, const std::string& base,
+                   std::vector<std::string> inputs, const std::vector<int64_t>& shape,
+                   const std::string& output = "") {
+  Node node;
+  node.op = op;
+  node.name = unique_value_name(graph, base);
+  node.inputs = std::move(inputs);
+  node.outputs = {output.empty() ? node.name : output};
+  if (output.empty()) graph.add_value(node.name, TensorType{DType::f32, shape});
+  added.push_back(std::move(node));
+  return added.back().outputs[0];
+}
+
+std::string scalar(Graph& graph, const std::string& base, float value) {
+  Tensor t(DType::f32, {});
+  t.data_as<float>()[0] = value;
+  return add_named_constant(graph, base, t);
+}
+
+}  // namespace
+
+void quantize_pairs_as_elementwise(Graph& graph) {
+  std::vector<Node> added;
+  std::vector<std::string> replaced;  // the DequantizeLinears rewritten
+  for (const Node& dq : graph.nodes()) {
+    if (dq.op != "DequantizeLinear") continue;
+    const Node* q = graph.producer(dq.inputs[0]);
+    if (!q || q->op != "QuantizeLinear" || graph.type_of(q->inputs[0]).dtype != DType::f32) continue;
+    const std::optional<TensorQuantization> quantize = per_tensor(graph, *q), dequantize = per_tensor(graph, dq);
+    const std::optional<std::pair<float, float>> range = saturation_range(graph.type_of(q->outputs[0]).dtype);
+    if (!quantize || !dequantize || !range || graph.type_of(dq.outputs[0]).dtype != DType::f32) continue;
+    // QuantizeLinear: saturate(round(x / scale) + zero); DequantizeLinear: (q - zero) * scale.
+    const std::vector<int64_t>& shape = graph.type_of(dq.outputs[0]).shape;
+    const std::string base = dq.name + ".requantized";
+    std::string v = append(graph, added, "Div", base + "/divided", {q->inputs[0], quantize->scale}, shape);
+    v = append(graph, added, "Round", base + "/rounded", {v}, shape);
+    if (quantize->zero != 0) {
+      v = append(graph, added, "Add", base + "/shifted", {v, scalar(graph, base + "/zero", quantize->zero)}, shape);
+    }
+    v = append(graph, added, "Clip", base + "/saturated",
+               {v, scalar(graph, base + "/lowest", range->first), scalar(graph, base + "/highest", range->second)},
+               shape);
+    if (dequantize->zero != 0) {
+      v = append(graph, added, "Sub", base + "/centred", {v, scalar(graph, base + "/dq_zero", dequantize->zero)},
+                 shape);
+    }
+    append(graph, added, "Mul", base + "/scaled", {v, dequantize->scale}, shape, dq.outputs[0]);
+    replaced.push_back(dq.name);
+  }
+  if (replaced.empty()) return;
+  auto& nodes = graph.nodes();
+  nodes.erase(std::remove_if(nodes.begin(), nodes.end(),
+                             [&](const Node& n) {
+                               return std::find(replaced.begin(), replaced.end(), n.name) != replaced.end();
+                             }),
+              nodes.end());
+  // QuantizeLinears nothing reads any more go, with their outputs.
+  std::vector<std::string> unread;
+  for (const Node& n : nodes) {
+    if (n.op == "QuantizeLinear" && graph.consumers(n.outputs[0]).empty() && !graph.is_output(n.outputs[0])) {
+      unread.push_back(n.outputs[0]);
+    }
+  }
+  nodes.erase(std::remove_if(nodes.begin(), nodes.end(),
+                             [&](const Node& n) {
+                               return n.op == "QuantizeLinear" &&
+                                      std::find(unread.begin(), unread.end(), n.outputs[0]) != unread.end();
+                             }),
+              nodes.end());
+  for (const std::string& value : unread) graph.remove_value(value);
+  for (Node& n : added) graph.add_node(std::move(n));
+  graph.sort_topologically();
+}
+
+}  // namespace nee
