@@ -139,8 +139,8 @@ struct GraphOptions {
   // With pack_matmul_weights, constant weights dequantized from 8- or 4-bit integers at
   // import stay integers in the products that read them (passes.h:
   // quantize_matmul_weights), and MatMulIntegers by constant weights run as such products
-  // (integer_matmul_as_float), which changes those products' workloads. A manifest from
-  // before it was recorded reads as false.
+  // (integer_products_as_float; ConvIntegers run as Convs), which changes those products'
+  // workloads. A manifest from before it was recorded reads as false.
   bool quantize_matmul_weights = false;
   // Activations quantized and dequantized again (QDQ models) run as f32 elementwise ops
   // (passes.h: quantize_pairs_as_elementwise), which changes the workloads around them. A

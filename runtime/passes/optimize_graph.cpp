@@ -5,6 +5,8 @@ namespace nee {
 void optimize_graph(Graph& graph, const GraphOptions& options) {
   remove_identity(graph, options.remove_same_type_casts);
   if (options.quantize_pairs_as_elementwise) quantize_pairs_as_elementwise(graph);
+  // Before the conv and matmul fusions, which take the Convs and MatMuls it makes.
+  if (options.quantize_matmul_weights) integer_products_as_float(graph);
   fold_zero_pads(graph, options.fold_pads_into_convs);
   if (options.means_as_global_pools) means_as_global_pools(graph);
   transpose_as_reshape(graph);
@@ -15,7 +17,6 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   lower_3d_to_frames(graph);
   if (options.split_conv_channels) split_conv_channels(graph);
   lower_recurrent(graph);
-  if (options.quantize_matmul_weights) integer_matmul_as_float(graph);
   einsum_as_matmul(graph);
   fuse_gemm(graph);
   convert_matmul(graph);

@@ -1,7 +1,8 @@
 // Models quantized the ways onnxruntime's CPU quantizers write them, imported and
 // prepared as a CPU bundle's graph, computing what the unprepared graph computes: dynamic
 // quantization (DynamicQuantizeLinear, then MatMulInteger by constant int8 weights, Cast
-// and the scales' Mul) becomes a product by quantized panels; static QDQ quantization's
+// and the scales' Mul) becomes a product by quantized panels, its ConvIntegers Convs by
+// f32 weights; static QDQ quantization's
 // activation pairs (QuantizeLinear, DequantizeLinear) become one elementwise kernel.
 #include <gtest/gtest.h>
 
@@ -84,6 +85,43 @@ TEST(QuantizedProducts, DynamicQuantizationRunsOnQuantizedPanels) {
   int integer_products = 0;
   for (const Node& n : older.nodes()) integer_products += n.op == "MatMulInteger";
   EXPECT_EQ(integer_products, 1);
+}
+
+// x [1, 3, 9, 9] -> DynamicQuantizeLinear -> ConvInteger by W [4, 3, 3, 3] int8 with a zero
+// point per output channel, stride 2 and padding 1 -> Cast -> Mul by x_scale, as
+// quantize_dynamic writes a Conv.
+TEST(QuantizedProducts, DynamicQuantizedConvRunsAsConv) {
+  OnnxModelBuilder m;
+  m.input("x", {1, 3, 9, 9}).output("y");
+  Tensor w(DType::i8, {4, 3, 3, 3}), w_zero(DType::i8, {4});
+  for (int64_t i = 0; i < w.elements(); ++i) w.data_as<int8_t>()[i] = static_cast<int8_t>(i * 29 % 255 - 127);
+  for (int64_t i = 0; i < 4; ++i) w_zero.data_as<int8_t>()[i] = static_cast<int8_t>(3 * i - 4);
+  m.initializer("w", w);
+  m.initializer("w_zero", w_zero);
+  m.node("DynamicQuantizeLinear", {"x"}, {"xq", "x_scale", "x_zero"});
+  onnx::NodeProto& conv = m.node("ConvInteger", {"xq", "w", "x_zero", "w_zero"}, {"acc"});
+  test::set_attr(conv, "strides", std::vector<int64_t>{2, 2});
+  test::set_attr(conv, "pads", std::vector<int64_t>{1, 1, 1, 1});
+  test::set_attr(m.node("Cast", {"acc"}, {"acc_f"}), "to", int64_t{1});
+  m.node("Mul", {"acc_f", "x_scale"}, {"y"});
+  const std::string bytes = m.bytes();
+  Graph prepared = import_onnx_bytes(bytes);
+  optimize_graph(prepared, quantizing_options());
+  std::map<std::string, int> ops;
+  for (const Node& n : prepared.nodes()) ++ops[n.op];
+  EXPECT_EQ(ops["ConvInteger"], 0);
+  EXPECT_EQ(ops["NeeConv"], 1);
+  Session quantized(prepared, {});
+  Session plain(import_onnx_bytes(bytes), {});
+  const std::map<std::string, Tensor> inputs = {{"x", random_tensor({DType::f32, {1, 3, 9, 9}}, 21)}};
+  const Tensor got = quantized.run(inputs).at("y"), want = plain.run(inputs).at("y");
+  ASSERT_EQ(got.shape(), (std::vector<int64_t>{1, 4, 5, 5}));
+  float peak = 0;
+  for (int64_t i = 0; i < want.elements(); ++i) peak = std::max(peak, std::abs(want.data_as<float>()[i]));
+  EXPECT_GT(peak, 0.5f);
+  for (int64_t i = 0; i < want.elements(); ++i) {
+    ASSERT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-5f * peak) << i;
+  }
 }
 
 // x [2, 3, 40] quantized to `dtype` with scale 0.02 and zero point `zero`, then

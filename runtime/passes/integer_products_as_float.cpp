@@ -53,19 +53,36 @@ std::string integer_weights(Graph& graph, const Tensor& b, const Tensor* zero_po
   return name;
 }
 
+// W - w_zero_point as an f32 constant (the zero point one value or one per output channel,
+// W's first dim), for a Conv.
+std::string centred_conv_weights(Graph& graph, const Tensor& w, const Tensor* zero_point, const std::string& base) {
+  const int64_t per_channel = w.elements() / w.shape()[0];
+  Tensor weights(DType::f32, w.shape());
+  for (int64_t i = 0; i < w.elements(); ++i) {
+    const int64_t zero_index = zero_point && zero_point->elements() != 1 ? i / per_channel : 0;
+    const int value = w.dtype() == DType::i8 ? w.data_as<int8_t>()[i] : w.data_as<uint8_t>()[i];
+    const int zero = !zero_point                           ? 0
+                     : zero_point->dtype() == DType::i8 ? zero_point->data_as<int8_t>()[zero_index]
+                                                        : zero_point->data_as<uint8_t>()[zero_index];
+    weights.data_as<float>()[i] = static_cast<float>(value - zero);
+  }
+  return add_named_constant(graph, base, weights);
+}
+
 }  // namespace
 
-void integer_matmul_as_float(Graph& graph) {
+void integer_products_as_float(Graph& graph) {
   std::vector<Node> added;
   std::vector<std::string> removed;  // the Casts after rewritten products
   for (Node& node : graph.nodes()) {
-    if (node.op != "MatMulInteger" || graph.is_output(node.outputs[0])) continue;
+    const bool conv = node.op == "ConvInteger";
+    if ((node.op != "MatMulInteger" && !conv) || graph.is_output(node.outputs[0])) continue;
     const Tensor* b = graph.constant(node.inputs[1]);
     const std::string a_zero = node.inputs.size() > 2 ? node.inputs[2] : "";
     const std::string b_zero = node.inputs.size() > 3 ? node.inputs[3] : "";
     const Tensor* b_zero_point = b_zero.empty() ? nullptr : graph.constant(b_zero);
-    if (!b || b->shape().size() != 2 || graph.type_of(node.inputs[0]).shape.size() < 2) continue;
-    if (!a_zero.empty() && graph.type_of(a_zero).elements() != 1) continue;  // one per row of A
+    if (!b || (!conv && b->shape().size() != 2) || graph.type_of(node.inputs[0]).shape.size() < 2) continue;
+    if (!a_zero.empty() && graph.type_of(a_zero).elements() != 1) continue;  // one per row of A (MatMulInteger)
     if (!b_zero.empty() && !b_zero_point) continue;
     const std::vector<const Node*> readers = graph.consumers(node.outputs[0]);
     if (readers.size() != 1 || readers[0]->op != "Cast" || graph.type_of(readers[0]->outputs[0]).dtype != DType::f32) {
@@ -83,10 +100,14 @@ void integer_matmul_as_float(Graph& graph) {
       a = centred;
     }
     const std::string product = node.outputs[0], b_name = node.inputs[1];
-    node.op = "MatMul";
-    node.inputs = {a, integer_weights(graph, *b, b_zero_point, b_name + ".centred")};
+    // A Conv keeps ConvInteger's attributes; its padding adds zeros to the centred input,
+    // as ConvInteger's adds x_zero_point to the uncentred one.
+    const std::string weights = conv ? centred_conv_weights(graph, *b, b_zero_point, b_name + ".centred")
+                                     : integer_weights(graph, *b, b_zero_point, b_name + ".centred");
+    node.op = conv ? "Conv" : "MatMul";
+    node.inputs = {a, weights};
     node.outputs = cast.outputs;
-    node.attrs = Attributes{};
+    if (!conv) node.attrs = Attributes{};
     removed.push_back(cast.name);
     graph.remove_value(product);
     for (const std::string& integers : {b_name, b_zero}) {
