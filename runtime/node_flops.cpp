@@ -33,7 +33,7 @@ bool reads_every_input_element_once(const std::string& op) {
   static const std::set<std::string> ops = {
       "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ArgMax", "Softmax", "LogSoftmax",
       "LayerNormalization", "BatchNormalization", "GlobalAveragePool", "GlobalMaxPool", "InstanceNormalization",
-      "NeeGroupNorm"};
+      "NeeGroupNorm", "DynamicQuantizeLinear"};
   return ops.count(op) != 0;
 }
 
@@ -107,7 +107,8 @@ double node_flops(const Graph& graph, const Node& node) {
     const double extra_operands = node.inputs.size() > 1 ? static_cast<double>(node.inputs.size() - 1) : 1.0;
     return extra_operands * elements(graph, node.outputs[0]);
   }
-  return elements(graph, node.outputs[0]);
+  // An omitted first output (a DynamicQuantizeLinear's bytes nothing reads) counts nothing.
+  return node.outputs.empty() || node.outputs[0].empty() ? 0.0 : elements(graph, node.outputs[0]);
 }
 
 }  // namespace nee

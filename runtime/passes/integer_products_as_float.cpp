@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cfloat>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,44 @@ std::string centred_conv_weights(Graph& graph, const Tensor& w, const Tensor* ze
   return add_named_constant(graph, base, weights);
 }
 
+// A new f32 value named after `base`, of `shape`, written by `op`(inputs) added to `added`.
+std::string f32_node(Graph& graph, std::vector<Node>& added, const std::string& op, const std::string& base,
+                     std::vector<std::string> inputs, const std::vector<int64_t>& shape) {
+  const std::string name = unique_value_name(graph, base);
+  graph.add_value(name, TensorType{DType::f32, shape});
+  Node node = unary_node(op, name, inputs[0], name);
+  node.inputs = std::move(inputs);
+  added.push_back(std::move(node));
+  return name;
+}
+
+std::string scalar_constant(Graph& graph, const std::string& base, float value) {
+  Tensor t(DType::f32, {});
+  t.data_as<float>()[0] = value;
+  return add_named_constant(graph, base, t);
+}
+
+// A - a_zero_point in f32 where DynamicQuantizeLinear(x) made both: computed from x as
+// clip(round(x / scale) + zero, 0, 255) - zero, the quantization's own steps in f32, which
+// fuse_elementwise runs as one kernel, where a Cast of the bytes and a Sub each ran on
+// the reference kernels (5.7 ms of a dynamically quantized MobileNetV2's 18.8).
+std::string centred_from_float(Graph& graph, const Node& quantize, const std::string& zero,
+                               std::vector<Node>& added) {
+  const std::vector<int64_t>& shape = graph.type_of(quantize.inputs[0]).shape;
+  const std::string base = quantize.name + ".centred";
+  // A tensor of zeros has scale 0 (and zero point 0): x / FLT_MIN keeps its zeros where
+  // x / 0 would make NaNs.
+  const std::string scale = f32_node(graph, added, "Max", base + "/scale",
+                                     {quantize.outputs[1], scalar_constant(graph, base + "/least_scale", FLT_MIN)}, {});
+  std::string v = f32_node(graph, added, "Div", base + "/divided", {quantize.inputs[0], scale}, shape);
+  v = f32_node(graph, added, "Round", base + "/rounded", {v}, shape);
+  v = f32_node(graph, added, "Add", base + "/shifted", {v, zero}, shape);
+  v = f32_node(graph, added, "Clip", base + "/saturated",
+               {v, scalar_constant(graph, base + "/lowest", 0), scalar_constant(graph, base + "/highest", 255)},
+               shape);
+  return f32_node(graph, added, "Sub", base + "/centred", {v, zero}, shape);
+}
+
 }  // namespace
 
 void integer_products_as_float(Graph& graph) {
@@ -89,8 +128,16 @@ void integer_products_as_float(Graph& graph) {
       continue;
     }
     const Node& cast = *readers[0];
-    std::string a = cast_to_f32(graph, node.inputs[0], node.name + ".a_float", added);
-    if (!a_zero.empty()) {
+    const Node* quantize = graph.producer(node.inputs[0]);
+    const bool dynamic = quantize && quantize->op == "DynamicQuantizeLinear" && quantize->outputs.size() == 3 &&
+                         quantize->outputs[0] == node.inputs[0] && quantize->outputs[2] == a_zero;
+    std::string a;
+    if (dynamic) {
+      a = centred_from_float(graph, *quantize, cast_to_f32(graph, a_zero, node.name + ".a_zero_float", added), added);
+    } else {
+      a = cast_to_f32(graph, node.inputs[0], node.name + ".a_float", added);
+    }
+    if (!dynamic && !a_zero.empty()) {
       const std::string zero = cast_to_f32(graph, a_zero, node.name + ".a_zero_float", added);
       const std::string centred = unique_value_name(graph, node.name + ".a_centred");
       graph.add_value(centred, graph.type_of(a));
@@ -122,6 +169,14 @@ void integer_products_as_float(Graph& graph) {
                              [&](const Node& n) { return std::find(removed.begin(), removed.end(), n.name) != removed.end(); }),
               nodes.end());
   for (Node& n : added) graph.add_node(std::move(n));
+  // The bytes of a DynamicQuantizeLinear whose products now read x are not made at all.
+  for (Node& n : nodes) {
+    if (n.op != "DynamicQuantizeLinear" || n.outputs[0].empty() || graph.is_output(n.outputs[0])) continue;
+    if (graph.consumers(n.outputs[0]).empty()) {
+      graph.remove_value(n.outputs[0]);
+      n.outputs[0].clear();
+    }
+  }
   graph.sort_topologically();
 }
 

@@ -60,11 +60,14 @@ ReferenceFn make_reference_dynamic_quantize_linear(const Graph&, const Node&) {
     const float scale = (high - low) / 255.0f;
     const uint8_t zero =
         scale > 0 ? static_cast<uint8_t>(std::clamp(std::nearbyint(-low / scale), 0.0f, 255.0f)) : 0;
-    uint8_t* y = out[0]->data_as<uint8_t>();
-    if (scale > 0) {
-      quantize_to_bytes(x, n, scale, zero, y);
-    } else {
-      std::fill_n(y, n, uint8_t{0});
+    // Without y (passes.h: integer_products_as_float reads x instead), only the parameters.
+    if (out[0]) {
+      uint8_t* y = out[0]->data_as<uint8_t>();
+      if (scale > 0) {
+        quantize_to_bytes(x, n, scale, zero, y);
+      } else {
+        std::fill_n(y, n, uint8_t{0});
+      }
     }
     if (out.size() > 1 && out[1]) *out[1]->data_as<float>() = scale;
     if (out.size() > 2 && out[2]) *out[2]->data_as<uint8_t>() = zero;

@@ -33,6 +33,21 @@ TEST(NodeFlops, NeeMatMulCountsItsWorkload) {
   EXPECT_EQ(flops_of_last_node(g), 2.0 * 4 * 3 * 8);
 }
 
+// DynamicQuantizeLinear reads x once, whether or not its bytes are made
+// (integer_products_as_float omits them where the products read x).
+TEST(NodeFlops, DynamicQuantizeLinearCountsItsInput) {
+  Graph g = graph_with_input(f32({4, 8}));
+  g.add_value("scale", f32({}));
+  g.add_value("zero", TensorType{DType::u8, {}});
+  Node quantize;
+  quantize.op = "DynamicQuantizeLinear";
+  quantize.name = "q";
+  quantize.inputs = {"x"};
+  quantize.outputs = {"", "scale", "zero"};
+  g.add_node(quantize);
+  EXPECT_EQ(flops_of_last_node(g), 32.0);
+}
+
 TEST(NodeFlops, NeeConvCountsItsWorkload) {
   Graph g = graph_with_input(f32({1, 2, 5, 5}));
   g.add_constant("w", Tensor(DType::f32, {3, 2, 3, 3}));

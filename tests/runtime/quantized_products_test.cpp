@@ -63,6 +63,7 @@ TEST(QuantizedProducts, DynamicQuantizationRunsOnQuantizedPanels) {
     if (n.op == "NeeMatMul") product = &n;
   }
   EXPECT_EQ(ops["MatMulInteger"], 0);
+  EXPECT_EQ(ops["Cast"], 1);  // the zero point's; A is centred from x in one elementwise kernel
   ASSERT_NE(product, nullptr);
   EXPECT_EQ(product->attrs.get_int("b_bits", 0), 8);
   EXPECT_EQ(product->attrs.get_int("b_group", 0), 40);
@@ -78,6 +79,12 @@ TEST(QuantizedProducts, DynamicQuantizationRunsOnQuantizedPanels) {
     for (int64_t i = 0; i < want.elements(); ++i) {
       ASSERT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-5f * peak) << i;
     }
+  }
+  // Zeros quantize with scale 0: the bias alone, no NaN from x / scale.
+  const std::map<std::string, Tensor> zeros = {{"x", Tensor(DType::f32, {2, 24, 40})}};
+  const Tensor got_zeros = quantized.run(zeros).at("y"), want_zeros = plain.run(zeros).at("y");
+  for (int64_t i = 0; i < want_zeros.elements(); ++i) {
+    ASSERT_EQ(got_zeros.data_as<float>()[i], want_zeros.data_as<float>()[i]) << i;
   }
   // Without the option (bundles from before it) the integer product stays.
   Graph older = import_onnx_bytes(bytes);
