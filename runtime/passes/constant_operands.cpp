@@ -35,6 +35,16 @@ bool clip_bounds(const Graph& graph, const Node& clip, float& lo, float& hi) {
   return lo <= hi;
 }
 
+std::string add_scalar_constant(Graph& graph, const std::string& base, float value) {
+  Tensor t(DType::f32, {});
+  t.data_as<float>()[0] = value;
+  return add_named_constant(graph, base, t);
+}
+
+int byte_integer_at(const Tensor& t, int64_t i) {
+  return t.dtype() == DType::i8 ? t.data_as<int8_t>()[i] : t.data_as<uint8_t>()[i];
+}
+
 std::string add_shape_constant(Graph& graph, const std::string& name, const std::vector<int64_t>& shape) {
   Tensor tensor(DType::i64, {static_cast<int64_t>(shape.size())});
   std::copy(shape.begin(), shape.end(), tensor.data_as<int64_t>());

@@ -36,6 +36,12 @@ std::string unique_value_name(const Graph& graph, const std::string& base);
 // yet, and returns that name.
 std::string add_named_constant(Graph& graph, const std::string& base, const Tensor& t);
 
+// Adds `value` as an f32 scalar constant under a name derived from `base`; returns it.
+std::string add_scalar_constant(Graph& graph, const std::string& base, float value);
+
+// Element i of an 8-bit integer tensor (i8 or u8: quantized weights, zero points).
+int byte_integer_at(const Tensor& t, int64_t i);
+
 // Adds `shape` as the i64 constant `name` (a Reshape's second input) and returns `name`.
 std::string add_shape_constant(Graph& graph, const std::string& name, const std::vector<int64_t>& shape);
 

@@ -42,12 +42,8 @@ std::string integer_weights(Graph& graph, const Tensor& b, const Tensor* zero_po
   const int64_t columns = b.shape()[1];
   Tensor weights(DType::f32, b.shape());
   for (int64_t i = 0; i < b.elements(); ++i) {
-    const int64_t zero_index = per_column ? i % columns : 0;
-    const int value = b.dtype() == DType::i8 ? b.data_as<int8_t>()[i] : b.data_as<uint8_t>()[i];
-    const int zero = !zero_point                           ? 0
-                     : zero_point->dtype() == DType::i8 ? zero_point->data_as<int8_t>()[zero_index]
-                                                        : zero_point->data_as<uint8_t>()[zero_index];
-    weights.data_as<float>()[i] = static_cast<float>(value - zero);
+    const int zero = zero_point ? byte_integer_at(*zero_point, per_column ? i % columns : 0) : 0;
+    weights.data_as<float>()[i] = static_cast<float>(byte_integer_at(b, i) - zero);
   }
   const std::string name = add_named_constant(graph, base, weights);
   graph.set_dequantized_origin(name, std::move(origin));
@@ -61,11 +57,8 @@ std::string centred_conv_weights(Graph& graph, const Tensor& w, const Tensor* ze
   Tensor weights(DType::f32, w.shape());
   for (int64_t i = 0; i < w.elements(); ++i) {
     const int64_t zero_index = zero_point && zero_point->elements() != 1 ? i / per_channel : 0;
-    const int value = w.dtype() == DType::i8 ? w.data_as<int8_t>()[i] : w.data_as<uint8_t>()[i];
-    const int zero = !zero_point                           ? 0
-                     : zero_point->dtype() == DType::i8 ? zero_point->data_as<int8_t>()[zero_index]
-                                                        : zero_point->data_as<uint8_t>()[zero_index];
-    weights.data_as<float>()[i] = static_cast<float>(value - zero);
+    const int zero = zero_point ? byte_integer_at(*zero_point, zero_index) : 0;
+    weights.data_as<float>()[i] = static_cast<float>(byte_integer_at(w, i) - zero);
   }
   return add_named_constant(graph, base, weights);
 }
@@ -81,12 +74,6 @@ std::string f32_node(Graph& graph, std::vector<Node>& added, const std::string& 
   return name;
 }
 
-std::string scalar_constant(Graph& graph, const std::string& base, float value) {
-  Tensor t(DType::f32, {});
-  t.data_as<float>()[0] = value;
-  return add_named_constant(graph, base, t);
-}
-
 // A - a_zero_point in f32 where DynamicQuantizeLinear(x) made both: computed from x as
 // clip(round(x / scale) + zero, 0, 255) - zero, the quantization's own steps in f32, which
 // fuse_elementwise runs as one kernel, where a Cast of the bytes and a Sub each ran on
@@ -98,12 +85,12 @@ std::string centred_from_float(Graph& graph, const Node& quantize, const std::st
   // A tensor of zeros has scale 0 (and zero point 0): x / FLT_MIN keeps its zeros where
   // x / 0 would make NaNs.
   const std::string scale = f32_node(graph, added, "Max", base + "/scale",
-                                     {quantize.outputs[1], scalar_constant(graph, base + "/least_scale", FLT_MIN)}, {});
+                                     {quantize.outputs[1], add_scalar_constant(graph, base + "/least_scale", FLT_MIN)}, {});
   std::string v = f32_node(graph, added, "Div", base + "/divided", {quantize.inputs[0], scale}, shape);
   v = f32_node(graph, added, "Round", base + "/rounded", {v}, shape);
   v = f32_node(graph, added, "Add", base + "/shifted", {v, zero}, shape);
   v = f32_node(graph, added, "Clip", base + "/saturated",
-               {v, scalar_constant(graph, base + "/lowest", 0), scalar_constant(graph, base + "/highest", 255)},
+               {v, add_scalar_constant(graph, base + "/lowest", 0), add_scalar_constant(graph, base + "/highest", 255)},
                shape);
   return f32_node(graph, added, "Sub", base + "/centred", {v, zero}, shape);
 }

@@ -1,6 +1,7 @@
 #include <optional>
 
 #include "core/matmul_weight_layout.h"
+#include "runtime/passes/constant_operands.h"
 #include "runtime/passes/passes.h"
 
 namespace nee {
@@ -25,9 +26,6 @@ std::optional<QuantizedMatrix> quantized_b(const DequantizedOrigin& origin) {
   }
   const int64_t groups = (b.rows + b.group - 1) / b.group;
   const bool is_signed = origin.x.dtype() == DType::i8;
-  const auto element = [&](const Tensor& t, int64_t i) {
-    return is_signed ? static_cast<int>(t.data_as<int8_t>()[i]) : static_cast<int>(t.data_as<uint8_t>()[i]);
-  };
   const auto parameter_index = [&](int64_t g, int64_t n) -> int64_t {
     if (per_tensor) return 0;
     return origin.block_size == 0 ? n : g * b.columns + n;
@@ -37,7 +35,7 @@ std::optional<QuantizedMatrix> quantized_b(const DequantizedOrigin& origin) {
   const int lowest = is_signed ? -8 : 0, highest = is_signed ? 7 : 15;
   bool narrow = b.rows % 2 == 0;
   for (int64_t i = 0; narrow && i < origin.x.elements(); ++i) {
-    const int v = element(origin.x, i);
+    const int v = byte_integer_at(origin.x, i);
     narrow = v >= lowest && v <= highest;
   }
   b.bits = narrow ? 4 : 8;
@@ -46,7 +44,7 @@ std::optional<QuantizedMatrix> quantized_b(const DequantizedOrigin& origin) {
   // Signed integers are stored shifted to unsigned ones, their zero points with them.
   const int shift = is_signed ? (narrow ? 8 : 128) : 0;
   b.values.resize(static_cast<size_t>(b.rows * b.columns));
-  for (int64_t i = 0; i < b.rows * b.columns; ++i) b.values[i] = static_cast<uint8_t>(element(origin.x, i) + shift);
+  for (int64_t i = 0; i < b.rows * b.columns; ++i) b.values[i] = static_cast<uint8_t>(byte_integer_at(origin.x, i) + shift);
   b.scales.resize(static_cast<size_t>(groups * b.columns));
   b.offsets.resize(b.scales.size());
   const bool has_zero_point = !origin.zero_point.empty_storage();
@@ -54,7 +52,7 @@ std::optional<QuantizedMatrix> quantized_b(const DequantizedOrigin& origin) {
     for (int64_t n = 0; n < b.columns; ++n) {
       const int64_t p = parameter_index(g, n);
       const float scale = origin.scale.data_as<float>()[p];
-      const int zero = (has_zero_point ? element(origin.zero_point, p) : 0) + shift;
+      const int zero = (has_zero_point ? byte_integer_at(origin.zero_point, p) : 0) + shift;
       b.scales[g * b.columns + n] = scale;
       b.offsets[g * b.columns + n] = -static_cast<float>(zero) * scale;
     }

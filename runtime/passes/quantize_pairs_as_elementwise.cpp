@@ -61,12 +61,6 @@ std::string append(Graph& graph, std::vector<Node>& added, const std::string& op
   return added.back().outputs[0];
 }
 
-std::string scalar(Graph& graph, const std::string& base, float value) {
-  Tensor t(DType::f32, {});
-  t.data_as<float>()[0] = value;
-  return add_named_constant(graph, base, t);
-}
-
 }  // namespace
 
 void quantize_pairs_as_elementwise(Graph& graph) {
@@ -85,13 +79,13 @@ void quantize_pairs_as_elementwise(Graph& graph) {
     std::string v = append(graph, added, "Div", base + "/divided", {q->inputs[0], quantize->scale}, shape);
     v = append(graph, added, "Round", base + "/rounded", {v}, shape);
     if (quantize->zero != 0) {
-      v = append(graph, added, "Add", base + "/shifted", {v, scalar(graph, base + "/zero", quantize->zero)}, shape);
+      v = append(graph, added, "Add", base + "/shifted", {v, add_scalar_constant(graph, base + "/zero", quantize->zero)}, shape);
     }
     v = append(graph, added, "Clip", base + "/saturated",
-               {v, scalar(graph, base + "/lowest", range->first), scalar(graph, base + "/highest", range->second)},
+               {v, add_scalar_constant(graph, base + "/lowest", range->first), add_scalar_constant(graph, base + "/highest", range->second)},
                shape);
     if (dequantize->zero != 0) {
-      v = append(graph, added, "Sub", base + "/centred", {v, scalar(graph, base + "/dq_zero", dequantize->zero)},
+      v = append(graph, added, "Sub", base + "/centred", {v, add_scalar_constant(graph, base + "/dq_zero", dequantize->zero)},
                  shape);
     }
     append(graph, added, "Mul", base + "/scaled", {v, dequantize->scale}, shape, dq.outputs[0]);
