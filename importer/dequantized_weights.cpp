@@ -6,7 +6,8 @@ void note_dequantized_origin(Graph& graph, const Node& node) {
   if (node.op != "DequantizeLinear" || node.outputs.size() != 1 || !graph.constant(node.outputs[0])) return;
   const Tensor* x = graph.constant(node.inputs[0]);
   const Tensor* scale = graph.constant(node.inputs[1]);
-  const Tensor* zero_point = node.inputs.size() > 2 && !node.inputs[2].empty() ? graph.constant(node.inputs[2]) : nullptr;
+  const bool has_zero_point = node.inputs.size() > 2 && !node.inputs[2].empty();
+  const Tensor* zero_point = has_zero_point ? graph.constant(node.inputs[2]) : nullptr;
   if (!x || !scale || x->shape().size() != 2 || (x->dtype() != DType::i8 && x->dtype() != DType::u8)) return;
   if (scale->dtype() != DType::f32 || graph.type_of(node.outputs[0]).dtype != DType::f32) return;
   DequantizedOrigin origin;

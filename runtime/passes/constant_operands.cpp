@@ -79,6 +79,14 @@ Node single_output_node(const std::string& op, const std::vector<std::string>& i
   return node;
 }
 
+std::string append_node(Graph& graph, std::vector<Node>& added, const std::string& op, const std::string& base,
+                        const std::vector<std::string>& inputs, const TensorType& type) {
+  const std::string name = unique_value_name(graph, base);
+  graph.add_value(name, type);
+  added.push_back(single_output_node(op, inputs, name));
+  return name;
+}
+
 Node reshape_view(Graph& graph, const std::string& value, const std::string& name, const std::vector<int64_t>& shape) {
   graph.add_value(name, TensorType{graph.type_of(value).dtype, shape});
   return single_output_node("Reshape", {value, add_shape_constant(graph, name + ".shape", shape)}, name);

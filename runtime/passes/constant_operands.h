@@ -49,6 +49,11 @@ std::string add_shape_constant(Graph& graph, const std::string& name, const std:
 // named.
 Node single_output_node(const std::string& op, const std::vector<std::string>& inputs, const std::string& output);
 
+// A node `op`(inputs) appended to `added`, writing a new value of `type` named after `base`
+// (the node takes its name); returns that value.
+std::string append_node(Graph& graph, std::vector<Node>& added, const std::string& op, const std::string& base,
+                        const std::vector<std::string>& inputs, const TensorType& type);
+
 // A Reshape node named `name` viewing `value` as `shape`: adds the value `name` and the
 // shape constant, and returns the node for the caller to add.
 Node reshape_view(Graph& graph, const std::string& value, const std::string& name, const std::vector<int64_t>& shape);

@@ -10,22 +10,11 @@ namespace nee {
 
 namespace {
 
-Node unary_node(const std::string& op, const std::string& name, const std::string& input, const std::string& output) {
-  Node node;
-  node.op = op;
-  node.name = name;
-  node.inputs = {input};
-  node.outputs = {output};
-  return node;
-}
-
 // `value` cast to a new f32 value named after `base`, the Cast added to `added`.
 std::string cast_to_f32(Graph& graph, const std::string& value, const std::string& base, std::vector<Node>& added) {
-  const std::string name = unique_value_name(graph, base);
-  graph.add_value(name, TensorType{DType::f32, graph.type_of(value).shape});
-  Node cast = unary_node("Cast", name, value, name);
-  cast.attrs.set("to", int64_t{1});  // ONNX's FLOAT
-  added.push_back(std::move(cast));
+  const std::string name =
+      append_node(graph, added, "Cast", base, {value}, TensorType{DType::f32, graph.type_of(value).shape});
+  added.back().attrs.set("to", int64_t{1});  // ONNX's FLOAT
   return name;
 }
 
@@ -63,36 +52,26 @@ std::string centred_conv_weights(Graph& graph, const Tensor& w, const Tensor* ze
   return add_named_constant(graph, base, weights);
 }
 
-// A new f32 value named after `base`, of `shape`, written by `op`(inputs) added to `added`.
-std::string f32_node(Graph& graph, std::vector<Node>& added, const std::string& op, const std::string& base,
-                     std::vector<std::string> inputs, const std::vector<int64_t>& shape) {
-  const std::string name = unique_value_name(graph, base);
-  graph.add_value(name, TensorType{DType::f32, shape});
-  Node node = unary_node(op, name, inputs[0], name);
-  node.inputs = std::move(inputs);
-  added.push_back(std::move(node));
-  return name;
-}
-
 // A - a_zero_point in f32 where DynamicQuantizeLinear(x) made both: computed from x as
 // clip(round(x / scale) + zero, 0, 255) - zero, the quantization's own steps in f32, which
 // fuse_elementwise runs as one kernel, where a Cast of the bytes and a Sub each ran on
 // the reference kernels (5.7 ms of a dynamically quantized MobileNetV2's 18.8).
 std::string centred_from_float(Graph& graph, const Node& quantize, const std::string& zero,
                                std::vector<Node>& added) {
-  const std::vector<int64_t>& shape = graph.type_of(quantize.inputs[0]).shape;
+  const TensorType shape{DType::f32, graph.type_of(quantize.inputs[0]).shape};
   const std::string base = quantize.name + ".centred";
   // A tensor of zeros has scale 0 (and zero point 0): x / FLT_MIN keeps its zeros where
   // x / 0 would make NaNs.
-  const std::string scale = f32_node(graph, added, "Max", base + "/scale",
-                                     {quantize.outputs[1], add_scalar_constant(graph, base + "/least_scale", FLT_MIN)}, {});
-  std::string v = f32_node(graph, added, "Div", base + "/divided", {quantize.inputs[0], scale}, shape);
-  v = f32_node(graph, added, "Round", base + "/rounded", {v}, shape);
-  v = f32_node(graph, added, "Add", base + "/shifted", {v, zero}, shape);
-  v = f32_node(graph, added, "Clip", base + "/saturated",
-               {v, add_scalar_constant(graph, base + "/lowest", 0), add_scalar_constant(graph, base + "/highest", 255)},
-               shape);
-  return f32_node(graph, added, "Sub", base + "/centred", {v, zero}, shape);
+  const std::string least = add_scalar_constant(graph, base + "/least_scale", FLT_MIN);
+  const std::string scale =
+      append_node(graph, added, "Max", base + "/scale", {quantize.outputs[1], least}, TensorType{DType::f32, {}});
+  std::string v = append_node(graph, added, "Div", base + "/divided", {quantize.inputs[0], scale}, shape);
+  v = append_node(graph, added, "Round", base + "/rounded", {v}, shape);
+  v = append_node(graph, added, "Add", base + "/shifted", {v, zero}, shape);
+  const std::string lowest = add_scalar_constant(graph, base + "/lowest", 0);
+  const std::string highest = add_scalar_constant(graph, base + "/highest", 255);
+  v = append_node(graph, added, "Clip", base + "/saturated", {v, lowest, highest}, shape);
+  return append_node(graph, added, "Sub", base + "/centred", {v, zero}, shape);
 }
 
 }  // namespace
@@ -126,12 +105,7 @@ void integer_products_as_float(Graph& graph) {
     }
     if (!dynamic && !a_zero.empty()) {
       const std::string zero = cast_to_f32(graph, a_zero, node.name + ".a_zero_float", added);
-      const std::string centred = unique_value_name(graph, node.name + ".a_centred");
-      graph.add_value(centred, graph.type_of(a));
-      Node sub = unary_node("Sub", centred, a, centred);
-      sub.inputs.push_back(zero);
-      added.push_back(std::move(sub));
-      a = centred;
+      a = append_node(graph, added, "Sub", node.name + ".a_centred", {a, zero}, graph.type_of(a));
     }
     const std::string product = node.outputs[0], b_name = node.inputs[1];
     // A Conv keeps ConvInteger's attributes; its padding adds zeros to the centred input,
@@ -153,7 +127,9 @@ void integer_products_as_float(Graph& graph) {
   if (added.empty()) return;
   auto& nodes = graph.nodes();
   nodes.erase(std::remove_if(nodes.begin(), nodes.end(),
-                             [&](const Node& n) { return std::find(removed.begin(), removed.end(), n.name) != removed.end(); }),
+                             [&](const Node& n) {
+                               return std::find(removed.begin(), removed.end(), n.name) != removed.end();
+                             }),
               nodes.end());
   for (Node& n : added) graph.add_node(std::move(n));
   // The bytes of a DynamicQuantizeLinear whose products now read x are not made at all.

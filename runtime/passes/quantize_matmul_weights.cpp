@@ -44,7 +44,9 @@ std::optional<QuantizedMatrix> quantized_b(const DequantizedOrigin& origin) {
   // Signed integers are stored shifted to unsigned ones, their zero points with them.
   const int shift = is_signed ? (narrow ? 8 : 128) : 0;
   b.values.resize(static_cast<size_t>(b.rows * b.columns));
-  for (int64_t i = 0; i < b.rows * b.columns; ++i) b.values[i] = static_cast<uint8_t>(byte_integer_at(origin.x, i) + shift);
+  for (int64_t i = 0; i < b.rows * b.columns; ++i) {
+    b.values[i] = static_cast<uint8_t>(byte_integer_at(origin.x, i) + shift);
+  }
   b.scales.resize(static_cast<size_t>(groups * b.columns));
   b.offsets.resize(b.scales.size());
   const bool has_zero_point = !origin.zero_point.empty_storage();

@@ -47,20 +47,6 @@ std::optional<std::pair<float, float>> saturation_range(DType dtype) {
   }
 }
 
-// Appends `op`(inputs) writing a new f32 value of `shape` named after `base`; returns it.
-std::string append(Graph& graph, std::vector<Node>& added, const std::string& op, const std::string& base,
-                   std::vector<std::string> inputs, const std::vector<int64_t>& shape,
-                   const std::string& output = "") {
-  Node node;
-  node.op = op;
-  node.name = unique_value_name(graph, base);
-  node.inputs = std::move(inputs);
-  node.outputs = {output.empty() ? node.name : output};
-  if (output.empty()) graph.add_value(node.name, TensorType{DType::f32, shape});
-  added.push_back(std::move(node));
-  return added.back().outputs[0];
-}
-
 }  // namespace
 
 void quantize_pairs_as_elementwise(Graph& graph) {
@@ -74,21 +60,24 @@ void quantize_pairs_as_elementwise(Graph& graph) {
     const std::optional<std::pair<float, float>> range = saturation_range(graph.type_of(q->outputs[0]).dtype);
     if (!quantize || !dequantize || !range || graph.type_of(dq.outputs[0]).dtype != DType::f32) continue;
     // QuantizeLinear: saturate(round(x / scale) + zero); DequantizeLinear: (q - zero) * scale.
-    const std::vector<int64_t>& shape = graph.type_of(dq.outputs[0]).shape;
+    const TensorType shape = graph.type_of(dq.outputs[0]);
     const std::string base = dq.name + ".requantized";
-    std::string v = append(graph, added, "Div", base + "/divided", {q->inputs[0], quantize->scale}, shape);
-    v = append(graph, added, "Round", base + "/rounded", {v}, shape);
+    std::string v = append_node(graph, added, "Div", base + "/divided", {q->inputs[0], quantize->scale}, shape);
+    v = append_node(graph, added, "Round", base + "/rounded", {v}, shape);
     if (quantize->zero != 0) {
-      v = append(graph, added, "Add", base + "/shifted", {v, add_scalar_constant(graph, base + "/zero", quantize->zero)}, shape);
+      const std::string zero = add_scalar_constant(graph, base + "/zero", quantize->zero);
+      v = append_node(graph, added, "Add", base + "/shifted", {v, zero}, shape);
     }
-    v = append(graph, added, "Clip", base + "/saturated",
-               {v, add_scalar_constant(graph, base + "/lowest", range->first), add_scalar_constant(graph, base + "/highest", range->second)},
-               shape);
+    const std::string lowest = add_scalar_constant(graph, base + "/lowest", range->first);
+    const std::string highest = add_scalar_constant(graph, base + "/highest", range->second);
+    v = append_node(graph, added, "Clip", base + "/saturated", {v, lowest, highest}, shape);
     if (dequantize->zero != 0) {
-      v = append(graph, added, "Sub", base + "/centred", {v, add_scalar_constant(graph, base + "/dq_zero", dequantize->zero)},
-                 shape);
+      const std::string zero = add_scalar_constant(graph, base + "/dq_zero", dequantize->zero);
+      v = append_node(graph, added, "Sub", base + "/centred", {v, zero}, shape);
     }
-    append(graph, added, "Mul", base + "/scaled", {v, dequantize->scale}, shape, dq.outputs[0]);
+    Node scaled = single_output_node("Mul", {v, dequantize->scale}, dq.outputs[0]);
+    scaled.name = unique_value_name(graph, base + "/scaled");
+    added.push_back(std::move(scaled));
     replaced.push_back(dq.name);
   }
   if (replaced.empty()) return;
