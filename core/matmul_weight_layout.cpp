@@ -79,6 +79,32 @@ void dequantize_panels(const uint8_t* panels, const float* scales, const MatmulA
   }
 }
 
+std::vector<int64_t> integer_panel_shape(int64_t rows, int64_t columns) {
+  return {(columns + kMatmulWeightPanel - 1) / kMatmulWeightPanel, rows / 4, kMatmulWeightPanel, 4};
+}
+
+std::vector<int64_t> integer_scales_shape(int64_t columns) {
+  return {(columns + kMatmulWeightPanel - 1) / kMatmulWeightPanel, 2, kMatmulWeightPanel};
+}
+
+void pack_integer_panels(const IntegerMatrix& b, int8_t* panels, float* scales) {
+  constexpr int64_t block = kMatmulWeightPanel;
+  const std::vector<int64_t> shape = integer_panel_shape(b.rows, b.columns);
+  std::fill_n(panels, shape[0] * shape[1] * block * 4, int8_t{0});
+  std::fill_n(scales, shape[0] * 2 * block, 0.0f);
+  for (int64_t col = 0; col < b.columns; ++col) {
+    const int64_t panel = col / block, lane = col % block;
+    int64_t sum = 0;
+    for (int64_t row = 0; row < b.rows; ++row) {
+      const int8_t q = b.values[row * b.columns + col];
+      panels[((panel * shape[1] + row / 4) * block + lane) * 4 + row % 4] = q;
+      sum += q;
+    }
+    scales[panel * 2 * block + lane] = b.multipliers[col];
+    scales[(panel * 2 + 1) * block + lane] = static_cast<float>(sum);
+  }
+}
+
 Workload matmul_runtime_layout(const Workload& w) {
   const MatmulAttrs attrs = matmul_attrs(w);
   const std::vector<int64_t>& b = w.inputs[1].shape;

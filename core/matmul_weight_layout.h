@@ -55,6 +55,21 @@ void pack_quantized_panels(const QuantizedMatrix& b, uint8_t* panels, float* sca
 void dequantize_panels(const uint8_t* panels, const float* scales, const MatmulAttrs& attrs, int64_t k, int64_t n,
                        float* out);
 
+// A [K, N] matrix of signed bytes with a multiplier per column, for an integer product
+// (MatmulAttrs::a_bits); K is a multiple of 4.
+struct IntegerMatrix {
+  int64_t rows = 0, columns = 0;
+  std::vector<int8_t> values;      // [rows, columns]
+  std::vector<float> multipliers;  // [columns]
+};
+
+// Its panels and their multipliers and column sums:
+// [ceil(N / 16), K / 4, 16, 4] i8 and [ceil(N / 16), 2, 16] f32.
+std::vector<int64_t> integer_panel_shape(int64_t rows, int64_t columns);
+std::vector<int64_t> integer_scales_shape(int64_t columns);
+// Fills them (panels and scales hold the shapes' elements); lanes past N are zeros.
+void pack_integer_panels(const IntegerMatrix& b, int8_t* panels, float* scales);
+
 // The product as a runtime that packs constant weights runs it: an untransposed 2-D B
 // becomes one of panels (b_block, padded where N needs it); any other workload is
 // returned as it is.

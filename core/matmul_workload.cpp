@@ -11,6 +11,7 @@
 #include "core/family.h"
 #include "core/integer_text.h"
 #include "core/json_numbers.h"
+#include "core/matmul_weight_layout.h"
 
 namespace nee {
 
@@ -30,6 +31,7 @@ struct StoredMatmulAttrs final : WorkloadAttrs {
     if (attrs.b_columns != 0) j["b_columns"] = attrs.b_columns;
     if (attrs.b_bits != 0) j["b_bits"] = attrs.b_bits;
     if (attrs.b_group != 0) j["b_group"] = attrs.b_group;
+    if (attrs.a_bits != 0) j["a_bits"] = attrs.a_bits;
     return j;
   }
 };
@@ -47,6 +49,7 @@ std::shared_ptr<const WorkloadAttrs> matmul_attrs_from_json(const nlohmann::json
   a.b_columns = json_int_or(j, "b_columns", 0);
   a.b_bits = json_int_or(j, "b_bits", 0);
   a.b_group = json_int_or(j, "b_group", 0);
+  a.a_bits = json_int_or(j, "a_bits", 0);
   stored->bias = json_int(j.at("bias"), "bias") != 0;
   return stored;
 }
@@ -72,11 +75,49 @@ void check_quantized_b(const TensorType& b, const TensorType& b_scales, const Ma
 Workload build_matmul_workload(const TensorType& a, const TensorType& b, const TensorType* c,
                                const MatmulAttrs& attrs);
 
+// Checks an integer product's B panels, their multipliers and column sums, and A's scale and
+// zero point (nee::Error).
+void check_integer_operands(const TensorType& b, const TensorType& b_scales, const TensorType& a_scale,
+                            const TensorType& a_zero, const MatmulAttrs& attrs) {
+  if (attrs.a_bits != 8 || attrs.b_bits != 8 || attrs.b_group != 0 || attrs.b_block != kMatmulWeightPanel) {
+    throw Error(fmt::format("an integer matmul has a_bits 8, b_bits 8, b_group 0 and b_block {}; got {}, {}, {}, {}",
+                            kMatmulWeightPanel, attrs.a_bits, attrs.b_bits, attrs.b_group, attrs.b_block));
+  }
+  if (b.dtype != DType::i8 || b.shape.size() != 4 || b.shape[2] != attrs.b_block || b.shape[3] != 4) {
+    throw Error(fmt::format("an integer matmul's B is i8 panels [N/{}, K/4, {}, 4], got {}", attrs.b_block,
+                            attrs.b_block, b.to_string()));
+  }
+  const std::vector<int64_t> scales_shape = {b.shape[0], 2, attrs.b_block};
+  if (b_scales.dtype != DType::f32 || b_scales.shape != scales_shape) {
+    throw Error(fmt::format("the multipliers and column sums of {} are f32[{}], got {}", b.to_string(),
+                            fmt::join(scales_shape, ","), b_scales.to_string()));
+  }
+  if (a_scale.dtype != DType::f32 || a_scale.elements() != 1 || a_scale.shape.size() > 1) {
+    throw Error("an integer matmul's A scale is one f32, got " + a_scale.to_string());
+  }
+  if (a_zero.dtype != DType::u8 || a_zero.elements() != 1 || a_zero.shape.size() > 1) {
+    throw Error("an integer matmul's A zero point is one u8, got " + a_zero.to_string());
+  }
+}
+
 }  // namespace
+
+Workload make_integer_matmul_workload(const TensorType& a, const TensorType& b, const TensorType& b_scales,
+                                      const TensorType& a_scale, const TensorType& a_zero, const TensorType* c,
+                                      const MatmulAttrs& attrs) {
+  check_integer_operands(b, b_scales, a_scale, a_zero, attrs);
+  if (attrs.trans_a || a.shape.size() < 2) throw Error("an integer matmul's A is untransposed, rank >= 2");
+  // B's panels as build_matmul_workload checks them; matmul_logical_b_shape reads 4 rows a row.
+  const TensorType b_as_float{DType::f32, {b.shape[0], b.shape[1], b.shape[2]}};
+  Workload w = build_matmul_workload(a, b_as_float, c, attrs);
+  w.inputs[1] = b;
+  w.inputs.insert(w.inputs.begin() + 2, {b_scales, a_scale, a_zero});
+  return w;
+}
 
 Workload make_quantized_matmul_workload(const TensorType& a, const TensorType& b, const TensorType& b_scales,
                                         const TensorType* c, const MatmulAttrs& attrs) {
-  if (attrs.b_bits == 0) throw Error("a quantized matmul workload needs b_bits");
+  if (attrs.b_bits == 0 || attrs.a_bits != 0) throw Error("a quantized matmul workload needs b_bits, not a_bits");
   TensorType b_as_float = b;
   b_as_float.dtype = DType::f32;
   Workload w = build_matmul_workload(a, b_as_float, c, attrs);
@@ -88,7 +129,10 @@ Workload make_quantized_matmul_workload(const TensorType& a, const TensorType& b
 
 Workload make_matmul_workload(const TensorType& a, const TensorType& b, const TensorType* c,
                               const MatmulAttrs& attrs) {
-  if (attrs.b_bits != 0) throw Error("a matmul by quantized weights is made by make_quantized_matmul_workload");
+  if (attrs.b_bits != 0 || attrs.a_bits != 0) {
+    throw Error("a matmul by quantized weights is made by make_quantized_matmul_workload or "
+                "make_integer_matmul_workload");
+  }
   return build_matmul_workload(a, b, c, attrs);
 }
 
@@ -168,11 +212,18 @@ MatmulAttrs matmul_attrs(const Workload& w) { return w.attrs_as<StoredMatmulAttr
 
 bool matmul_has_bias(const Workload& w) { return w.attrs_as<StoredMatmulAttrs>().bias; }
 
-size_t matmul_bias_input(const MatmulAttrs& attrs) { return attrs.b_bits != 0 ? 3 : 2; }
+size_t matmul_bias_input(const MatmulAttrs& attrs) { return attrs.a_bits != 0 ? 5 : attrs.b_bits != 0 ? 3 : 2; }
+
+DType matmul_operand_dtype(const MatmulAttrs& attrs, size_t index) {
+  if (attrs.a_bits != 0 && index == 1) return DType::i8;
+  if (attrs.a_bits != 0 && index == 4) return DType::u8;
+  if (attrs.a_bits == 0 && attrs.b_bits != 0 && index == 1) return DType::u8;
+  return DType::f32;
+}
 
 std::vector<int64_t> matmul_logical_b_shape(const std::vector<int64_t>& b_shape, const MatmulAttrs& attrs) {
   if (attrs.b_block == 0) return b_shape;
-  const int64_t k = attrs.b_bits != 0 ? b_shape[1] * 8 / attrs.b_bits : b_shape[1];
+  const int64_t k = attrs.a_bits != 0 ? b_shape[1] * 4 : attrs.b_bits != 0 ? b_shape[1] * 8 / attrs.b_bits : b_shape[1];
   return {k, attrs.b_columns != 0 ? attrs.b_columns : b_shape[0] * attrs.b_block};
 }
 
@@ -218,6 +269,10 @@ Family matmul_family() {
             const bool bias = matmul_has_bias(w);
             require_input_count(w, bias_input + (bias ? 1 : 0));
             const TensorType* c = bias ? &w.inputs[bias_input] : nullptr;
+            if (attrs.a_bits != 0) {
+              return make_integer_matmul_workload(w.inputs[0], w.inputs[1], w.inputs[2], w.inputs[3], w.inputs[4], c,
+                                                  attrs);
+            }
             if (attrs.b_bits != 0) {
               return make_quantized_matmul_workload(w.inputs[0], w.inputs[1], w.inputs[2], c, attrs);
             }

@@ -30,6 +30,18 @@ struct MatmulAttrs {
   // 0: B holds f32. Both held in the key only when set.
   int64_t b_bits = 0;
   int64_t b_group = 0;
+  // a_bits 8: an integer product (passes.h: quantize_matmul_activations). The kernel
+  // quantizes A to u8 as QuantizeLinear does, q = saturate(round(a / a_scale) + a_zero)
+  // (ties to even; a scale below FLT_MIN counts as FLT_MIN, DynamicQuantizeLinear's of a
+  // tensor of zeros being 0), and B holds signed bytes in panels of b_block (16) columns by
+  // four rows, [ceil(N / 16), K / 4, 16, 4] i8 (K a multiple of 4), so that one 32-bit lane
+  // of a vector is four rows of one column: a VNNI dot product. Then
+  // out = (sum_k q * b - a_zero * column_sum[n]) * multiplier[n], the sums in i32, from
+  // b_scales [ceil(N / 16), 2, 16] f32 (multipliers, then column sums, integers), before
+  // alpha, the bias and the activation. The operands: a, b, b_scales, a_scale (f32) and
+  // a_zero (u8), one element each, then C. b_bits is 8 and b_group 0 with it. Held in the
+  // key only when set.
+  int64_t a_bits = 0;
 };
 
 // Validates shapes and computes the output shape (ONNX broadcasting of batch dims and of
@@ -41,10 +53,19 @@ Workload make_matmul_workload(const TensorType& a, const TensorType& b, const Te
 // offsets.
 Workload make_quantized_matmul_workload(const TensorType& a, const TensorType& b, const TensorType& b_scales,
                                         const TensorType* c, const MatmulAttrs& attrs);
+// The same as an integer product (attrs.a_bits): B's integer panels, their multipliers and
+// column sums, and A's scale and zero point.
+Workload make_integer_matmul_workload(const TensorType& a, const TensorType& b, const TensorType& b_scales,
+                                      const TensorType& a_scale, const TensorType& a_zero, const TensorType* c,
+                                      const MatmulAttrs& attrs);
 MatmulAttrs matmul_attrs(const Workload& w);
 bool matmul_has_bias(const Workload& w);
-// The index of C among the workload's inputs (after B's scales where B is quantized).
+// The index of C among the workload's inputs (after B's scales where B is quantized, and
+// A's scale and zero point in an integer product).
 size_t matmul_bias_input(const MatmulAttrs& attrs);
+// The element type of operand `index` (a, b, ...) of a product with these attributes: B's
+// panels u8 where quantized, i8 in an integer product, whose A zero point is u8; f32 else.
+DType matmul_operand_dtype(const MatmulAttrs& attrs, size_t index);
 // B's logical [.., K, N] shape: its own, or that of the matrix its panels hold.
 std::vector<int64_t> matmul_logical_b_shape(const std::vector<int64_t>& b_shape, const MatmulAttrs& attrs);
 

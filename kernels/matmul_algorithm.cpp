@@ -1,7 +1,10 @@
 #include "kernels/matmul_algorithm.h"
 
+#include <limits>
+
 #include "core/error.h"
 #include "core/family.h"
+#include "core/matmul_weight_layout.h"
 #include "core/matmul_workload.h"
 #include "kernels/activation_exprs.h"
 #include "kernels/dense_input.h"
@@ -26,9 +29,56 @@ static std::vector<Expr> batch_indices(const std::vector<int64_t>& shape, int ma
 std::vector<Argument> MatmulPipeline::arguments() const {
   std::vector<Argument> args = {a, b};
   if (b_scales.defined()) args.push_back(b_scales);
+  if (a_scale.defined()) args.insert(args.end(), {a_scale, a_zero});
   if (c.defined()) args.push_back(c);
   return args;
 }
+
+namespace {
+
+// An integer product's A quantized, its sums and their epilogue up to alpha
+// (MatmulAttrs::a_bits): returns (acc - a_zero * column_sum) * multiplier. `a_idx` reads A
+// at the reduction's k; `panel` is column n's panel of B.
+Expr define_integer_product(MatmulPipeline& p, const Workload& w, const std::vector<Expr>& a_idx, const Expr& panel,
+                            bool clamp_reads) {
+  const auto& s_shape = w.inputs[2].shape;
+  p.b_scales = ImageParam(Float(32), 3, "b_scales");
+  constrain_dense_input(p.b_scales, s_shape);
+  p.a_scale = ImageParam(Float(32), static_cast<int>(w.inputs[3].shape.size()), "a_scale");
+  p.a_zero = ImageParam(UInt(8), static_cast<int>(w.inputs[4].shape.size()), "a_zero");
+  constrain_dense_input(p.a_scale, w.inputs[3].shape);
+  constrain_dense_input(p.a_zero, w.inputs[4].shape);
+  const std::vector<Expr> first(w.inputs[3].shape.size(), 0), first_zero(w.inputs[4].shape.size(), 0);
+  const Expr scale = max(p.a_scale(first), std::numeric_limits<float>::min());
+  const Expr zero = p.a_zero(first_zero);
+
+  // a_quantized(k, m, batch...): A's reads with the reduction's k as a pure variable.
+  const Var kv("kv");
+  std::vector<Var> quantized_vars = {kv, p.m};
+  for (const Var& v : p.batch) quantized_vars.push_back(v);
+  std::vector<Expr> a_at_kv = a_idx;
+  a_at_kv[0] = kv;
+  p.a_quantized = Func("a_quantized");
+  p.a_quantized(quantized_vars) = cast<uint8_t>(clamp(round(p.a(a_at_kv) / scale) + cast<float>(zero), 0.0f, 255.0f));
+
+  const int block = kMatmulWeightPanel;
+  p.k = RDom(0, 4, 0, static_cast<int>(p.size_k / 4), "k");
+  std::vector<Var> out_vars = {p.n, p.m};
+  for (const Var& v : p.batch) out_vars.push_back(v);
+  std::vector<Expr> quantized_at_k = {p.k.y * 4 + p.k.x, p.m};
+  for (const Var& v : p.batch) quantized_at_k.push_back(v);
+  const int panels = static_cast<int>(w.inputs[1].shape[0]);
+  const Expr read_panel = clamp_reads ? clamp(panel, 0, panels - 1) : panel;
+  p.acc = Func("acc");
+  p.acc(out_vars) = 0;
+  p.acc(out_vars) += cast<int32_t>(p.a_quantized(quantized_at_k)) *
+                     cast<int32_t>(p.b(p.k.x, p.n % block, p.k.y, read_panel));
+  const Expr lane = p.n % block;
+  const Expr column_sum = cast<int32_t>(p.b_scales(lane, 1, read_panel));
+  return cast<float>(p.acc(out_vars) - cast<int32_t>(zero) * column_sum) * p.b_scales(lane, 0, read_panel);
+}
+
+}  // namespace
 
 MatmulPipeline define_matmul(const Workload& w, bool clamp_reads) {
   if (family_of(w).id != FamilyId::matmul) throw Error("define_matmul got a '" + w.op + "' workload");
@@ -40,7 +90,8 @@ MatmulPipeline define_matmul(const Workload& w, bool clamp_reads) {
 
   MatmulPipeline p;
   p.a = ImageParam(Float(32), static_cast<int>(sa.size()), "a");
-  p.b = ImageParam(attrs.b_bits != 0 ? UInt(8) : Float(32), static_cast<int>(sb.size()), "b");
+  p.b = ImageParam(attrs.a_bits != 0 ? Int(8) : attrs.b_bits != 0 ? UInt(8) : Float(32), static_cast<int>(sb.size()),
+                   "b");
   constrain_dense_input(p.a, sa);
   constrain_dense_input(p.b, sb);
   p.size_m = so[out_rank - 2];
@@ -82,7 +133,12 @@ MatmulPipeline define_matmul(const Workload& w, bool clamp_reads) {
     for (const Expr& e : batch_indices(sb, 2, p.batch)) b_idx.push_back(e);
   }
   p.b_panel = Func("b_panel");
-  if (attrs.b_bits == 0) {
+  std::vector<Var> out_vars = {n, m};
+  for (const Var& v : p.batch) out_vars.push_back(v);
+  Expr value;
+  if (attrs.a_bits != 0) {
+    value = define_integer_product(p, w, a_idx, b_idx[2], clamp_reads);
+  } else if (attrs.b_bits == 0) {
     p.b_panel(panel_vars) = p.b(clamped(b_idx, sb));
   } else {
     // Quantized panels: row kk's integer (its nibble where two rows share a byte) times its
@@ -98,16 +154,14 @@ MatmulPipeline define_matmul(const Workload& w, bool clamp_reads) {
                             p.b_scales(clamped({b_idx[0], 1, group, b_idx[2]}, s_shape));
   }
 
-  std::vector<Var> out_vars = {n, m};
-  for (const Var& v : p.batch) out_vars.push_back(v);
-  std::vector<Expr> panel_at_k = {n, k};
-  for (const Var& v : p.batch) panel_at_k.push_back(v);
-
-  p.acc = Func("acc");
-  p.acc(out_vars) = 0.0f;
-  p.acc(out_vars) += p.a(a_idx) * p.b_panel(panel_at_k);
-
-  Expr value = p.acc(out_vars);
+  if (attrs.a_bits == 0) {
+    std::vector<Expr> panel_at_k = {n, k};
+    for (const Var& v : p.batch) panel_at_k.push_back(v);
+    p.acc = Func("acc");
+    p.acc(out_vars) = 0.0f;
+    p.acc(out_vars) += p.a(a_idx) * p.b_panel(panel_at_k);
+    value = p.acc(out_vars);
+  }
   if (attrs.alpha != 1.0) value = value * static_cast<float>(attrs.alpha);
   if (matmul_has_bias(w)) {
     const auto& sc = w.inputs[matmul_bias_input(attrs)].shape;

@@ -15,8 +15,12 @@ namespace nee {
 struct MatmulPipeline {
   Halide::ImageParam a, b, c;  // c is defined only when the workload has a bias
   Halide::ImageParam b_scales;  // defined only when B is quantized (MatmulAttrs::b_bits)
+  Halide::ImageParam a_scale, a_zero;  // defined only in an integer product (MatmulAttrs::a_bits)
   Halide::Func b_panel;        // identity stage over B; the schedule may store it packed
-  Halide::Func acc;            // the reduction: acc(n, m, batch...) += A * B
+  Halide::Func a_quantized;    // an integer product's A as u8, a_quantized(k, m, batch...)
+  // the reduction: acc(n, m, batch...) += A * B; in an integer product, in i32 over
+  // k = k.y * 4 + k.x, the schedule vectorizing k.x into dot products
+  Halide::Func acc;
   Halide::Func out;            // epilogue: alpha, bias, relu or gelu
   Halide::Var n{"n"}, m{"m"};
   std::vector<Halide::Var> batch;  // outer-first order reversed: batch[0] is the innermost batch dim
@@ -24,7 +28,8 @@ struct MatmulPipeline {
   int64_t size_m = 0, size_n = 0, size_k = 0;
   std::vector<int64_t> batch_sizes;  // same order as `batch`
 
-  std::vector<Halide::Argument> arguments() const;  // a, b, [b_scales], [c] in the kernel's call order
+  // a, b, [b_scales], [a_scale, a_zero], [c] in the kernel's call order
+  std::vector<Halide::Argument> arguments() const;
 };
 
 // clamp_reads: reads of B clamp their indices to the buffers' extents. Values are

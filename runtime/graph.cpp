@@ -27,6 +27,7 @@ void Graph::set_type(const std::string& name, const TensorType& type) { values_[
 void Graph::remove_value(const std::string& name) {
   values_.erase(name);
   dequantized_origins_.erase(name);
+  quantized_origins_.erase(name);
 }
 
 void Graph::set_dequantized_origin(const std::string& name, DequantizedOrigin origin) {
@@ -37,6 +38,11 @@ void Graph::set_dequantized_origin(const std::string& name, DequantizedOrigin or
 const DequantizedOrigin* Graph::dequantized_origin(const std::string& name) const {
   auto it = dequantized_origins_.find(name);
   return it == dequantized_origins_.end() ? nullptr : &it->second;
+}
+
+const QuantizedOrigin* Graph::quantized_origin(const std::string& name) const {
+  auto it = quantized_origins_.find(name);
+  return it == quantized_origins_.end() ? nullptr : &it->second;
 }
 
 const TensorType& Graph::type_of(const std::string& name) const {

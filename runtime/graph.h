@@ -30,6 +30,19 @@ struct DequantizedOrigin {
   int64_t block_size = 0;
 };
 
+// An f32 activation that is x quantized to 8 bits and back: (saturate(round(x / scale) +
+// zero) - zero), times scale where `scaled` (a QDQ pair; not where DynamicQuantizeLinear made
+// the integers, whose scale the product's reader applies). `scale` is an f32 value of one
+// element; the zero point is the u8 value `zero` of one element, or where that is empty the
+// constant `zero_point`. An i8 quantization is noted as its u8 shift (zero point plus 128,
+// its range shifted to u8's). A matmul may quantize x itself instead (passes.h:
+// quantize_matmul_activations).
+struct QuantizedOrigin {
+  std::string x, scale, zero;
+  int zero_point = 0;
+  bool scaled = true;
+};
+
 // A dataflow graph with static shapes. Every value (graph input, constant, node output)
 // has a name and a TensorType; constants also hold their data.
 class Graph {
@@ -46,7 +59,13 @@ class Graph {
   // A constant's quantized origin: null for none. Removing the value forgets it.
   void set_dequantized_origin(const std::string& name, DequantizedOrigin origin);
   const DequantizedOrigin* dequantized_origin(const std::string& name) const;
-  void forget_dequantized_origins() { dequantized_origins_.clear(); }
+  // An activation's quantized origin: null for none. Removing the value forgets it.
+  void set_quantized_origin(const std::string& name, QuantizedOrigin origin) { quantized_origins_[name] = origin; }
+  const QuantizedOrigin* quantized_origin(const std::string& name) const;
+  void forget_origins() {
+    dequantized_origins_.clear();
+    quantized_origins_.clear();
+  }
 
   // Nodes, kept in a topological order once the importer or sort_topologically() ran.
   const std::vector<Node>& nodes() const { return nodes_; }
@@ -78,6 +97,7 @@ class Graph {
   };
   std::map<std::string, Value> values_;
   std::map<std::string, DequantizedOrigin> dequantized_origins_;
+  std::map<std::string, QuantizedOrigin> quantized_origins_;
   std::vector<Node> nodes_;
   std::vector<std::string> inputs_, outputs_;
 };

@@ -146,6 +146,13 @@ struct GraphOptions {
   // (passes.h: quantize_pairs_as_elementwise), which changes the workloads around them. A
   // manifest from before it was recorded reads as false.
   bool quantize_pairs_as_elementwise = false;
+  // With pack_matmul_weights, products of quantized activations by weights dequantized
+  // from 8-bit integers run as integer products (passes.h: quantize_matmul_activations),
+  // which changes their workloads. nee-tune sets it where the bundle's CPU has VNNI: a
+  // 384x768x768 product of bytes ran 858 GOPS on Zen 4 with vpdpbusd, 200 without it
+  // (AVX-512's vpmaddwd), where f32 runs at about 210. A manifest from before it was
+  // recorded reads as false.
+  bool quantize_matmul_activations = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -165,7 +172,8 @@ struct GraphOptions {
            winograd_weight_bound == o.winograd_weight_bound && block_global_pool_inputs == o.block_global_pool_inputs &&
            pad_matmul_panels == o.pad_matmul_panels && fuse_rms_norms == o.fuse_rms_norms &&
            remove_same_type_casts == o.remove_same_type_casts && quantize_matmul_weights == o.quantize_matmul_weights &&
-           quantize_pairs_as_elementwise == o.quantize_pairs_as_elementwise;
+           quantize_pairs_as_elementwise == o.quantize_pairs_as_elementwise &&
+           quantize_matmul_activations == o.quantize_matmul_activations;
   }
 };
 

@@ -241,14 +241,14 @@ std::optional<Workload> workload_of(const Graph& graph, const Node& node) {
     return std::nullopt;  // a dtype, rank or shape the family does not cover
   }
   if (node.op != "NeeMatMul") return std::nullopt;
-  const int64_t b_bits = node.attrs.get_int("b_bits", 0);
+  MatmulAttrs attrs;
+  attrs.b_bits = node.attrs.get_int("b_bits", 0);
+  attrs.a_bits = node.attrs.get_int("a_bits", 0);
   std::vector<TensorType> operands;
   for (const std::string& in : node.inputs) {
     if (in.empty()) continue;
     const TensorType& type = graph.type_of(in);
-    // A quantized B's panels are u8 (MatmulAttrs::b_bits).
-    const DType wanted = b_bits != 0 && operands.size() == 1 ? DType::u8 : DType::f32;
-    if (type.dtype != wanted) return std::nullopt;
+    if (type.dtype != matmul_operand_dtype(attrs, operands.size())) return std::nullopt;
     for (int64_t d : type.shape) {
       if (d <= 0) return std::nullopt;
     }
@@ -257,7 +257,6 @@ std::optional<Workload> workload_of(const Graph& graph, const Node& node) {
   if (operands.size() < 2 || operands[0].shape.size() < 2 || operands[1].shape.size() < 2) {
     return std::nullopt;
   }
-  MatmulAttrs attrs;
   attrs.trans_a = node.attrs.get_int("trans_a", 0) != 0;
   attrs.trans_b = node.attrs.get_int("trans_b", 0) != 0;
   attrs.alpha = node.attrs.get_float("alpha", 1.0f);
@@ -266,11 +265,14 @@ std::optional<Workload> workload_of(const Graph& graph, const Node& node) {
   attrs.gelu = node.attrs.get_int("gelu", 0) != 0;
   attrs.b_block = node.attrs.get_int("b_block", 0);
   attrs.b_columns = node.attrs.get_int("b_columns", 0);
-  attrs.b_bits = b_bits;
   attrs.b_group = node.attrs.get_int("b_group", 0);
   const size_t bias_input = matmul_bias_input(attrs);
   const TensorType* bias = operands.size() > bias_input ? &operands[bias_input] : nullptr;
-  if (b_bits == 0) return make_matmul_workload(operands[0], operands[1], bias, attrs);
+  if (attrs.a_bits != 0) {
+    if (operands.size() < bias_input) return std::nullopt;
+    return make_integer_matmul_workload(operands[0], operands[1], operands[2], operands[3], operands[4], bias, attrs);
+  }
+  if (attrs.b_bits == 0) return make_matmul_workload(operands[0], operands[1], bias, attrs);
   if (operands.size() <= 2) return std::nullopt;
   return make_quantized_matmul_workload(operands[0], operands[1], operands[2], bias, attrs);
 }

@@ -31,6 +31,7 @@ MatmulCpuSpace::MatmulCpuSpace(const Workload& workload, CpuVectorIsa isa) : wor
   for (int64_t b : shape.batch_sizes) batch_ *= b;
   b_block_ = matmul_attrs(workload).b_block;
   b_bits_ = matmul_attrs(workload).b_bits;
+  a_bits_ = matmul_attrs(workload).a_bits;
   knobs_ = {
       {"vec", values_up_to({1, 4, 8, 16}, n_), "vector width in floats"},
       {"nr_vecs", {1, 2, 3, 4}, "vectors per register-block row (NR = vec * nr_vecs)"},
@@ -114,11 +115,12 @@ ScheduleConfig MatmulCpuSpace::default_config() const {
   // us packed, 45-50 us for the best unpacked points of 24.
   // Quantized panels (b_bits) are dequantized into a packed f32 panel once per outer tile,
   // where the row blocks then read it as they read packed weights.
-  c.knobs["pack_b"] = m_ <= c.knobs["mr"] || (b_block_ != 0 && b_bits_ == 0) ? 0 : 1;
+  // An integer product reads its panels of four rows a column in place, as dot products.
+  c.knobs["pack_b"] = m_ <= c.knobs["mr"] || (b_block_ != 0 && b_bits_ == 0) || a_bits_ != 0 ? 0 : 1;
   // Read in place, quantized panels take four rows a step: a 4-bit decoder token's
   // 1024x2720 product (`nee-tune M --time 4m`) ran 84-87 us at unroll_k 4, 109 at 1; its
   // 1024x1024 ones 32 us at 2, 40 at 1.
-  if (b_bits_ != 0 && c.knobs["pack_b"] == 0) c.knobs["unroll_k"] = k_ % 4 == 0 ? 4 : k_ % 2 == 0 ? 2 : 1;
+  if (b_bits_ != 0 && a_bits_ == 0 && c.knobs["pack_b"] == 0) c.knobs["unroll_k"] = k_ % 4 == 0 ? 4 : k_ % 2 == 0 ? 2 : 1;
   c.knobs["loop_order"] = 1;
   c.knobs["parallel"] = row_tiles < 8 ? 2 : 1;
   // Small products (BERT's 128-row ones) need smaller tiles for enough tasks.
@@ -131,7 +133,9 @@ ScheduleConfig MatmulCpuSpace::default_config() const {
 std::string MatmulCpuSpace::check_constraints(const ScheduleConfig& c) const {
   const int64_t vec = c.at("vec"), nr = vec * c.at("nr_vecs"), mr = c.at("mr");
   if (nr > n_) return "register block width " + std::to_string(nr) + " exceeds N";
-  if (b_block_ != 0 && b_bits_ == 0 && c.at("pack_b")) return "B is packed in panels ahead of time";
+  if (b_block_ != 0 && (b_bits_ == 0 || a_bits_ != 0) && c.at("pack_b")) return "B is packed in panels ahead of time";
+  if (a_bits_ != 0 && c.at("kc") != 0) return "an integer product sums all of K in registers";
+  if (a_bits_ != 0 && c.at("unroll_k") * 4 > k_) return "reduction unroll exceeds K / 4";
   // A vector inside one panel is one load; one across two is a gather.
   if (b_block_ != 0 && b_block_ % vec != 0) return "vector width does not divide B's panels";
   // A guarded outer tile (kc = 0) may reach past M, but one twice the size of M adds nothing.
@@ -175,6 +179,30 @@ int64_t MatmulCpuSpace::most_parallel_tasks(const ScheduleConfig& c) const {
   return ceil_div(m_, c.at("mr")) * ceil_div(n_, c.at("vec") * c.at("nr_vecs")) * batch_;
 }
 
+namespace {
+
+// An integer product's sums (MatmulAttrs::a_bits) in the register block at mt: k.x, four
+// rows of one column, vectorized with the columns into one dot product a vector (VNNI's
+// vpdpbusd where the target has it); A quantized at `a_quantized_at`.
+void schedule_integer_product(MatmulPipeline& p, const ScheduleConfig& c, const Var& mt, const Var& a_quantized_at) {
+  const int vec = static_cast<int>(c.at("vec"));
+  const int unroll_k = static_cast<int>(c.at("unroll_k"));
+  p.acc.compute_at(p.out, mt).vectorize(p.n, vec).unroll(p.n).unroll(p.m);
+  Stage update = p.acc.update();
+  const RVar kx = p.k.x, ky = p.k.y;
+  if (unroll_k > 1) {
+    RVar ko("ko"), ki("ki");
+    update.split(ky, ko, ki, unroll_k).reorder(kx, p.n, p.m, ki, ko).unroll(ki);
+  } else {
+    update.reorder(kx, p.n, p.m, ky);
+  }
+  update.atomic().vectorize(kx).vectorize(p.n, vec).unroll(p.n).unroll(p.m);
+  p.a_quantized.compute_at(p.out, a_quantized_at);
+  if (vec > 1) p.a_quantized.vectorize(p.a_quantized.args()[0], vec);
+}
+
+}  // namespace
+
 ScheduledKernel MatmulCpuSpace::apply(const ScheduleConfig& c) const {
   MatmulPipeline p = define_matmul(workload_);
   constrain_dense_output(p.out, workload_.output.shape);
@@ -207,6 +235,9 @@ ScheduledKernel MatmulCpuSpace::apply(const ScheduleConfig& c) const {
   p.out.reorder(order);
   p.out.vectorize(ni, vec).unroll(ni).unroll(mi);
 
+  // An integer product quantizes its rows of A once a row tile: at the row tile's loop, or
+  // at the parallel loop where that holds it (one task a row tile, or a tile).
+  Var a_quantized_at = mo;
   // Parallelism: the chosen tile loops fused with the batch dims into one parallel loop.
   if (c.at("parallel") > 0) {
     Var fused = outer_tile;
@@ -221,8 +252,13 @@ ScheduledKernel MatmulCpuSpace::apply(const ScheduleConfig& c) const {
       fused = next;
     }
     p.out.parallel(fused);
+    if (c.at("parallel") == 2 || c.at("loop_order") == 1) a_quantized_at = fused;
   }
 
+  if (a_bits_ != 0) {
+    schedule_integer_product(p, c, mt, a_quantized_at);
+    return ScheduledKernel{Pipeline(p.out), p.arguments()};
+  }
   RVar k = p.k.x;
   if (kc == 0) {
     p.acc.compute_at(p.out, mt).vectorize(p.n, vec).unroll(p.n).unroll(p.m);

@@ -27,6 +27,7 @@ class MatmulCpuSpace : public ScheduleSpace {
   int64_t m_, n_, k_, batch_;
   int64_t b_block_;  // columns per panel of a B packed ahead of time; 0: B as ONNX has it
   int64_t b_bits_;   // bits of a quantized B's integers; 0: B holds f32
+  int64_t a_bits_;   // 8: an integer product (MatmulAttrs::a_bits)
 };
 
 }  // namespace nee

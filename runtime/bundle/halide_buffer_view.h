@@ -24,8 +24,9 @@ struct HalideBufferView {
       stride *= extent;
     }
     buffer.host = static_cast<uint8_t*>(const_cast<void*>(t.data()));
-    buffer.type =
-        t.dtype() == DType::u8 ? halide_type_t(halide_type_uint, 8, 1) : halide_type_t(halide_type_float, 32, 1);
+    buffer.type = t.dtype() == DType::u8   ? halide_type_t(halide_type_uint, 8, 1)
+                  : t.dtype() == DType::i8 ? halide_type_t(halide_type_int, 8, 1)
+                                           : halide_type_t(halide_type_float, 32, 1);
     buffer.dimensions = rank;
     buffer.dim = dims.data();
   }

@@ -70,7 +70,8 @@ void HalideKernel::check_signature(const std::vector<TensorType>& inputs, const 
     }
     const bool f32 = arg.type.code == halide_type_float && arg.type.bits == 32 && expected[i]->dtype == DType::f32;
     const bool u8 = arg.type.code == halide_type_uint && arg.type.bits == 8 && expected[i]->dtype == DType::u8;
-    if (!f32 && !u8) {
+    const bool i8 = arg.type.code == halide_type_int && arg.type.bits == 8 && expected[i]->dtype == DType::i8;
+    if (!f32 && !u8 && !i8) {
       throw Error(fmt::format("kernel '{}' argument '{}' is not of the type of {}", symbol_, arg.name,
                               expected[i]->to_string()));
     }

@@ -41,13 +41,14 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
     widen_conv_groups(graph, options.widen_conv_groups, options.merge_conv_groups, options.record_group_widths);
   }
   pack_conv_weights(graph, options.block_grouped_convs);
+  if (options.pack_matmul_weights && options.quantize_matmul_activations) quantize_matmul_activations(graph);
   if (options.pack_matmul_weights && options.quantize_matmul_weights) quantize_matmul_weights(graph);
   if (options.pack_matmul_weights) pack_matmul_weights(graph, options.pad_matmul_panels);
   if (options.fold_channel_gates) fold_channel_gates(graph);
   if (options.block_activations) block_activations(graph, options);
   if (options.winograd) use_winograd(graph, options.winograd_weight_bound);
   if (options.convs_read_frames) convs_read_frames(graph);
-  graph.forget_dequantized_origins();
+  graph.forget_origins();
 }
 
 }  // namespace nee

@@ -306,6 +306,17 @@ void pack_matmul_weights(Graph& graph, bool pad_panels);
 // quantize_matmul_weights: CPU kernels.
 void quantize_matmul_weights(Graph& graph);
 
+// NeeMatMul whose A is an activation quantized to 8 bits and back (Graph::quantized_origin:
+// a QDQ pair of one scale and zero point, or A - a_zero_point where DynamicQuantizeLinear
+// made both), directly or through Reshapes, and whose B [K, N] is a constant dequantized
+// from 8-bit integers per tensor or per column (K a multiple of 4, the integers less their
+// zero points signed bytes) -> an integer product (MatmulAttrs::a_bits) of x, which the
+// kernel quantizes, by B's integers in panels of four rows, each column's multiplier the
+// weights' scale times A's where A is scaled; the nodes that made A go where nothing else
+// reads it. Its sums are exact where the f32 product rounds. With
+// GraphOptions::quantize_matmul_activations: CPU kernels, fast where the CPU has VNNI.
+void quantize_matmul_activations(Graph& graph);
+
 // MatMulInteger (A - a_zero_point) x (B - b_zero_point) and ConvInteger whose B (W) and
 // its zero point are constants, the zero point for A (X) one value, and the int32 result
 // read only by a Cast to f32 (what onnxruntime's dynamic quantization writes) -> a MatMul
@@ -373,7 +384,8 @@ void convs_read_frames(Graph& graph);
 // batch_norm_as_mul_add (when options say), fuse_elementwise, elementwise_over_rows,
 // split_matmul_columns and fold_matmul_batch, fuse_attention, pad_channels and
 // widen_conv_groups (when options say),
-// pack_conv_weights (grouped convs when options say), then quantize_matmul_weights and pack_matmul_weights,
+// pack_conv_weights (grouped convs when options say), then quantize_matmul_activations,
+// quantize_matmul_weights and pack_matmul_weights,
 // fold_channel_gates, block_activations, use_winograd and convs_read_frames (when options
 // say).
 // The epilogue and layer-norm fusions come first so they take precedence;

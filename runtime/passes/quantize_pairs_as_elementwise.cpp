@@ -79,6 +79,18 @@ void quantize_pairs_as_elementwise(Graph& graph) {
     scaled.name = unique_value_name(graph, base + "/scaled");
     added.push_back(std::move(scaled));
     replaced.push_back(dq.name);
+    // An 8-bit pair of one scale and zero point: a matmul may quantize x itself.
+    const DType integers = graph.type_of(q->outputs[0]).dtype;
+    const bool one_quantization = *scalar_f32_constant(graph, quantize->scale) ==
+                                      *scalar_f32_constant(graph, dequantize->scale) &&
+                                  quantize->zero == dequantize->zero;
+    if (one_quantization && (integers == DType::u8 || integers == DType::i8)) {
+      QuantizedOrigin origin;
+      origin.x = q->inputs[0];
+      origin.scale = quantize->scale;
+      origin.zero_point = static_cast<int>(quantize->zero) + (integers == DType::i8 ? 128 : 0);
+      graph.set_quantized_origin(dq.outputs[0], origin);
+    }
   }
   if (replaced.empty()) return;
   auto& nodes = graph.nodes();

@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <vector>
 
 #include "core/activations.h"
@@ -41,6 +43,23 @@ Tensor unpacked_panels(const Tensor& panels, const MatmulAttrs& attrs) {
     for (int64_t r = 0; r < k; ++r) std::copy_n(src + (p * k + r) * block, lanes, dst + r * n + p * block);
   }
   return out;
+}
+
+// The product's epilogue after its sums: beta * C broadcast to `shape` (the output's, with
+// batch dims), then Relu or GELU.
+void add_bias_and_activate(const Tensor* c, const MatmulAttrs& attrs, const std::vector<int64_t>& shape, Tensor& out) {
+  float* po = out.data_as<float>();
+  if (c) {
+    const float* pc = c->data_as<float>();
+    const float beta = static_cast<float>(attrs.beta);
+    for_each_broadcast(shape, shape, c->shape(), [&](int64_t o, int64_t, int64_t ic) { po[o] += beta * pc[ic]; });
+  }
+  if (attrs.relu) {
+    for (int64_t i = 0; i < out.elements(); ++i) po[i] = std::max(po[i], 0.0f);
+  }
+  if (attrs.gelu) {
+    for (int64_t i = 0; i < out.elements(); ++i) po[i] = gelu(po[i]);
+  }
 }
 
 void matmul_f32(const Tensor& a_in, const Tensor& b_in, const Tensor* c, const MatmulAttrs& attrs,
@@ -87,20 +106,9 @@ void matmul_f32(const Tensor& a_in, const Tensor& b_in, const Tensor* c, const M
   // nee-measure checks every candidate of a GPU batch against it.
   const int64_t rows = static_cast<int64_t>(batches.size()) * m;
   run_in_parallel(rows, workers_for(rows * n * k, int64_t{1} << 20, rows), compute_rows);
-  if (c) {
-    std::vector<int64_t> full = batch;
-    full.insert(full.end(), {m, n});
-    const float* pc = c->data_as<float>();
-    const float beta = static_cast<float>(attrs.beta);
-    for_each_broadcast(full, full, c->shape(),
-                       [&](int64_t o, int64_t, int64_t ic) { po[o] += beta * pc[ic]; });
-  }
-  if (attrs.relu) {
-    for (int64_t i = 0; i < out.elements(); ++i) po[i] = std::max(po[i], 0.0f);
-  }
-  if (attrs.gelu) {
-    for (int64_t i = 0; i < out.elements(); ++i) po[i] = gelu(po[i]);
-  }
+  std::vector<int64_t> full = batch;
+  full.insert(full.end(), {m, n});
+  add_bias_and_activate(c, attrs, full, out);
 }
 
 // B quantized in panels (attrs.b_bits) as the f32 [K, N] matrix it holds.
@@ -109,6 +117,43 @@ Tensor dequantized_panels(const Tensor& panels, const Tensor& scales, const Matm
   Tensor out(DType::f32, b);
   dequantize_panels(panels.data_as<uint8_t>(), scales.data_as<float>(), attrs, b[0], b[1], out.data_as<float>());
   return out;
+}
+
+// An integer product (attrs.a_bits) as its kernel computes it: A quantized, each sum of
+// bytes exact, less a_zero times the column sum (as the kernel reads it, cast to an
+// integer), then f32 times the column's multiplier, alpha and the epilogue. A is
+// [.., M, K] and B one matrix, so A's rows are the output's.
+void integer_matmul(const std::vector<const Tensor*>& in, const Tensor* c, const MatmulAttrs& attrs, Tensor& out) {
+  const float* a = in[0]->data_as<float>();
+  const int8_t* panels = in[1]->data_as<int8_t>();
+  const float* scales = in[2]->data_as<float>();
+  const float scale = std::max(in[3]->data_as<float>()[0], std::numeric_limits<float>::min());
+  const int zero = in[4]->data_as<uint8_t>()[0];
+  const std::vector<int64_t> b_shape = matmul_logical_b_shape(in[1]->shape(), attrs);
+  const int64_t k = b_shape[0], n = b_shape[1], block = attrs.b_block, rows = in[0]->elements() / k;
+  const float alpha = static_cast<float>(attrs.alpha);
+  float* po = out.data_as<float>();
+  const auto compute_rows = [&](int64_t first, int64_t last) {
+    std::vector<int32_t> q(static_cast<size_t>(k));
+    for (int64_t r = first; r < last; ++r) {
+      for (int64_t i = 0; i < k; ++i) {
+        const float v = std::nearbyint(a[r * k + i] / scale) + static_cast<float>(zero);
+        q[i] = static_cast<int32_t>(std::clamp(v, 0.0f, 255.0f));
+      }
+      for (int64_t col = 0; col < n; ++col) {
+        const int64_t panel = col / block, lane = col % block;
+        const int8_t* column = panels + (panel * (k / 4) * block + lane) * 4;
+        int32_t sum = 0;
+        for (int64_t i = 0; i < k; ++i) sum += q[i] * column[(i / 4) * block * 4 + i % 4];
+        const int32_t column_sum = static_cast<int32_t>(scales[(panel * 2 + 1) * block + lane]);
+        float value = static_cast<float>(sum - zero * column_sum) * scales[panel * 2 * block + lane];
+        if (alpha != 1.0f) value *= alpha;
+        po[r * n + col] = value;
+      }
+    }
+  };
+  run_in_parallel(rows, workers_for(rows * n * k, int64_t{1} << 20, rows), compute_rows);
+  add_bias_and_activate(c, attrs, out.shape(), out);
 }
 
 bool all_f32(const Graph& graph, const Node& node) {
@@ -122,6 +167,7 @@ ReferenceFn matmul_kernel(const MatmulAttrs& attrs) {
   return [attrs](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
     const size_t bias_input = matmul_bias_input(attrs);
     const Tensor* c = in.size() > bias_input ? in[bias_input] : nullptr;
+    if (attrs.a_bits != 0) return integer_matmul(in, c, attrs, *out[0]);
     if (attrs.b_bits == 0) return matmul_f32(*in[0], *in[1], c, attrs, *out[0]);
     MatmulAttrs dequantized = attrs;
     dequantized.b_block = dequantized.b_columns = dequantized.b_bits = dequantized.b_group = 0;
@@ -150,9 +196,9 @@ ReferenceFn make_reference_nee_matmul(const Graph& graph, const Node& node) {
   MatmulAttrs attrs;
   attrs.b_bits = node.attrs.get_int("b_bits", 0);
   attrs.b_group = node.attrs.get_int("b_group", 0);
-  // A quantized B's panels are u8; every other operand is f32.
+  attrs.a_bits = node.attrs.get_int("a_bits", 0);
   for (size_t i = 0; i < node.inputs.size(); ++i) {
-    const DType wanted = attrs.b_bits != 0 && i == 1 ? DType::u8 : DType::f32;
+    const DType wanted = matmul_operand_dtype(attrs, i);
     if (!node.inputs[i].empty() && graph.type_of(node.inputs[i]).dtype != wanted) return nullptr;
   }
   attrs.trans_a = node.attrs.get_int("trans_a", 0) != 0;

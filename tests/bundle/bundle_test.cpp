@@ -201,6 +201,7 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"winograd_weight_bound", &GraphOptions::winograd_weight_bound},
       {"block_global_pool_inputs", &GraphOptions::block_global_pool_inputs},
       {"quantize_matmul_weights", &GraphOptions::quantize_matmul_weights},
+      {"quantize_matmul_activations", &GraphOptions::quantize_matmul_activations},
       {"quantize_pairs_as_elementwise", &GraphOptions::quantize_pairs_as_elementwise},
       {"split_matmul_columns", &GraphOptions::split_matmul_columns},
       {"pad_matmul_panels", &GraphOptions::pad_matmul_panels},

@@ -4,6 +4,7 @@
 // parallel build, and shared by the tests.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -11,6 +12,7 @@
 #include <random>
 
 #include "core/error.h"
+#include "core/isa_level.h"
 #include "core/matmul_workload.h"
 #include "runtime/bundle/halide_kernel.h"
 #include "runtime/bundle/shared_library.h"
@@ -65,6 +67,21 @@ Workload quantized_workload(std::vector<int64_t> a_shape, int64_t n, int64_t bit
   const TensorType c{DType::f32, {n}};
   return make_quantized_matmul_workload({DType::f32, a_shape}, {DType::u8, {panels, k * bits / 8, 16}},
                                         {DType::f32, {panels, (k + 31) / 32, 2, 16}}, &c, a);
+}
+
+// [a_shape] x B of `n` columns as an integer product (MatmulAttrs::a_bits) in panels of 16
+// columns by 4 rows (the last one padded where n needs it), plus a bias, then GELU.
+Workload integer_workload(std::vector<int64_t> a_shape, int64_t n) {
+  MatmulAttrs a;
+  a.b_block = 16;
+  a.b_columns = n % 16 == 0 ? 0 : n;
+  a.b_bits = 8;
+  a.a_bits = 8;
+  a.gelu = true;
+  const int64_t k = a_shape.back(), panels = (n + 15) / 16;
+  const TensorType c{DType::f32, {n}};
+  return make_integer_matmul_workload({DType::f32, a_shape}, {DType::i8, {panels, k / 4, 16, 4}},
+                                      {DType::f32, {panels, 2, 16}}, {DType::f32, {}}, {DType::u8, {1}}, &c, a);
 }
 
 class MatmulKernel : public test::CompiledKernelsTest<MatmulKernel> {
@@ -146,6 +163,16 @@ class MatmulKernel : public test::CompiledKernelsTest<MatmulKernel> {
       kernels.add_changed_default("quantized4", "in_place", four, cpu, {{"pack_b", 0}, {"unroll_k", 2}});
       kernels.add_points("quantized4_one_row", quantized_workload({1, 64}, 45, 4), cpu, 0, rng);
       kernels.add_points("quantized8", quantized_workload({5, 70}, 48, 8), cpu, 1, rng);
+      // Integer products: dot products of four rows (vpdpbusd where the host has VNNI), and
+      // at avx2, which every x86 CPU NEE meets has, through vpmaddwd.
+      kernels.add_points("integer", integer_workload({2, 13, 64}, 45), cpu, 2, rng);
+      kernels.add_points("integer_one_row", integer_workload({1, 96}, 48), cpu, 1, rng);
+      Target avx2 = cpu;
+      avx2.halide = isa_level_named("avx2").halide;
+      if (host_arch() == "x86-64") {
+        const Workload w = integer_workload({7, 64}, 32);
+        kernels.add("integer_avx2", Candidate{w, avx2, make_schedule_space(w, avx2)->default_config(), "default", 0, {}});
+      }
     }
     // Random valid non-default CPU points: one with kc > 0, one with parallel = 2, one more.
     {
@@ -238,6 +265,76 @@ TEST_F(MatmulKernel, QuantizedPanelsOfB) {
   kernels().check_points("quantized4");
   kernels().check_points("quantized4_one_row");
   kernels().check_points("quantized8");
+}
+
+TEST_F(MatmulKernel, IntegerProducts) {
+  kernels().check_points("integer");
+  kernels().check_points("integer_one_row");
+  if (host_arch() == "x86-64") kernels().check_against_reference("integer_avx2");
+}
+
+TEST(MatmulWorkload, IntegerProductsAreInTheKeyAndChecked) {
+  const Workload w = integer_workload({5, 64}, 45);
+  EXPECT_EQ(w.output.shape, (std::vector<int64_t>{5, 45}));
+  EXPECT_NE(w.key().find(R"("a_bits":8)"), std::string::npos) << w.key();
+  EXPECT_NE(w.key().find("i8[3,16,16,4],f32[3,2,16],f32[],u8[1],f32[45]"), std::string::npos) << w.key();
+  EXPECT_EQ(Workload::from_json(w.to_json()).key(), w.key());
+  EXPECT_EQ(matmul_bias_input(matmul_attrs(w)), 5u);
+  const MatmulAttrs a = matmul_attrs(w);
+  const TensorType panels{DType::i8, {3, 16, 16, 4}}, scales{DType::f32, {3, 2, 16}};
+  const TensorType scale{DType::f32, {}}, zero{DType::u8, {}};
+  EXPECT_NO_THROW(make_integer_matmul_workload({DType::f32, {5, 64}}, panels, scales, scale, zero, nullptr, a));
+  // K is 64; the panels are i8, the zero point u8 and one value.
+  EXPECT_THROW(make_integer_matmul_workload({DType::f32, {5, 60}}, panels, scales, scale, zero, nullptr, a), Error);
+  EXPECT_THROW(make_integer_matmul_workload({DType::f32, {5, 64}}, {DType::u8, {3, 16, 16, 4}}, scales, scale, zero,
+                                            nullptr, a),
+               Error);
+  EXPECT_THROW(make_integer_matmul_workload({DType::f32, {5, 64}}, panels, scales, scale, {DType::u8, {2}}, nullptr, a),
+               Error);
+  EXPECT_THROW(make_integer_matmul_workload({DType::f32, {5, 64}}, panels, {DType::f32, {3, 1, 16}}, scale, zero,
+                                            nullptr, a),
+               Error);
+}
+
+// The reference of an integer product against the plain product of A's bytes less its zero
+// point by B's integers times their multipliers, read by the loops written here.
+TEST(MatmulWorkload, IntegerReferenceIsThePlainProduct) {
+  const Workload integer = integer_workload({3, 64}, 45);
+  MatmulAttrs plain_attrs = matmul_attrs(integer);
+  plain_attrs.b_block = plain_attrs.b_columns = plain_attrs.b_bits = plain_attrs.a_bits = 0;
+  const TensorType c{DType::f32, {45}};
+  const Workload plain_w = make_matmul_workload({DType::f32, {3, 64}}, {DType::f32, {64, 45}}, &c, plain_attrs);
+  std::mt19937_64 rng(45);
+  const std::vector<Tensor> in = random_inputs(integer, rng);
+  const float scale = in[3].data_as<float>()[0];
+  const int zero = in[4].data_as<uint8_t>()[0];
+  Tensor a(plain_w.inputs[0]), b(plain_w.inputs[1]);
+  int saturated = 0;
+  for (int64_t i = 0; i < a.elements(); ++i) {
+    const float q = std::nearbyint(in[0].data_as<float>()[i] / scale) + static_cast<float>(zero);
+    saturated += q < 0 || q > 255;
+    a.data_as<float>()[i] = std::clamp(q, 0.0f, 255.0f) - static_cast<float>(zero);
+  }
+  EXPECT_GT(saturated, 0);
+  EXPECT_LT(saturated, a.elements());
+  for (int64_t k = 0; k < 64; ++k) {
+    for (int64_t n = 0; n < 45; ++n) {
+      const int8_t q = in[1].data_as<int8_t>()[((n / 16 * 16 + k / 4) * 16 + n % 16) * 4 + k % 4];
+      b.data_as<float>()[k * 45 + n] = static_cast<float>(q) * in[2].data_as<float>()[(n / 16) * 32 + n % 16];
+    }
+  }
+  Tensor from_integers(integer.output), from_plain(plain_w.output);
+  compute_reference(integer, {&in[0], &in[1], &in[2], &in[3], &in[4], &in[5]}, from_integers);
+  compute_reference(plain_w, {&a, &b, &in[5]}, from_plain);
+  double peak = 0;
+  for (int64_t i = 0; i < from_plain.elements(); ++i) {
+    peak = std::max(peak, std::fabs(static_cast<double>(from_plain.data_as<float>()[i])));
+  }
+  EXPECT_GT(peak, 0);
+  // The reference sums A's bytes uncentred, then adds the zero point's part: f32 rounding.
+  for (int64_t i = 0; i < from_plain.elements(); ++i) {
+    EXPECT_NEAR(from_integers.data_as<float>()[i], from_plain.data_as<float>()[i], 1e-5 * peak) << i;
+  }
 }
 
 TEST(MatmulWorkload, QuantizedPanelsAreInTheKeyAndChecked) {

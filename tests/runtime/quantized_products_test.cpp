@@ -31,13 +31,14 @@ GraphOptions quantizing_options() {
 
 // x [2, 24, 40] -> DynamicQuantizeLinear -> MatMulInteger by W [40, 20] int8 with a zero
 // point per column -> Cast -> Mul by x_scale * w_scale [20], as quantize_dynamic writes a
-// Linear layer (a bias Add after it).
-std::string dynamic_layer_bytes() {
+// Linear layer (a bias Add after it). W's integers are within `spread` of 0, its zero points
+// within `zero_spread`.
+std::string dynamic_layer_bytes(int spread = 127, int zero_spread = 2) {
   OnnxModelBuilder m;
   m.input("x", {2, 24, 40}).output("y");
   Tensor w(DType::i8, {40, 20}), w_zero(DType::i8, {20});
-  for (int64_t i = 0; i < w.elements(); ++i) w.data_as<int8_t>()[i] = static_cast<int8_t>(i * 53 % 255 - 127);
-  for (int64_t i = 0; i < w_zero.elements(); ++i) w_zero.data_as<int8_t>()[i] = static_cast<int8_t>(i % 5 - 2);
+  for (int64_t i = 0; i < w.elements(); ++i) w.data_as<int8_t>()[i] = static_cast<int8_t>(i * 53 % (2 * spread + 1) - spread);
+  for (int64_t i = 0; i < w_zero.elements(); ++i) w_zero.data_as<int8_t>()[i] = static_cast<int8_t>(i % (2 * zero_spread + 1) - zero_spread);
   m.initializer("w", w);
   m.initializer("w_zero", w_zero);
   m.initializer("w_scale", random_tensor({DType::f32, {20}}, 3));
@@ -92,6 +93,103 @@ TEST(QuantizedProducts, DynamicQuantizationRunsOnQuantizedPanels) {
   int integer_products = 0;
   for (const Node& n : older.nodes()) integer_products += n.op == "MatMulInteger";
   EXPECT_EQ(integer_products, 1);
+}
+
+// The ops of a prepared graph, counted, and its integer product (null for none).
+const Node* integer_product(const Graph& graph, std::map<std::string, int>& ops) {
+  const Node* product = nullptr;
+  for (const Node& n : graph.nodes()) {
+    ++ops[n.op];
+    if (n.op == "NeeMatMul" && n.attrs.get_int("a_bits", 0) == 8) product = &n;
+  }
+  return product;
+}
+
+// Runs both graphs on random x of `shape` (two seeds) and on zeros; y agrees within 1e-5
+// of its peak.
+void expect_same_products(const Graph& prepared, const std::string& bytes, const std::vector<int64_t>& shape) {
+  Session quantized(prepared, {});
+  Session plain(import_onnx_bytes(bytes), {});
+  for (uint64_t seed : {21, 22, 0}) {
+    const Tensor x = seed == 0 ? Tensor(DType::f32, shape) : random_tensor({DType::f32, shape}, seed);
+    const Tensor got = quantized.run({{"x", x}}).at("y"), want = plain.run({{"x", x}}).at("y");
+    float peak = 0;
+    for (int64_t i = 0; i < want.elements(); ++i) peak = std::max(peak, std::abs(want.data_as<float>()[i]));
+    EXPECT_GT(peak, 0.01f);
+    for (int64_t i = 0; i < want.elements(); ++i) {
+      ASSERT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-5f * peak) << seed << " " << i;
+    }
+  }
+}
+
+TEST(QuantizedProducts, DynamicQuantizationRunsAsIntegerProducts) {
+  GraphOptions options = quantizing_options();
+  options.quantize_matmul_activations = true;
+  // W less its zero points fits in signed bytes: an integer product of x, which the kernel
+  // quantizes, so neither DynamicQuantizeLinear's bytes nor the centred A are made.
+  const std::string bytes = dynamic_layer_bytes(120);
+  Graph prepared = import_onnx_bytes(bytes);
+  optimize_graph(prepared, options);
+  std::map<std::string, int> ops;
+  const Node* product = integer_product(prepared, ops);
+  ASSERT_NE(product, nullptr);
+  EXPECT_EQ(prepared.type_of(product->inputs[1]).dtype, DType::i8);
+  EXPECT_EQ(prepared.type_of(product->inputs[4]).dtype, DType::u8);
+  EXPECT_EQ(ops["Cast"], 0);
+  EXPECT_EQ(ops["DynamicQuantizeLinear"], 1);
+  expect_same_products(prepared, bytes, {2, 24, 40});
+  // Integers that do not fit (127 less a zero point of -9) keep the f32 product.
+  Graph wide = import_onnx_bytes(dynamic_layer_bytes(127, 9));
+  optimize_graph(wide, options);
+  std::map<std::string, int> wide_ops;
+  EXPECT_EQ(integer_product(wide, wide_ops), nullptr);
+  EXPECT_EQ(wide_ops["NeeMatMul"], 1);
+}
+
+// x [2, 24, 40] -> QuantizeLinear and DequantizeLinear (u8, or i8) -> MatMul by W [40, 20]
+// dequantized from int8 per column -> Add bias, as quantize_static writes a Linear layer.
+std::string qdq_layer_bytes(bool signed_activations) {
+  OnnxModelBuilder m;
+  m.input("x", {2, 24, 40}).output("y");
+  Tensor scale(DType::f32, {});
+  scale.data_as<float>()[0] = 0.011f;
+  m.initializer("scale", scale);
+  Tensor zero(signed_activations ? DType::i8 : DType::u8, {});
+  static_cast<uint8_t*>(zero.data())[0] = signed_activations ? static_cast<uint8_t>(int8_t{-5}) : uint8_t{131};
+  m.initializer("zero", zero);
+  Tensor w(DType::i8, {40, 20}), w_scale(DType::f32, {20});
+  for (int64_t i = 0; i < w.elements(); ++i) w.data_as<int8_t>()[i] = static_cast<int8_t>(i * 37 % 255 - 127);
+  for (int64_t i = 0; i < w_scale.elements(); ++i) w_scale.data_as<float>()[i] = 0.001f * static_cast<float>(i + 1);
+  m.initializer("w", w);
+  m.initializer("w_scale", w_scale);
+  m.initializer("bias", random_tensor({DType::f32, {20}}, 5));
+  m.node("QuantizeLinear", {"x", "scale", "zero"}, {"xq"});
+  m.node("DequantizeLinear", {"xq", "scale", "zero"}, {"xd"});
+  onnx::NodeProto& dq = m.node("DequantizeLinear", {"w", "w_scale"}, {"wd"});
+  test::set_attr(dq, "axis", int64_t{1});
+  m.node("MatMul", {"xd", "wd"}, {"product"});
+  m.node("Add", {"product", "bias"}, {"y"});
+  return m.bytes();
+}
+
+TEST(QuantizedProducts, QdqProductsRunAsIntegerProducts) {
+  GraphOptions options = quantizing_options();
+  options.quantize_pairs_as_elementwise = options.quantize_matmul_activations = true;
+  for (bool signed_activations : {false, true}) {
+    const std::string bytes = qdq_layer_bytes(signed_activations);
+    Graph prepared = import_onnx_bytes(bytes);
+    optimize_graph(prepared, options);
+    std::map<std::string, int> ops;
+    const Node* product = integer_product(prepared, ops);
+    ASSERT_NE(product, nullptr) << signed_activations;
+    // The pair's elementwise kernel went with the product's f32 A; i8's zero point is held
+    // shifted to u8's range.
+    EXPECT_EQ(ops["NeeElementwise"], 0);
+    const Tensor* zero = prepared.constant(product->inputs[4]);
+    ASSERT_NE(zero, nullptr);
+    EXPECT_EQ(zero->data_as<uint8_t>()[0], signed_activations ? 123 : 131);
+    expect_same_products(prepared, bytes, {2, 24, 40});
+  }
 }
 
 // x [1, 3, 9, 9] -> DynamicQuantizeLinear -> ConvInteger by W [4, 3, 3, 3] int8 with a zero

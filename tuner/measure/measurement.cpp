@@ -10,6 +10,7 @@
 #include "core/conv2d_workload.h"
 #include "core/conv_weight_layout.h"
 #include "core/family.h"
+#include "core/matmul_workload.h"
 #include "core/median.h"
 #include "core/winograd_weights.h"
 #include "runtime/reference/family_reference.h"
@@ -17,11 +18,36 @@
 
 namespace nee {
 
+namespace {
+
+// An integer product's operands as a model gives them (MatmulAttrs::a_bits): A's scale a
+// quantization step, 1/256 to 1/64, so that A in [-1, 1] spans the bytes and some saturate;
+// the column sums those of the random panels, so the zero point's correction is checked.
+void randomize_integer_product(std::vector<Tensor>& inputs, std::mt19937_64& rng) {
+  std::uniform_real_distribution<float> step(1.0f / 256, 1.0f / 64);
+  inputs[3].data_as<float>()[0] = step(rng);
+  const Tensor& panels = inputs[1];
+  const int64_t count = panels.shape()[0], rows = panels.shape()[1] * 4, block = panels.shape()[2];
+  for (int64_t p = 0; p < count; ++p) {
+    for (int64_t lane = 0; lane < block; ++lane) {
+      int64_t sum = 0;
+      for (int64_t k = 0; k < rows; ++k) {
+        sum += panels.data_as<int8_t>()[((p * (rows / 4) + k / 4) * block + lane) * 4 + k % 4];
+      }
+      inputs[2].data_as<float>()[(p * 2 + 1) * block + lane] = static_cast<float>(sum);
+    }
+  }
+}
+
+}  // namespace
+
 Tensor random_input(const TensorType& type, std::mt19937_64& rng) {
   Tensor t(type);
-  if (type.dtype == DType::u8) {  // a quantized matmul's weight panels: every byte is two valid 4-bit values
+  // Quantized matmul weights' panels (every byte is two valid 4-bit values), an integer
+  // product's panels and its A zero point: every byte of the type.
+  if (type.dtype == DType::u8 || type.dtype == DType::i8) {
     std::uniform_int_distribution<int> byte(0, 255);
-    uint8_t* p = t.data_as<uint8_t>();
+    uint8_t* p = static_cast<uint8_t*>(t.data());
     for (int64_t i = 0; i < t.elements(); ++i) p[i] = static_cast<uint8_t>(byte(rng));
     return t;
   }
@@ -34,6 +60,10 @@ Tensor random_input(const TensorType& type, std::mt19937_64& rng) {
 std::vector<Tensor> random_inputs(const Workload& workload, std::mt19937_64& rng) {
   std::vector<Tensor> inputs;
   for (const TensorType& t : workload.inputs) inputs.push_back(random_input(t, rng));
+  if (family_of(workload).id == FamilyId::matmul && matmul_attrs(workload).a_bits != 0) {
+    randomize_integer_product(inputs, rng);
+    return inputs;
+  }
   // Transformed Winograd weights are G g G^T of some 3x3 filter g, which random values
   // are not: they come from random filters. Merged groups weigh zero between their groups
   // (conv2d group_width), as kernels that skip those products assume.
