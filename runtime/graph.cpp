@@ -45,6 +45,11 @@ const QuantizedOrigin* Graph::quantized_origin(const std::string& name) const {
   return it == quantized_origins_.end() ? nullptr : &it->second;
 }
 
+bool Graph::is_quantized_source(const std::string& name) const {
+  return std::any_of(quantized_origins_.begin(), quantized_origins_.end(),
+                     [&](const auto& entry) { return entry.second.x == name; });
+}
+
 const TensorType& Graph::type_of(const std::string& name) const {
   auto it = values_.find(name);
   if (it == values_.end()) throw Error(fmt::format("the graph has no value named '{}'", name));

@@ -32,13 +32,15 @@ struct DequantizedOrigin {
 
 // An f32 activation that is x quantized to 8 bits and back: (saturate(round(x / scale) +
 // zero) - zero), times scale where `scaled` (a QDQ pair; not where DynamicQuantizeLinear made
-// the integers, whose scale the product's reader applies). `scale` is an f32 value of one
-// element; the zero point is the u8 value `zero` of one element, or where that is empty the
-// constant `zero_point`. An i8 quantization is noted as its u8 shift (zero point plus 128,
-// its range shifted to u8's). A matmul may quantize x itself instead (passes.h:
-// quantize_matmul_activations).
+// the integers, whose scale the product's reader applies). The scale is the f32 value
+// `scale` of one element, or where that is empty the constant `scale_value`; the zero point
+// the u8 value `zero` of one element, or where that is empty the constant `zero_point`
+// (fuse_elementwise folds a pair's scalar constants into its kernel). An i8 quantization is
+// noted as its u8 shift (zero point plus 128, its range shifted to u8's). A matmul may
+// quantize x itself instead (passes.h: quantize_matmul_activations).
 struct QuantizedOrigin {
   std::string x, scale, zero;
+  float scale_value = 1;
   int zero_point = 0;
   bool scaled = true;
 };
@@ -62,6 +64,8 @@ class Graph {
   // An activation's quantized origin: null for none. Removing the value forgets it.
   void set_quantized_origin(const std::string& name, QuantizedOrigin origin) { quantized_origins_[name] = origin; }
   const QuantizedOrigin* quantized_origin(const std::string& name) const;
+  // Whether a quantized origin reads `name` as its x: fuse_elementwise keeps it a value.
+  bool is_quantized_source(const std::string& name) const;
   void forget_origins() {
     dequantized_origins_.clear();
     quantized_origins_.clear();

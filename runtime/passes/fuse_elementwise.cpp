@@ -222,11 +222,12 @@ void fuse_elementwise(Graph& graph) {
   auto& nodes = graph.nodes();
   std::vector<bool> candidate(nodes.size()), absorbed(nodes.size(), false);
   for (size_t i = 0; i < nodes.size(); ++i) candidate[i] = fusable(graph, nodes[i]);
-  // A candidate whose output is read once, by another candidate, joins that reader's tree.
+  // A candidate whose output is read once, by another candidate, joins that reader's tree,
+  // unless a product may quantize that output itself (Graph::is_quantized_source).
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (!candidate[i]) continue;
     const std::optional<size_t> reader = sole_consumer(graph, nodes[i].outputs[0]);
-    absorbed[i] = reader && candidate[*reader];
+    absorbed[i] = reader && candidate[*reader] && !graph.is_quantized_source(nodes[i].outputs[0]);
   }
   std::vector<bool> fused_away(nodes.size(), false);
   for (size_t root = 0; root < nodes.size(); ++root) {

@@ -100,7 +100,7 @@ void integer_products_as_float(Graph& graph) {
     std::string a;
     if (dynamic) {
       a = centred_from_float(graph, *quantize, cast_to_f32(graph, a_zero, node.name + ".a_zero_float", added), added);
-      graph.set_quantized_origin(a, QuantizedOrigin{quantize->inputs[0], quantize->outputs[1], a_zero, 0, false});
+      graph.set_quantized_origin(a, QuantizedOrigin{quantize->inputs[0], quantize->outputs[1], a_zero, 1, 0, false});
     } else {
       a = cast_to_f32(graph, node.inputs[0], node.name + ".a_float", added);
     }

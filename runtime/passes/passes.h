@@ -335,7 +335,11 @@ void integer_products_as_float(Graph& graph);
 // The same values: each step is exact in f32 or the same operation. A static QDQ
 // ResNet-18's 33 pairs took 41 of its 62 ms on the reference kernels. With
 // GraphOptions::quantize_pairs_as_elementwise.
-void quantize_pairs_as_elementwise(Graph& graph);
+// With `note_product_inputs` (GraphOptions::quantize_matmul_activations), an 8-bit pair of
+// one scale and zero point that a MatMul or Gemm by weights dequantized from integers reads
+// has its x noted (Graph::quantized_origin) on its output and on the integers less the zero
+// point, for quantize_matmul_activations.
+void quantize_pairs_as_elementwise(Graph& graph, bool note_product_inputs = false);
 
 // Keeps activations channel-blocked between convolutions: the output of a NeeConv with
 // blocked weights (group 1, channels a multiple of 16, not a graph output) that another

@@ -50,7 +50,9 @@ const QuantizedOrigin* origin_of(const Graph& graph, std::string a) {
     a = reshape->inputs[0];
   }
   const QuantizedOrigin* origin = graph.quantized_origin(a);
-  return graph.has_value(origin->x) && graph.has_value(origin->scale) ? origin : nullptr;
+  const bool held = graph.has_value(origin->x) && (origin->scale.empty() || graph.has_value(origin->scale)) &&
+                    (origin->zero.empty() || graph.has_value(origin->zero));
+  return held ? origin : nullptr;
 }
 
 // Erases the nodes that made `value` where nothing reads it any more, and theirs in turn.
@@ -96,11 +98,12 @@ void quantize_matmul_activations(Graph& graph) {
     const QuantizedOrigin* a = origin_of(graph, node.inputs[0]);
     const DequantizedOrigin* weights = graph.dequantized_origin(node.inputs[1]);
     if (!a || !weights || weights->x.shape().size() != 2) continue;
-    const std::optional<float> a_scale = scalar_f32_constant(graph, a->scale);
+    const std::optional<float> a_scale = a->scale.empty() ? a->scale_value : scalar_f32_constant(graph, a->scale);
     if (a->scaled && !a_scale) continue;
     const std::optional<IntegerMatrix> b = integer_b(*weights, a->scaled ? *a_scale : 1.0f);
     if (!b) continue;
     const std::string base = node.inputs[1] + ".i8";
+    const std::string scale = a->scale.empty() ? add_scalar_constant(graph, base + "/a_scale", a->scale_value) : a->scale;
     Tensor panels(DType::i8, integer_panel_shape(b->rows, b->columns));
     Tensor scales(DType::f32, integer_scales_shape(b->columns));
     pack_integer_panels(*b, panels.data_as<int8_t>(), scales.data_as<float>());
@@ -120,7 +123,7 @@ void quantize_matmul_activations(Graph& graph) {
     dropped.push_back(node.inputs[0]);
     dropped.push_back(node.inputs[1]);
     std::vector<std::string> inputs = {x, add_named_constant(graph, base + "/panels", panels),
-                                       add_named_constant(graph, base + "/scales", scales), a->scale, zero};
+                                       add_named_constant(graph, base + "/scales", scales), scale, zero};
     if (node.inputs.size() > 2) inputs.push_back(node.inputs[2]);
     node.inputs = inputs;
     const MatmulAttrs packed = with_packed_b({}, {b->rows, b->columns});

@@ -47,9 +47,20 @@ std::optional<std::pair<float, float>> saturation_range(DType dtype) {
   }
 }
 
+// Whether a MatMul or Gemm reads `value` as A, by constant weights dequantized from integers.
+bool reads_into_quantized_product(const Graph& graph, const std::string& value) {
+  for (const Node* reader : graph.consumers(value)) {
+    if ((reader->op == "MatMul" || reader->op == "Gemm") && reader->inputs.size() > 1 && reader->inputs[0] == value &&
+        graph.dequantized_origin(reader->inputs[1])) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
-void quantize_pairs_as_elementwise(Graph& graph) {
+void quantize_pairs_as_elementwise(Graph& graph, bool note_product_inputs) {
   std::vector<Node> added;
   std::vector<std::string> replaced;  // the DequantizeLinears rewritten
   for (const Node& dq : graph.nodes()) {
@@ -79,17 +90,22 @@ void quantize_pairs_as_elementwise(Graph& graph) {
     scaled.name = unique_value_name(graph, base + "/scaled");
     added.push_back(std::move(scaled));
     replaced.push_back(dq.name);
-    // An 8-bit pair of one scale and zero point: a matmul may quantize x itself.
+    // An 8-bit pair of one scale and zero point read by a product by weights dequantized
+    // from integers: that product may quantize x itself, its A either the pair's output or
+    // the integers less the zero point where the scale folds into its alpha.
     const DType integers = graph.type_of(q->outputs[0]).dtype;
     const bool one_quantization = *scalar_f32_constant(graph, quantize->scale) ==
                                       *scalar_f32_constant(graph, dequantize->scale) &&
                                   quantize->zero == dequantize->zero;
-    if (one_quantization && (integers == DType::u8 || integers == DType::i8)) {
+    if (note_product_inputs && one_quantization && (integers == DType::u8 || integers == DType::i8) &&
+        reads_into_quantized_product(graph, dq.outputs[0])) {
       QuantizedOrigin origin;
       origin.x = q->inputs[0];
-      origin.scale = quantize->scale;
+      origin.scale_value = *scalar_f32_constant(graph, quantize->scale);
       origin.zero_point = static_cast<int>(quantize->zero) + (integers == DType::i8 ? 128 : 0);
       graph.set_quantized_origin(dq.outputs[0], origin);
+      origin.scaled = false;
+      graph.set_quantized_origin(v, origin);
     }
   }
   if (replaced.empty()) return;

@@ -146,11 +146,15 @@ TEST(QuantizedProducts, DynamicQuantizationRunsAsIntegerProducts) {
   EXPECT_EQ(wide_ops["NeeMatMul"], 1);
 }
 
-// x [2, 24, 40] -> QuantizeLinear and DequantizeLinear (u8, or i8) -> MatMul by W [40, 20]
-// dequantized from int8 per column -> Add bias, as quantize_static writes a Linear layer.
+// x [2, 24, 40] + shift -> QuantizeLinear and DequantizeLinear (u8, or i8) -> MatMul by W
+// [40, 20] dequantized from int8 per column -> Add bias, as quantize_static writes a Linear
+// layer after an elementwise op (which would fuse with the pair, and the pair's scale with
+// the product's alpha).
 std::string qdq_layer_bytes(bool signed_activations) {
   OnnxModelBuilder m;
   m.input("x", {2, 24, 40}).output("y");
+  m.initializer("shift", random_tensor({DType::f32, {40}}, 6));
+  m.node("Add", {"x", "shift"}, {"shifted"});
   Tensor scale(DType::f32, {});
   scale.data_as<float>()[0] = 0.011f;
   m.initializer("scale", scale);
@@ -163,7 +167,7 @@ std::string qdq_layer_bytes(bool signed_activations) {
   m.initializer("w", w);
   m.initializer("w_scale", w_scale);
   m.initializer("bias", random_tensor({DType::f32, {20}}, 5));
-  m.node("QuantizeLinear", {"x", "scale", "zero"}, {"xq"});
+  m.node("QuantizeLinear", {"shifted", "scale", "zero"}, {"xq"});
   m.node("DequantizeLinear", {"xq", "scale", "zero"}, {"xd"});
   onnx::NodeProto& dq = m.node("DequantizeLinear", {"w", "w_scale"}, {"wd"});
   test::set_attr(dq, "axis", int64_t{1});
@@ -182,9 +186,9 @@ TEST(QuantizedProducts, QdqProductsRunAsIntegerProducts) {
     std::map<std::string, int> ops;
     const Node* product = integer_product(prepared, ops);
     ASSERT_NE(product, nullptr) << signed_activations;
-    // The pair's elementwise kernel went with the product's f32 A; i8's zero point is held
-    // shifted to u8's range.
-    EXPECT_EQ(ops["NeeElementwise"], 0);
+    // The pair's elementwise kernel went with the product's f32 A, the Add's stayed a kernel
+    // of its own, the product's x; i8's zero point is held shifted to u8's range.
+    EXPECT_EQ(ops["NeeElementwise"], 1);
     const Tensor* zero = prepared.constant(product->inputs[4]);
     ASSERT_NE(zero, nullptr);
     EXPECT_EQ(zero->data_as<uint8_t>()[0], signed_activations ? 123 : 131);
