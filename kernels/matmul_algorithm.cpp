@@ -37,10 +37,11 @@ std::vector<Argument> MatmulPipeline::arguments() const {
 namespace {
 
 // An integer product's A quantized, its sums and their epilogue up to alpha
-// (MatmulAttrs::a_bits): returns (acc - a_zero * column_sum) * multiplier. `a_idx` reads A
-// at the reduction's k; `panel` is column n's panel of B.
+// (MatmulAttrs::a_bits): returns (acc - a_zero * column_sum) * multiplier, or where it sums
+// in f32 (not byte_dot_products) acc * multiplier over A less its zero point. `a_idx` reads
+// A at the reduction's k; `panel` is column n's panel of B; `panel_vars` b_panel's vars.
 Expr define_integer_product(MatmulPipeline& p, const Workload& w, const std::vector<Expr>& a_idx, const Expr& panel,
-                            bool clamp_reads) {
+                            const std::vector<Var>& panel_vars, bool clamp_reads, bool byte_dot_products) {
   const auto& s_shape = w.inputs[2].shape;
   p.b_scales = ImageParam(Float(32), 3, "b_scales");
   constrain_dense_input(p.b_scales, s_shape);
@@ -59,28 +60,44 @@ Expr define_integer_product(MatmulPipeline& p, const Workload& w, const std::vec
   std::vector<Expr> a_at_kv = a_idx;
   a_at_kv[0] = kv;
   p.a_quantized = Func("a_quantized");
-  p.a_quantized(quantized_vars) = cast<uint8_t>(clamp(round(p.a(a_at_kv) / scale) + cast<float>(zero), 0.0f, 255.0f));
+  const Expr quantized = clamp(round(p.a(a_at_kv) / scale) + cast<float>(zero), 0.0f, 255.0f);
+  p.a_quantized(quantized_vars) =
+      byte_dot_products ? cast<uint8_t>(quantized) : Expr(quantized - cast<float>(zero));
 
   const int block = kMatmulWeightPanel;
-  p.k = RDom(0, 4, 0, static_cast<int>(p.size_k / 4), "k");
   std::vector<Var> out_vars = {p.n, p.m};
   for (const Var& v : p.batch) out_vars.push_back(v);
-  std::vector<Expr> quantized_at_k = {p.k.y * 4 + p.k.x, p.m};
-  for (const Var& v : p.batch) quantized_at_k.push_back(v);
   const int panels = static_cast<int>(w.inputs[1].shape[0]);
   const Expr read_panel = clamp_reads ? clamp(panel, 0, panels - 1) : panel;
+  const Expr lane = p.n % block;
+  if (!byte_dot_products) {
+    const Expr kk = panel_vars[1];
+    p.b_panel(panel_vars) = cast<float>(p.b(kk % 4, lane, kk / 4, read_panel));
+    p.k = RDom(0, static_cast<int>(p.size_k), "k");
+    std::vector<Expr> quantized_at_k = {p.k.x, p.m}, panel_at_k = {p.n, p.k.x};
+    for (const Var& v : p.batch) {
+      quantized_at_k.push_back(v);
+      panel_at_k.push_back(v);
+    }
+    p.acc = Func("acc");
+    p.acc(out_vars) = 0.0f;
+    p.acc(out_vars) += p.a_quantized(quantized_at_k) * p.b_panel(panel_at_k);
+    return p.acc(out_vars) * p.b_scales(lane, 0, read_panel);
+  }
+  p.k = RDom(0, 4, 0, static_cast<int>(p.size_k / 4), "k");
+  std::vector<Expr> quantized_at_k = {p.k.y * 4 + p.k.x, p.m};
+  for (const Var& v : p.batch) quantized_at_k.push_back(v);
   p.acc = Func("acc");
   p.acc(out_vars) = 0;
   p.acc(out_vars) += cast<int32_t>(p.a_quantized(quantized_at_k)) *
                      cast<int32_t>(p.b(p.k.x, p.n % block, p.k.y, read_panel));
-  const Expr lane = p.n % block;
   const Expr column_sum = cast<int32_t>(p.b_scales(lane, 1, read_panel));
   return cast<float>(p.acc(out_vars) - cast<int32_t>(zero) * column_sum) * p.b_scales(lane, 0, read_panel);
 }
 
 }  // namespace
 
-MatmulPipeline define_matmul(const Workload& w, bool clamp_reads) {
+MatmulPipeline define_matmul(const Workload& w, bool clamp_reads, bool byte_dot_products) {
   if (family_of(w).id != FamilyId::matmul) throw Error("define_matmul got a '" + w.op + "' workload");
   const MatmulAttrs attrs = matmul_attrs(w);
   const auto& sa = w.inputs[0].shape;
@@ -137,7 +154,7 @@ MatmulPipeline define_matmul(const Workload& w, bool clamp_reads) {
   for (const Var& v : p.batch) out_vars.push_back(v);
   Expr value;
   if (attrs.a_bits != 0) {
-    value = define_integer_product(p, w, a_idx, b_idx[2], clamp_reads);
+    value = define_integer_product(p, w, a_idx, b_idx[2], panel_vars, clamp_reads, byte_dot_products);
   } else if (attrs.b_bits == 0) {
     p.b_panel(panel_vars) = p.b(clamped(b_idx, sb));
   } else {

@@ -17,7 +17,9 @@ struct MatmulPipeline {
   Halide::ImageParam b_scales;  // defined only when B is quantized (MatmulAttrs::b_bits)
   Halide::ImageParam a_scale, a_zero;  // defined only in an integer product (MatmulAttrs::a_bits)
   Halide::Func b_panel;        // identity stage over B; the schedule may store it packed
-  Halide::Func a_quantized;    // an integer product's A as u8, a_quantized(k, m, batch...)
+  // an integer product's A quantized, a_quantized(k, m, batch...): u8, or as f32 less the
+  // zero point where it sums in f32
+  Halide::Func a_quantized;
   // the reduction: acc(n, m, batch...) += A * B; in an integer product, in i32 over
   // k = k.y * 4 + k.x, the schedule vectorizing k.x into dot products
   Halide::Func acc;
@@ -36,6 +38,10 @@ struct MatmulPipeline {
 // unchanged; it lets a schedule compute over a region larger than the output, which
 // Halide's autoschedulers do (Adams2019 read B at n = -472 on a 512-cubed MatMul
 // without it). NEE's own schedule spaces never need it.
-MatmulPipeline define_matmul(const Workload& w, bool clamp_reads = false);
+// byte_dot_products: an integer product (MatmulAttrs::a_bits) sums A's bytes times B's in
+// i32, four rows at a time, for targets with VNNI; otherwise it sums A's bytes less the zero
+// point times B's as f32 (b_panel holds B's bytes as floats), as a float product does,
+// exact while a sum stays below 2^24.
+MatmulPipeline define_matmul(const Workload& w, bool clamp_reads = false, bool byte_dot_products = true);
 
 }  // namespace nee

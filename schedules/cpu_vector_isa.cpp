@@ -14,7 +14,10 @@ CpuVectorIsa CpuVectorIsa::of_target(const std::string& halide_target) {
     throw Error("'" + halide_target + "' is not a Halide target string");
   }
   const Halide::Target t(halide_target);
-  if (t.has_feature(Halide::Target::AVX512)) return {16, 32};
+  if (t.has_feature(Halide::Target::AVX512)) {
+    return {16, 32,
+            t.has_feature(Halide::Target::AVX512_Zen4) || t.has_feature(Halide::Target::AVX512_SapphireRapids)};
+  }
   if (t.has_feature(Halide::Target::AVX) || t.has_feature(Halide::Target::AVX2)) return {8, 16};
   if (t.arch == Halide::Target::ARM) return {4, 32};  // NEON: 32 128-bit registers
   return {4, 16};                                     // SSE: 16 128-bit registers

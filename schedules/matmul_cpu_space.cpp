@@ -116,11 +116,11 @@ ScheduleConfig MatmulCpuSpace::default_config() const {
   // Quantized panels (b_bits) are dequantized into a packed f32 panel once per outer tile,
   // where the row blocks then read it as they read packed weights.
   // An integer product reads its panels of four rows a column in place, as dot products.
-  c.knobs["pack_b"] = m_ <= c.knobs["mr"] || (b_block_ != 0 && b_bits_ == 0) || a_bits_ != 0 ? 0 : 1;
+  c.knobs["pack_b"] = m_ <= c.knobs["mr"] || (b_block_ != 0 && b_bits_ == 0) || dot_products() ? 0 : 1;
   // Read in place, quantized panels take four rows a step: a 4-bit decoder token's
   // 1024x2720 product (`nee-tune M --time 4m`) ran 84-87 us at unroll_k 4, 109 at 1; its
   // 1024x1024 ones 32 us at 2, 40 at 1.
-  if (b_bits_ != 0 && a_bits_ == 0 && c.knobs["pack_b"] == 0) c.knobs["unroll_k"] = k_ % 4 == 0 ? 4 : k_ % 2 == 0 ? 2 : 1;
+  if (b_bits_ != 0 && !dot_products() && c.knobs["pack_b"] == 0) c.knobs["unroll_k"] = k_ % 4 == 0 ? 4 : k_ % 2 == 0 ? 2 : 1;
   c.knobs["loop_order"] = 1;
   c.knobs["parallel"] = row_tiles < 8 ? 2 : 1;
   // Small products (BERT's 128-row ones) need smaller tiles for enough tasks.
@@ -133,9 +133,9 @@ ScheduleConfig MatmulCpuSpace::default_config() const {
 std::string MatmulCpuSpace::check_constraints(const ScheduleConfig& c) const {
   const int64_t vec = c.at("vec"), nr = vec * c.at("nr_vecs"), mr = c.at("mr");
   if (nr > n_) return "register block width " + std::to_string(nr) + " exceeds N";
-  if (b_block_ != 0 && (b_bits_ == 0 || a_bits_ != 0) && c.at("pack_b")) return "B is packed in panels ahead of time";
-  if (a_bits_ != 0 && c.at("kc") != 0) return "an integer product sums all of K in registers";
-  if (a_bits_ != 0 && c.at("unroll_k") * 4 > k_) return "reduction unroll exceeds K / 4";
+  if (b_block_ != 0 && (b_bits_ == 0 || dot_products()) && c.at("pack_b")) return "B is packed in panels ahead of time";
+  if (dot_products() && c.at("kc") != 0) return "an integer product sums all of K in registers";
+  if (dot_products() && c.at("unroll_k") * 4 > k_) return "reduction unroll exceeds K / 4";
   // A vector inside one panel is one load; one across two is a gather.
   if (b_block_ != 0 && b_block_ % vec != 0) return "vector width does not divide B's panels";
   // A guarded outer tile (kc = 0) may reach past M, but one twice the size of M adds nothing.
@@ -204,7 +204,7 @@ void schedule_integer_product(MatmulPipeline& p, const ScheduleConfig& c, const 
 }  // namespace
 
 ScheduledKernel MatmulCpuSpace::apply(const ScheduleConfig& c) const {
-  MatmulPipeline p = define_matmul(workload_);
+  MatmulPipeline p = define_matmul(workload_, false, isa_.byte_dot_products);
   constrain_dense_output(p.out, workload_.output.shape);
   const int vec = static_cast<int>(c.at("vec"));
   const int nr = vec * static_cast<int>(c.at("nr_vecs"));
@@ -255,9 +255,14 @@ ScheduledKernel MatmulCpuSpace::apply(const ScheduleConfig& c) const {
     if (c.at("parallel") == 2 || c.at("loop_order") == 1) a_quantized_at = fused;
   }
 
-  if (a_bits_ != 0) {
+  if (dot_products()) {
     schedule_integer_product(p, c, mt, a_quantized_at);
     return ScheduledKernel{Pipeline(p.out), p.arguments()};
+  }
+  // An integer product summing in f32 quantizes A once a row tile as well.
+  if (a_bits_ != 0) {
+    p.a_quantized.compute_at(p.out, a_quantized_at);
+    if (vec > 1) p.a_quantized.vectorize(p.a_quantized.args()[0], vec);
   }
   RVar k = p.k.x;
   if (kc == 0) {

@@ -22,6 +22,8 @@ class MatmulCpuSpace : public ScheduleSpace {
   // Tasks of the parallel loop at point c, and the most any tiling makes (one per
   // register block).
   int64_t parallel_tasks(const ScheduleConfig& c) const;
+  // An integer product summed in dot products of bytes (define_matmul's byte_dot_products).
+  bool dot_products() const { return a_bits_ != 0 && isa_.byte_dot_products; }
   int64_t most_parallel_tasks(const ScheduleConfig& c) const;
 
   int64_t m_, n_, k_, batch_;
