@@ -47,7 +47,21 @@ from onnx import numpy_helper
 
 OPSET = 13
 # Recorded in zoo.json so exports of an older layout are re-made. 2: symbolic batch dim.
-ZOO_FORMAT = 2
+# 3: the transformers' layers have weights of their own.
+ZOO_FORMAT = 3
+
+
+def own_weights(stack):
+    """Draws every layer of a torch TransformerEncoder afresh: it holds copies of the one
+    layer it was given, which the ONNX export shares (Identity nodes), so a model of four
+    layers held one layer's weights, onnxruntime's quantize_dynamic quantized only that
+    layer's products, and every engine met one layer's weights in cache four times."""
+    for layer in stack.layers:
+        for module in layer.modules():
+            if isinstance(module, torch.nn.MultiheadAttention):
+                module._reset_parameters()
+            elif isinstance(module, torch.nn.Linear):
+                module.reset_parameters()
 
 
 class BertStyleEncoder(torch.nn.Module):
@@ -58,6 +72,7 @@ class BertStyleEncoder(torch.nn.Module):
         layer = torch.nn.TransformerEncoderLayer(hidden, heads, dim_feedforward=4 * hidden, dropout=0.0,
                                                  activation="gelu", batch_first=True)
         self.encoder = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        own_weights(self.encoder)
         self.norm = torch.nn.LayerNorm(hidden)
 
     def forward(self, ids):
@@ -75,6 +90,7 @@ class GptDecoder(torch.nn.Module):
         layer = torch.nn.TransformerEncoderLayer(hidden, heads, dim_feedforward=4 * hidden, dropout=0.0,
                                                  activation="gelu", batch_first=True, norm_first=True)
         self.layers = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        own_weights(self.layers)
         self.norm = torch.nn.LayerNorm(hidden)
         self.head = torch.nn.Linear(hidden, vocab, bias=False)
         self.register_buffer("causal", torch.triu(torch.full((seq, seq), float("-inf")), diagonal=1))
