@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <string>
@@ -70,6 +71,16 @@ void quantize_pairs_as_elementwise(Graph& graph, bool note_product_inputs) {
     const std::optional<TensorQuantization> quantize = per_tensor(graph, *q), dequantize = per_tensor(graph, dq);
     const std::optional<std::pair<float, float>> range = saturation_range(graph.type_of(q->outputs[0]).dtype);
     if (!quantize || !dequantize || !range || graph.type_of(dq.outputs[0]).dtype != DType::f32) continue;
+    // A scale that is not a finite positive number stays on the reference kernels, which
+    // compute IEEE's NaNs where the elementwise kernels' simplifications need not:
+    // onnxruntime calibrates a causal mask's -inf scores to a scale of inf, whose pair
+    // makes NaN there (0 x inf), and NEE's kernel made 0, so a QDQ GPT decoder's softmax
+    // rows differed by 0.7 of the output's peak.
+    const auto usable = [&](const std::string& scale) {
+      const float v = *scalar_f32_constant(graph, scale);
+      return std::isfinite(v) && v > 0;
+    };
+    if (!usable(quantize->scale) || !usable(dequantize->scale)) continue;
     // QuantizeLinear: saturate(round(x / scale) + zero); DequantizeLinear: (q - zero) * scale.
     const TensorType shape = graph.type_of(dq.outputs[0]);
     const std::string base = dq.name + ".requantized";

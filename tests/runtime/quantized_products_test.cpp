@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -236,11 +237,11 @@ TEST(QuantizedProducts, DynamicQuantizedConvRunsAsConv) {
 // x [2, 3, 40] quantized to `dtype` with scale 0.02 and zero point `zero`, then
 // dequantized (scale 0.02, the same zero point), a Relu after: QDQ activations as
 // quantize_static writes them. x reaches past the integer range, so some saturate.
-std::string qdq_pair_bytes(int32_t dtype, int zero) {
+std::string qdq_pair_bytes(int32_t dtype, int zero, float scale_value = 0.02f) {
   OnnxModelBuilder m;
   m.input("x", {2, 3, 40}).output("y").output("q", dtype);
   Tensor scale(DType::f32, {});
-  scale.data_as<float>()[0] = 0.02f;
+  scale.data_as<float>()[0] = scale_value;
   m.initializer("scale", scale);
   Tensor zero_point(dtype == onnx::TensorProto::INT8 ? DType::i8 : DType::u8, {});
   if (dtype == onnx::TensorProto::INT8) {
@@ -283,6 +284,27 @@ TEST(QuantizedProducts, QuantizePairsRunAsOneElementwiseKernel) {
     }
     EXPECT_GT(zeros, 0);
     EXPECT_GT(saturated, 0);
+  }
+}
+
+// A pair of scale inf (onnxruntime's calibration of a range reaching -inf) stays on the
+// reference kernels: (q - zero) * inf is NaN, which the elementwise kernel did not make.
+TEST(QuantizedProducts, PairsOfAnInfiniteScaleStayOnTheReferenceKernels) {
+  const std::string bytes = qdq_pair_bytes(onnx::TensorProto::UINT8, 0, std::numeric_limits<float>::infinity());
+  Graph prepared = import_onnx_bytes(bytes);
+  GraphOptions options;
+  options.quantize_pairs_as_elementwise = true;
+  optimize_graph(prepared, options);
+  std::map<std::string, int> ops;
+  for (const Node& n : prepared.nodes()) ++ops[n.op];
+  EXPECT_EQ(ops["DequantizeLinear"], 1);
+  Session quantized(prepared, {});
+  Session plain(import_onnx_bytes(bytes), {});
+  const Tensor x = random_tensor({DType::f32, {2, 3, 40}}, 7);
+  const Tensor got = quantized.run({{"x", x}}).at("y"), want = plain.run({{"x", x}}).at("y");
+  for (int64_t i = 0; i < want.elements(); ++i) {
+    const float g = got.data_as<float>()[i], w = want.data_as<float>()[i];
+    EXPECT_TRUE(g == w || (std::isnan(g) && std::isnan(w))) << i << ": " << g << " vs " << w;
   }
 }
 
