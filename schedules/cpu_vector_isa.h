@@ -12,8 +12,8 @@ struct CpuVectorIsa {
   int registers = 16;
   // Dot products of four unsigned by four signed bytes into an i32 lane (VNNI's vpdpbusd,
   // at NEE's avx512_zen4 and avx512_sapphirerapids levels). Without them an integer
-  // product sums in f32: a 64x256x8000 one ran 5x slower at avx2 in i32 (vpmaddwd after
-  // widening) than the f32 product.
+  // product sums in f32: summing bytes in i32 at avx2 (vpmaddwd after widening), a
+  // dynamically quantized GPT decoder ran 21.7 ms, its f32 products 4.4.
   bool byte_dot_products = false;
 
   static CpuVectorIsa of_target(const std::string& halide_target);

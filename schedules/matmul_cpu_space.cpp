@@ -120,7 +120,9 @@ ScheduleConfig MatmulCpuSpace::default_config() const {
   // Read in place, quantized panels take four rows a step: a 4-bit decoder token's
   // 1024x2720 product (`nee-tune M --time 4m`) ran 84-87 us at unroll_k 4, 109 at 1; its
   // 1024x1024 ones 32 us at 2, 40 at 1.
-  if (b_bits_ != 0 && !dot_products() && c.knobs["pack_b"] == 0) c.knobs["unroll_k"] = k_ % 4 == 0 ? 4 : k_ % 2 == 0 ? 2 : 1;
+  if (b_bits_ != 0 && !dot_products() && c.knobs["pack_b"] == 0) {
+    c.knobs["unroll_k"] = k_ % 4 == 0 ? 4 : k_ % 2 == 0 ? 2 : 1;
+  }
   c.knobs["loop_order"] = 1;
   c.knobs["parallel"] = row_tiles < 8 ? 2 : 1;
   // Small products (BERT's 128-row ones) need smaller tiles for enough tasks.

@@ -64,6 +64,13 @@ std::string add_named_constant(Graph& graph, const std::string& base, const Tens
   return name;
 }
 
+void erase_named_nodes(Graph& graph, const std::vector<std::string>& names) {
+  auto& nodes = graph.nodes();
+  nodes.erase(std::remove_if(nodes.begin(), nodes.end(),
+                             [&](const Node& n) { return std::find(names.begin(), names.end(), n.name) != names.end(); }),
+              nodes.end());
+}
+
 void remove_if_unread(Graph& graph, const std::string& name) {
   if (!name.empty() && graph.has_value(name) && graph.consumers(name).empty() && !graph.is_output(name)) {
     graph.remove_value(name);

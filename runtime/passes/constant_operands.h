@@ -62,6 +62,9 @@ Node reshape_view(Graph& graph, const std::string& value, const std::string& nam
 // reads it and the graph does not output it.
 void remove_if_unread(Graph& graph, const std::string& name);
 
+// Erases the nodes of these names (what a rewrite replaced), keeping the others' order.
+void erase_named_nodes(Graph& graph, const std::vector<std::string>& names);
+
 // Erases the Transposes and Reshapes whose outputs nothing reads and the graph does not
 // output (what a lowering left behind when it rewired their readers).
 void drop_unread_copies(Graph& graph);

@@ -126,15 +126,10 @@ void integer_products_as_float(Graph& graph) {
     }
   }
   if (added.empty()) return;
-  auto& nodes = graph.nodes();
-  nodes.erase(std::remove_if(nodes.begin(), nodes.end(),
-                             [&](const Node& n) {
-                               return std::find(removed.begin(), removed.end(), n.name) != removed.end();
-                             }),
-              nodes.end());
+  erase_named_nodes(graph, removed);
   for (Node& n : added) graph.add_node(std::move(n));
   // The bytes of a DynamicQuantizeLinear whose products now read x are not made at all.
-  for (Node& n : nodes) {
+  for (Node& n : graph.nodes()) {
     if (n.op != "DynamicQuantizeLinear" || n.outputs[0].empty() || graph.is_output(n.outputs[0])) continue;
     if (graph.consumers(n.outputs[0]).empty()) {
       graph.remove_value(n.outputs[0]);

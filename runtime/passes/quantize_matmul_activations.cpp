@@ -36,13 +36,14 @@ std::optional<IntegerMatrix> integer_b(const DequantizedOrigin& origin, float a_
     b.values[i] = static_cast<int8_t>(v);
   }
   b.multipliers.resize(static_cast<size_t>(b.columns));
-  for (int64_t n = 0; n < b.columns; ++n) b.multipliers[n] = origin.scale.data_as<float>()[per_tensor ? 0 : n] * a_scale;
+  for (int64_t n = 0; n < b.columns; ++n) {
+    b.multipliers[n] = origin.scale.data_as<float>()[per_tensor ? 0 : n] * a_scale;
+  }
   return b;
 }
 
 // A's quantized origin, directly or through Reshapes (fold_matmul_batch's view of
-// [1, M, K] as [M, K]), whose x the graph still holds (fuse_elementwise may have fused it
-// into the pair's kernel), and the Reshapes' output shape; null for none.
+// [1, M, K] as [M, K]), whose x, scale and zero point the graph still holds; null for none.
 const QuantizedOrigin* origin_of(const Graph& graph, std::string a) {
   while (!graph.quantized_origin(a)) {
     const Node* reshape = graph.producer(a);
@@ -69,8 +70,7 @@ void drop_unread_makers(Graph& graph, const std::string& value) {
     }
     if (!unread) continue;
     const Node erased = *maker;
-    auto& nodes = graph.nodes();
-    nodes.erase(std::find_if(nodes.begin(), nodes.end(), [&](const Node& n) { return n.name == erased.name; }));
+    erase_named_nodes(graph, {erased.name});
     for (const std::string& out : erased.outputs) {
       if (!out.empty()) graph.remove_value(out);
     }
@@ -103,7 +103,8 @@ void quantize_matmul_activations(Graph& graph) {
     const std::optional<IntegerMatrix> b = integer_b(*weights, a->scaled ? *a_scale : 1.0f);
     if (!b) continue;
     const std::string base = node.inputs[1] + ".i8";
-    const std::string scale = a->scale.empty() ? add_scalar_constant(graph, base + "/a_scale", a->scale_value) : a->scale;
+    const std::string scale =
+        a->scale.empty() ? add_scalar_constant(graph, base + "/a_scale", a->scale_value) : a->scale;
     Tensor panels(DType::i8, integer_panel_shape(b->rows, b->columns));
     Tensor scales(DType::f32, integer_scales_shape(b->columns));
     pack_integer_panels(*b, panels.data_as<int8_t>(), scales.data_as<float>());

@@ -120,12 +120,8 @@ void quantize_pairs_as_elementwise(Graph& graph, bool note_product_inputs) {
     }
   }
   if (replaced.empty()) return;
+  erase_named_nodes(graph, replaced);
   auto& nodes = graph.nodes();
-  nodes.erase(std::remove_if(nodes.begin(), nodes.end(),
-                             [&](const Node& n) {
-                               return std::find(replaced.begin(), replaced.end(), n.name) != replaced.end();
-                             }),
-              nodes.end());
   // QuantizeLinears nothing reads any more go, with their outputs.
   std::vector<std::string> unread;
   for (const Node& n : nodes) {

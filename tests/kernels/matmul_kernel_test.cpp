@@ -163,15 +163,16 @@ class MatmulKernel : public test::CompiledKernelsTest<MatmulKernel> {
       kernels.add_changed_default("quantized4", "in_place", four, cpu, {{"pack_b", 0}, {"unroll_k", 2}});
       kernels.add_points("quantized4_one_row", quantized_workload({1, 64}, 45, 4), cpu, 0, rng);
       kernels.add_points("quantized8", quantized_workload({5, 70}, 48, 8), cpu, 1, rng);
-      // Integer products: dot products of four rows (vpdpbusd where the host has VNNI), and
-      // at avx2, which every x86 CPU NEE meets has, through vpmaddwd.
+      // Integer products: dot products of four rows where the host has VNNI (vpdpbusd), sums
+      // in f32 where it has not; and at avx2, which every x86 CPU NEE meets has, in f32.
       kernels.add_points("integer", integer_workload({2, 13, 64}, 45), cpu, 2, rng);
       kernels.add_points("integer_one_row", integer_workload({1, 96}, 48), cpu, 1, rng);
       Target avx2 = cpu;
       avx2.halide = isa_level_named("avx2").halide;
       if (host_arch() == "x86-64") {
         const Workload w = integer_workload({7, 64}, 32);
-        kernels.add("integer_avx2", Candidate{w, avx2, make_schedule_space(w, avx2)->default_config(), "default", 0, {}});
+        const ScheduleConfig point = make_schedule_space(w, avx2)->default_config();
+        kernels.add("integer_avx2", Candidate{w, avx2, point, "default", 0, {}});
       }
     }
     // Random valid non-default CPU points: one with kc > 0, one with parallel = 2, one more.

@@ -38,8 +38,12 @@ std::string dynamic_layer_bytes(int spread = 127, int zero_spread = 2) {
   OnnxModelBuilder m;
   m.input("x", {2, 24, 40}).output("y");
   Tensor w(DType::i8, {40, 20}), w_zero(DType::i8, {20});
-  for (int64_t i = 0; i < w.elements(); ++i) w.data_as<int8_t>()[i] = static_cast<int8_t>(i * 53 % (2 * spread + 1) - spread);
-  for (int64_t i = 0; i < w_zero.elements(); ++i) w_zero.data_as<int8_t>()[i] = static_cast<int8_t>(i % (2 * zero_spread + 1) - zero_spread);
+  for (int64_t i = 0; i < w.elements(); ++i) {
+    w.data_as<int8_t>()[i] = static_cast<int8_t>(i * 53 % (2 * spread + 1) - spread);
+  }
+  for (int64_t i = 0; i < w_zero.elements(); ++i) {
+    w_zero.data_as<int8_t>()[i] = static_cast<int8_t>(i % (2 * zero_spread + 1) - zero_spread);
+  }
   m.initializer("w", w);
   m.initializer("w_zero", w_zero);
   m.initializer("w_scale", random_tensor({DType::f32, {20}}, 3));
