@@ -260,15 +260,21 @@ std::string qdq_pair_bytes(int32_t dtype, int zero, float scale_value = 0.02f) {
   return m.bytes();
 }
 
+// The model prepared with its QDQ pairs as elementwise ops, and its ops counted into `ops`.
+Graph with_pairs_as_elementwise(const std::string& bytes, std::map<std::string, int>& ops) {
+  Graph prepared = import_onnx_bytes(bytes);
+  GraphOptions options;
+  options.quantize_pairs_as_elementwise = true;
+  optimize_graph(prepared, options);
+  for (const Node& n : prepared.nodes()) ++ops[n.op];
+  return prepared;
+}
+
 TEST(QuantizedProducts, QuantizePairsRunAsOneElementwiseKernel) {
   for (const auto& [dtype, zero] : {std::pair{onnx::TensorProto::UINT8, 128}, std::pair{onnx::TensorProto::INT8, -3}}) {
     const std::string bytes = qdq_pair_bytes(dtype, zero);
-    Graph prepared = import_onnx_bytes(bytes);
-    GraphOptions options;
-    options.quantize_pairs_as_elementwise = true;
-    optimize_graph(prepared, options);
     std::map<std::string, int> ops;
-    for (const Node& n : prepared.nodes()) ++ops[n.op];
+    const Graph prepared = with_pairs_as_elementwise(bytes, ops);
     // The quantized tensor is an output too, so its QuantizeLinear stays; the pair and the
     // Relu run as one kernel.
     EXPECT_EQ(ops["QuantizeLinear"], 1);
@@ -295,12 +301,8 @@ TEST(QuantizedProducts, QuantizePairsRunAsOneElementwiseKernel) {
 // reference kernels: (q - zero) * inf is NaN, which the elementwise kernel did not make.
 TEST(QuantizedProducts, PairsOfAnInfiniteScaleStayOnTheReferenceKernels) {
   const std::string bytes = qdq_pair_bytes(onnx::TensorProto::UINT8, 0, std::numeric_limits<float>::infinity());
-  Graph prepared = import_onnx_bytes(bytes);
-  GraphOptions options;
-  options.quantize_pairs_as_elementwise = true;
-  optimize_graph(prepared, options);
   std::map<std::string, int> ops;
-  for (const Node& n : prepared.nodes()) ++ops[n.op];
+  const Graph prepared = with_pairs_as_elementwise(bytes, ops);
   EXPECT_EQ(ops["DequantizeLinear"], 1);
   Session quantized(prepared, {});
   Session plain(import_onnx_bytes(bytes), {});
