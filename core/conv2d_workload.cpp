@@ -61,6 +61,7 @@ struct StoredConv2dAttrs final : WorkloadAttrs {
     if (attrs.input_block != 0) j["input_block"] = attrs.input_block;
     if (attrs.output_block != 0) j["output_block"] = attrs.output_block;
     if (attrs.group_width != 0) j["group_width"] = attrs.group_width;
+    if (attrs.a_bits != 0) j["a_bits"] = attrs.a_bits;
     if (attrs.frame_taps != 0) {
       j["frame_taps"] = attrs.frame_taps;
       j["frame_stride"] = attrs.frame_stride;
@@ -101,15 +102,67 @@ std::shared_ptr<const WorkloadAttrs> conv2d_attrs_from_json(const nlohmann::json
   a.frames_in = json_int_or(j, "frames_in", 0);
   a.frames_out = json_int_or(j, "frames_out", 0);
   a.group_width = json_int_or(j, "group_width", 0);
+  a.a_bits = json_int_or(j, "a_bits", 0);
   stored->bias = json_int(j.at("bias"), "bias") != 0;
   stored->residual = json_int(j.at("residual"), "residual") != 0;
   return stored;
 }
 
+Workload make_float_conv2d_workload(const TensorType& x, const TensorType& w, const TensorType* bias,
+                                    const TensorType* residual, const Conv2dAttrs& attrs);
+
 }  // namespace
 
 Workload make_conv2d_workload(const TensorType& x, const TensorType& w, const TensorType* bias,
                               const TensorType* residual, const Conv2dAttrs& attrs) {
+  if (attrs.a_bits != 0) throw Error("an integer conv2d workload (a_bits) is made by make_integer_conv2d_workload");
+  return make_float_conv2d_workload(x, w, bias, residual, attrs);
+}
+
+Workload make_integer_conv2d_workload(const TensorType& x, const TensorType& w, const TensorType& a_scale,
+                                      const TensorType& a_zero, const TensorType* bias, const TensorType* residual,
+                                      const Conv2dAttrs& attrs) {
+  if (attrs.a_bits != 8 || attrs.weight_block != kConvWeightBlock || attrs.group != 1 || attrs.winograd_tile != 0 ||
+      attrs.frame_taps != 0 || attrs.group_width != 0) {
+    throw Error(fmt::format("an integer conv2d has a_bits 8, weight_block {}, group 1, and no Winograd tile, frames or "
+                            "merged groups; got a_bits {}, weight_block {}, group {}",
+                            kConvWeightBlock, attrs.a_bits, attrs.weight_block, attrs.group));
+  }
+  if (w.dtype != DType::i8 || w.shape.size() != 4) {
+    throw Error("an integer conv2d's weights are i8 [O, C, KH, KW], got " + w.to_string());
+  }
+  if (a_scale.dtype != DType::f32 || a_scale.elements() != 1 || a_scale.shape.size() > 1) {
+    throw Error("an integer conv2d's X scale is one f32, got " + a_scale.to_string());
+  }
+  if (a_zero.dtype != DType::u8 || a_zero.elements() != 1 || a_zero.shape.size() > 1) {
+    throw Error("an integer conv2d's X zero point is one u8, got " + a_zero.to_string());
+  }
+  // 255 * 128 * 65536 stays below 2^31, and 128 * 65536 below 2^24.
+  const std::vector<int64_t> packed = integer_conv_weight_shape(w.shape);
+  if (packed[1] * 4 * w.shape[2] * w.shape[3] > 65536) {
+    throw Error(fmt::format("an integer conv2d sums at most 65536 products an output, weights {} give more",
+                            w.to_string()));
+  }
+  Workload wl = make_float_conv2d_workload(x, TensorType{DType::f32, w.shape}, bias, residual, attrs);
+  wl.inputs[1] = TensorType{DType::i8, packed};
+  const std::vector<TensorType> operands = {TensorType{DType::f32, integer_conv_scales_shape(w.shape[0])}, a_scale,
+                                            a_zero};
+  wl.inputs.insert(wl.inputs.begin() + 2, operands.begin(), operands.end());
+  return wl;
+}
+
+size_t conv2d_bias_input(const Conv2dAttrs& attrs) { return attrs.a_bits != 0 ? 5 : 2; }
+
+DType conv2d_operand_dtype(const Conv2dAttrs& attrs, size_t index) {
+  if (attrs.a_bits != 0 && index == 1) return DType::i8;
+  if (attrs.a_bits != 0 && index == 4) return DType::u8;
+  return DType::f32;
+}
+
+namespace {
+
+Workload make_float_conv2d_workload(const TensorType& x, const TensorType& w, const TensorType* bias,
+                                    const TensorType* residual, const Conv2dAttrs& attrs) {
   for (const TensorType* t : {&x, &w, bias, residual}) {
     if (t && t->dtype != DType::f32) throw Error("conv2d kernels take f32 tensors, got " + t->to_string());
     if (!t) continue;
@@ -237,6 +290,8 @@ Workload make_conv2d_workload(const TensorType& x, const TensorType& w, const Te
   return wl;
 }
 
+}  // namespace
+
 Conv2dAttrs conv2d_attrs(const Workload& w) { return w.attrs_as<StoredConv2dAttrs>().attrs; }
 bool conv2d_has_bias(const Workload& w) { return w.attrs_as<StoredConv2dAttrs>().bias; }
 bool conv2d_has_residual(const Workload& w) { return w.attrs_as<StoredConv2dAttrs>().residual; }
@@ -300,6 +355,10 @@ void zero_weights_between_merged_groups(const std::vector<int64_t>& shape, const
 }
 
 TensorType conv2d_oihw_weights(const Workload& w) {
+  if (conv2d_attrs(w).a_bits != 0) {
+    const std::vector<int64_t>& packed = w.inputs[1].shape;
+    return TensorType{DType::i8, {conv2d_nchw_output(w).shape[1], conv2d_nchw_input(w).shape[1], packed[2], packed[3]}};
+  }
   return TensorType{DType::f32,
                     conv2d_oihw_weight_shape(w.inputs[1].shape, conv2d_nchw_output(w).shape[1], conv2d_attrs(w))};
 }
@@ -307,8 +366,13 @@ TensorType conv2d_oihw_weights(const Workload& w) {
 // The same convolution in other layouts: every operand back in ONNX's layout, then
 // blocked as `a` says.
 static Workload conv2d_relaid(const Workload& w, const Conv2dAttrs& a) {
-  const TensorType bias = conv2d_has_bias(w) ? w.inputs[2] : TensorType{};
+  const TensorType bias = conv2d_has_bias(w) ? w.inputs[conv2d_bias_input(a)] : TensorType{};
   const TensorType residual = conv2d_nchw_output(w);
+  if (a.a_bits != 0) {
+    return make_integer_conv2d_workload(conv2d_nchw_input(w), conv2d_oihw_weights(w), w.inputs[3], w.inputs[4],
+                                        conv2d_has_bias(w) ? &bias : nullptr,
+                                        conv2d_has_residual(w) ? &residual : nullptr, a);
+  }
   return make_conv2d_workload(conv2d_nchw_input(w), conv2d_oihw_weights(w), conv2d_has_bias(w) ? &bias : nullptr,
                               conv2d_has_residual(w) ? &residual : nullptr, a);
 }
@@ -345,6 +409,7 @@ Workload conv2d_with_activation_layout(const Workload& w, bool input, bool outpu
 }
 
 Workload conv2d_runtime_layout(const Workload& w, bool block_activations, bool winograd) {
+  if (conv2d_attrs(w).a_bits != 0) return w;  // made in its runtime layout by quantize_conv_activations
   if (winograd) {
     const Workload direct = conv2d_runtime_layout(w, block_activations);
     const int64_t tile = conv2d_winograd_tile(direct, true);
@@ -370,7 +435,8 @@ Workload conv2d_runtime_layout(const Workload& w, bool block_activations, bool w
 bool conv2d_can_use_winograd(const Workload& w) {
   const Conv2dAttrs a = conv2d_attrs(w);
   const std::vector<int64_t> ws = conv2d_oihw_weights(w).shape;
-  return a.winograd_tile == 0 && a.weight_block == kConvWeightBlock && a.output_block != 0 && a.group == 1 &&
+  return a.winograd_tile == 0 && a.a_bits == 0 && a.weight_block == kConvWeightBlock && a.output_block != 0 &&
+         a.group == 1 &&
          ws[2] == 3 && ws[3] == 3 &&
          a.strides == std::array<int64_t, 2>{1, 1} && a.dilations == std::array<int64_t, 2>{1, 1};
 }
@@ -469,7 +535,8 @@ Family conv2d_family() {
           2,
           conv2d_attrs_from_json,
           [](const Workload& w) {
-            require_input_count(w, 2 + (conv2d_has_bias(w) ? 1 : 0) + (conv2d_has_residual(w) ? 1 : 0));
+            require_input_count(w, conv2d_bias_input(conv2d_attrs(w)) + (conv2d_has_bias(w) ? 1 : 0) +
+                                       (conv2d_has_residual(w) ? 1 : 0));
             if (conv2d_nchw_output(w).shape.size() != 4) {
               throw Error("conv2d output " + w.output.to_string() + " is neither NCHW nor channel-blocked NCHW");
             }

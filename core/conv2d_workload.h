@@ -55,6 +55,15 @@ struct Conv2dAttrs {
   // weights are zero. Kernels over blocked weights skip the inputs that none of a
   // weight block's 16 channels weighs. The key holds it only when set.
   int64_t group_width = 0;
+  // 0, or 8: an integer conv (passes.h: quantize_conv_activations). The kernel quantizes X
+  // to u8 as QuantizeLinear does, q = saturate(round(x / a_scale) + a_zero), pads it with
+  // a_zero, and sums q * w in i32 over weights held as signed bytes (core/conv_weight_layout.h:
+  // integer_conv_weight_shape); out = (sum - a_zero * weight_sum) * multiplier per output
+  // channel, then the epilogue. Operands X, W (i8), the multipliers and weight sums ([O/16, 2,
+  // 16] f32), a_scale (f32) and a_zero (u8) of one element each, then bias and residual.
+  // Group 1 with weight_block 16, direct sums, no frames or merged groups. The key holds it
+  // only when set.
+  int64_t a_bits = 0;
 };
 
 // Inputs: X [N,C,H,W], W [O, C/group, KH, KW], optional bias [O], optional residual
@@ -65,6 +74,17 @@ struct Conv2dAttrs {
 // and the workload holds the frames it reads.
 Workload make_conv2d_workload(const TensorType& x, const TensorType& w, const TensorType* bias,
                               const TensorType* residual, const Conv2dAttrs& attrs);
+// The same as an integer conv (attrs.a_bits): W the [O, C, KH, KW] i8 type, which the
+// workload holds packed, with its multipliers and weight sums; throws nee::Error where the
+// operands or attributes do not fit one, or where its sums could leave i32 or its weight
+// sums f32's integers (C * KH * KW over 65536).
+Workload make_integer_conv2d_workload(const TensorType& x, const TensorType& w, const TensorType& a_scale,
+                                      const TensorType& a_zero, const TensorType* bias, const TensorType* residual,
+                                      const Conv2dAttrs& attrs);
+// The input index of the bias (2, or 5 in an integer conv), the residual next to it; and the
+// dtype of operand `index`: i8 weights and a u8 zero point in an integer conv, else f32.
+size_t conv2d_bias_input(const Conv2dAttrs& attrs);
+DType conv2d_operand_dtype(const Conv2dAttrs& attrs, size_t index);
 Conv2dAttrs conv2d_attrs(const Workload& w);
 bool conv2d_has_bias(const Workload& w);
 bool conv2d_has_residual(const Workload& w);

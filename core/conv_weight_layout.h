@@ -30,4 +30,16 @@ std::vector<int64_t> unblocked_weight_shape(const std::vector<int64_t>& blocked,
 void pack_blocked_weights(const float* oihw_data, const std::vector<int64_t>& oihw, int64_t block, float* out);
 void unpack_blocked_weights(const float* blocked_data, const std::vector<int64_t>& oihw, int64_t block, float* out);
 
+// An integer conv's weights (Conv2dAttrs::a_bits): signed bytes [ceil(O/16), ceil(C/4), KH,
+// KW, 16, 4], element (o, c, ky, kx) at [o / 16, c / 4, ky, kx, o % 16, c % 4] and zero past
+// O and C, so that one 32-bit lane holds four input channels of one output channel, which
+// VNNI's vpdpbusd sums into it; and per output channel its multiplier and the sum of its
+// weights, [ceil(O/16), 2, 16] f32 (zero past O). C is that of one group (group 1 only).
+std::vector<int64_t> integer_conv_weight_shape(const std::vector<int64_t>& oihw);
+std::vector<int64_t> integer_conv_scales_shape(int64_t out_channels);
+// Packs OIHW signed bytes and O multipliers into both layouts; and the bytes back.
+void pack_integer_conv_weights(const int8_t* oihw_data, const std::vector<int64_t>& oihw, const float* multipliers,
+                               int8_t* out, float* scales);
+void unpack_integer_conv_weights(const int8_t* packed, const std::vector<int64_t>& oihw, int8_t* out);
+
 }  // namespace nee

@@ -8,7 +8,9 @@ void note_dequantized_origin(Graph& graph, const Node& node) {
   const Tensor* scale = graph.constant(node.inputs[1]);
   const bool has_zero_point = node.inputs.size() > 2 && !node.inputs[2].empty();
   const Tensor* zero_point = has_zero_point ? graph.constant(node.inputs[2]) : nullptr;
-  if (!x || !scale || x->shape().size() != 2 || (x->dtype() != DType::i8 && x->dtype() != DType::u8)) return;
+  // Matrices, and conv weights [O, C, KH, KW].
+  const size_t rank = x ? x->shape().size() : 0;
+  if (!x || !scale || (rank != 2 && rank != 4) || (x->dtype() != DType::i8 && x->dtype() != DType::u8)) return;
   if (scale->dtype() != DType::f32 || graph.type_of(node.outputs[0]).dtype != DType::f32) return;
   DequantizedOrigin origin;
   origin.x = *x;

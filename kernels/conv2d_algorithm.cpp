@@ -1,6 +1,7 @@
 #include "kernels/conv2d_algorithm.h"
 
 #include <cmath>
+#include <limits>
 
 #include "core/conv_weight_layout.h"
 #include "core/error.h"
@@ -88,10 +89,68 @@ Expr define_winograd(Conv2dPipeline& p, const Conv2dAttrs& attrs, bool clamp_rea
   return mux(p.y % m, output_rows);
 }
 
+// An integer conv's value before its bias (Conv2dAttrs::a_bits): X quantized as
+// QuantizeLinear does (a true division, ties to even), the sums over (kx, ky, ci / 4, ci % 4)
+// of q by the signed weights, less a_zero times the weight sum, times the multiplier. Taps in
+// the padding read a_zero, which the weight sum's correction cancels. `in_x`, `in_y`: the tap's
+// input column and row in terms of p.r.
+Expr define_integer_sums(Conv2dPipeline& p, const Workload& w, const Expr& in_x, const Expr& in_y,
+                         bool byte_dot_products) {
+  p.w_scales = ImageParam(Float(32), 3, "w_scales");
+  constrain_dense_input(p.w_scales, w.inputs[2].shape);
+  const int scale_rank = static_cast<int>(w.inputs[3].shape.size());
+  const int zero_rank = static_cast<int>(w.inputs[4].shape.size());
+  p.a_scale = ImageParam(Float(32), scale_rank, "a_scale");
+  p.a_zero = ImageParam(UInt(8), zero_rank, "a_zero");
+  constrain_dense_input(p.a_scale, w.inputs[3].shape);
+  constrain_dense_input(p.a_zero, w.inputs[4].shape);
+  const Expr scale = max(p.a_scale(std::vector<Expr>(scale_rank, 0)), std::numeric_limits<float>::min());
+  const Expr zero = p.a_zero(std::vector<Expr>(zero_rank, 0));
+  const Var &x = p.x, &y = p.y, &c = p.c, &n = p.n;
+  // C rounds up to whole lanes of four: the channels past it read the last one, whose
+  // weights there are zero.
+  Expr read;
+  if (p.input_block == 0) {
+    read = p.input(x, y, min(c, static_cast<int>(p.channels) - 1), n);
+  } else {
+    const int block = static_cast<int>(p.input_block);
+    read = p.input(c % block, x, y, c / block, n);
+  }
+  const Expr q = clamp(round(read / scale) + cast<float>(zero), 0.0f, 255.0f);
+  p.quantized = Func("quantized");
+  p.quantized(c, x, y, n) = byte_dot_products ? cast<uint8_t>(q) : q - cast<float>(zero);
+  const Expr outside = byte_dot_products ? zero : Expr(0.0f);
+  const Func padded_q = BoundaryConditions::constant_exterior(
+      p.quantized, outside, {Range(), {0, static_cast<int>(p.in_w)}, {0, static_cast<int>(p.in_h)}, Range()});
+  const Expr tap_input = padded_q(p.r.z * 4 + p.r.w, in_x, in_y, n);
+  p.acc_blocked = Func("acc_blocked");
+  if (byte_dot_products) {
+    p.acc_blocked(p.oi, x, y, p.ob, n) = 0;
+    p.acc_blocked(p.oi, x, y, p.ob, n) +=
+        cast<int32_t>(tap_input) * cast<int32_t>(p.weights(p.r.w, p.oi, p.r.x, p.r.y, p.r.z, p.ob));
+  } else {
+    // The bytes hold a vector's 16 output channels 4 apart: as floats they are a stage of
+    // their own, 16 channels innermost, which the schedule computes once per tile.
+    const Var lane("lane"), kx("kx"), ky("ky"), c4("c4");
+    p.weight(p.oi, lane, kx, ky, c4, p.ob) = cast<float>(p.weights(lane, p.oi, kx, ky, c4, p.ob));
+    p.acc_blocked(p.oi, x, y, p.ob, n) = 0.0f;
+    p.acc_blocked(p.oi, x, y, p.ob, n) += tap_input * p.weight(p.oi, p.r.w, p.r.x, p.r.y, p.r.z, p.ob);
+  }
+  const int block = static_cast<int>(kConvWeightBlock);
+  const bool blocked_out = p.output_block != 0;
+  const Expr lane = blocked_out ? Expr(p.oi) : p.o % block, weight_block = blocked_out ? Expr(p.ob) : p.o / block;
+  const Expr sums = p.acc_blocked(lane, x, y, weight_block, n);
+  const Expr multiplier = p.w_scales(lane, 0, weight_block);
+  if (!byte_dot_products) return sums * multiplier;
+  const Expr weight_sum = cast<int32_t>(p.w_scales(lane, 1, weight_block));
+  return cast<float>(sums - cast<int32_t>(zero) * weight_sum) * multiplier;
+}
+
 }  // namespace
 
 std::vector<Argument> Conv2dPipeline::arguments() const {
   std::vector<Argument> args = {input, weights};
+  if (w_scales.defined()) args.insert(args.end(), {w_scales, a_scale, a_zero});
   if (bias.defined()) args.push_back(bias);
   if (residual.defined()) args.push_back(residual);
   return args;
@@ -120,6 +179,9 @@ Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
   if (options.accumulator == ConvAccumulator::winograd && p.output_block == 0) {
     throw Error("a Winograd conv2d needs a channel-blocked output");
   }
+  if (attrs.a_bits != 0 && options.accumulator != ConvAccumulator::channel_blocked) {
+    throw Error("an integer conv2d needs the channel-blocked accumulator");
+  }
   p.batch = xs[0];
   p.channels = xs[1];
   p.in_h = xs[2];
@@ -133,7 +195,7 @@ Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
 
   const auto& physical_xs = w.inputs[0].shape;
   p.input = ImageParam(Float(32), static_cast<int>(physical_xs.size()), "input");
-  p.weights = ImageParam(Float(32), static_cast<int>(ws.size()), "weights");
+  p.weights = ImageParam(attrs.a_bits != 0 ? Int(8) : Float(32), static_cast<int>(ws.size()), "weights");
   constrain_dense_input(p.input, physical_xs);
   constrain_dense_input(p.weights, ws);
   const Var &x = p.x, &y = p.y, &o = p.o, &n = p.n, &c = p.c;
@@ -172,7 +234,7 @@ Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
   // steady state there. A 2048 -> 256 3x3 conv at rate 12, 67.7 -> 34.5 ms; at rate 24,
   // 38.1 -> 11.1 ms. Convs dilated along W only (1-D convs over rows) keep the boundary
   // condition: HiFi-GAN's took 21.3 -> 26-28 ms with the predicate.
-  const bool skip_padding_taps = attrs.dilations[0] > 1 && attrs.winograd_tile == 0;
+  const bool skip_padding_taps = attrs.dilations[0] > 1 && attrs.winograd_tile == 0 && attrs.a_bits == 0;
   if (skip_padding_taps) {
     const Expr cx = clamp(x, 0, iw - 1), cy = clamp(y, 0, ih - 1);
     if (p.input_block == 0) {
@@ -196,7 +258,12 @@ Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
 
   const int group_channels = static_cast<int>(ws[1]);
   const int group_out = static_cast<int>(p.out_channels / p.group);
-  p.r = RDom(0, static_cast<int>(p.kernel_w), 0, static_cast<int>(p.kernel_h), 0, group_channels, "r");
+  if (attrs.a_bits == 0) {
+    p.r = RDom(0, static_cast<int>(p.kernel_w), 0, static_cast<int>(p.kernel_h), 0, group_channels, "r");
+  } else {
+    const int kw = static_cast<int>(p.kernel_w), kh = static_cast<int>(p.kernel_h);
+    p.r = RDom({{0, kw}, {0, kh}, {0, group_channels}, {0, 4}}, "r");
+  }
   const Expr in_x = x * static_cast<int>(attrs.strides[1]) + p.r.x * static_cast<int>(attrs.dilations[1]) -
                     static_cast<int>(attrs.pads[1]);
   const Expr in_y = y * static_cast<int>(attrs.strides[0]) + p.r.y * static_cast<int>(attrs.dilations[0]) -
@@ -209,7 +276,7 @@ Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
   p.weight = Func("weight");
   if (attrs.winograd_tile == 0 && p.weight_block == 0) {
     p.weight(kx, ky, ci, o) = p.weights(kx, ky, ci, weight_o);
-  } else if (attrs.winograd_tile == 0) {
+  } else if (attrs.winograd_tile == 0 && attrs.a_bits == 0) {
     const int block = static_cast<int>(p.weight_block);
     p.weight(kx, ky, ci, o) = p.weights(weight_o % block, kx, ky, ci, weight_o / block);
   }
@@ -222,6 +289,8 @@ Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
     value = p.acc(x, y, o, n);
   } else if (options.accumulator == ConvAccumulator::winograd) {
     value = define_winograd(p, attrs, clamp_reads);
+  } else if (attrs.a_bits != 0) {
+    value = define_integer_sums(p, w, in_x, in_y, options.byte_dot_products);
   } else {
     // Group 1 (ci = r.z), depthwise (r.z is 0 and the input channel is the output's), or
     // groups of whole blocks (block ob reads its group's channels): make_conv2d_workload
@@ -253,7 +322,7 @@ Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
   }
   // The output's channel, in terms of the output Func's own variables.
   const Expr channel = p.output_block != 0 ? p.ob * static_cast<int>(p.output_block) + p.oi : Expr(o);
-  size_t next = 2;
+  size_t next = conv2d_bias_input(attrs);
   if (conv2d_has_bias(w)) {
     p.bias = ImageParam(Float(32), 1, "bias");
     constrain_dense_input(p.bias, w.inputs[next++].shape);

@@ -30,6 +30,13 @@ enum class ConvAccumulator {
 // transpose. With input_block set, input is input(ci, x, y, cb, n); `padded` hides it.
 struct Conv2dPipeline {
   Halide::ImageParam input, weights, bias, residual;  // bias/residual defined when the workload has them
+  // An integer conv's (Conv2dAttrs::a_bits) multipliers and weight sums, X's scale and zero
+  // point, and X quantized: quantized(c, x, y, n), channels innermost (four of them a 32-bit
+  // lane), u8 where the sums are of bytes, else q - a_zero in f32. Its sums read it through a
+  // boundary condition of a_zero (0 in f32); `padded` stays undefined, and `weight` is
+  // weight(oi, ci % 4, kx, ky, ci / 4, ob) in f32 where the sums are not of bytes.
+  Halide::ImageParam w_scales, a_scale, a_zero;
+  Halide::Func quantized;
   Halide::Func padded;  // padded(x, y, c, n): the input with zeros outside it
   Halide::Func weight;  // weight(kx, ky, ci, o) in either layout of W (inlined)
   Halide::Func acc;          // per_channel: acc(x, y, o, n) += weight * padded over (kx, ky, ci) of o's group
@@ -50,11 +57,13 @@ struct Conv2dPipeline {
   Halide::Var x{"x"}, y{"y"}, o{"o"}, n{"n"};
   Halide::Var oi{"oi"}, ob{"ob"};  // acc_blocked's channel-in-block and block
   Halide::RDom r;       // r.x = kx, r.y = ky, r.z = ci (input channel within the group)
+                        // integer: r.z = ci / 4, r.w = ci % 4
   int64_t batch = 0, channels = 0, out_channels = 0, group = 1, weight_block = 0;
   int64_t input_block = 0, output_block = 0;
   int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0, kernel_h = 0, kernel_w = 0;
 
-  std::vector<Halide::Argument> arguments() const;  // input, weights, [bias], [residual]
+  // input, weights, [w_scales, a_scale, a_zero], [bias], [residual]
+  std::vector<Halide::Argument> arguments() const;
   // group = C = O > 1: one window per channel, no reduction over channels.
   bool is_depthwise() const { return group > 1 && group == channels && group == out_channels; }
 };
@@ -66,10 +75,13 @@ struct Conv2dOptions {
   // Halide's autoschedulers compute the accumulator over a region larger than the
   // output. NEE's own schedule spaces never need it.
   bool clamp_reads = false;
+  // An integer conv sums bytes in i32 (VNNI's dot products, CpuVectorIsa::byte_dot_products);
+  // else q - a_zero times the weights in f32, exact while a sum stays below 2^24.
+  bool byte_dot_products = true;
 };
 
-// Throws nee::Error for a channel_blocked accumulator over OIHW weights, and for a
-// per_channel one with a channel-blocked output.
+// Throws nee::Error for a channel_blocked accumulator over OIHW weights, for a per_channel
+// one with a channel-blocked output, and for an integer conv without a channel_blocked one.
 Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options = {});
 
 }  // namespace nee

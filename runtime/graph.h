@@ -21,7 +21,8 @@ struct Node {
 // The integers a constant was dequantized from at import (a DequantizeLinear of constant
 // weights folds into an f32 constant): y = (x - zero_point) * scale, the scale (and zero
 // point) one value, one per index of `axis`, or one per block of block_size indices
-// along it. A matmul may read the integers instead (passes.h: quantize_matmul_weights).
+// along it. A matmul or conv may read the integers instead (passes.h: quantize_matmul_weights,
+// quantize_conv_activations).
 struct DequantizedOrigin {
   Tensor x;           // i8 or u8 (4-bit weights are held unpacked, one a byte)
   Tensor scale;       // f32
@@ -36,8 +37,9 @@ struct DequantizedOrigin {
 // `scale` of one element, or where that is empty the constant `scale_value`; the zero point
 // the u8 value `zero` of one element, or where that is empty the constant `zero_point`
 // (fuse_elementwise folds a pair's scalar constants into its kernel). An i8 quantization is
-// noted as its u8 shift (zero point plus 128, its range shifted to u8's). A matmul may
-// quantize x itself instead (passes.h: quantize_matmul_activations).
+// noted as its u8 shift (zero point plus 128, its range shifted to u8's). A matmul or conv
+// may quantize x itself instead (passes.h: quantize_matmul_activations,
+// quantize_conv_activations).
 struct QuantizedOrigin {
   std::string x, scale, zero;
   float scale_value = 1;

@@ -153,6 +153,10 @@ struct GraphOptions {
   // (AVX-512's vpmaddwd), where f32 runs at about 210. A manifest from before it was
   // recorded reads as false.
   bool quantize_matmul_activations = false;
+  // Convs of quantized activations by weights dequantized from 8-bit integers run as integer
+  // convs (passes.h: quantize_conv_activations), which changes their workloads; nee-tune sets
+  // it with quantize_matmul_activations. A manifest from before it was recorded reads as false.
+  bool quantize_conv_activations = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -173,7 +177,8 @@ struct GraphOptions {
            pad_matmul_panels == o.pad_matmul_panels && fuse_rms_norms == o.fuse_rms_norms &&
            remove_same_type_casts == o.remove_same_type_casts && quantize_matmul_weights == o.quantize_matmul_weights &&
            quantize_pairs_as_elementwise == o.quantize_pairs_as_elementwise &&
-           quantize_matmul_activations == o.quantize_matmul_activations;
+           quantize_matmul_activations == o.quantize_matmul_activations &&
+           quantize_conv_activations == o.quantize_conv_activations;
   }
 };
 

@@ -60,6 +60,8 @@ double node_flops(const Graph& graph, const Node& node) {
     std::vector<int64_t> taps = graph.type_of(node.inputs[1]).shape;
     if (node.attrs.get_int("winograd_tile", 0) != 0 && taps.size() == 4) taps = {taps[0], taps[2], 3, 3};
     if (node.attrs.get_int("weight_block", 0) != 0 && taps.size() == 5) taps.pop_back();
+    // Integer weights [O/16, C/4, KH, KW, 16, 4] hold C/4 lanes of 4 channels.
+    if (node.attrs.get_int("a_bits", 0) != 0 && taps.size() == 6) taps = {taps[0], taps[1] * 4, taps[2], taps[3]};
     return 2.0 * elements(graph, node.outputs[0]) * product(taps, 1);
   }
   // A recurrent layer's products: gates x H outputs a step and direction, each the dot

@@ -6,6 +6,7 @@
 #include "core/activation_layout.h"
 #include "core/attention_workload.h"
 #include "core/conv2d_workload.h"
+#include "core/conv_weight_layout.h"
 #include "core/elementwise_workload.h"
 #include "core/error.h"
 #include "core/layernorm_workload.h"
@@ -19,7 +20,8 @@ namespace nee {
 
 int nee_conv_residual_slot(const Node& node) {
   if (node.attrs.get_int("residual", 0) == 0) return -1;
-  return node.attrs.get_int("bias", 0) != 0 ? 3 : 2;
+  const int bias_input = static_cast<int>(conv2d_bias_input(nee_conv_attrs(node)));
+  return node.attrs.get_int("bias", 0) != 0 ? bias_input + 1 : bias_input;
 }
 
 Conv2dAttrs nee_conv_attrs(const Node& node) {
@@ -33,6 +35,7 @@ Conv2dAttrs nee_conv_attrs(const Node& node) {
   attrs.output_block = node.attrs.get_int("output_block", 0);
   attrs.winograd_tile = node.attrs.get_int("winograd_tile", 0);
   attrs.group_width = node.attrs.get_int("group_width", 0);
+  attrs.a_bits = node.attrs.get_int("a_bits", 0);
   attrs.frame_taps = node.attrs.get_int("frame_taps", 0);
   if (attrs.frame_taps != 0) {
     attrs.frame_stride = node.attrs.get_int("frame_stride");
@@ -44,14 +47,18 @@ Conv2dAttrs nee_conv_attrs(const Node& node) {
   return attrs;
 }
 
-// NeeConv's inputs are X, W, [B], [R] with no omitted names; pads are ONNX's
-// [top, left, bottom, right].
+// NeeConv's inputs are X, W, [B], [R] (X, W, the multipliers, X's scale and zero point, [B],
+// [R] in an integer conv) with no omitted names; pads are ONNX's [top, left, bottom, right].
 static std::optional<Workload> conv2d_workload_of(const Graph& graph, const Node& node) {
   std::vector<TensorType> operands;
   for (const std::string& in : node.inputs) operands.push_back(graph.type_of(in));
   const bool has_bias = node.attrs.get_int("bias") != 0;
   const bool has_residual = node.attrs.get_int("residual") != 0;
-  if (operands.size() != 2u + has_bias + has_residual) return std::nullopt;
+  const size_t bias_input = conv2d_bias_input(nee_conv_attrs(node));
+  if (operands.size() != bias_input + has_bias + has_residual) return std::nullopt;
+  for (size_t i = 0; i < bias_input; ++i) {
+    if (operands[i].dtype != conv2d_operand_dtype(nee_conv_attrs(node), i)) return std::nullopt;
+  }
   const std::vector<int64_t> strides = node.attrs.get_ints("strides");
   const std::vector<int64_t> pads = node.attrs.get_ints("pads");
   const std::vector<int64_t> dilations = node.attrs.get_ints("dilations");
@@ -69,17 +76,25 @@ static std::optional<Workload> conv2d_workload_of(const Graph& graph, const Node
     }
     if (attrs.input_block != 0) operands[0].shape = unblocked_activation_shape(operands[0].shape);
     if (attrs.frame_taps != 0) operands[0].shape = conv2d_gathered_shape(operands[0].shape, attrs);
-    if (attrs.weight_block != 0) {
+    if (attrs.a_bits != 0) {
+      // [ceil(O/16), ceil(C/4), KH, KW, 16, 4] -> [O, C, KH, KW]
+      const std::vector<int64_t> packed = operands[1].shape;
+      if (y.size() != 4 || packed.size() != 6 || operands[0].shape.size() != 4) return std::nullopt;
+      operands[1].shape = {y[1], operands[0].shape[1], packed[2], packed[3]};
+      if (integer_conv_weight_shape(operands[1].shape) != packed) return std::nullopt;
+    } else if (attrs.weight_block != 0) {
       if (y.size() != 4) return std::nullopt;
       operands[1].shape = conv2d_oihw_weight_shape(operands[1].shape, y[1], attrs);
     }
   } catch (const Error&) {
     return std::nullopt;
   }
-  const TensorType* bias = has_bias ? &operands[2] : nullptr;
+  const TensorType* bias = has_bias ? &operands[bias_input] : nullptr;
   const TensorType* residual = has_residual ? &operands.back() : nullptr;
   try {
-    Workload w = make_conv2d_workload(operands[0], operands[1], bias, residual, attrs);
+    Workload w = attrs.a_bits != 0 ? make_integer_conv2d_workload(operands[0], operands[1], operands[3], operands[4],
+                                                                  bias, residual, attrs)
+                                   : make_conv2d_workload(operands[0], operands[1], bias, residual, attrs);
     if (!(w.output == graph.type_of(node.outputs[0]))) return std::nullopt;
     return w;
   } catch (const Error&) {

@@ -62,6 +62,52 @@ double thread_balance(int64_t tiles) {
   return tiles < 4 ? busy * 0.85 : busy;
 }
 
+// An integer conv's sums (Conv2dAttrs::a_bits) in the register block, as the f32 ones but
+// for the channels: r.z steps four channels at a time and r.w is the four, vectorized with
+// the block's 16 channels into one dot product a vector where the target has VNNI
+// (vpdpbusd), else unrolled as four FMAs. Chunks split r.z at input blocks of 16 channels.
+// X is quantized once, before the sums, its rows over the threads; without VNNI the weights
+// are converted to floats once per tile (`tile`, the loop of one row and channel tile).
+void schedule_integer_sums(Conv2dPipeline& p, const ScheduleConfig& c, Stage& update, int64_t input_blocks,
+                           const CpuVectorIsa& isa, const Var& tile) {
+  const int ci_chunk = static_cast<int>(c.at("ci_chunk"));
+  const int px = static_cast<int>(c.at("px"));
+  RVar channels = p.r.z, cbo("cbo"), cbi("cbi");
+  Var xa("xa"), xb("xb");
+  const Var block_x = ci_chunk == 0 ? p.x : xb;
+  std::vector<VarOrRVar> outer_loops;
+  if (ci_chunk > 0 && input_blocks > 0) {
+    update.split(p.x, xa, xb, px, TailStrategy::RoundUp).split(p.r.z, cbo, cbi, 4 * ci_chunk);
+    channels = cbi;
+    outer_loops = {xa, p.y, cbo};
+  }
+  std::vector<VarOrRVar> order;
+  if (isa.byte_dot_products) order.push_back(p.r.w);
+  order.insert(order.end(), {p.oi, block_x, p.ob});
+  if (!isa.byte_dot_products) order.push_back(p.r.w);
+  if (c.at("red_order") == 0) {
+    order.insert(order.end(), {p.r.x, p.r.y, channels});
+  } else {
+    order.insert(order.end(), {channels, p.r.x, p.r.y});
+  }
+  order.insert(order.end(), outer_loops.begin(), outer_loops.end());
+  update.reorder(order);
+  if (c.at("red_order") == 0 && c.at("unroll_kx")) update.unroll(p.r.x);
+  if (isa.byte_dot_products) {
+    update.atomic().vectorize(p.r.w).vectorize(p.oi).unroll(block_x).unroll(p.ob);
+  } else {
+    update.unroll(p.r.w).vectorize(p.oi).unroll(block_x).unroll(p.ob);
+    p.weight.compute_at(p.out, tile).vectorize(p.weight.args()[0]);
+  }
+  const std::vector<Var> q = p.quantized.args();  // (c, x, y, n)
+  p.quantized.compute_root().parallel(q[2]);
+  if (p.input_block != 0) {
+    p.quantized.vectorize(q[0], static_cast<int>(kConvWeightBlock));
+  } else {
+    p.quantized.vectorize(q[1], 8, TailStrategy::GuardWithIf);
+  }
+}
+
 }  // namespace
 
 
@@ -87,6 +133,7 @@ Conv2dBlockedCpuSpace::Conv2dBlockedCpuSpace(const Workload& workload, CpuVector
   kernel_w_ = ws[3];
   unpadded_ = attrs.pads == std::array<int64_t, 4>{0, 0, 0, 0};
   blocked_input_ = attrs.input_block != 0;
+  integer_ = attrs.a_bits != 0;
   // Input-channel blocks of the reduction, where it splits at block boundaries. Chunking
   // it keeps a chunk's weights in L1 while they serve every pixel of a row tile, instead
   // of streaming all of a register block's weights from L2 for each block of columns:
@@ -105,7 +152,8 @@ Conv2dBlockedCpuSpace::Conv2dBlockedCpuSpace(const Workload& workload, CpuVector
        "output rows of a row tile"},
       {"red_order", {0, 1}, "reduction order, innermost first: 0: kx, ky, ci; 1: ci, kx, ky"},
       {"unroll_kx", {0, 1}, "unroll the kx loop (red_order 0)"},
-      {"pad_at", {0, 1}, "zero-padded input: 0: inlined (Halide splits off the borders); 1: computed per row tile"},
+      {"pad_at", integer_ ? std::vector<int64_t>{0} : std::vector<int64_t>{0, 1},
+       "zero-padded input: 0: inlined (Halide splits off the borders); 1: computed per row tile"},
       {"tile_order", {0, 1}, "0: channel tiles inside row tiles; 1: row tiles inside channel tiles"},
       {"parallel", {0, 1}, "0: outer tile loop x batch; 1: both tile loops x batch"},
       {"ci_chunk", input_blocks_ > 1 ? values_up_to({0, 1, 2, 4, 8, 16}, input_blocks_ / 2) : std::vector<int64_t>{0},
@@ -303,7 +351,7 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
                     : one_by_one && wide ? one_by_one_rows(oc_blocks)
                                          : fitting_tile(knobs_[2].values, out_h_, 8);
   c.knobs["red_order"] = 0;
-  c.knobs["pad_at"] = unpadded_ || blocked_input_ ? 0 : 1;
+  c.knobs["pad_at"] = unpadded_ || blocked_input_ || integer_ ? 0 : 1;
   c.knobs["tile_order"] = 1;
   // ResNet-18 tuned for 6 minutes in the blocked layout (17 conv workloads, seeded from
   // this default when it still parallelized channel tiles alone where there were 8 or
@@ -349,6 +397,7 @@ std::string Conv2dBlockedCpuSpace::check_constraints(const ScheduleConfig& c) co
   if (c.at("pad_at") == 1 && unpadded_) return "the conv has no padding to compute";
   // A per-tile copy vectorizes over columns, which lie 16 apart in a blocked input.
   if (c.at("pad_at") == 1 && blocked_input_) return "a channel-blocked input is padded inline";
+  if (c.at("pad_at") == 1 && integer_) return "an integer conv's quantized input is padded inline";
   if (c.at("ci_chunk") > 0 && input_blocks_ % c.at("ci_chunk") != 0) return "chunks must divide the input blocks";
   return "";
 }
@@ -356,6 +405,7 @@ std::string Conv2dBlockedCpuSpace::check_constraints(const ScheduleConfig& c) co
 ScheduledKernel Conv2dBlockedCpuSpace::apply(const ScheduleConfig& c) const {
   Conv2dOptions options;
   options.accumulator = ConvAccumulator::channel_blocked;
+  options.byte_dot_products = isa_.byte_dot_products;
   Conv2dPipeline p = define_conv2d(workload_, options);
   constrain_dense_output(p.out, workload_.output.shape);
   const int oc_blocks = static_cast<int>(c.at("oc_blocks"));
@@ -405,6 +455,10 @@ ScheduledKernel Conv2dBlockedCpuSpace::apply(const ScheduleConfig& c) const {
     p.acc_blocked.compute_at(p.out, c.at("parallel") == 1 ? tiles : inner_tile).vectorize(p.oi);
   }
   Stage update = p.acc_blocked.update();
+  if (integer_) {
+    schedule_integer_sums(p, c, update, input_blocks_, isa_, c.at("parallel") == 1 ? tiles : inner_tile);
+    return ScheduledKernel{Pipeline(p.out), p.arguments()};
+  }
   // Blocked input: the channel loop splits at block boundaries, so each input read is
   // [ci % 16, x, y, ci / 16] with both parts loop variables. (A depthwise conv has no
   // channel loop: it reads the 16 channels of its own block as one vector.)

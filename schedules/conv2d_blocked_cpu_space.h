@@ -26,6 +26,7 @@ class Conv2dBlockedCpuSpace : public ScheduleSpace {
   bool unpadded_;       // no padding: the padded input is the input
   bool blocked_input_;  // X is channel-blocked
   int64_t input_blocks_;  // input-channel blocks the reduction splits into; 0 where it does not split
+  bool integer_;          // an integer conv (Conv2dAttrs::a_bits)
 };
 
 }  // namespace nee

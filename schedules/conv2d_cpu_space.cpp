@@ -21,8 +21,8 @@ std::unique_ptr<ScheduleSpace> make_conv2d_cpu_space(const Workload& workload, c
 }
 
 std::unique_ptr<ScheduleSpace> make_conv2d_gpu_space(const Workload& workload) {
-  if (conv2d_attrs(workload).winograd_tile != 0) {
-    throw Error("Winograd conv2d workloads have a CPU schedule space only");
+  if (conv2d_attrs(workload).winograd_tile != 0 || conv2d_attrs(workload).a_bits != 0) {
+    throw Error("Winograd and integer conv2d workloads have a CPU schedule space only");
   }
   return std::make_unique<Conv2dGpuSpace>(workload);
 }

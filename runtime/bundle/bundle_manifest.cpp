@@ -84,6 +84,7 @@ nlohmann::json BundleManifest::to_json() const {
             {"block_global_pool_inputs", graph.block_global_pool_inputs},
             {"quantize_matmul_weights", graph.quantize_matmul_weights},
             {"quantize_matmul_activations", graph.quantize_matmul_activations},
+            {"quantize_conv_activations", graph.quantize_conv_activations},
             {"quantize_pairs_as_elementwise", graph.quantize_pairs_as_elementwise}}},
           {"variants", variants_json}};
 }
@@ -134,6 +135,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.block_global_pool_inputs = j.at("graph").value("block_global_pool_inputs", false);
   m.graph.quantize_matmul_weights = j.at("graph").value("quantize_matmul_weights", false);
   m.graph.quantize_matmul_activations = j.at("graph").value("quantize_matmul_activations", false);
+  m.graph.quantize_conv_activations = j.at("graph").value("quantize_conv_activations", false);
   m.graph.quantize_pairs_as_elementwise = j.at("graph").value("quantize_pairs_as_elementwise", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;

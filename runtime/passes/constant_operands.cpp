@@ -77,6 +77,38 @@ void remove_if_unread(Graph& graph, const std::string& name) {
   }
 }
 
+void drop_unread_makers(Graph& graph, const std::string& value) {
+  if (!graph.producer(value)) {
+    remove_if_unread(graph, value);
+    return;
+  }
+  std::vector<std::string> pending = {value};
+  while (!pending.empty()) {
+    const std::string v = pending.back();
+    pending.pop_back();
+    const Node* maker = graph.producer(v);
+    if (!maker || graph.is_output(v)) continue;
+    bool unread = true;
+    for (const std::string& out : maker->outputs) {
+      unread = unread && (out.empty() || (graph.consumers(out).empty() && !graph.is_output(out)));
+    }
+    if (!unread) continue;
+    const Node erased = *maker;
+    erase_named_nodes(graph, {erased.name});
+    for (const std::string& out : erased.outputs) {
+      if (!out.empty()) graph.remove_value(out);
+    }
+    for (const std::string& in : erased.inputs) {
+      if (in.empty()) continue;
+      if (graph.producer(in)) {
+        pending.push_back(in);
+      } else {
+        remove_if_unread(graph, in);
+      }
+    }
+  }
+}
+
 Node single_output_node(const std::string& op, const std::vector<std::string>& inputs, const std::string& output) {
   Node node;
   node.op = op;

@@ -62,6 +62,10 @@ Node reshape_view(Graph& graph, const std::string& value, const std::string& nam
 // reads it and the graph does not output it.
 void remove_if_unread(Graph& graph, const std::string& name);
 
+// Erases the node that made `value` where nothing reads its outputs any more, and the makers
+// of its inputs in turn; a constant or input `value` goes where nothing reads it.
+void drop_unread_makers(Graph& graph, const std::string& value);
+
 // Erases the nodes of these names (what a rewrite replaced), keeping the others' order.
 void erase_named_nodes(Graph& graph, const std::vector<std::string>& names);
 

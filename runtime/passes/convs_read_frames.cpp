@@ -9,10 +9,10 @@ namespace nee {
 
 namespace {
 
-// A conv that sums directly over one group, not reading frames in place already.
+// A conv that sums directly over one group of f32 products, not reading frames in place already.
 bool sums_directly(const Node& conv) {
   return conv.op == "NeeConv" && conv.attrs.get_int("group", 1) == 1 && conv.attrs.get_int("winograd_tile", 0) == 0 &&
-         conv.attrs.get_int("frame_taps", 0) == 0;
+         conv.attrs.get_int("frame_taps", 0) == 0 && conv.attrs.get_int("a_bits", 0) == 0;
 }
 
 // Whether `gather` gathers frames [N * T, C, H, W] (not a 5-D [N, C, T, H, W] X) of one

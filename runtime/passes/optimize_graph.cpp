@@ -5,7 +5,8 @@ namespace nee {
 void optimize_graph(Graph& graph, const GraphOptions& options) {
   remove_identity(graph, options.remove_same_type_casts);
   if (options.quantize_pairs_as_elementwise) {
-    quantize_pairs_as_elementwise(graph, options.pack_matmul_weights && options.quantize_matmul_activations);
+    quantize_pairs_as_elementwise(graph, options.pack_matmul_weights && options.quantize_matmul_activations,
+                                  options.quantize_conv_activations);
   }
   // Before the conv and matmul fusions, which take the Convs and MatMuls it makes.
   if (options.quantize_matmul_weights) integer_products_as_float(graph);
@@ -42,6 +43,7 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   if (options.widen_conv_groups || options.merge_conv_groups) {
     widen_conv_groups(graph, options.widen_conv_groups, options.merge_conv_groups, options.record_group_widths);
   }
+  if (options.quantize_conv_activations) quantize_conv_activations(graph);
   pack_conv_weights(graph, options.block_grouped_convs);
   if (options.pack_matmul_weights && options.quantize_matmul_activations) quantize_matmul_activations(graph);
   if (options.pack_matmul_weights && options.quantize_matmul_weights) quantize_matmul_weights(graph);

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -222,8 +223,44 @@ Tensor widened_constant(const Tensor& t, size_t dim, int64_t extent) {
   return out;
 }
 
+// A conv's weights' origin (Graph::dequantized_origin) widened as widen_constant widens them:
+// the new channels' integers their zero points (the zeros it adds), new output channels'
+// scales 1 and zero points 0; nullopt where the scales and zero points are neither one value
+// nor one an output channel (quantize_conv_activations then leaves the conv's f32 weights).
+std::optional<DequantizedOrigin> widened_origin(const DequantizedOrigin& origin, const std::vector<int64_t>& shape) {
+  const std::vector<int64_t>& old = origin.x.shape();
+  const bool per_tensor = origin.scale.elements() == 1;
+  const bool has_zero = !origin.zero_point.empty_storage();
+  if (old.size() != 4 || origin.block_size != 0 || (!per_tensor && origin.axis != 0) ||
+      (has_zero && origin.zero_point.elements() != origin.scale.elements())) {
+    return std::nullopt;
+  }
+  DequantizedOrigin wide;
+  wide.axis = 0;
+  wide.scale = per_tensor ? origin.scale : Tensor(DType::f32, {shape[0]});
+  if (has_zero) wide.zero_point = per_tensor ? origin.zero_point : Tensor(origin.zero_point.dtype(), {shape[0]});
+  if (!per_tensor) {
+    std::fill_n(wide.scale.data_as<float>(), shape[0], 1.0f);
+    std::copy_n(origin.scale.data_as<float>(), old[0], wide.scale.data_as<float>());
+    if (has_zero) {
+      std::copy_n(static_cast<const uint8_t*>(origin.zero_point.data()), old[0],
+                  static_cast<uint8_t*>(wide.zero_point.data()));
+    }
+  }
+  wide.x = Tensor(origin.x.dtype(), shape);
+  const auto* from = static_cast<const uint8_t*>(origin.x.data());
+  auto* to = static_cast<uint8_t*>(wide.x.data());
+  const int64_t taps = old[2] * old[3];
+  for (int64_t o = 0; o < shape[0]; ++o) {
+    const uint8_t zero = has_zero ? static_cast<const uint8_t*>(wide.zero_point.data())[per_tensor ? 0 : o] : 0;
+    std::fill_n(to + o * shape[1] * taps, shape[1] * taps, zero);
+    if (o < old[0]) std::copy_n(from + o * old[1] * taps, old[1] * taps, to + o * shape[1] * taps);
+  }
+  return wide;
+}
+
 // The constant `name` with its dims `dims` grown to `extents` (zeros), added once under a
-// name that says so; convs sharing a constant share its widened copy.
+// name that says so; convs sharing a constant share its widened copy, and its origin.
 std::string widen_constant(Graph& graph, const std::string& name, const std::vector<size_t>& dims,
                            const std::vector<int64_t>& extents) {
   Tensor t = f32_constant(graph, name)->clone();
@@ -233,7 +270,13 @@ std::string widen_constant(Graph& graph, const std::string& name, const std::vec
     t = widened_constant(t, dims[i], extents[i]);
   }
   for (int64_t d : t.shape()) wide_name += "_" + std::to_string(d);
-  if (!graph.has_value(wide_name)) graph.add_constant(wide_name, t);
+  if (graph.has_value(wide_name)) return wide_name;
+  graph.add_constant(wide_name, t);
+  if (const DequantizedOrigin* origin = graph.dequantized_origin(name)) {
+    if (std::optional<DequantizedOrigin> wide = widened_origin(*origin, t.shape())) {
+      graph.set_dequantized_origin(wide_name, *wide);
+    }
+  }
   return wide_name;
 }
 

@@ -317,6 +317,15 @@ void quantize_matmul_weights(Graph& graph);
 // GraphOptions::quantize_matmul_activations: CPU kernels, fast where the CPU has VNNI.
 void quantize_matmul_activations(Graph& graph);
 
+// NeeConv of group 1 whose X is noted as quantized to 8 bits and back by one scale and zero
+// point (Graph::quantized_origin, scaled) and whose W was dequantized from 8-bit integers per
+// tensor or per output channel (their values less the zero points signed bytes) -> an integer
+// conv (Conv2dAttrs::a_bits) of x, which its kernel quantizes, by W's integers packed
+// (core/conv_weight_layout.h), each channel's multiplier W's scale times X's; the nodes that
+// made X go where nothing else reads it. Runs before pack_conv_weights. With
+// GraphOptions::quantize_conv_activations: CPU kernels, fast where the CPU has VNNI.
+void quantize_conv_activations(Graph& graph);
+
 // MatMulInteger (A - a_zero_point) x (B - b_zero_point) and ConvInteger whose B (W) and
 // its zero point are constants, the zero point for A (X) one value, and the int32 result
 // read only by a Cast to f32 (what onnxruntime's dynamic quantization writes) -> a MatMul
@@ -339,7 +348,9 @@ void integer_products_as_float(Graph& graph);
 // one scale and zero point that a MatMul or Gemm by weights dequantized from integers reads
 // has its x noted (Graph::quantized_origin) on its output and on the integers less the zero
 // point, for quantize_matmul_activations.
-void quantize_pairs_as_elementwise(Graph& graph, bool note_product_inputs = false);
+// With `note_conv_inputs` (GraphOptions::quantize_conv_activations) likewise for a Conv's X by
+// such weights, on the pair's output, for quantize_conv_activations.
+void quantize_pairs_as_elementwise(Graph& graph, bool note_product_inputs = false, bool note_conv_inputs = false);
 
 // Keeps activations channel-blocked between convolutions: the output of a NeeConv with
 // blocked weights (group 1, channels a multiple of 16, not a graph output) that another
@@ -388,7 +399,8 @@ void convs_read_frames(Graph& graph);
 // batch_norm_as_mul_add (when options say), fuse_elementwise, elementwise_over_rows,
 // split_matmul_columns and fold_matmul_batch, fuse_attention, pad_channels and
 // widen_conv_groups (when options say),
-// pack_conv_weights (grouped convs when options say), then quantize_matmul_activations,
+// quantize_conv_activations (when options say), pack_conv_weights (grouped convs when
+// options say), then quantize_matmul_activations,
 // quantize_matmul_weights and pack_matmul_weights,
 // fold_channel_gates, block_activations, use_winograd and convs_read_frames (when options
 // say).

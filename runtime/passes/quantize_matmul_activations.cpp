@@ -56,35 +56,6 @@ const QuantizedOrigin* origin_of(const Graph& graph, std::string a) {
   return held ? origin : nullptr;
 }
 
-// Erases the nodes that made `value` where nothing reads it any more, and theirs in turn.
-void drop_unread_makers(Graph& graph, const std::string& value) {
-  std::vector<std::string> pending = {value};
-  while (!pending.empty()) {
-    const std::string v = pending.back();
-    pending.pop_back();
-    const Node* maker = graph.producer(v);
-    if (!maker || graph.is_output(v)) continue;
-    bool unread = true;
-    for (const std::string& out : maker->outputs) {
-      unread = unread && (out.empty() || (graph.consumers(out).empty() && !graph.is_output(out)));
-    }
-    if (!unread) continue;
-    const Node erased = *maker;
-    erase_named_nodes(graph, {erased.name});
-    for (const std::string& out : erased.outputs) {
-      if (!out.empty()) graph.remove_value(out);
-    }
-    for (const std::string& in : erased.inputs) {
-      if (in.empty()) continue;
-      if (graph.producer(in)) {
-        pending.push_back(in);
-      } else {
-        remove_if_unread(graph, in);
-      }
-    }
-  }
-}
-
 }  // namespace
 
 void quantize_matmul_activations(Graph& graph) {
@@ -134,13 +105,7 @@ void quantize_matmul_activations(Graph& graph) {
     node.attrs.set("a_bits", int64_t{8});
   }
   for (Node& n : added) graph.add_node(std::move(n));
-  for (const std::string& value : dropped) {
-    if (graph.producer(value)) {
-      drop_unread_makers(graph, value);
-    } else {
-      remove_if_unread(graph, value);
-    }
-  }
+  for (const std::string& value : dropped) drop_unread_makers(graph, value);
   graph.sort_topologically();
 }
 

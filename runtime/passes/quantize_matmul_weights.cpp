@@ -72,7 +72,7 @@ void quantize_matmul_weights(Graph& graph) {
     }
     const std::string weights_name = node.inputs[1];
     const DequantizedOrigin* origin = graph.dequantized_origin(weights_name);
-    if (!origin) continue;
+    if (!origin || origin->x.shape().size() != 2) continue;
     const std::optional<QuantizedMatrix> b = quantized_b(*origin);
     if (!b) continue;
     // Products sharing one constant share its panels.

@@ -48,11 +48,12 @@ std::optional<std::pair<float, float>> saturation_range(DType dtype) {
   }
 }
 
-// Whether a MatMul or Gemm reads `value` as A, by constant weights dequantized from integers.
-bool reads_into_quantized_product(const Graph& graph, const std::string& value) {
+// Whether one of `ops` reads `value` as its first input, by constant weights dequantized from
+// integers.
+bool reads_into_quantized_weights(const Graph& graph, const std::string& value, const std::vector<std::string>& ops) {
   for (const Node* reader : graph.consumers(value)) {
-    if ((reader->op == "MatMul" || reader->op == "Gemm") && reader->inputs.size() > 1 && reader->inputs[0] == value &&
-        graph.dequantized_origin(reader->inputs[1])) {
+    if (std::find(ops.begin(), ops.end(), reader->op) != ops.end() && reader->inputs.size() > 1 &&
+        reader->inputs[0] == value && graph.dequantized_origin(reader->inputs[1])) {
       return true;
     }
   }
@@ -61,7 +62,7 @@ bool reads_into_quantized_product(const Graph& graph, const std::string& value) 
 
 }  // namespace
 
-void quantize_pairs_as_elementwise(Graph& graph, bool note_product_inputs) {
+void quantize_pairs_as_elementwise(Graph& graph, bool note_product_inputs, bool note_conv_inputs) {
   std::vector<Node> added;
   std::vector<std::string> replaced;  // the DequantizeLinears rewritten
   for (const Node& dq : graph.nodes()) {
@@ -108,15 +109,18 @@ void quantize_pairs_as_elementwise(Graph& graph, bool note_product_inputs) {
     const bool one_quantization = *scalar_f32_constant(graph, quantize->scale) ==
                                       *scalar_f32_constant(graph, dequantize->scale) &&
                                   quantize->zero == dequantize->zero;
-    if (note_product_inputs && one_quantization && (integers == DType::u8 || integers == DType::i8) &&
-        reads_into_quantized_product(graph, dq.outputs[0])) {
+    const bool eight_bits = one_quantization && (integers == DType::u8 || integers == DType::i8);
+    const std::string& y = dq.outputs[0];
+    const bool product_input = note_product_inputs && reads_into_quantized_weights(graph, y, {"MatMul", "Gemm"});
+    const bool conv_input = note_conv_inputs && reads_into_quantized_weights(graph, y, {"Conv"});
+    if (eight_bits && (product_input || conv_input)) {
       QuantizedOrigin origin;
       origin.x = q->inputs[0];
       origin.scale_value = *scalar_f32_constant(graph, quantize->scale);
       origin.zero_point = static_cast<int>(quantize->zero) + (integers == DType::i8 ? 128 : 0);
       graph.set_quantized_origin(dq.outputs[0], origin);
       origin.scaled = false;
-      graph.set_quantized_origin(v, origin);
+      if (product_input) graph.set_quantized_origin(v, origin);
     }
   }
   if (replaced.empty()) return;

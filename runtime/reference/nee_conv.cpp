@@ -29,7 +29,7 @@ ReferenceFn fused_conv_kernel(ReferenceFn conv, const Conv2dAttrs& attrs, bool h
   return [=](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
     const Tensor* w = oihw_weights ? oihw_weights.get() : in[1];
     Tensor unpacked_weights;
-    if (!oihw_weights && attrs.weight_block != 0) {
+    if (!oihw_weights && attrs.weight_block != 0 && attrs.a_bits == 0) {
       unpacked_weights = Tensor(DType::f32, oihw_shape);
       unpack_conv2d_weights(in[1]->data_as<float>(), oihw_shape, attrs, unpacked_weights.data_as<float>());
       w = &unpacked_weights;
@@ -61,12 +61,20 @@ ReferenceFn fused_conv_kernel(ReferenceFn conv, const Conv2dAttrs& attrs, bool h
       nchw_output = Tensor(y_nchw);
       result = &nchw_output;
     }
-    conv({input, w, has_bias ? in[2] : nullptr}, {result});
+    const size_t bias_input = conv2d_bias_input(attrs);
     float* v = result->data_as<float>();
     const int64_t count = result->elements();
+    if (attrs.a_bits != 0) {
+      conv({input, in[1], in[2], in[3], in[4]}, {result});
+      const int64_t plane = count / y_nchw.shape[0] / y_nchw.shape[1];
+      const float* bias = has_bias ? in[bias_input]->data_as<float>() : nullptr;
+      for (int64_t i = 0; bias && i < count; ++i) v[i] += bias[i / plane % y_nchw.shape[1]];
+    } else {
+      conv({input, w, has_bias ? in[bias_input] : nullptr}, {result});
+    }
     if (has_residual) {
       std::vector<float> nchw_residual;
-      const float* rv = in[has_bias ? 3 : 2]->data_as<float>();
+      const float* rv = in[bias_input + (has_bias ? 1 : 0)]->data_as<float>();
       if (attrs.output_block != 0) {
         nchw_residual.resize(static_cast<size_t>(count));
         unpack_blocked_activations(rv, y_nchw.shape, nchw_residual.data());
@@ -112,6 +120,11 @@ ReferenceFn make_reference_nee_conv(const Graph& graph, const Node& node) {
   if (attrs.input_block != 0) x.shape = unblocked_activation_shape(x.shape);
   if (attrs.output_block != 0) y.shape = unblocked_activation_shape(y.shape);
   if (attrs.frame_taps != 0) x.shape = conv2d_gathered_shape(x.shape, attrs);
+  if (attrs.a_bits != 0) {
+    ReferenceFn sums = integer_conv_kernel(window_3d(node.attrs, x.shape, y.shape), x.shape[0], x.shape[1], y.shape[1]);
+    return fused_conv_kernel(std::move(sums), attrs, node.attrs.get_int("bias") != 0,
+                             node.attrs.get_int("residual") != 0, x, y, nullptr, {});
+  }
   std::shared_ptr<Tensor> oihw;
   std::vector<int64_t> oihw_shape = graph.type_of(node.inputs[1]).shape;
   if (attrs.weight_block != 0) {
@@ -132,8 +145,9 @@ ReferenceFn make_conv2d_reference(const Workload& w) {
   const TensorType x = conv2d_nchw_input(w), y = conv2d_nchw_output(w);
   const TensorType weights = conv2d_oihw_weights(w);
   const std::array<int64_t, 2> kernel{weights.shape[2], weights.shape[3]};
-  ReferenceFn conv = conv_kernel(window_2d(kernel, attrs.strides, attrs.dilations, attrs.pads, x.shape, y.shape),
-                                 x.shape[0], x.shape[1], y.shape[1], attrs.group);
+  const Window3d window = window_2d(kernel, attrs.strides, attrs.dilations, attrs.pads, x.shape, y.shape);
+  ReferenceFn conv = attrs.a_bits != 0 ? integer_conv_kernel(window, x.shape[0], x.shape[1], y.shape[1])
+                                       : conv_kernel(window, x.shape[0], x.shape[1], y.shape[1], attrs.group);
   return fused_conv_kernel(std::move(conv), attrs, conv2d_has_bias(w), conv2d_has_residual(w), x, y, nullptr,
                            weights.shape);
 }

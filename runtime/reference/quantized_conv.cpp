@@ -1,9 +1,11 @@
 // ConvInteger and QLinearConv: the convolution of 8-bit X and W, summed exactly in
 // integers (an f32 sum is exact only to 2^24, which 3x3x256 taps of 8-bit products pass).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "core/conv_weight_layout.h"
 #include "runtime/reference/im2col.h"
 #include "runtime/reference/reference_ops.h"
 #include "runtime/reference/spatial_geometry.h"
@@ -113,6 +115,42 @@ ReferenceFn make_reference_qlinear_conv(const Graph& graph, const Node& node) {
           } else {
             out[0]->data_as<int8_t>()[i] = static_cast<int8_t>(q);
           }
+        }
+      }
+    }
+  };
+}
+
+ReferenceFn integer_conv_kernel(const Window3d& window, int64_t batch, int64_t channels, int64_t out_channels) {
+  const QuantizedConvShape s{window, batch, channels, out_channels, 1};
+  return [s](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    const float scale = std::max(in[3]->data_as<float>()[0], std::numeric_limits<float>::min());
+    const uint8_t zero = in[4]->data_as<uint8_t>()[0];
+    Tensor q(DType::u8, in[0]->shape()), zero_point(DType::u8, {});
+    zero_point.data_as<uint8_t>()[0] = zero;
+    const float* x = in[0]->data_as<float>();
+    for (int64_t i = 0; i < q.elements(); ++i) {
+      const float v = std::nearbyint(x[i] / scale) + static_cast<float>(zero);
+      q.data_as<uint8_t>()[i] = static_cast<uint8_t>(std::clamp(v, 0.0f, 255.0f));
+    }
+    const std::vector<int64_t> oihw = {s.out_channels, s.channels, s.window.kernel[1], s.window.kernel[2]};
+    Tensor w(DType::i8, oihw);
+    unpack_integer_conv_weights(in[1]->data_as<int8_t>(), oihw, w.data_as<int8_t>());
+    const std::vector<int64_t> acc = integer_conv(s, q, &zero_point, w, nullptr);
+    const float* scales = in[2]->data_as<float>();
+    const int64_t depth = s.channels * s.window.kernel_size(), out_size = s.window.output_size();
+    float* y = out[0]->data_as<float>();
+    for (int64_t m = 0; m < s.out_channels; ++m) {
+      int64_t weight_sum = 0;
+      for (int64_t k = 0; k < depth; ++k) weight_sum += w.data_as<int8_t>()[m * depth + k];
+      const float* block = scales + m / kConvWeightBlock * 2 * kConvWeightBlock;
+      const auto stored_sum = static_cast<int64_t>(block[kConvWeightBlock + m % kConvWeightBlock]);
+      const float multiplier = block[m % kConvWeightBlock];
+      for (int64_t n = 0; n < s.batch; ++n) {
+        const size_t first = static_cast<size_t>((n * s.out_channels + m) * out_size);
+        for (int64_t p = 0; p < out_size; ++p) {
+          const int64_t sum = acc[first + p] + zero * (weight_sum - stored_sum);
+          y[first + p] = static_cast<float>(sum) * multiplier;
         }
       }
     }

@@ -128,6 +128,11 @@ ReferenceFn make_reference_nee_group_norm(const Graph&, const Node&);    // grou
 ReferenceFn make_reference_nee_elementwise(const Graph&, const Node&);  // nee_elementwise.cpp
 ReferenceFn make_reference_conv_transpose(const Graph&, const Node&);  // conv_transpose.cpp
 ReferenceFn make_reference_conv_integer(const Graph&, const Node&);    // quantized_conv.cpp
+// An integer NeeConv's sums (Conv2dAttrs::a_bits) as its kernel makes them, from f32 NCHW X
+// and in[1..4] (the packed i8 weights, their multipliers and weight sums, X's scale and zero
+// point): exact sums of bytes, the padding reading the zero point, less the zero point times
+// the weight sum as in[2] holds it, times the multiplier; f32 NCHW, before the bias.
+ReferenceFn integer_conv_kernel(const Window3d& window, int64_t batch, int64_t channels, int64_t out_channels);
 ReferenceFn make_reference_qlinear_conv(const Graph&, const Node&);
 ReferenceFn make_reference_max_pool(const Graph&, const Node&);  // pool.cpp
 ReferenceFn make_reference_average_pool(const Graph&, const Node&);

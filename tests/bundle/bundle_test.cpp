@@ -202,6 +202,7 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"block_global_pool_inputs", &GraphOptions::block_global_pool_inputs},
       {"quantize_matmul_weights", &GraphOptions::quantize_matmul_weights},
       {"quantize_matmul_activations", &GraphOptions::quantize_matmul_activations},
+      {"quantize_conv_activations", &GraphOptions::quantize_conv_activations},
       {"quantize_pairs_as_elementwise", &GraphOptions::quantize_pairs_as_elementwise},
       {"split_matmul_columns", &GraphOptions::split_matmul_columns},
       {"pad_matmul_panels", &GraphOptions::pad_matmul_panels},

@@ -4,6 +4,7 @@
 // nee-measure. All kernels are compiled once, in one parallel build.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -14,7 +15,9 @@
 #include "core/conv2d_workload.h"
 #include "core/conv_weight_layout.h"
 #include "core/error.h"
+#include "core/isa_level.h"
 #include "core/winograd_weights.h"
+#include "runtime/reference/family_reference.h"
 #include "schedules/conv2d_blocked_cpu_space.h"
 #include "schedules/conv2d_winograd_cpu_space.h"
 #include "schedules/cpu_caches.h"
@@ -205,6 +208,42 @@ std::map<std::string, ConvCase> cases() {
   return all;
 }
 
+// An integer conv (Conv2dAttrs::a_bits) of X `x` by W `w` with bias, a residual and Relu.
+Workload integer_workload(const std::vector<int64_t>& x, const std::vector<int64_t>& w, Conv2dAttrs attrs,
+                          bool input_blocked, bool output_blocked) {
+  attrs.a_bits = 8;
+  attrs.weight_block = kConvWeightBlock;
+  attrs.activation = ConvActivation::relu;
+  attrs.input_block = input_blocked ? kActivationBlock : 0;
+  attrs.output_block = output_blocked ? kActivationBlock : 0;
+  const TensorType bias{DType::f32, {w[0]}};
+  Conv2dAttrs plain_attrs;
+  plain_attrs.strides = attrs.strides;
+  plain_attrs.pads = attrs.pads;
+  plain_attrs.dilations = attrs.dilations;
+  const TensorType residual =
+      make_conv2d_workload({DType::f32, x}, {DType::f32, w}, nullptr, nullptr, plain_attrs).output;
+  return make_integer_conv2d_workload({DType::f32, x}, {DType::i8, w}, {DType::f32, {}}, {DType::u8, {}}, &bias,
+                                      &residual, attrs);
+}
+
+// Integer convs: both sides blocked at 48 channels; from 3 NCHW channels (C rounds up to a
+// lane of 4) at stride 2 onto 20 NCHW channels (the last weight block part-filled); 64
+// blocked input channels in chunks; dilated with asymmetric pads.
+std::map<std::string, Workload> integer_cases() {
+  Conv2dAttrs pad1;
+  pad1.pads = {1, 1, 1, 1};
+  Conv2dAttrs stride2 = pad1;
+  stride2.strides = {2, 2};
+  Conv2dAttrs dilation2;
+  dilation2.dilations = {2, 2};
+  dilation2.pads = {2, 1, 0, 2};
+  return {{"integer_blocked", integer_workload({1, 32, 9, 11}, {48, 32, 3, 3}, pad1, true, true)},
+          {"integer_from_rgb_stride2", integer_workload({1, 3, 9, 10}, {20, 3, 3, 3}, stride2, false, false)},
+          {"integer_chunked", integer_workload({1, 64, 7, 9}, {32, 64, 3, 3}, pad1, true, true)},
+          {"integer_dilation2", integer_workload({2, 16, 9, 11}, {16, 16, 3, 3}, dilation2, true, false)}};
+}
+
 class Conv2dKernel : public test::CompiledKernelsTest<Conv2dKernel> {
  public:
   static constexpr char kWorkDirTag[] = "conv2d";
@@ -267,6 +306,19 @@ class Conv2dKernel : public test::CompiledKernelsTest<Conv2dKernel> {
     // where a channel tile does not fit.
     kernels.add_changed_default("winograd2_residual_relu", "two_tasks_rows4", workload_of_case(cases().at("winograd2_residual_relu")), cpu,
                                 {{"rows", 4}, {"parallel", 0}});
+    // Integer convs at the host's level (dot products of bytes where it has VNNI, f32 sums
+    // elsewhere), chunked in both reduction orders, and at avx2 (f32 sums) on every x86 host.
+    for (const auto& [name, w] : integer_cases()) kernels.add_points(name, w, cpu, 1, rng);
+    kernels.add_changed_default("integer_chunked", "chunk2_channels_inner", integer_cases().at("integer_chunked"), cpu,
+                                {{"ci_chunk", 2}, {"red_order", 1}, {"unroll_kx", 0}, {"px", 3}, {"rows", 7}});
+    kernels.add_changed_default("integer_chunked", "chunk1", integer_cases().at("integer_chunked"), cpu,
+                                {{"ci_chunk", 1}, {"px", 4}, {"rows", 4}});
+    if (host_arch() == "x86-64") {
+      Target avx2 = cpu;
+      avx2.halide = isa_level_named("avx2").halide;
+      const Workload w = integer_cases().at("integer_blocked");
+      kernels.add("integer_avx2", Candidate{w, avx2, make_schedule_space(w, avx2)->default_config(), "default", 0, {}});
+    }
     kernels.add_default("opencl/residual_relu", workload_of_case(cases().at("residual_relu")),
                         host_target(TargetKind::opencl));
     kernels.add_default("opencl/blocked_residual_relu", workload_of_case(cases().at("blocked_residual_relu")),
@@ -304,6 +356,10 @@ class Conv2dKernel : public test::CompiledKernelsTest<Conv2dKernel> {
 };
 
 TEST_F(Conv2dKernel, ThreeByThreePad1) { kernels().check_points("3x3_pad1"); }
+TEST_F(Conv2dKernel, IntegerConvs) {
+  for (const auto& [name, w] : integer_cases()) kernels().check_points(name);
+  if (host_arch() == "x86-64") kernels().check_against_reference("integer_avx2");
+}
 TEST_F(Conv2dKernel, Stride2) { kernels().check_points("stride2"); }
 TEST_F(Conv2dKernel, Dilation2AsymmetricPads) { kernels().check_points("dilation2_asymmetric_pads"); }
 TEST_F(Conv2dKernel, Depthwise) { kernels().check_points("depthwise"); }
@@ -900,6 +956,76 @@ TEST(Conv2dWorkload, MergedGroupWidth) {
   odd.group_width = 20;
   EXPECT_THROW(make_conv2d_workload(x, weights, nullptr, nullptr, odd), Error);
   EXPECT_THROW(make_conv2d_workload(x, TensorType{DType::f32, {192, 48, 3, 3}}, nullptr, nullptr, a), Error);
+}
+
+TEST(Conv2dWorkload, IntegerConvs) {
+  const Workload w = integer_cases().at("integer_from_rgb_stride2");
+  EXPECT_NE(w.key().find(R"("a_bits":8)"), std::string::npos) << w.key();
+  EXPECT_NE(w.key().find("i8[2,1,3,3,16,4],f32[2,2,16],f32[],u8[],f32[20]"), std::string::npos) << w.key();
+  EXPECT_EQ(Workload::from_json(w.to_json()).key(), w.key());
+  EXPECT_EQ(conv2d_bias_input(conv2d_attrs(w)), 5u);
+  EXPECT_EQ(conv2d_oihw_weights(w).shape, (std::vector<int64_t>{20, 3, 3, 3}));
+  EXPECT_EQ(w.output.shape, (std::vector<int64_t>{1, 20, 5, 5}));
+  Conv2dAttrs a = conv2d_attrs(w);
+  const TensorType x{DType::f32, {1, 3, 9, 10}}, weights{DType::i8, {20, 3, 3, 3}};
+  const TensorType scale{DType::f32, {}}, zero{DType::u8, {}};
+  EXPECT_NO_THROW(make_integer_conv2d_workload(x, weights, scale, zero, nullptr, nullptr, a));
+  // The weights are i8, the zero point one u8; group 1 only; at most 65536 products a sum.
+  EXPECT_THROW(make_integer_conv2d_workload(x, {DType::u8, {20, 3, 3, 3}}, scale, zero, nullptr, nullptr, a), Error);
+  EXPECT_THROW(make_integer_conv2d_workload(x, weights, scale, {DType::u8, {2}}, nullptr, nullptr, a), Error);
+  EXPECT_THROW(make_integer_conv2d_workload({DType::f32, {1, 8192, 9, 10}}, {DType::i8, {16, 8192, 3, 3}}, scale, zero,
+                                            nullptr, nullptr, a),
+               Error);
+  EXPECT_THROW(make_conv2d_workload(x, {DType::f32, {20, 3, 3, 3}}, nullptr, nullptr, a), Error);
+  a.group = 3;
+  EXPECT_THROW(make_integer_conv2d_workload(x, {DType::i8, {21, 1, 3, 3}}, scale, zero, nullptr, nullptr, a), Error);
+}
+
+// The reference of an integer conv against the f32 conv of X's bytes less its zero point by
+// the weights' integers times their multipliers, as loops written here read them, with the
+// workload's bias, residual and Relu.
+TEST(Conv2dWorkload, IntegerReferenceIsThePlainConv) {
+  const Workload integer = integer_cases().at("integer_from_rgb_stride2");
+  Conv2dAttrs plain_attrs = conv2d_attrs(integer);
+  plain_attrs.a_bits = plain_attrs.weight_block = 0;
+  const TensorType bias{DType::f32, {20}}, residual = integer.output;
+  const Workload plain = make_conv2d_workload({DType::f32, {1, 3, 9, 10}}, {DType::f32, {20, 3, 3, 3}}, &bias,
+                                              &residual, plain_attrs);
+  std::mt19937_64 rng(20);
+  std::vector<Tensor> in = random_inputs(integer, rng);
+  // X in [-1, 1] spans 200 steps either side of a zero point of 100: both ends saturate.
+  in[3].data_as<float>()[0] = 1.0f / 200;
+  in[4].data_as<uint8_t>()[0] = 100;
+  const float scale = in[3].data_as<float>()[0];
+  const int zero = in[4].data_as<uint8_t>()[0];
+  Tensor x(plain.inputs[0]), w(plain.inputs[1]);
+  int saturated = 0;
+  for (int64_t i = 0; i < x.elements(); ++i) {
+    const float q = std::nearbyint(in[0].data_as<float>()[i] / scale) + static_cast<float>(zero);
+    saturated += q < 0 || q > 255;
+    x.data_as<float>()[i] = std::clamp(q, 0.0f, 255.0f) - static_cast<float>(zero);
+  }
+  EXPECT_GT(saturated, 0);
+  EXPECT_LT(saturated, x.elements());
+  for (int64_t o = 0; o < 20; ++o) {
+    for (int64_t c = 0; c < 3; ++c) {
+      for (int64_t t = 0; t < 9; ++t) {
+        const int8_t q = in[1].data_as<int8_t>()[((o / 16 * 9 + t) * 16 + o % 16) * 4 + c];
+        w.data_as<float>()[(o * 3 + c) * 9 + t] = static_cast<float>(q) * in[2].data_as<float>()[o / 16 * 32 + o % 16];
+      }
+    }
+  }
+  Tensor from_integers(integer.output), from_plain(plain.output);
+  compute_reference(integer, {&in[0], &in[1], &in[2], &in[3], &in[4], &in[5], &in[6]}, from_integers);
+  compute_reference(plain, {&x, &w, &in[5], &in[6]}, from_plain);
+  double peak = 0;
+  for (int64_t i = 0; i < from_plain.elements(); ++i) {
+    peak = std::max(peak, std::fabs(static_cast<double>(from_plain.data_as<float>()[i])));
+  }
+  EXPECT_GT(peak, 0);
+  for (int64_t i = 0; i < from_plain.elements(); ++i) {
+    EXPECT_NEAR(from_integers.data_as<float>()[i], from_plain.data_as<float>()[i], 1e-5 * peak) << i;
+  }
 }
 
 }  // namespace

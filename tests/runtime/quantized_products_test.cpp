@@ -201,6 +201,76 @@ TEST(QuantizedProducts, QdqProductsRunAsIntegerProducts) {
   }
 }
 
+// x [1, 20, 9, 10] + shift -> QuantizeLinear and DequantizeLinear (u8) -> Conv by W [24, 20,
+// 3, 3] dequantized from int8 per output channel, bias, pads 1 -> Relu -> a pair of int8 ->
+// Conv by W [32, 24, 1, 1] of uint8 with a zero point of 128 per tensor, stride 2, as
+// quantize_static writes a CNN's convs (24 channels, which pad_channels widens to 32).
+std::string qdq_convs_bytes() {
+  OnnxModelBuilder m;
+  m.input("x", {1, 20, 9, 10}).output("y");
+  m.initializer("shift", random_tensor({DType::f32, {1, 20, 1, 1}}, 7));
+  m.node("Add", {"x", "shift"}, {"shifted"});
+  const auto scalar = [&](const std::string& name, DType dtype, double value) {
+    Tensor t(dtype, {});
+    if (dtype == DType::f32) t.data_as<float>()[0] = static_cast<float>(value);
+    if (dtype == DType::u8) t.data_as<uint8_t>()[0] = static_cast<uint8_t>(value);
+    if (dtype == DType::i8) t.data_as<int8_t>()[0] = static_cast<int8_t>(value);
+    m.initializer(name, t);
+  };
+  scalar("x_scale", DType::f32, 0.013);
+  scalar("x_zero", DType::u8, 131);
+  scalar("h_scale", DType::f32, 0.021);
+  scalar("h_zero", DType::i8, -7);
+  scalar("w2_scale", DType::f32, 0.004);
+  scalar("w2_zero", DType::u8, 128);
+  Tensor w1(DType::i8, {24, 20, 3, 3}), w1_scale(DType::f32, {24}), w2(DType::u8, {32, 24, 1, 1});
+  for (int64_t i = 0; i < w1.elements(); ++i) w1.data_as<int8_t>()[i] = static_cast<int8_t>(i * 37 % 255 - 127);
+  for (int64_t i = 0; i < 24; ++i) w1_scale.data_as<float>()[i] = 0.0005f * static_cast<float>(i + 1);
+  for (int64_t i = 0; i < w2.elements(); ++i) w2.data_as<uint8_t>()[i] = static_cast<uint8_t>(i * 53 % 256);
+  m.initializer("w1", w1);
+  m.initializer("w1_scale", w1_scale);
+  m.initializer("w2", w2);
+  m.initializer("b1", random_tensor({DType::f32, {24}}, 8));
+  m.node("QuantizeLinear", {"shifted", "x_scale", "x_zero"}, {"xq"});
+  m.node("DequantizeLinear", {"xq", "x_scale", "x_zero"}, {"xd"});
+  test::set_attr(m.node("DequantizeLinear", {"w1", "w1_scale"}, {"w1d"}), "axis", int64_t{0});
+  test::set_attr(m.node("Conv", {"xd", "w1d", "b1"}, {"c1"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  m.node("Relu", {"c1"}, {"h"});
+  m.node("QuantizeLinear", {"h", "h_scale", "h_zero"}, {"hq"});
+  m.node("DequantizeLinear", {"hq", "h_scale", "h_zero"}, {"hd"});
+  m.node("DequantizeLinear", {"w2", "w2_scale", "w2_zero"}, {"w2d"});
+  test::set_attr(m.node("Conv", {"hd", "w2d"}, {"y"}), "strides", std::vector<int64_t>{2, 2});
+  return m.bytes();
+}
+
+TEST(QuantizedProducts, QdqConvsRunAsIntegerConvs) {
+  GraphOptions options = quantizing_options();
+  options.quantize_pairs_as_elementwise = options.quantize_conv_activations = true;
+  options.block_activations = options.block_elementwise = options.pad_channels = true;
+  const std::string bytes = qdq_convs_bytes();
+  Graph prepared = import_onnx_bytes(bytes);
+  optimize_graph(prepared, options);
+  std::map<std::string, int> ops;
+  std::vector<const Node*> integer_convs;
+  for (const Node& n : prepared.nodes()) {
+    ++ops[n.op];
+    if (n.op == "NeeConv" && n.attrs.get_int("a_bits", 0) == 8) integer_convs.push_back(&n);
+  }
+  // Both convs quantize their inputs: the pairs' kernels went, the Add's stayed; the first
+  // conv's 24 channels widened to 32 with its integers.
+  ASSERT_EQ(integer_convs.size(), 2u);
+  EXPECT_EQ(ops["NeeElementwise"], 1);
+  EXPECT_EQ(prepared.type_of(integer_convs[0]->outputs[0]).elements(), 32 * 9 * 10);
+  EXPECT_EQ(prepared.constant(integer_convs[0]->inputs[4])->data_as<uint8_t>()[0], 131);
+  EXPECT_EQ(prepared.constant(integer_convs[1]->inputs[4])->data_as<uint8_t>()[0], 121);  // -7, shifted
+  expect_same_products(prepared, bytes, {1, 20, 9, 10});
+  // Without the flag the convs keep f32 weights.
+  options.quantize_conv_activations = false;
+  Graph plain = import_onnx_bytes(bytes);
+  optimize_graph(plain, options);
+  for (const Node& n : plain.nodes()) EXPECT_EQ(n.attrs.get_int("a_bits", 0), 0) << n.name;
+}
+
 // x [1, 3, 9, 9] -> DynamicQuantizeLinear -> ConvInteger by W [4, 3, 3, 3] int8 with a zero
 // point per output channel, stride 2 and padding 1 -> Cast -> Mul by x_scale, as
 // quantize_dynamic writes a Conv.

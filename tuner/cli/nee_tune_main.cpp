@@ -42,7 +42,7 @@
 namespace {
 
 // Whether a CPU bundle built for `target` with --isa `isa_text` holds a level with VNNI, where
-// integer products pay (GraphOptions::quantize_matmul_activations); its lesser levels sum
+// integer products pay (GraphOptions::quantize_matmul_activations, quantize_conv_activations); its lesser levels sum
 // them in f32 (CpuVectorIsa::byte_dot_products): on Zen 4 the bundle of a dynamically
 // quantized GPT decoder ran 1.6 ms, its avx2 kernels 4.9-5.2 ms where an avx2 bundle of f32
 // products ran 4.5.
@@ -405,6 +405,7 @@ int main(int argc, char** argv) {
     graph_options.quantize_pairs_as_elementwise = true;
     graph_options.quantize_matmul_activations =
         graph_options.quantize_matmul_weights && bundle_has_vnni(target, isa_text);
+    graph_options.quantize_conv_activations = graph_options.quantize_matmul_activations;
     graph_options.fold_operand_scales = true;
     graph_options.split_matmul_columns = true;
     graph_options.fuse_attention = target.kind() == nee::TargetKind::cpu && fuse_attention;

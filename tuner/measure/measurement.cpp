@@ -39,6 +39,19 @@ void randomize_integer_product(std::vector<Tensor>& inputs, std::mt19937_64& rng
   }
 }
 
+// An integer conv's operands as the runtime packs them (Conv2dAttrs::a_bits): random OIHW
+// bytes packed with zeros past O and C, their weight sums, multipliers and X's scale of
+// quantization steps as above.
+void randomize_integer_conv(const Workload& workload, std::vector<Tensor>& inputs, std::mt19937_64& rng) {
+  std::uniform_real_distribution<float> step(1.0f / 256, 1.0f / 64);
+  inputs[3].data_as<float>()[0] = step(rng);
+  const Tensor weights = random_input(conv2d_oihw_weights(workload), rng);
+  std::vector<float> multipliers(static_cast<size_t>(weights.shape()[0]));
+  for (float& m : multipliers) m = step(rng);
+  pack_integer_conv_weights(weights.data_as<int8_t>(), weights.shape(), multipliers.data(),
+                            inputs[1].data_as<int8_t>(), inputs[2].data_as<float>());
+}
+
 }  // namespace
 
 Tensor random_input(const TensorType& type, std::mt19937_64& rng) {
@@ -69,6 +82,10 @@ std::vector<Tensor> random_inputs(const Workload& workload, std::mt19937_64& rng
   // (conv2d group_width), as kernels that skip those products assume.
   if (family_of(workload).id != FamilyId::conv2d) return inputs;
   const Conv2dAttrs attrs = conv2d_attrs(workload);
+  if (attrs.a_bits != 0) {
+    randomize_integer_conv(workload, inputs, rng);
+    return inputs;
+  }
   if (attrs.winograd_tile == 0 && attrs.group_width == 0) return inputs;
   Tensor filters = random_input(conv2d_oihw_weights(workload), rng);
   zero_weights_between_merged_groups(filters.shape(), attrs, filters.data_as<float>());
