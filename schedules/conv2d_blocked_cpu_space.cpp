@@ -287,7 +287,11 @@ ScheduleConfig Conv2dBlockedCpuSpace::default_config() const {
   // channels 8.9 -> 8.5 and 19.9 -> 17.3 (`--no-winograd`, one point each). 1x1 convs gained
   // nothing so (2048->256, 1024->512 and 512->2048 on 28x28, alternating twice).
   const bool huge_window = !one_by_one && tile_weight_bytes > 1024 * 1024;
-  const bool chunked = wide && !skips_inputs && input_blocks_ > 1 &&
+  // Integer 1x1 convs, whose weights take a quarter of the bytes, lost with chunks: ResNet-50's
+  // QDQ convs (`nee-tune M --time 4m`, Zen 4) 1024->2048 on 14x14 at stride 2 333 us unchunked
+  // against 418 in chunks of 8 input blocks, 512->2048 on 7x7 165 against 218, 2048->512 179
+  // against 217, 256->1024 on 14x14 165 against 194.
+  const bool chunked = wide && !(integer_ && one_by_one) && !skips_inputs && input_blocks_ > 1 &&
                        (out_h_ * out_w_ <= chunked_plane || (strided && !one_by_one) || huge_window) &&
                        tile_weight_bytes > 48 * 1024 && tiles(chunk_blocks, chunk_rows) >= 4 &&
                        (chunk > 1 || tile_weight_bytes > 2 * 48 * 1024);
