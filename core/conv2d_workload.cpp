@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <vector>
 
@@ -62,6 +63,9 @@ struct StoredConv2dAttrs final : WorkloadAttrs {
     if (attrs.output_block != 0) j["output_block"] = attrs.output_block;
     if (attrs.group_width != 0) j["group_width"] = attrs.group_width;
     if (attrs.a_bits != 0) j["a_bits"] = attrs.a_bits;
+    if (attrs.requantize_scale != 0) {
+      j["requantize"] = {attrs.requantize_scale, attrs.requantize_zero, attrs.requantize_low, attrs.requantize_high};
+    }
     if (attrs.frame_taps != 0) {
       j["frame_taps"] = attrs.frame_taps;
       j["frame_stride"] = attrs.frame_stride;
@@ -103,6 +107,14 @@ std::shared_ptr<const WorkloadAttrs> conv2d_attrs_from_json(const nlohmann::json
   a.frames_out = json_int_or(j, "frames_out", 0);
   a.group_width = json_int_or(j, "group_width", 0);
   a.a_bits = json_int_or(j, "a_bits", 0);
+  if (j.contains("requantize")) {
+    const nlohmann::json& r = j.at("requantize");
+    if (!r.is_array() || r.size() != 4) throw Error("conv2d attribute requantize holds [scale, zero, low, high]");
+    a.requantize_scale = static_cast<float>(json_double(r[0], "requantize scale"));
+    a.requantize_zero = json_int(r[1], "requantize zero");
+    a.requantize_low = json_int(r[2], "requantize low");
+    a.requantize_high = json_int(r[3], "requantize high");
+  }
   stored->bias = json_int(j.at("bias"), "bias") != 0;
   stored->residual = json_int(j.at("residual"), "residual") != 0;
   return stored;
@@ -211,6 +223,15 @@ Workload make_float_conv2d_workload(const TensorType& x, const TensorType& w, co
   }
   if (attrs.activation == ConvActivation::clip && attrs.clip_min > attrs.clip_max) {
     throw Error("conv2d clip has min > max");
+  }
+  if (attrs.requantize_scale != 0 &&
+      (!(attrs.requantize_scale > 0) || !std::isfinite(attrs.requantize_scale) ||
+       attrs.requantize_low > attrs.requantize_high || attrs.requantize_zero < attrs.requantize_low ||
+       attrs.requantize_zero > attrs.requantize_high)) {
+    throw Error(fmt::format("conv2d requantize scale {} (zero {}, range [{}, {}]): the scale must be finite and "
+                            "positive, the zero point within the range",
+                            attrs.requantize_scale, attrs.requantize_zero, attrs.requantize_low,
+                            attrs.requantize_high));
   }
   const bool depthwise = g > 1 && g == c && g == o;
   if (attrs.weight_block != 0 &&

@@ -64,6 +64,12 @@ struct Conv2dAttrs {
   // Group 1 with weight_block 16, direct sums, no frames or merged groups. The key holds it
   // only when set.
   int64_t a_bits = 0;
+  // 0, or the scale of a QDQ pair the epilogue ends with (passes.h: requantize_conv_outputs):
+  // out = (clamp(round(out / scale) + zero, low, high) - zero) * scale, QuantizeLinear and
+  // DequantizeLinear of one scale and zero point into the integer range [low, high], in their
+  // f32 steps. The key holds them only when set.
+  float requantize_scale = 0;
+  int64_t requantize_zero = 0, requantize_low = 0, requantize_high = 0;
 };
 
 // Inputs: X [N,C,H,W], W [O, C/group, KH, KW], optional bias [O], optional residual

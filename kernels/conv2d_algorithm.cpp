@@ -342,6 +342,16 @@ Conv2dPipeline define_conv2d(const Workload& w, const Conv2dOptions& options) {
   if (attrs.activation == ConvActivation::gelu) value = gelu(value);
   if (attrs.activation == ConvActivation::hardsigmoid) value = hard_sigmoid(value);
   if (attrs.activation == ConvActivation::hardswish) value = hard_swish(value);
+  if (attrs.requantize_scale != 0) {
+    // The pair's f32 steps as the elementwise kernels and the reference compute them: a true
+    // division, ties to even, and the zero point's add and subtract only where it is not 0.
+    const float scale = attrs.requantize_scale, zero = static_cast<float>(attrs.requantize_zero);
+    Expr q = round(value / scale);
+    if (zero != 0.0f) q = q + zero;
+    q = min(max(q, static_cast<float>(attrs.requantize_low)), static_cast<float>(attrs.requantize_high));
+    if (zero != 0.0f) q = q - zero;
+    value = q * scale;
+  }
   p.out = Func("out");
   if (p.output_block != 0) {
     p.out(p.oi, x, y, p.ob, n) = value;

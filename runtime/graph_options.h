@@ -157,6 +157,10 @@ struct GraphOptions {
   // convs (passes.h: quantize_conv_activations), which changes their workloads; nee-tune sets
   // it with quantize_matmul_activations. A manifest from before it was recorded reads as false.
   bool quantize_conv_activations = false;
+  // With quantize_pairs_as_elementwise, a pair that alone reads a conv's output runs in the
+  // conv's epilogue (passes.h: requantize_conv_outputs), which changes the conv's workload.
+  // A manifest from before it was recorded reads as false.
+  bool requantize_conv_outputs = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -178,7 +182,8 @@ struct GraphOptions {
            remove_same_type_casts == o.remove_same_type_casts && quantize_matmul_weights == o.quantize_matmul_weights &&
            quantize_pairs_as_elementwise == o.quantize_pairs_as_elementwise &&
            quantize_matmul_activations == o.quantize_matmul_activations &&
-           quantize_conv_activations == o.quantize_conv_activations;
+           quantize_conv_activations == o.quantize_conv_activations &&
+           requantize_conv_outputs == o.requantize_conv_outputs;
   }
 };
 

@@ -36,6 +36,12 @@ Conv2dAttrs nee_conv_attrs(const Node& node) {
   attrs.winograd_tile = node.attrs.get_int("winograd_tile", 0);
   attrs.group_width = node.attrs.get_int("group_width", 0);
   attrs.a_bits = node.attrs.get_int("a_bits", 0);
+  if (node.attrs.has("requantize_scale")) {
+    attrs.requantize_scale = node.attrs.get_float("requantize_scale");
+    attrs.requantize_zero = node.attrs.get_int("requantize_zero");
+    attrs.requantize_low = node.attrs.get_int("requantize_low");
+    attrs.requantize_high = node.attrs.get_int("requantize_high");
+  }
   attrs.frame_taps = node.attrs.get_int("frame_taps", 0);
   if (attrs.frame_taps != 0) {
     attrs.frame_stride = node.attrs.get_int("frame_stride");

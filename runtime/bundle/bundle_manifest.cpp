@@ -85,6 +85,7 @@ nlohmann::json BundleManifest::to_json() const {
             {"quantize_matmul_weights", graph.quantize_matmul_weights},
             {"quantize_matmul_activations", graph.quantize_matmul_activations},
             {"quantize_conv_activations", graph.quantize_conv_activations},
+            {"requantize_conv_outputs", graph.requantize_conv_outputs},
             {"quantize_pairs_as_elementwise", graph.quantize_pairs_as_elementwise}}},
           {"variants", variants_json}};
 }
@@ -136,6 +137,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.quantize_matmul_weights = j.at("graph").value("quantize_matmul_weights", false);
   m.graph.quantize_matmul_activations = j.at("graph").value("quantize_matmul_activations", false);
   m.graph.quantize_conv_activations = j.at("graph").value("quantize_conv_activations", false);
+  m.graph.requantize_conv_outputs = j.at("graph").value("requantize_conv_outputs", false);
   m.graph.quantize_pairs_as_elementwise = j.at("graph").value("quantize_pairs_as_elementwise", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;

@@ -34,6 +34,8 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   // After the GELU and layer-norm fusions: GELU's closing Mul by 0.5 feeds the next matmul.
   if (options.fold_operand_scales) fold_matmul_operand_scales(graph);
   if (options.block_elementwise) batch_norm_as_mul_add(graph);
+  // Before fuse_elementwise, which would fuse the pair's steps into one kernel.
+  if (options.requantize_conv_outputs) requantize_conv_outputs(graph);
   fuse_elementwise(graph);
   if (options.elementwise_over_rows) elementwise_over_rows(graph, options.group_norms_over_rows);
   if (options.split_matmul_columns) split_matmul_columns(graph);

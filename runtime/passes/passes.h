@@ -317,6 +317,14 @@ void quantize_matmul_weights(Graph& graph);
 // GraphOptions::quantize_matmul_activations: CPU kernels, fast where the CPU has VNNI.
 void quantize_matmul_activations(Graph& graph);
 
+// A QDQ pair's f32 steps (quantize_pairs_as_elementwise: Div by the scale, Round, [Add the
+// zero point], Clip to the integer range, [Sub], Mul by the scale) that alone read a NeeConv's
+// output -> the conv's epilogue (Conv2dAttrs::requantize_scale), the same f32 operations, so
+// the pair's pass over the activation goes: a QDQ EfficientNet-B0 puts a pair after every conv,
+// read by its SiLU's two ops. The pair's output keeps its quantized origin, now itself. With
+// GraphOptions::requantize_conv_outputs.
+void requantize_conv_outputs(Graph& graph);
+
 // NeeConv of group 1 whose X is noted as quantized to 8 bits and back by one scale and zero
 // point (Graph::quantized_origin, scaled) and whose W was dequantized from 8-bit integers per
 // tensor or per output channel (their values less the zero points signed bytes) -> an integer
@@ -396,7 +404,8 @@ void convs_read_frames(Graph& graph);
 // convert_matmul, fold_matmul_scale, fuse_matmul_add, fold_matmul_scale again (a scaling
 // after the bias Add, as BERT's query projection has), fuse_matmul_relu,
 // fuse_matmul_gelu, fuse_layer_norm, fuse_group_norm, fold_matmul_operand_scales and
-// batch_norm_as_mul_add (when options say), fuse_elementwise, elementwise_over_rows,
+// batch_norm_as_mul_add and requantize_conv_outputs (when options say), fuse_elementwise,
+// elementwise_over_rows,
 // split_matmul_columns and fold_matmul_batch, fuse_attention, pad_channels and
 // widen_conv_groups (when options say),
 // quantize_conv_activations (when options say), pack_conv_weights (grouped convs when

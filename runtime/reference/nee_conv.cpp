@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "core/activation_layout.h"
@@ -103,6 +104,17 @@ ReferenceFn fused_conv_kernel(ReferenceFn conv, const Conv2dAttrs& attrs, bool h
       case ConvActivation::hardswish:
         for (int64_t i = 0; i < count; ++i) v[i] = hard_swish(v[i]);
         break;
+    }
+    if (attrs.requantize_scale != 0) {
+      const float scale = attrs.requantize_scale, zero = static_cast<float>(attrs.requantize_zero);
+      const float low = static_cast<float>(attrs.requantize_low), high = static_cast<float>(attrs.requantize_high);
+      for (int64_t i = 0; i < count; ++i) {
+        float q = std::nearbyint(v[i] / scale);
+        if (zero != 0.0f) q += zero;
+        q = std::min(std::max(q, low), high);
+        if (zero != 0.0f) q -= zero;
+        v[i] = q * scale;
+      }
     }
     if (attrs.output_block != 0) pack_blocked_activations(v, y_nchw.shape, out[0]->data_as<float>());
   };

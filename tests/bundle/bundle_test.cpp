@@ -203,6 +203,7 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"quantize_matmul_weights", &GraphOptions::quantize_matmul_weights},
       {"quantize_matmul_activations", &GraphOptions::quantize_matmul_activations},
       {"quantize_conv_activations", &GraphOptions::quantize_conv_activations},
+      {"requantize_conv_outputs", &GraphOptions::requantize_conv_outputs},
       {"quantize_pairs_as_elementwise", &GraphOptions::quantize_pairs_as_elementwise},
       {"split_matmul_columns", &GraphOptions::split_matmul_columns},
       {"pad_matmul_panels", &GraphOptions::pad_matmul_panels},

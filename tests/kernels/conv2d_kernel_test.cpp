@@ -205,6 +205,18 @@ std::map<std::string, ConvCase> cases() {
   asymmetric.clip_max = 0.6;
   all["winograd4_asymmetric_clip"] = {{2, 16, 7, 7}, {48, 16, 3, 3}, asymmetric, true, false, true, true, true, 4};
   all["winograd2_from_nchw"] = {{1, 5, 8, 10}, {32, 5, 3, 3}, pad1, false, true, true, false, true, 2};
+  // A QDQ pair in the epilogue (requantize_conv_outputs): after Relu into u8 with a zero
+  // point of 3, blocked; into i8 after a Winograd F(2x2) sum.
+  Conv2dAttrs requantized = relu;
+  requantized.requantize_scale = 0.0125f;
+  requantized.requantize_zero = 3;
+  requantized.requantize_high = 255;
+  all["blocked_requantized_relu"] = {{1, 16, 7, 9}, {32, 16, 3, 3}, requantized, true, true, true, true, true};
+  Conv2dAttrs requantized_i8 = pad1;
+  requantized_i8.requantize_scale = 0.01f;
+  requantized_i8.requantize_low = -128;
+  requantized_i8.requantize_high = 127;
+  all["winograd2_requantized_i8"] = {{1, 16, 8, 8}, {16, 16, 3, 3}, requantized_i8, true, false, true, true, true, 2};
   return all;
 }
 
@@ -227,7 +239,8 @@ Workload integer_workload(const std::vector<int64_t>& x, const std::vector<int64
                                       &residual, attrs);
 }
 
-// Integer convs: both sides blocked at 48 channels; from 3 NCHW channels (C rounds up to a
+// Integer convs: both sides blocked at 48 channels; a 1x1 one ending in a QDQ pair into i8;
+// from 3 NCHW channels (C rounds up to a
 // lane of 4) at stride 2 onto 20 NCHW channels (the last weight block part-filled); 64
 // blocked input channels in chunks; dilated with asymmetric pads.
 std::map<std::string, Workload> integer_cases() {
@@ -238,7 +251,13 @@ std::map<std::string, Workload> integer_cases() {
   Conv2dAttrs dilation2;
   dilation2.dilations = {2, 2};
   dilation2.pads = {2, 1, 0, 2};
+  Conv2dAttrs requantized = pad1;
+  requantized.requantize_scale = 0.02f;
+  requantized.requantize_zero = -5;
+  requantized.requantize_low = -128;
+  requantized.requantize_high = 127;
   return {{"integer_blocked", integer_workload({1, 32, 9, 11}, {48, 32, 3, 3}, pad1, true, true)},
+          {"integer_requantized", integer_workload({1, 16, 6, 7}, {16, 16, 1, 1}, requantized, true, true)},
           {"integer_from_rgb_stride2", integer_workload({1, 3, 9, 10}, {20, 3, 3, 3}, stride2, false, false)},
           {"integer_chunked", integer_workload({1, 64, 7, 9}, {32, 64, 3, 3}, pad1, true, true)},
           {"integer_dilation2", integer_workload({2, 16, 9, 11}, {16, 16, 3, 3}, dilation2, true, false)}};
@@ -356,6 +375,10 @@ class Conv2dKernel : public test::CompiledKernelsTest<Conv2dKernel> {
 };
 
 TEST_F(Conv2dKernel, ThreeByThreePad1) { kernels().check_points("3x3_pad1"); }
+TEST_F(Conv2dKernel, RequantizingEpilogues) {
+  kernels().check_points("blocked_requantized_relu");
+  kernels().check_points("winograd2_requantized_i8");
+}
 TEST_F(Conv2dKernel, IntegerConvs) {
   for (const auto& [name, w] : integer_cases()) kernels().check_points(name);
   if (host_arch() == "x86-64") kernels().check_against_reference("integer_avx2");
@@ -979,6 +1002,24 @@ TEST(Conv2dWorkload, IntegerConvs) {
   EXPECT_THROW(make_conv2d_workload(x, {DType::f32, {20, 3, 3, 3}}, nullptr, nullptr, a), Error);
   a.group = 3;
   EXPECT_THROW(make_integer_conv2d_workload(x, {DType::i8, {21, 1, 3, 3}}, scale, zero, nullptr, nullptr, a), Error);
+}
+
+TEST(Conv2dWorkload, RequantizingEpilogue) {
+  Conv2dAttrs a;
+  a.requantize_scale = 0.0125f;
+  a.requantize_zero = 3;
+  a.requantize_high = 255;
+  const TensorType x{DType::f32, {1, 4, 6, 6}}, weights{DType::f32, {8, 4, 3, 3}};
+  const Workload w = make_conv2d_workload(x, weights, nullptr, nullptr, a);
+  EXPECT_NE(w.key().find(R"("requantize":[0.012500000186264515,3,0,255])"), std::string::npos) << w.key();
+  EXPECT_EQ(Workload::from_json(w.to_json()).key(), w.key());
+  EXPECT_EQ(conv2d_attrs(Workload::from_json(w.to_json())).requantize_scale, 0.0125f);
+  // The zero point lies in the range; the scale is finite and positive.
+  a.requantize_zero = 256;
+  EXPECT_THROW(make_conv2d_workload(x, weights, nullptr, nullptr, a), Error);
+  a.requantize_zero = 3;
+  a.requantize_scale = -1.0f;
+  EXPECT_THROW(make_conv2d_workload(x, weights, nullptr, nullptr, a), Error);
 }
 
 // The reference of an integer conv against the f32 conv of X's bytes less its zero point by

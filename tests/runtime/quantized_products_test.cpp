@@ -271,6 +271,47 @@ TEST(QuantizedProducts, QdqConvsRunAsIntegerConvs) {
   for (const Node& n : plain.nodes()) EXPECT_EQ(n.attrs.get_int("a_bits", 0), 0) << n.name;
 }
 
+// x [1, 16, 8, 8] -> Conv by f32 W [16, 16, 3, 3] and a bias -> a u8 pair -> SiLU as Sigmoid, a pair and
+// Mul, as quantize_static writes EfficientNet's convs: the conv's pair is read by two ops.
+TEST(QuantizedProducts, APairAfterAConvRunsInItsEpilogue) {
+  OnnxModelBuilder m;
+  m.input("x", {1, 16, 8, 8}).output("y");
+  m.initializer("w", random_tensor({DType::f32, {16, 16, 3, 3}}, 9));
+  m.initializer("b", random_tensor({DType::f32, {16}}, 10));
+  Tensor scale(DType::f32, {}), zero(DType::u8, {}), gate_scale(DType::f32, {});
+  scale.data_as<float>()[0] = 0.017f;
+  zero.data_as<uint8_t>()[0] = 140;
+  gate_scale.data_as<float>()[0] = 1.0f / 255;
+  m.initializer("scale", scale);
+  m.initializer("zero", zero);
+  m.initializer("gate_scale", gate_scale);
+  test::set_attr(m.node("Conv", {"x", "w", "b"}, {"c"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  m.node("QuantizeLinear", {"c", "scale", "zero"}, {"cq"});
+  m.node("DequantizeLinear", {"cq", "scale", "zero"}, {"cd"});
+  m.node("Sigmoid", {"cd"}, {"g"});
+  m.node("QuantizeLinear", {"g", "gate_scale"}, {"gq"});
+  m.node("DequantizeLinear", {"gq", "gate_scale"}, {"gd"});
+  m.node("Mul", {"cd", "gd"}, {"y"});
+  const std::string bytes = m.bytes();
+  GraphOptions options = quantizing_options();
+  options.quantize_pairs_as_elementwise = options.requantize_conv_outputs = true;
+  Graph prepared = import_onnx_bytes(bytes);
+  optimize_graph(prepared, options);
+  std::map<std::string, int> ops;
+  const Node* conv = nullptr;
+  for (const Node& n : prepared.nodes()) {
+    ++ops[n.op];
+    if (n.op == "NeeConv") conv = &n;
+  }
+  ASSERT_NE(conv, nullptr);
+  EXPECT_FLOAT_EQ(conv->attrs.get_float("requantize_scale"), 0.017f);
+  EXPECT_EQ(conv->attrs.get_int("requantize_zero"), 140);
+  EXPECT_EQ(conv->attrs.get_int("requantize_high"), 255);
+  // The SiLU with its gate's pair is one kernel; the conv's pair has none of its own.
+  EXPECT_EQ(ops["NeeElementwise"], 1);
+  expect_same_products(prepared, bytes, {1, 16, 8, 8});
+}
+
 // x [1, 3, 9, 9] -> DynamicQuantizeLinear -> ConvInteger by W [4, 3, 3, 3] int8 with a zero
 // point per output channel, stride 2 and padding 1 -> Cast -> Mul by x_scale, as
 // quantize_dynamic writes a Conv.

@@ -403,6 +403,7 @@ int main(int argc, char** argv) {
     graph_options.pad_matmul_panels = graph_options.pack_matmul_weights;
     graph_options.quantize_matmul_weights = graph_options.pack_matmul_weights;
     graph_options.quantize_pairs_as_elementwise = true;
+    graph_options.requantize_conv_outputs = true;
     graph_options.quantize_matmul_activations =
         graph_options.quantize_matmul_weights && bundle_has_vnni(target, isa_text);
     graph_options.quantize_conv_activations = graph_options.quantize_matmul_activations;
