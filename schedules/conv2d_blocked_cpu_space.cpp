@@ -68,15 +68,15 @@ double thread_balance(int64_t tiles) {
 // (vpdpbusd), else unrolled as four FMAs. Chunks split r.z at input blocks of 16 channels.
 // X is quantized once, before the sums, its rows over the threads; without VNNI the weights
 // are converted to floats once per tile (`tile`, the loop of one row and channel tile).
-void schedule_integer_sums(Conv2dPipeline& p, const ScheduleConfig& c, Stage& update, int64_t input_blocks,
-                           const CpuVectorIsa& isa, const Var& tile) {
+void schedule_integer_sums(Conv2dPipeline& p, const ScheduleConfig& c, Stage& update, const CpuVectorIsa& isa,
+                           const Var& tile) {
   const int ci_chunk = static_cast<int>(c.at("ci_chunk"));
   const int px = static_cast<int>(c.at("px"));
   RVar channels = p.r.z, cbo("cbo"), cbi("cbi");
   Var xa("xa"), xb("xb");
   const Var block_x = ci_chunk == 0 ? p.x : xb;
   std::vector<VarOrRVar> outer_loops;
-  if (ci_chunk > 0 && input_blocks > 0) {
+  if (ci_chunk > 0) {
     update.split(p.x, xa, xb, px, TailStrategy::RoundUp).split(p.r.z, cbo, cbi, 4 * ci_chunk);
     channels = cbi;
     outer_loops = {xa, p.y, cbo};
@@ -460,7 +460,7 @@ ScheduledKernel Conv2dBlockedCpuSpace::apply(const ScheduleConfig& c) const {
   }
   Stage update = p.acc_blocked.update();
   if (integer_) {
-    schedule_integer_sums(p, c, update, input_blocks_, isa_, c.at("parallel") == 1 ? tiles : inner_tile);
+    schedule_integer_sums(p, c, update, isa_, c.at("parallel") == 1 ? tiles : inner_tile);
     return ScheduledKernel{Pipeline(p.out), p.arguments()};
   }
   // Blocked input: the channel loop splits at block boundaries, so each input read is

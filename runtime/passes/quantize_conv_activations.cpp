@@ -13,14 +13,14 @@ namespace nee {
 namespace {
 
 // W [O, C, KH, KW] as signed bytes (the integers less their zero points) with a multiplier
-// per output channel (its scale times X's), from the DequantizeLinear it came from: nullopt
-// unless its scale is one value or one per output channel and every integer less its zero
-// point fits in a signed byte.
+// per output channel (its scale times X's).
 struct IntegerConvWeights {
   std::vector<int8_t> values;
   std::vector<float> multipliers;
 };
 
+// W's integers from the DequantizeLinear it came from: nullopt unless its scale is one value
+// or one per output channel and every integer less its zero point fits in a signed byte.
 std::optional<IntegerConvWeights> integer_weights(const DequantizedOrigin& origin, float x_scale) {
   const std::vector<int64_t>& shape = origin.x.shape();
   const bool per_tensor = origin.block_size == 0 && origin.scale.elements() == 1;

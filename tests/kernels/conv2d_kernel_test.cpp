@@ -24,6 +24,7 @@
 #include "schedules/cpu_vector_isa.h"
 #include "schedules/schedule_space.h"
 #include "tests/kernels/compiled_kernels.h"
+#include "tests/kernels/quantized_operands.h"
 #include "tuner/compile/builder.h"
 #include "tuner/compile/kernel_compiler.h"
 #include "tuner/measure/measurement.h"
@@ -1040,12 +1041,7 @@ TEST(Conv2dWorkload, IntegerReferenceIsThePlainConv) {
   const float scale = in[3].data_as<float>()[0];
   const int zero = in[4].data_as<uint8_t>()[0];
   Tensor x(plain.inputs[0]), w(plain.inputs[1]);
-  int saturated = 0;
-  for (int64_t i = 0; i < x.elements(); ++i) {
-    const float q = std::nearbyint(in[0].data_as<float>()[i] / scale) + static_cast<float>(zero);
-    saturated += q < 0 || q > 255;
-    x.data_as<float>()[i] = std::clamp(q, 0.0f, 255.0f) - static_cast<float>(zero);
-  }
+  const int64_t saturated = test::quantize_centred(in[0], scale, zero, x);
   EXPECT_GT(saturated, 0);
   EXPECT_LT(saturated, x.elements());
   for (int64_t o = 0; o < 20; ++o) {
@@ -1059,14 +1055,7 @@ TEST(Conv2dWorkload, IntegerReferenceIsThePlainConv) {
   Tensor from_integers(integer.output), from_plain(plain.output);
   compute_reference(integer, {&in[0], &in[1], &in[2], &in[3], &in[4], &in[5], &in[6]}, from_integers);
   compute_reference(plain, {&x, &w, &in[5], &in[6]}, from_plain);
-  double peak = 0;
-  for (int64_t i = 0; i < from_plain.elements(); ++i) {
-    peak = std::max(peak, std::fabs(static_cast<double>(from_plain.data_as<float>()[i])));
-  }
-  EXPECT_GT(peak, 0);
-  for (int64_t i = 0; i < from_plain.elements(); ++i) {
-    EXPECT_NEAR(from_integers.data_as<float>()[i], from_plain.data_as<float>()[i], 1e-5 * peak) << i;
-  }
+  test::expect_near_peak(from_integers, from_plain, 1e-5);
 }
 
 }  // namespace

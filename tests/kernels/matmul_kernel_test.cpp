@@ -20,6 +20,7 @@
 #include "runtime/tensor_io.h"
 #include "schedules/schedule_space.h"
 #include "tests/kernels/compiled_kernels.h"
+#include "tests/kernels/quantized_operands.h"
 #include "tests/tuner/temp_dir.h"
 #include "tuner/compile/builder.h"
 #include "tuner/compile/kernel_compiler.h"
@@ -310,12 +311,7 @@ TEST(MatmulWorkload, IntegerReferenceIsThePlainProduct) {
   const float scale = in[3].data_as<float>()[0];
   const int zero = in[4].data_as<uint8_t>()[0];
   Tensor a(plain_w.inputs[0]), b(plain_w.inputs[1]);
-  int saturated = 0;
-  for (int64_t i = 0; i < a.elements(); ++i) {
-    const float q = std::nearbyint(in[0].data_as<float>()[i] / scale) + static_cast<float>(zero);
-    saturated += q < 0 || q > 255;
-    a.data_as<float>()[i] = std::clamp(q, 0.0f, 255.0f) - static_cast<float>(zero);
-  }
+  const int64_t saturated = test::quantize_centred(in[0], scale, zero, a);
   EXPECT_GT(saturated, 0);
   EXPECT_LT(saturated, a.elements());
   for (int64_t k = 0; k < 64; ++k) {
@@ -327,15 +323,8 @@ TEST(MatmulWorkload, IntegerReferenceIsThePlainProduct) {
   Tensor from_integers(integer.output), from_plain(plain_w.output);
   compute_reference(integer, {&in[0], &in[1], &in[2], &in[3], &in[4], &in[5]}, from_integers);
   compute_reference(plain_w, {&a, &b, &in[5]}, from_plain);
-  double peak = 0;
-  for (int64_t i = 0; i < from_plain.elements(); ++i) {
-    peak = std::max(peak, std::fabs(static_cast<double>(from_plain.data_as<float>()[i])));
-  }
-  EXPECT_GT(peak, 0);
   // The reference sums A's bytes uncentred, then adds the zero point's part: f32 rounding.
-  for (int64_t i = 0; i < from_plain.elements(); ++i) {
-    EXPECT_NEAR(from_integers.data_as<float>()[i], from_plain.data_as<float>()[i], 1e-5 * peak) << i;
-  }
+  test::expect_near_peak(from_integers, from_plain, 1e-5);
 }
 
 TEST(MatmulWorkload, QuantizedPanelsAreInTheKeyAndChecked) {
