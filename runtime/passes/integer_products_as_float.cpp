@@ -40,7 +40,8 @@ std::string integer_weights(Graph& graph, const Tensor& b, const Tensor* zero_po
 }
 
 // W - w_zero_point as an f32 constant (the zero point one value or one per output channel,
-// W's first dim), for a Conv.
+// W's first dim), for a Conv; its integers noted as its origin (a scale of 1), so
+// quantize_conv_activations packs them as they are.
 std::string centred_conv_weights(Graph& graph, const Tensor& w, const Tensor* zero_point, const std::string& base) {
   const int64_t per_channel = w.elements() / w.shape()[0];
   Tensor weights(DType::f32, w.shape());
@@ -49,7 +50,17 @@ std::string centred_conv_weights(Graph& graph, const Tensor& w, const Tensor* ze
     const int zero = zero_point ? byte_integer_at(*zero_point, zero_index) : 0;
     weights.data_as<float>()[i] = static_cast<float>(byte_integer_at(w, i) - zero);
   }
-  return add_named_constant(graph, base, weights);
+  const std::string name = add_named_constant(graph, base, weights);
+  if (w.shape().size() == 4) {
+    DequantizedOrigin origin;
+    origin.x = w;
+    origin.scale = Tensor(DType::f32, zero_point ? zero_point->shape() : std::vector<int64_t>{});
+    std::fill_n(origin.scale.data_as<float>(), origin.scale.elements(), 1.0f);
+    if (zero_point) origin.zero_point = *zero_point;
+    origin.axis = 0;
+    graph.set_dequantized_origin(name, std::move(origin));
+  }
+  return name;
 }
 
 // A - a_zero_point in f32 where DynamicQuantizeLinear(x) made both: computed from x as

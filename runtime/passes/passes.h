@@ -326,11 +326,12 @@ void quantize_matmul_activations(Graph& graph);
 void requantize_conv_outputs(Graph& graph);
 
 // NeeConv of group 1 whose X is noted as quantized to 8 bits and back by one scale and zero
-// point (Graph::quantized_origin, scaled) and whose W was dequantized from 8-bit integers per
-// tensor or per output channel (their values less the zero points signed bytes) -> an integer
-// conv (Conv2dAttrs::a_bits) of x, which its kernel quantizes, by W's integers packed
-// (core/conv_weight_layout.h), each channel's multiplier W's scale times X's; the nodes that
-// made X go where nothing else reads it. Runs before pack_conv_weights. With
+// point (Graph::quantized_origin: a QDQ pair's, or DynamicQuantizeLinear's where a ConvInteger
+// became a Conv) and whose W was dequantized from 8-bit integers per tensor or per output
+// channel (their values less the zero points signed bytes) -> an integer conv
+// (Conv2dAttrs::a_bits) of x, which its kernel quantizes, by W's integers packed
+// (core/conv_weight_layout.h), each channel's multiplier W's scale times X's where X is scaled;
+// the nodes that made X go where nothing else reads it. Runs before pack_conv_weights. With
 // GraphOptions::quantize_conv_activations: CPU kernels, fast where the CPU has VNNI.
 void quantize_conv_activations(Graph& graph);
 

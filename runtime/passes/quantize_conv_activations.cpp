@@ -43,12 +43,16 @@ std::optional<IntegerConvWeights> integer_weights(const DequantizedOrigin& origi
   return w;
 }
 
-// X's quantized origin where it is a pair's (scaled) whose x the graph still holds in X's
-// type; null else.
-const QuantizedOrigin* pair_origin(const Graph& graph, const std::string& value) {
+// X's quantized origin where the graph still holds its x in X's type and its scale and zero
+// point: a pair's (constants, scaled) or DynamicQuantizeLinear's (values, unscaled: the
+// graph's Mul after the conv applies the scales); null else.
+const QuantizedOrigin* x_origin(const Graph& graph, const std::string& value) {
   const QuantizedOrigin* origin = graph.quantized_origin(value);
-  if (!origin || !origin->scaled || !origin->scale.empty() || !origin->zero.empty()) return nullptr;
+  if (!origin || origin->scaled != origin->scale.empty() || origin->scale.empty() != origin->zero.empty()) {
+    return nullptr;
+  }
   if (!graph.has_value(origin->x) || !(graph.type_of(origin->x) == graph.type_of(value))) return nullptr;
+  if (!origin->scale.empty() && (!graph.has_value(origin->scale) || !graph.has_value(origin->zero))) return nullptr;
   return origin;
 }
 
@@ -66,26 +70,29 @@ void quantize_conv_activations(Graph& graph) {
   std::vector<std::string> dropped;  // the convs' former X and W
   for (Node& node : graph.nodes()) {
     if (!convertible(node) || graph.type_of(node.inputs[0]).shape.size() != 4) continue;
-    const QuantizedOrigin* x = pair_origin(graph, node.inputs[0]);
+    const QuantizedOrigin* x = x_origin(graph, node.inputs[0]);
     const DequantizedOrigin* weights = graph.dequantized_origin(node.inputs[1]);
     if (!x || !weights || weights->x.shape().size() != 4) continue;
     const std::vector<int64_t>& oihw = weights->x.shape();
     if (integer_conv_weight_shape(oihw)[1] * 4 * oihw[2] * oihw[3] > 65536) continue;
-    const std::optional<IntegerConvWeights> w = integer_weights(*weights, x->scale_value);
+    const std::optional<IntegerConvWeights> w = integer_weights(*weights, x->scaled ? x->scale_value : 1.0f);
     if (!w) continue;
     const std::string base = node.inputs[1] + ".i8";
     Tensor packed(DType::i8, integer_conv_weight_shape(oihw));
     Tensor scales(DType::f32, integer_conv_scales_shape(oihw[0]));
     pack_integer_conv_weights(w->values.data(), oihw, w->multipliers.data(), packed.data_as<int8_t>(),
                               scales.data_as<float>());
-    Tensor zero(DType::u8, {});
-    zero.data_as<uint8_t>()[0] = static_cast<uint8_t>(x->zero_point);
+    std::string scale = x->scale, zero = x->zero;
+    if (x->scaled) {
+      Tensor point(DType::u8, {});
+      point.data_as<uint8_t>()[0] = static_cast<uint8_t>(x->zero_point);
+      scale = add_scalar_constant(graph, base + "/x_scale", x->scale_value);
+      zero = add_named_constant(graph, base + "/x_zero", point);
+    }
     dropped.push_back(node.inputs[0]);
     dropped.push_back(node.inputs[1]);
     std::vector<std::string> inputs = {x->x, add_named_constant(graph, base + "/packed", packed),
-                                       add_named_constant(graph, base + "/scales", scales),
-                                       add_scalar_constant(graph, base + "/x_scale", x->scale_value),
-                                       add_named_constant(graph, base + "/x_zero", zero)};
+                                       add_named_constant(graph, base + "/scales", scales), scale, zero};
     inputs.insert(inputs.end(), node.inputs.begin() + 2, node.inputs.end());
     node.inputs = inputs;
     node.attrs.set("weight_block", kConvWeightBlock);

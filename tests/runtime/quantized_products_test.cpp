@@ -319,7 +319,8 @@ TEST(QuantizedProducts, DynamicQuantizedConvRunsAsConv) {
   OnnxModelBuilder m;
   m.input("x", {1, 3, 9, 9}).output("y");
   Tensor w(DType::i8, {4, 3, 3, 3}), w_zero(DType::i8, {4});
-  for (int64_t i = 0; i < w.elements(); ++i) w.data_as<int8_t>()[i] = static_cast<int8_t>(i * 29 % 255 - 127);
+  // W less its zero points within a signed byte, as quantize_conv_activations needs.
+  for (int64_t i = 0; i < w.elements(); ++i) w.data_as<int8_t>()[i] = static_cast<int8_t>(i * 29 % 241 - 120);
   for (int64_t i = 0; i < 4; ++i) w_zero.data_as<int8_t>()[i] = static_cast<int8_t>(3 * i - 4);
   m.initializer("w", w);
   m.initializer("w_zero", w_zero);
@@ -330,22 +331,31 @@ TEST(QuantizedProducts, DynamicQuantizedConvRunsAsConv) {
   test::set_attr(m.node("Cast", {"acc"}, {"acc_f"}), "to", int64_t{1});
   m.node("Mul", {"acc_f", "x_scale"}, {"y"});
   const std::string bytes = m.bytes();
-  Graph prepared = import_onnx_bytes(bytes);
-  optimize_graph(prepared, quantizing_options());
-  std::map<std::string, int> ops;
-  for (const Node& n : prepared.nodes()) ++ops[n.op];
-  EXPECT_EQ(ops["ConvInteger"], 0);
-  EXPECT_EQ(ops["NeeConv"], 1);
-  Session quantized(prepared, {});
-  Session plain(import_onnx_bytes(bytes), {});
-  const std::map<std::string, Tensor> inputs = {{"x", random_tensor({DType::f32, {1, 3, 9, 9}}, 21)}};
-  const Tensor got = quantized.run(inputs).at("y"), want = plain.run(inputs).at("y");
-  ASSERT_EQ(got.shape(), (std::vector<int64_t>{1, 4, 5, 5}));
-  float peak = 0;
-  for (int64_t i = 0; i < want.elements(); ++i) peak = std::max(peak, std::abs(want.data_as<float>()[i]));
-  EXPECT_GT(peak, 0.5f);
-  for (int64_t i = 0; i < want.elements(); ++i) {
-    ASSERT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-5f * peak) << i;
+  // As a Conv of f32 weights, and with quantize_conv_activations as an integer conv of x whose
+  // scale and zero point DynamicQuantizeLinear makes as the model runs.
+  for (bool integer : {false, true}) {
+    GraphOptions options = quantizing_options();
+    options.quantize_conv_activations = integer;
+    Graph prepared = import_onnx_bytes(bytes);
+    optimize_graph(prepared, options);
+    std::map<std::string, int> ops;
+    for (const Node& n : prepared.nodes()) {
+      ++ops[n.op];
+      if (n.op == "NeeConv") EXPECT_EQ(n.attrs.get_int("a_bits", 0), integer ? 8 : 0);
+    }
+    EXPECT_EQ(ops["ConvInteger"], 0);
+    EXPECT_EQ(ops["NeeConv"], 1);
+    Session quantized(prepared, {});
+    Session plain(import_onnx_bytes(bytes), {});
+    const std::map<std::string, Tensor> inputs = {{"x", random_tensor({DType::f32, {1, 3, 9, 9}}, 21)}};
+    const Tensor got = quantized.run(inputs).at("y"), want = plain.run(inputs).at("y");
+    ASSERT_EQ(got.shape(), (std::vector<int64_t>{1, 4, 5, 5}));
+    float peak = 0;
+    for (int64_t i = 0; i < want.elements(); ++i) peak = std::max(peak, std::abs(want.data_as<float>()[i]));
+    EXPECT_GT(peak, 0.5f);
+    for (int64_t i = 0; i < want.elements(); ++i) {
+      ASSERT_NEAR(got.data_as<float>()[i], want.data_as<float>()[i], 1e-5f * peak) << integer << " " << i;
+    }
   }
 }
 
