@@ -149,9 +149,8 @@ Workload make_integer_conv2d_workload(const TensorType& x, const TensorType& w, 
   if (a_zero.dtype != DType::u8 || a_zero.elements() != 1 || a_zero.shape.size() > 1) {
     throw Error("an integer conv2d's X zero point is one u8, got " + a_zero.to_string());
   }
-  // 255 * 128 * 65536 stays below 2^31, and 128 * 65536 below 2^24.
   const std::vector<int64_t> packed = integer_conv_weight_shape(w.shape);
-  if (packed[1] * 4 * w.shape[2] * w.shape[3] > 65536) {
+  if (!integer_conv_sums_fit(w.shape)) {
     throw Error(fmt::format("an integer conv2d sums at most 65536 products an output, weights {} give more",
                             w.to_string()));
   }

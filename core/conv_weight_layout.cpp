@@ -57,6 +57,11 @@ std::vector<int64_t> integer_conv_weight_shape(const std::vector<int64_t>& oihw)
   return {blocks, (oihw[1] + 3) / 4, oihw[2], oihw[3], kConvWeightBlock, 4};
 }
 
+bool integer_conv_sums_fit(const std::vector<int64_t>& oihw) {
+  const std::vector<int64_t> packed = integer_conv_weight_shape(oihw);
+  return packed[1] * 4 * packed[2] * packed[3] <= 65536;
+}
+
 std::vector<int64_t> integer_conv_scales_shape(int64_t out_channels) {
   return {(out_channels + kConvWeightBlock - 1) / kConvWeightBlock, 2, kConvWeightBlock};
 }

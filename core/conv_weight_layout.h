@@ -37,6 +37,10 @@ void unpack_blocked_weights(const float* blocked_data, const std::vector<int64_t
 // weights, [ceil(O/16), 2, 16] f32 (zero past O). C is that of one group (group 1 only).
 std::vector<int64_t> integer_conv_weight_shape(const std::vector<int64_t>& oihw);
 std::vector<int64_t> integer_conv_scales_shape(int64_t out_channels);
+// Whether an integer conv of these OIHW weights sums at most 65536 products an output (C
+// rounded up to lanes of 4, times KH * KW): 255 * 128 * 65536 stays below 2^31, so the sums
+// stay in i32, and 128 * 65536 below 2^24, so the weight sums are f32 integers.
+bool integer_conv_sums_fit(const std::vector<int64_t>& oihw);
 // Packs OIHW signed bytes and O multipliers into both layouts; and the bytes back.
 void pack_integer_conv_weights(const int8_t* oihw_data, const std::vector<int64_t>& oihw, const float* multipliers,
                                int8_t* out, float* scales);

@@ -74,7 +74,7 @@ void quantize_conv_activations(Graph& graph) {
     const DequantizedOrigin* weights = graph.dequantized_origin(node.inputs[1]);
     if (!x || !weights || weights->x.shape().size() != 4) continue;
     const std::vector<int64_t>& oihw = weights->x.shape();
-    if (integer_conv_weight_shape(oihw)[1] * 4 * oihw[2] * oihw[3] > 65536) continue;
+    if (!integer_conv_sums_fit(oihw)) continue;
     const std::optional<IntegerConvWeights> w = integer_weights(*weights, x->scaled ? x->scale_value : 1.0f);
     if (!w) continue;
     const std::string base = node.inputs[1] + ".i8";
