@@ -161,6 +161,11 @@ struct GraphOptions {
   // conv's epilogue (passes.h: requantize_conv_outputs), which changes the conv's workload.
   // A manifest from before it was recorded reads as false.
   bool requantize_conv_outputs = false;
+  // With quantize_conv_activations, a conv reads a QDQ pair's output, not its x, where
+  // something besides such convs reads that output (passes.h: quantize_pairs_as_elementwise):
+  // the op that made x then runs with the pair in one kernel, which changes that kernel. A
+  // manifest from before it was recorded reads as false.
+  bool convs_read_shared_pairs = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -183,7 +188,8 @@ struct GraphOptions {
            quantize_pairs_as_elementwise == o.quantize_pairs_as_elementwise &&
            quantize_matmul_activations == o.quantize_matmul_activations &&
            quantize_conv_activations == o.quantize_conv_activations &&
-           requantize_conv_outputs == o.requantize_conv_outputs;
+           requantize_conv_outputs == o.requantize_conv_outputs &&
+           convs_read_shared_pairs == o.convs_read_shared_pairs;
   }
 };
 

@@ -6,7 +6,7 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   remove_identity(graph, options.remove_same_type_casts);
   if (options.quantize_pairs_as_elementwise) {
     quantize_pairs_as_elementwise(graph, options.pack_matmul_weights && options.quantize_matmul_activations,
-                                  options.quantize_conv_activations);
+                                  options.quantize_conv_activations, options.convs_read_shared_pairs);
   }
   // Before the conv and matmul fusions, which take the Convs and MatMuls it makes.
   if (options.quantize_matmul_weights) integer_products_as_float(graph);

@@ -358,8 +358,11 @@ void integer_products_as_float(Graph& graph);
 // has its x noted (Graph::quantized_origin) on its output and on the integers less the zero
 // point, for quantize_matmul_activations.
 // With `note_conv_inputs` (GraphOptions::quantize_conv_activations) likewise for a Conv's X by
-// such weights, on the pair's output, for quantize_conv_activations.
-void quantize_pairs_as_elementwise(Graph& graph, bool note_product_inputs = false, bool note_conv_inputs = false);
+// such weights, on the pair's output, for quantize_conv_activations; with
+// `convs_read_shared_pairs` (GraphOptions::convs_read_shared_pairs) the output is its own x
+// where something besides such convs reads it.
+void quantize_pairs_as_elementwise(Graph& graph, bool note_product_inputs = false, bool note_conv_inputs = false,
+                                   bool convs_read_shared_pairs = false);
 
 // Keeps activations channel-blocked between convolutions: the output of a NeeConv with
 // blocked weights (group 1, channels a multiple of 16, not a graph output) that another

@@ -60,9 +60,23 @@ bool reads_into_quantized_weights(const Graph& graph, const std::string& value, 
   return false;
 }
 
+// Whether something besides Convs of one group by constant weights dequantized from integers,
+// reading it as X, reads `value` (or the graph returns it).
+bool read_beside_quantized_convs(const Graph& graph, const std::string& value) {
+  if (graph.is_output(value)) return true;
+  for (const Node* reader : graph.consumers(value)) {
+    const bool quantized_conv = reader->op == "Conv" && reader->attrs.get_int("group", 1) == 1 &&
+                                reader->inputs.size() > 1 && reader->inputs[0] == value &&
+                                graph.dequantized_origin(reader->inputs[1]);
+    if (!quantized_conv) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
-void quantize_pairs_as_elementwise(Graph& graph, bool note_product_inputs, bool note_conv_inputs) {
+void quantize_pairs_as_elementwise(Graph& graph, bool note_product_inputs, bool note_conv_inputs,
+                                   bool convs_read_shared_pairs) {
   std::vector<Node> added;
   std::vector<std::string> replaced;  // the DequantizeLinears rewritten
   for (const Node& dq : graph.nodes()) {
@@ -116,6 +130,10 @@ void quantize_pairs_as_elementwise(Graph& graph, bool note_product_inputs, bool 
     if (eight_bits && (product_input || conv_input)) {
       QuantizedOrigin origin;
       origin.x = q->inputs[0];
+      // Where the pair's kernel stays for other readers, the convs quantize its output again
+      // (the same integers), and x, no longer a value of its own, fuses with the pair: a QDQ
+      // ResNet's residual Add and the pair after it ran as two kernels.
+      if (convs_read_shared_pairs && !product_input && read_beside_quantized_convs(graph, y)) origin.x = y;
       origin.scale_value = *scalar_f32_constant(graph, quantize->scale);
       origin.zero_point = static_cast<int>(quantize->zero) + (integers == DType::i8 ? 128 : 0);
       graph.set_quantized_origin(dq.outputs[0], origin);

@@ -312,6 +312,55 @@ TEST(QuantizedProducts, APairAfterAConvRunsInItsEpilogue) {
   expect_same_products(prepared, bytes, {1, 16, 8, 8});
 }
 
+// x [1, 16, 8, 8] + shift -> a u8 pair -> Conv by W [16, 16, 3, 3] dequantized from int8, pads
+// 1 -> Add of the pair's output, as quantize_static writes a ResNet's residual blocks: the
+// pair's output is read by the next block's conv and by its residual Add.
+TEST(QuantizedProducts, ConvsReadAPairTheirResidualReads) {
+  OnnxModelBuilder m;
+  m.input("x", {1, 16, 8, 8}).output("y");
+  m.initializer("shift", random_tensor({DType::f32, {1, 16, 1, 1}}, 11));
+  Tensor scale(DType::f32, {}), zero(DType::u8, {}), w(DType::i8, {16, 16, 3, 3}), w_scale(DType::f32, {});
+  scale.data_as<float>()[0] = 0.011f;
+  zero.data_as<uint8_t>()[0] = 120;
+  w_scale.data_as<float>()[0] = 0.003f;
+  for (int64_t i = 0; i < w.elements(); ++i) w.data_as<int8_t>()[i] = static_cast<int8_t>(i * 41 % 251 - 125);
+  m.initializer("scale", scale);
+  m.initializer("zero", zero);
+  m.initializer("w", w);
+  m.initializer("w_scale", w_scale);
+  m.node("Add", {"x", "shift"}, {"shifted"});
+  m.node("QuantizeLinear", {"shifted", "scale", "zero"}, {"sq"});
+  m.node("DequantizeLinear", {"sq", "scale", "zero"}, {"sd"});
+  m.node("DequantizeLinear", {"w", "w_scale"}, {"wd"});
+  test::set_attr(m.node("Conv", {"sd", "wd"}, {"c"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  m.node("Add", {"c", "sd"}, {"y"});
+  const std::string bytes = m.bytes();
+  // The conv quantizes the pair's x where the flag is off (the shift's kernel writes x, the
+  // pair's kernel its output for the residual) and the pair's output where it is on (the
+  // shift and the pair one kernel).
+  for (bool shared : {false, true}) {
+    GraphOptions options = quantizing_options();
+    options.quantize_pairs_as_elementwise = options.quantize_conv_activations = true;
+    options.convs_read_shared_pairs = shared;
+    Graph prepared = import_onnx_bytes(bytes);
+    optimize_graph(prepared, options);
+    std::map<std::string, int> ops;
+    const Node* conv = nullptr;
+    for (const Node& n : prepared.nodes()) {
+      ++ops[n.op];
+      if (n.op == "NeeConv") conv = &n;
+    }
+    ASSERT_NE(conv, nullptr);
+    EXPECT_EQ(conv->attrs.get_int("a_bits", 0), 8);
+    EXPECT_EQ(ops["NeeElementwise"], shared ? 1 : 2) << shared;
+    const Node* maker = prepared.producer(conv->inputs[0]);
+    ASSERT_NE(maker, nullptr);
+    EXPECT_EQ(maker->inputs[0], "x");
+    EXPECT_EQ(maker->outputs[0] == "sd", shared);
+    expect_same_products(prepared, bytes, {1, 16, 8, 8});
+  }
+}
+
 // x [1, 3, 9, 9] -> DynamicQuantizeLinear -> ConvInteger by W [4, 3, 3, 3] int8 with a zero
 // point per output channel, stride 2 and padding 1 -> Cast -> Mul by x_scale, as
 // quantize_dynamic writes a Conv.
@@ -341,7 +390,9 @@ TEST(QuantizedProducts, DynamicQuantizedConvRunsAsConv) {
     std::map<std::string, int> ops;
     for (const Node& n : prepared.nodes()) {
       ++ops[n.op];
-      if (n.op == "NeeConv") EXPECT_EQ(n.attrs.get_int("a_bits", 0), integer ? 8 : 0);
+      if (n.op == "NeeConv") {
+        EXPECT_EQ(n.attrs.get_int("a_bits", 0), integer ? 8 : 0);
+      }
     }
     EXPECT_EQ(ops["ConvInteger"], 0);
     EXPECT_EQ(ops["NeeConv"], 1);

@@ -407,6 +407,7 @@ int main(int argc, char** argv) {
     graph_options.quantize_matmul_activations =
         graph_options.quantize_matmul_weights && bundle_has_vnni(target, isa_text);
     graph_options.quantize_conv_activations = graph_options.quantize_matmul_activations;
+    graph_options.convs_read_shared_pairs = graph_options.quantize_conv_activations;
     graph_options.fold_operand_scales = true;
     graph_options.split_matmul_columns = true;
     graph_options.fuse_attention = target.kind() == nee::TargetKind::cpu && fuse_attention;
