@@ -166,6 +166,10 @@ struct GraphOptions {
   // the op that made x then runs with the pair in one kernel, which changes that kernel. A
   // manifest from before it was recorded reads as false.
   bool convs_read_shared_pairs = false;
+  // block_activations converts between NCHW and blocked activations of 16k channels by a
+  // Transpose between Reshape views (a bundle kernel), not a NeeLayout (a reference kernel),
+  // which changes those nodes. A manifest from before it was recorded reads as false.
+  bool layouts_as_transposes = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -189,7 +193,8 @@ struct GraphOptions {
            quantize_matmul_activations == o.quantize_matmul_activations &&
            quantize_conv_activations == o.quantize_conv_activations &&
            requantize_conv_outputs == o.requantize_conv_outputs &&
-           convs_read_shared_pairs == o.convs_read_shared_pairs;
+           convs_read_shared_pairs == o.convs_read_shared_pairs &&
+           layouts_as_transposes == o.layouts_as_transposes;
   }
 };
 

@@ -378,8 +378,9 @@ void quantize_pairs_as_elementwise(Graph& graph, bool note_product_inputs = fals
 // `block_global_pool_inputs` too, a conv's output that only such global pools and blocked
 // readers read is blocked for the pools (a CNN's last conv before its head), where it
 // was written in NCHW, which the conv's epilogue transposes. Any other reader gets one
-// NeeLayout copy back to NCHW (a Reshape where the planes are 1x1), and a residual whose
-// layout differs from its conv's output one copy across. A
+// NeeLayout copy back to NCHW (a Reshape where the planes are 1x1; with
+// `layouts_as_transposes` and 16k channels a Transpose between Reshapes), and a residual
+// whose layout differs from its conv's output one copy across. A
 // depthwise NeeConv with constant weights and 16k channels joins in when its X is
 // blocked: its weights are blocked here and it reads X blocked (vectorized over
 // channels, it would gather from NCHW planes). Runs after pack_conv_weights. Only CPU

@@ -582,6 +582,33 @@ TEST(BlockActivations, ReferenceKernelsComputeTheUnblockedGraph) {
   }
 }
 
+// With layouts_as_transposes the one copy back to NCHW (c3's output for c4's residual) is a
+// Transpose of blocked lanes behind planes, between Reshape views: a strided copy's workload.
+TEST(BlockActivations, LayoutCopiesRunAsTransposes) {
+  GraphOptions options = kBlocked;
+  options.layouts_as_transposes = true;
+  Graph g = import_onnx_bytes(blocking_cnn_bytes());
+  optimize_graph(g, options);
+  const Node* c4 = nullptr;
+  for (const Node& n : g.nodes()) {
+    EXPECT_NE(n.op, "NeeLayout") << n.name;
+    if (n.name == "c4") c4 = &n;
+  }
+  ASSERT_NE(c4, nullptr);
+  const Node* view = g.producer(c4->inputs.back());
+  ASSERT_NE(view, nullptr);
+  EXPECT_EQ(view->op, "Reshape");
+  const Node* transpose = g.producer(view->inputs[0]);
+  ASSERT_NE(transpose, nullptr);
+  ASSERT_EQ(transpose->op, "Transpose");
+  EXPECT_EQ(transpose->attrs.get_ints("perm"), (std::vector<int64_t>{0, 1, 4, 2, 3}));
+  const std::optional<Workload> copy = workload_of(g, *transpose);
+  ASSERT_TRUE(copy);
+  EXPECT_EQ(copy->inputs[0].shape, (std::vector<int64_t>{1, 2, 10, 10, 16}));
+  EXPECT_EQ(copy->output.shape, (std::vector<int64_t>{1, 2, 16, 10, 10}));
+  expect_blocked_matches_unfused(blocking_cnn_bytes(), options, {1, 3, 10, 10}, {21, 22});
+}
+
 // A fire module (SqueezeNet's): a squeeze conv, two expand convs concatenated along
 // channels, read by the next conv; a Relu of the squeeze joins the concat from NCHW.
 std::string fire_module_bytes() {
