@@ -170,6 +170,9 @@ struct GraphOptions {
   // Transpose between Reshape views (a bundle kernel), not a NeeLayout (a reference kernel),
   // which changes those nodes. A manifest from before it was recorded reads as false.
   bool layouts_as_transposes = false;
+  // Chains of Transposes and views run as one Transpose (passes.h: compose_transposes),
+  // which changes those nodes. A manifest from before it was recorded reads as false.
+  bool compose_transposes = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -194,7 +197,7 @@ struct GraphOptions {
            quantize_conv_activations == o.quantize_conv_activations &&
            requantize_conv_outputs == o.requantize_conv_outputs &&
            convs_read_shared_pairs == o.convs_read_shared_pairs &&
-           layouts_as_transposes == o.layouts_as_transposes;
+           layouts_as_transposes == o.layouts_as_transposes && compose_transposes == o.compose_transposes;
   }
 };
 

@@ -52,6 +52,7 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   if (options.pack_matmul_weights) pack_matmul_weights(graph, options.pad_matmul_panels);
   if (options.fold_channel_gates) fold_channel_gates(graph);
   if (options.block_activations) block_activations(graph, options);
+  if (options.compose_transposes) compose_transposes(graph);
   if (options.winograd) use_winograd(graph, options.winograd_weight_bound);
   if (options.convs_read_frames) convs_read_frames(graph);
   graph.forget_origins();

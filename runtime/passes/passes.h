@@ -60,6 +60,14 @@ void means_as_global_pools(Graph& graph);
 // the element order: it becomes a Reshape to its output's shape, which the runtime runs
 // as a view, not a copy.
 void transpose_as_reshape(Graph& graph);
+// A chain of Transposes and views (Reshape, Flatten, Squeeze, Unsqueeze, Identity), each
+// value between them read by the next alone, with two Transposes or more, whose index map
+// is one transpose of a view of its input (every view cuts whole factors of the dims
+// before it) -> a view, one Transpose of the fewest dims, and a view: SegFormer's MixFFN
+// turned tokens to NCHW planes and those to blocked lanes, two copies of 2 MiB each, where
+// one copy of 64-byte runs does both. With GraphOptions::compose_transposes; runs after
+// block_activations, whose layout copies join such chains.
+void compose_transposes(Graph& graph);
 // A 2-D ConvTranspose (and with `with_1d` a 1-D one, as a 2-D one of one row viewed back
 // at the end: GraphOptions::lower_1d_conv_transposes) of one group and no dilation, with
 // constant weights (and bias), f32, of known dims, as a Conv and a depth-to-space: output
@@ -416,8 +424,8 @@ void convs_read_frames(Graph& graph);
 // quantize_conv_activations (when options say), pack_conv_weights (grouped convs when
 // options say), then quantize_matmul_activations,
 // quantize_matmul_weights and pack_matmul_weights,
-// fold_channel_gates, block_activations, use_winograd and convs_read_frames (when options
-// say).
+// fold_channel_gates, block_activations, compose_transposes, use_winograd and
+// convs_read_frames (when options say).
 // The epilogue and layer-norm fusions come first so they take precedence;
 // fuse_elementwise collects what is left.
 void optimize_graph(Graph& graph, const GraphOptions& options = {});

@@ -206,6 +206,7 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"requantize_conv_outputs", &GraphOptions::requantize_conv_outputs},
       {"convs_read_shared_pairs", &GraphOptions::convs_read_shared_pairs},
       {"layouts_as_transposes", &GraphOptions::layouts_as_transposes},
+      {"compose_transposes", &GraphOptions::compose_transposes},
       {"quantize_pairs_as_elementwise", &GraphOptions::quantize_pairs_as_elementwise},
       {"split_matmul_columns", &GraphOptions::split_matmul_columns},
       {"pad_matmul_panels", &GraphOptions::pad_matmul_panels},

@@ -492,6 +492,51 @@ TEST(Passes, TransposeThatReordersElementsStays) {
             (Ops{"Transpose", "NeeElementwise"}));
 }
 
+// x [2, 6, 20] -> Transpose (0, 2, 1) -> Reshape to `shape` -> Transpose by `perm` to
+// `transposed` -> Flatten (axis 2) -> y.
+Graph transposes_around_a_view(const std::vector<int64_t>& shape, const std::vector<int64_t>& perm,
+                               const std::vector<int64_t>& transposed) {
+  Graph g;
+  g.add_value("x", f32({2, 6, 20}));
+  g.add_input("x");
+  Attributes first, second, flatten;
+  first.set("perm", std::vector<int64_t>{0, 2, 1});
+  second.set("perm", perm);
+  flatten.set("axis", int64_t{2});
+  add_node(g, "Transpose", "t1", {"x"}, "a", f32({2, 20, 6}), first);
+  add_node(g, "Reshape", "view", {"a"}, "b", f32(shape));
+  add_node(g, "Transpose", "t2", {"b"}, "c", f32(transposed), second);
+  int64_t inner = 1;
+  for (size_t k = 2; k < transposed.size(); ++k) inner *= transposed[k];
+  add_node(g, "Flatten", "flat", {"c"}, "y", f32({transposed[0] * transposed[1], inner}), flatten);
+  g.add_output("y");
+  return g;
+}
+
+TEST(Passes, TransposesAroundViewsComposeIntoOne) {
+  GraphOptions options;
+  options.compose_transposes = true;
+  // [2, 20, 6] viewed as [2, 4, 5, 6] cuts the 20 into 4 x 5: one Transpose of x viewed as
+  // [2, 6, 4, 5], perm (0, 2, 1, 3), between views.
+  Graph g = transposes_around_a_view({2, 4, 5, 6}, {0, 1, 3, 2}, {2, 4, 6, 5});
+  EXPECT_EQ(expect_fusion_preserves_outputs(g, options), (Ops{"Reshape", "Transpose", "Reshape"}));
+  optimize_graph(g, options);
+  for (const Node& n : g.nodes()) {
+    if (n.op != "Transpose") continue;
+    EXPECT_EQ(g.type_of(n.inputs[0]).shape, (std::vector<int64_t>{2, 6, 4, 5}));
+    EXPECT_EQ(n.attrs.get_ints("perm"), (std::vector<int64_t>{0, 2, 1, 3}));
+  }
+  // Transposed back, the chain is a view of x.
+  EXPECT_EQ(expect_fusion_preserves_outputs(transposes_around_a_view({2, 20, 6}, {0, 2, 1}, {2, 6, 20}), options),
+            Ops{"Reshape"});
+  // [2, 20, 6] viewed as [2, 8, 15] cuts across the 20 and the 6: the chain stays.
+  EXPECT_EQ(expect_fusion_preserves_outputs(transposes_around_a_view({2, 8, 15}, {0, 2, 1}, {2, 15, 8}), options),
+            (Ops{"Transpose", "Reshape", "Transpose", "Flatten"}));
+  // Without the option nothing composes.
+  EXPECT_EQ(expect_fusion_preserves_outputs(transposes_around_a_view({2, 4, 5, 6}, {0, 1, 3, 2}, {2, 4, 6, 5})),
+            (Ops{"Transpose", "Reshape", "Transpose", "Flatten"}));
+}
+
 Graph unary_input(const std::vector<int64_t>& shape) {
   Graph g;
   g.add_value("x", f32(shape));
