@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <string>
@@ -8,6 +9,7 @@
 #include "runtime/node_workload.h"
 #include "runtime/passes/constant_operands.h"
 #include "runtime/passes/passes.h"
+#include "runtime/passes/transpose_chains.h"
 
 namespace nee {
 
@@ -230,9 +232,25 @@ bool pools_blocked_input(const Graph& graph, const Node& node, const GraphOption
          graph.type_of(node.inputs[0]).dtype == DType::f32 && !graph.is_output(node.outputs[0]);
 }
 
+// Whether `reader` heads a chain of Transposes and views with a Transpose in it that
+// composes with the copy of blocked `nchw` back to NCHW (layouts_as_transposes): blocked for
+// it, a conv's output costs no copy more (compose_transposes makes the two one), and the
+// conv writes blocked, where its NCHW epilogue ran ESPCN's 32->48 conv before a
+// PixelShuffle at 130 GFLOP/s and no Winograd.
+bool composes_with_unblocking(const Graph& graph, const Node& reader, const std::vector<int64_t>& nchw) {
+  if (!chains(reader) || reader.inputs[0].empty()) return false;
+  const std::vector<const Node*> chain = chain_from(graph, reader);
+  if (std::all_of(chain.begin(), chain.end(), [](const Node* n) { return is_view(*n); })) return false;
+  FactoredIndex index(blocked_activation_shape(nchw));
+  index.transpose({0, 1, 4, 2, 3});
+  return index.view(nchw) && follow(graph, chain, index);
+}
+
 // Which values to block: the outputs of `convs` and `carriers` that a blocked reader takes,
-// and with block_global_pool_inputs those of `convs` that only global pools and blocked
-// readers read (the pools would read them blocked, and no reader needs a copy).
+// with block_global_pool_inputs those of `convs` that only global pools and blocked
+// readers read (the pools would read them blocked, and no reader needs a copy), and with
+// layouts_as_transposes and compose_transposes those of `convs` that one chain of
+// Transposes alone reads, where it composes with the copy back (composes_with_unblocking).
 std::set<std::string> values_to_block(const Graph& graph, const std::set<std::string>& convs,
                                       const std::set<std::string>& carriers, const GraphOptions& options) {
   std::set<std::string> blocked;
@@ -248,7 +266,11 @@ std::set<std::string> values_to_block(const Graph& graph, const std::set<std::st
       all_blocked = all_blocked && (blocked_reader || pool);
       pooled = pooled || pool;
     }
-    if (any_blocked || (options.block_global_pool_inputs && convs.count(node.name) && pooled && all_blocked)) {
+    const std::vector<const Node*> readers = graph.consumers(y);
+    const bool transposed = options.layouts_as_transposes && options.compose_transposes && convs.count(node.name) &&
+                            readers.size() == 1 && composes_with_unblocking(graph, *readers[0], graph.type_of(y).shape);
+    if (any_blocked || transposed ||
+        (options.block_global_pool_inputs && convs.count(node.name) && pooled && all_blocked)) {
       blocked.insert(y);
     }
   }

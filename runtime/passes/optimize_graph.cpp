@@ -13,6 +13,7 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   fold_zero_pads(graph, options.fold_pads_into_convs);
   if (options.means_as_global_pools) means_as_global_pools(graph);
   transpose_as_reshape(graph);
+  if (options.compose_transposes) lower_depth_space(graph);
   lower_conv_transpose(graph, options.lower_1d_conv_transposes);
   if (options.drop_padding_taps) drop_padding_taps(graph);
   fuse_conv(graph);

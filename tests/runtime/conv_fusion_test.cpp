@@ -609,6 +609,44 @@ TEST(BlockActivations, LayoutCopiesRunAsTransposes) {
   expect_blocked_matches_unfused(blocking_cnn_bytes(), options, {1, 3, 10, 10}, {21, 22});
 }
 
+// A super-resolution tail (ESPCN's): a conv from 16 to 32 channels, Relu, a conv to 48
+// channels and a PixelShuffle (DepthToSpace, CRD, blocksize 4) to 3 channels.
+std::string pixel_shuffle_bytes() {
+  OnnxModelBuilder m;
+  m.input("x", {1, 16, 6, 7}).output("y", {1, 3, 24, 28});
+  conv(m, "c1", "x", "c1_out", {32, 16, 3, 3}, true, 1, 1, 1, 190);
+  m.node("Relu", {"c1_out"}, {"a1"}, "relu1");
+  conv(m, "c2", "a1", "c2_out", {48, 32, 3, 3}, true, 1, 1, 1, 200);
+  auto& shuffle = m.node("DepthToSpace", {"c2_out"}, {"y"}, "shuffle");
+  set_attr(shuffle, "blocksize", int64_t{4});
+  test::set_string_attr(shuffle, "mode", "CRD");
+  return m.bytes();
+}
+
+// With compose_transposes the PixelShuffle is a Transpose, and the conv before it writes
+// blocked: the copy back to NCHW and the shuffle compose into one Transpose of its
+// output. Without layouts_as_transposes the conv writes NCHW.
+TEST(BlockActivations, AConvWritesBlockedForATransposeThatComposes) {
+  for (const bool transposes : {true, false}) {
+    GraphOptions options = kBlocked;
+    options.compose_transposes = true;
+    options.layouts_as_transposes = transposes;
+    Graph g = import_onnx_bytes(pixel_shuffle_bytes());
+    optimize_graph(g, options);
+    std::map<std::string, int> ops;
+    const Node* c2 = nullptr;
+    for (const Node& n : g.nodes()) {
+      ++ops[n.op];
+      if (n.name == "c2") c2 = &n;
+    }
+    ASSERT_NE(c2, nullptr);
+    EXPECT_EQ(c2->attrs.get_int("output_block", 0), transposes ? 16 : 0);
+    EXPECT_EQ(ops["Transpose"], 1) << transposes;
+    EXPECT_EQ(ops["DepthToSpace"] + ops["NeeLayout"], 0) << transposes;
+    expect_blocked_matches_unfused(pixel_shuffle_bytes(), options, {1, 16, 6, 7}, {23, 24});
+  }
+}
+
 // A fire module (SqueezeNet's): a squeeze conv, two expand convs concatenated along
 // channels, read by the next conv; a Relu of the squeeze joins the concat from NCHW.
 std::string fire_module_bytes() {

@@ -537,6 +537,28 @@ TEST(Passes, TransposesAroundViewsComposeIntoOne) {
             (Ops{"Transpose", "Reshape", "Transpose", "Flatten"}));
 }
 
+// DepthToSpace in both modes and SpaceToDepth run as a Transpose between views, computing
+// what the reference kernels compute for the op.
+TEST(Passes, DepthAndSpaceMovesRunAsTransposes) {
+  GraphOptions options;
+  options.compose_transposes = true;
+  for (const char* op : {"DepthToSpace", "SpaceToDepth"}) {
+    for (const char* mode : {"DCR", "CRD"}) {
+      Graph g;
+      const bool to_space = std::string(op) == "DepthToSpace";
+      g.add_value("x", f32({2, 12, 4, 6}));
+      g.add_input("x");
+      Attributes a;
+      a.set("blocksize", int64_t{2});
+      a.set("mode", std::string(mode));
+      const std::vector<int64_t> moved = to_space ? std::vector<int64_t>{2, 3, 8, 12} : std::vector<int64_t>{2, 48, 2, 3};
+      add_node(g, op, "move", {"x"}, "y", f32(moved), a);
+      g.add_output("y");
+      EXPECT_EQ(expect_fusion_preserves_outputs(g, options), (Ops{"Reshape", "Transpose", "Reshape"})) << op << mode;
+    }
+  }
+}
+
 Graph unary_input(const std::vector<int64_t>& shape) {
   Graph g;
   g.add_value("x", f32(shape));
