@@ -29,7 +29,8 @@ int CpuVectorIsa::registers_per_vector(int64_t width) const {
 
 int64_t CpuVectorIsa::default_block_columns(int64_t blocks) const {
   const int64_t block_regs = registers_per_vector(kConvWeightBlock) * blocks;
-  return std::max<int64_t>(1, std::min<int64_t>(registers * 3 / 4, registers - block_regs - 1) / block_regs);
+  const int64_t accumulators = std::min<int64_t>({registers * 3 / 4, 20, registers - block_regs - 1});
+  return std::max<int64_t>(1, accumulators / block_regs);
 }
 
 std::string CpuVectorIsa::channel_block_misfit(int64_t blocks, int64_t columns) const {

@@ -26,8 +26,11 @@ struct CpuVectorIsa {
   int registers_per_vector(int64_t width) const;
   // The most broadcast columns a default register block of `blocks` 16-channel weight
   // vectors takes: accumulators in at most 3/4 of the registers (the measured defaults'
-  // rule), and never more than fit beside one weight vector per block and the broadcast
-  // value (on SSE's 16 registers of 4 lanes that is 2 columns, not 3). At least one.
+  // rule) and at most 20, and never more than fit beside one weight vector per block and
+  // the broadcast value (on SSE's 16 registers of 4 lanes that is 2 columns, not 3). At
+  // least one. The 20: ResNet's fastest blocks held 16-20 accumulators; 2 blocks by 12
+  // columns (24), the default on planes 12, 24 or 48 wide, ran HRNet's 128-channel 3x3
+  // conv onto 16x12 at 406 us where 2 by 4 ran 259-279 (nee-tune's records, Zen 4).
   int64_t default_block_columns(int64_t blocks) const;
   // Empty when a register block of `columns` broadcast columns by `blocks` 16-channel
   // weight vectors fits (its accumulators, one weight vector per block and the broadcast
