@@ -32,7 +32,9 @@ struct Buffer {
 // in place). Concats whose inputs begin with another's inputs form a chain (DenseNet's
 // dense blocks concatenate the same features again with one more each time): every one
 // of them is then a prefix of the longest, so it is a view of that one's bytes, and an
-// input that only the chain's Concats read is made in place once for all of them.
+// input that no Concat outside the chain reads is made in place once for all of them;
+// other readers read it there (GhostNet's ghost modules concatenate a conv's output that
+// the next conv reads too: 24 copies, 1.0 of its 7.3 ms per run).
 // Returns each value placed inside another with that host and the byte offset there.
 // `root` maps values to the buffer holding their bytes; a value that is a view, a graph
 // input or output, or a Concat's output read as an input stays a copy, as does one off
@@ -82,13 +84,13 @@ std::unordered_map<std::string, std::pair<std::string, size_t>> made_in_place(
     for (const std::string& x : node->inputs) {
       const TensorType& type = graph.type_of(x);
       const size_t bytes = static_cast<size_t>(type.elements()) * dtype_size(type.dtype);
-      bool chain_only = own_buffer(x) && !concats.count(x) && offset % alignment == 0;
+      bool placeable = own_buffer(x) && !concats.count(x) && !inside.count(x) && offset % alignment == 0;
       for (const Node* reader : graph.consumers(x)) {
-        chain_only = chain_only && reader->op == "Concat" && concats.count(reader->outputs[0]) &&
-                     chain_root(reader->outputs[0]) == y &&
-                     std::count(reader->inputs.begin(), reader->inputs.end(), x) == 1;
+        if (reader->op != "Concat") continue;  // it reads x wherever x lives
+        placeable = placeable && concats.count(reader->outputs[0]) && chain_root(reader->outputs[0]) == y &&
+                    std::count(reader->inputs.begin(), reader->inputs.end(), x) == 1;
       }
-      if (chain_only) inside[x] = {y, offset};
+      if (placeable) inside[x] = {y, offset};
       offset += bytes;
     }
   }
