@@ -173,6 +173,10 @@ struct GraphOptions {
   // Chains of Transposes and views run as one Transpose (passes.h: compose_transposes),
   // which changes those nodes. A manifest from before it was recorded reads as false.
   bool compose_transposes = false;
+  // Slices that keep every element in order are dropped (passes.h: remove_identity), which
+  // changes their readers' inputs and so the layouts chosen around them. A manifest from
+  // before it was recorded reads as false.
+  bool remove_whole_slices = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -197,7 +201,8 @@ struct GraphOptions {
            quantize_conv_activations == o.quantize_conv_activations &&
            requantize_conv_outputs == o.requantize_conv_outputs &&
            convs_read_shared_pairs == o.convs_read_shared_pairs &&
-           layouts_as_transposes == o.layouts_as_transposes && compose_transposes == o.compose_transposes;
+           layouts_as_transposes == o.layouts_as_transposes && compose_transposes == o.compose_transposes &&
+           remove_whole_slices == o.remove_whole_slices;
   }
 };
 

@@ -3,7 +3,7 @@
 namespace nee {
 
 void optimize_graph(Graph& graph, const GraphOptions& options) {
-  remove_identity(graph, options.remove_same_type_casts);
+  remove_identity(graph, options.remove_same_type_casts, options.remove_whole_slices);
   if (options.quantize_pairs_as_elementwise) {
     quantize_pairs_as_elementwise(graph, options.pack_matmul_weights && options.quantize_matmul_activations,
                                   options.quantize_conv_activations, options.convs_read_shared_pairs);

@@ -35,10 +35,11 @@ namespace nee {
 // broadcasting to X without growing it. With attribute rms 1 it is an RMSNorm:
 // X / sqrt(mean(X^2) + epsilon) * Scale + B.
 
-// Drops Identity nodes, Pads whose pads are all zero, and with `same_type_casts`
-// (GraphOptions::remove_same_type_casts) Casts and CastLikes to their input's own type
-// (remove_identity.cpp).
-void remove_identity(Graph& graph, bool same_type_casts);
+// Drops Identity nodes, Pads whose pads are all zero, with `same_type_casts`
+// (GraphOptions::remove_same_type_casts) Casts and CastLikes to their input's own type, and
+// with `whole_slices` (GraphOptions::remove_whole_slices) Slices that keep every element
+// in order (remove_identity.cpp).
+void remove_identity(Graph& graph, bool same_type_casts, bool whole_slices = false);
 // A Pad of zeros around an NCHW tensor's spatial dims read by an AveragePool (PyTorch
 // exports avg_pool2d with count_include_pad so; Inception-v3 has nine, 2.1 ms of its 44
 // on the reference Pad): the pool reads the tensor itself, its pads grown by the Pad's

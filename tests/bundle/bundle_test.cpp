@@ -207,6 +207,7 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"convs_read_shared_pairs", &GraphOptions::convs_read_shared_pairs},
       {"layouts_as_transposes", &GraphOptions::layouts_as_transposes},
       {"compose_transposes", &GraphOptions::compose_transposes},
+      {"remove_whole_slices", &GraphOptions::remove_whole_slices},
       {"quantize_pairs_as_elementwise", &GraphOptions::quantize_pairs_as_elementwise},
       {"split_matmul_columns", &GraphOptions::split_matmul_columns},
       {"pad_matmul_panels", &GraphOptions::pad_matmul_panels},

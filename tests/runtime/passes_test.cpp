@@ -222,6 +222,34 @@ TEST(Passes, APadOfNothingIsRemovedAndARealOneStays) {
   EXPECT_EQ(expect_fusion_preserves_outputs(g), (Ops{"NeeElementwise", "Pad"}));
 }
 
+// With remove_whole_slices a Slice of every channel (GhostNet's cut of its concatenation to
+// the count it already has) goes; one that drops a channel, or reads them reversed, stays.
+TEST(Passes, ASliceOfEverythingIsRemovedAndRealOnesStay) {
+  GraphOptions options;
+  options.remove_whole_slices = true;
+  const auto sliced = [](const std::vector<int64_t>& starts, const std::vector<int64_t>& steps, int64_t channels) {
+    Graph g;
+    g.add_value("x", f32({1, 4, 3, 3}));
+    g.add_input("x");
+    Attributes a;
+    a.set("starts", starts);
+    a.set("steps", steps);
+    add_node(g, "Relu", "relu", {"x"}, "r", f32({1, 4, 3, 3}));
+    add_node(g, "Slice", "slice", {"r"}, "s", f32({1, channels, 3, 3}), a);
+    add_node(g, "Sigmoid", "sigmoid", {"s"}, "y", f32({1, channels, 3, 3}));
+    g.add_output("y");
+    return g;
+  };
+  EXPECT_EQ(expect_fusion_preserves_outputs(sliced({0, 0, 0, 0}, {1, 1, 1, 1}, 4), options), Ops{"NeeElementwise"});
+  EXPECT_EQ(expect_fusion_preserves_outputs(sliced({0, 0, 0, 0}, {1, 1, 1, 1}, 3), options),
+            (Ops{"NeeElementwise", "Slice", "NeeElementwise"}));
+  EXPECT_EQ(expect_fusion_preserves_outputs(sliced({0, 3, 0, 0}, {1, -1, 1, 1}, 4), options),
+            (Ops{"NeeElementwise", "Slice", "NeeElementwise"}));
+  // Without the option (bundles from before it) the whole slice stays.
+  EXPECT_EQ(expect_fusion_preserves_outputs(sliced({0, 0, 0, 0}, {1, 1, 1, 1}, 4)),
+            (Ops{"NeeElementwise", "Slice", "NeeElementwise"}));
+}
+
 // x [1,3,6,6] -> Pad `pads` with `fill` -> `pool` 3x3, stride 1, `pool_pads`,
 // `count_include_pad` -> y.
 // The input x of `x_shape` -> Pad `pads` (constant mode, `fill`) -> "padded"; returns
@@ -551,7 +579,8 @@ TEST(Passes, DepthAndSpaceMovesRunAsTransposes) {
       Attributes a;
       a.set("blocksize", int64_t{2});
       a.set("mode", std::string(mode));
-      const std::vector<int64_t> moved = to_space ? std::vector<int64_t>{2, 3, 8, 12} : std::vector<int64_t>{2, 48, 2, 3};
+      const std::vector<int64_t> moved =
+          to_space ? std::vector<int64_t>{2, 3, 8, 12} : std::vector<int64_t>{2, 48, 2, 3};
       add_node(g, op, "move", {"x"}, "y", f32(moved), a);
       g.add_output("y");
       EXPECT_EQ(expect_fusion_preserves_outputs(g, options), (Ops{"Reshape", "Transpose", "Reshape"})) << op << mode;
