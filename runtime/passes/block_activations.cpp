@@ -35,10 +35,10 @@ bool reads_blocked(const Graph& graph, const Node& node) {
 // `value` converted to `to` ("nchw" or "nchw16c"), by nodes made once per value and
 // direction; returns the converted value's name. Planes of one pixel hold the same bytes
 // in both layouts, so a Reshape views them; larger ones take a NeeLayout copy, or with
-// `transposes` (GraphOptions::layouts_as_transposes) and 16k channels a Transpose between
-// Reshape views, [N, C/16, 16, H, W] <-> [N, C/16, H, W, 16], which runs as a bundle kernel
-// where NeeLayout runs on the reference kernels (SegFormer's 14 copies took 844 of its
-// 12877 us).
+// `transposes` (GraphOptions::layouts_as_transposes) a Transpose between Reshape views,
+// [N, C/16, 16, H, W] <-> [N, C/16, H, W, 16], which runs as a bundle kernel where NeeLayout
+// runs on the reference kernels (SegFormer's four took 739-844 us a run, `nee-run
+// --profile`).
 std::string converted(Graph& graph, const std::string& value, const std::string& to, std::vector<Node>& conversions,
                       bool transposes) {
   const std::string name = value + "." + to;
@@ -52,7 +52,7 @@ std::string converted(Graph& graph, const std::string& value, const std::string&
     return name;
   }
   const std::vector<int64_t>& nchw = to_nchw ? shape : from.shape;
-  if (transposes && nchw[1] % kActivationBlock == 0) {
+  if (transposes) {
     const std::vector<int64_t> planes = {nchw[0], nchw[1] / kActivationBlock, kActivationBlock, nchw[2], nchw[3]};
     const std::vector<int64_t> lanes = {nchw[0], nchw[1] / kActivationBlock, nchw[2], nchw[3], kActivationBlock};
     const std::string source = value + "." + to + "/view", copied = value + "." + to + "/copied";

@@ -12,7 +12,7 @@ void compose_transposes(Graph& graph) {
   std::vector<std::string> erased, removed;
   std::vector<Node> added;
   for (const Node& head : graph.nodes()) {
-    if (!chains(head) || std::find(erased.begin(), erased.end(), head.name) != erased.end()) continue;
+    if (!chains(head)) continue;
     const Node* before = graph.producer(head.inputs[0]);
     if (before && chains(*before) && chain_from(graph, *before).size() > 1) continue;  // not a chain's head
     const std::vector<const Node*> chain = chain_from(graph, head);
@@ -35,9 +35,9 @@ void compose_transposes(Graph& graph) {
       added.push_back(reshape_view(graph, source, unique_value_name(graph, result + ".composed/source"), source_shape));
       from = added.back().outputs[0];
     }
-    std::vector<int64_t> out_shape(perm.size());
-    for (size_t k = 0; k < perm.size(); ++k) out_shape[k] = source_shape[static_cast<size_t>(perm[k])];
     if (copies) {
+      std::vector<int64_t> out_shape(perm.size());
+      for (size_t k = 0; k < perm.size(); ++k) out_shape[k] = source_shape[static_cast<size_t>(perm[k])];
       const std::string copied = unique_value_name(graph, result + ".composed/copied");
       graph.add_value(copied, TensorType{graph.type_of(source).dtype, out_shape});
       Node transpose = single_output_node("Transpose", {from}, copied);

@@ -1,6 +1,7 @@
 #include <string>
 #include <vector>
 
+#include "core/depth_space_move.h"
 #include "runtime/passes/constant_operands.h"
 #include "runtime/passes/passes.h"
 
@@ -11,20 +12,10 @@ void lower_depth_space(Graph& graph) {
   for (Node& node : graph.nodes()) {
     if (node.op != "DepthToSpace" && node.op != "SpaceToDepth") continue;
     const TensorType x = graph.type_of(node.inputs[0]);
-    const int64_t b = node.attrs.get_int("blocksize");
-    const int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], w = x.shape[3];
-    const bool dcr = node.attrs.get_string("mode", "DCR") == "DCR";
-    std::vector<int64_t> view, perm;
-    if (node.op == "SpaceToDepth") {
-      view = {n, c, h / b, b, w / b, b};
-      perm = dcr ? std::vector<int64_t>{0, 3, 5, 1, 2, 4} : std::vector<int64_t>{0, 1, 3, 5, 2, 4};
-    } else if (dcr) {
-      view = {n, b, b, c / (b * b), h, w};
-      perm = {0, 3, 4, 1, 5, 2};
-    } else {
-      view = {n, c / (b * b), b, b, h, w};
-      perm = {0, 1, 4, 2, 5, 3};
-    }
+    const DepthSpaceMove move = depth_space_move(node.op == "DepthToSpace", node.attrs.get_string("mode", "DCR"),
+                                                 node.attrs.get_int("blocksize"), x.shape);
+    const std::vector<int64_t>& view = move.view;
+    const std::vector<int64_t>& perm = move.perm;
     std::vector<int64_t> moved;
     for (int64_t d : perm) moved.push_back(view[static_cast<size_t>(d)]);
     const std::string base = node.name + ".lowered";

@@ -1,6 +1,7 @@
 #include <array>
 #include <cstring>
 
+#include "core/depth_space_move.h"
 #include "core/dtype.h"
 #include "runtime/reference/math_dtype_dispatch.h"
 #include "runtime/reference/reference_ops.h"
@@ -50,22 +51,11 @@ ReferenceFn make_reference_eye_like(const Graph& graph, const Node& node) {
 // back, as the spec defines them: one strided copy over the six-dim view.
 ReferenceFn make_reference_depth_space(const Graph& graph, const Node& node) {
   const TensorType& x = graph.type_of(node.inputs[0]);
-  const int64_t b = node.attrs.get_int("blocksize");
-  const int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], w = x.shape[3];
-  std::vector<int64_t> view;
+  const DepthSpaceMove move = depth_space_move(node.op == "DepthToSpace", node.attrs.get_string("mode", "DCR"),
+                                               node.attrs.get_int("blocksize"), x.shape);
+  const std::vector<int64_t>& view = move.view;
   std::array<size_t, 6> perm{};
-  if (node.op == "SpaceToDepth") {
-    // DCR: output channel (row in block, column in block, channel); CRD: (channel, row, column).
-    view = {n, c, h / b, b, w / b, b};
-    perm = node.attrs.get_string("mode", "DCR") == "DCR" ? std::array<size_t, 6>{0, 3, 5, 1, 2, 4}
-                                                         : std::array<size_t, 6>{0, 1, 3, 5, 2, 4};
-  } else if (node.attrs.get_string("mode") == "DCR") {
-    view = {n, b, b, c / (b * b), h, w};
-    perm = {0, 3, 4, 1, 5, 2};
-  } else {
-    view = {n, c / (b * b), b, b, h, w};
-    perm = {0, 1, 4, 2, 5, 3};
-  }
+  for (size_t d = 0; d < 6; ++d) perm[d] = static_cast<size_t>(move.perm[d]);
   const std::vector<int64_t> view_strides = dense_strides(view);
   std::vector<int64_t> shape(6), strides(6);
   for (size_t d = 0; d < 6; ++d) {
