@@ -110,6 +110,16 @@ const Node* integer_product(const Graph& graph, std::map<std::string, int>& ops)
   return product;
 }
 
+// The ops of a prepared graph, counted, and its last NeeConv (null for none).
+const Node* last_conv(const Graph& graph, std::map<std::string, int>& ops) {
+  const Node* conv = nullptr;
+  for (const Node& n : graph.nodes()) {
+    ++ops[n.op];
+    if (n.op == "NeeConv") conv = &n;
+  }
+  return conv;
+}
+
 // Runs both graphs on random x of `shape` (two seeds) and on zeros; y agrees within 1e-5
 // of its peak.
 void expect_same_products(const Graph& prepared, const std::string& bytes, const std::vector<int64_t>& shape) {
@@ -298,11 +308,7 @@ TEST(QuantizedProducts, APairAfterAConvRunsInItsEpilogue) {
   Graph prepared = import_onnx_bytes(bytes);
   optimize_graph(prepared, options);
   std::map<std::string, int> ops;
-  const Node* conv = nullptr;
-  for (const Node& n : prepared.nodes()) {
-    ++ops[n.op];
-    if (n.op == "NeeConv") conv = &n;
-  }
+  const Node* conv = last_conv(prepared, ops);
   ASSERT_NE(conv, nullptr);
   EXPECT_FLOAT_EQ(conv->attrs.get_float("requantize_scale"), 0.017f);
   EXPECT_EQ(conv->attrs.get_int("requantize_zero"), 140);
@@ -345,11 +351,7 @@ TEST(QuantizedProducts, ConvsReadAPairTheirResidualReads) {
     Graph prepared = import_onnx_bytes(bytes);
     optimize_graph(prepared, options);
     std::map<std::string, int> ops;
-    const Node* conv = nullptr;
-    for (const Node& n : prepared.nodes()) {
-      ++ops[n.op];
-      if (n.op == "NeeConv") conv = &n;
-    }
+    const Node* conv = last_conv(prepared, ops);
     ASSERT_NE(conv, nullptr);
     EXPECT_EQ(conv->attrs.get_int("a_bits", 0), 8);
     EXPECT_EQ(ops["NeeElementwise"], shared ? 1 : 2) << shared;
