@@ -48,26 +48,30 @@ std::optional<std::pair<float, float>> saturation_range(DType dtype) {
   }
 }
 
-// Whether one of `ops` reads `value` as its first input, by constant weights dequantized from
+// Whether `reader` reads `value` as its first input by constant weights dequantized from
 // integers.
+bool reads_by_quantized_weights(const Graph& graph, const Node& reader, const std::string& value) {
+  return reader.inputs.size() > 1 && reader.inputs[0] == value && graph.dequantized_origin(reader.inputs[1]);
+}
+
+// Whether one of `ops` reads `value` so.
 bool reads_into_quantized_weights(const Graph& graph, const std::string& value, const std::vector<std::string>& ops) {
   for (const Node* reader : graph.consumers(value)) {
-    if (std::find(ops.begin(), ops.end(), reader->op) != ops.end() && reader->inputs.size() > 1 &&
-        reader->inputs[0] == value && graph.dequantized_origin(reader->inputs[1])) {
+    if (std::find(ops.begin(), ops.end(), reader->op) != ops.end() &&
+        reads_by_quantized_weights(graph, *reader, value)) {
       return true;
     }
   }
   return false;
 }
 
-// Whether something besides Convs of one group by constant weights dequantized from integers,
-// reading it as X, reads `value` (or the graph returns it).
+// Whether something besides Convs of one group reading it so reads `value` (or the graph
+// returns it).
 bool read_beside_quantized_convs(const Graph& graph, const std::string& value) {
   if (graph.is_output(value)) return true;
   for (const Node* reader : graph.consumers(value)) {
     const bool quantized_conv = reader->op == "Conv" && reader->attrs.get_int("group", 1) == 1 &&
-                                reader->inputs.size() > 1 && reader->inputs[0] == value &&
-                                graph.dequantized_origin(reader->inputs[1]);
+                                reads_by_quantized_weights(graph, *reader, value);
     if (!quantized_conv) return true;
   }
   return false;
