@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Exports the wider zoo's small variants (make_zoo.py --models wider --small, cached under
-# the build folder) and checks each with nee-run against PyTorch's outputs (within 1e-4 of
+# Exports the small variants of a zoo group (make_zoo.py --models GROUP --small, cached under
+# the build folder; `wider` unless given, or `papers`) and checks each with nee-run against PyTorch's outputs (within 1e-4 of
 # the largest output): on the reference kernels, and from a bundle of default schedules
 # (one ISA level, SSE4.1, which every x86-64 CPU here runs, to keep the builds short),
 # where at least 99% of the model's FLOPs must run in bundle kernels (speech_rnn: all but
@@ -8,17 +8,24 @@
 # bundle; conv_tasnet: all but its global layer norms', NeeGroupNorm's). wavenet's gated
 # halves and causal pads must leave no Slice or Pad, denoising_unet's GroupNorms must run
 # as NeeGroupNorm, and conv_tasnet's PReLUs and transposed 1-D conv must leave no PRelu
-# or ConvTranspose.
-# Usage: check_wider_zoo.sh SOURCE_DIR BUILD_DIR
+# or ConvTranspose. Of the papers' models, espcn's PixelShuffle must leave no DepthToSpace
+# (a Transpose of views) and ghostnet's ghost modules no Slice.
+# Usage: check_wider_zoo.sh SOURCE_DIR BUILD_DIR [wider|papers]
 set -euo pipefail
-src=$1 build=$2
-zoo=$build/zoo-wider-small
-/usr/bin/python3 "$src/tests/models/make_zoo.py" "$zoo" --small --models wider 2>&1 | grep -v -i warning | grep -v "^  " || true
+src=$1 build=$2 group=${3:-wider}
+zoo=$build/zoo-$group-small
+/usr/bin/python3 "$src/tests/models/make_zoo.py" "$zoo" --small --models "$group" 2>&1 | grep -v -i warning |
+  grep -v "^  " || true
 failed=()
 fail() { echo "FAILED: $1"; failed+=("$1"); }
-for model in resnext50 mobilenet_v3 efficientnet_b0 shufflenet_v2 densenet121 googlenet squeezenet convnext_tiny \
-             vit_small gpt_decoder gpt_decoder_wide r3d_18 r2plus1d_18 s3d \
-             audio_cnn speech_rnn wavenet denoising_unet conv_tasnet; do
+case $group in
+  wider) models="resnext50 mobilenet_v3 efficientnet_b0 shufflenet_v2 densenet121 googlenet squeezenet convnext_tiny
+                 vit_small gpt_decoder gpt_decoder_wide r3d_18 r2plus1d_18 s3d
+                 audio_cnn speech_rnn wavenet denoising_unet conv_tasnet" ;;
+  papers) models="segformer wav2vec detr mobilevit levit gmlp clip_text espcn yolo ghostnet poolformer resmlp hrnet" ;;
+  *) echo "unknown zoo group '$group'" >&2; exit 2 ;;
+esac
+for model in $models; do
   dir=$zoo/${model}_small
   echo "== $model (reference kernels)"
   "$build/runtime/cli/nee-run" "$dir/model.onnx" --inputs "$dir/test_data_set_0" --expect "$dir/test_data_set_0" \
@@ -36,6 +43,8 @@ for model in resnext50 mobilenet_v3 efficientnet_b0 shufflenet_v2 densenet121 go
   if [[ $model == conv_tasnet ]] && echo "$report" | grep -qE " (PRelu|ConvTranspose) "; then
     fail "$model: a PRelu or ConvTranspose left"
   fi
+  if [[ $model == espcn ]] && echo "$report" | grep -q " DepthToSpace "; then fail "$model: a DepthToSpace left"; fi
+  if [[ $model == ghostnet ]] && echo "$report" | grep -q " Slice "; then fail "$model: a Slice left"; fi
   # The runtime's own kernel that carries a model's FLOPs off the bundle by design.
   own=""
   [[ $model == speech_rnn ]] && own=NeeRecurrence

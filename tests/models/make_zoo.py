@@ -21,6 +21,10 @@ and the structures real models use beyond those four (issue 29's wider zoo):
                    4 heads, sequence 64
   gpt_decoder_wide the same at hidden 512, 8 heads, sequence 96
 
+and thirteen architectures written from their papers in paper_models.py (the group `papers`;
+their small variants are described there): segformer, wav2vec, detr, mobilevit, levit, gmlp,
+clip_text, espcn, yolo, ghostnet, poolformer, resmlp and hrnet.
+
 Every model's input and output have a symbolic batch dim 0 ("batch"); the test data is
 batch 1, and a bigger batch repeats it along dim 0 (nee-bench --models' batch-8 run).
 
@@ -44,6 +48,8 @@ import numpy as np
 import torch
 import torchvision
 from onnx import numpy_helper
+
+from paper_models import PAPER_MODELS, make_paper
 
 OPSET = 13
 # Recorded in zoo.json so exports of an older layout are re-made. 2: symbolic batch dim.
@@ -348,6 +354,8 @@ def make_wider(name, small):
         vocab, hidden, heads, layers, seq = (500, 64, 2, 1, 24 if wide else 16) if small else \
             (8000, 512, 8, 4, 96) if wide else (8000, 256, 4, 4, 64)
         return GptDecoder(vocab, hidden, heads, layers, seq), torch.randint(0, vocab, (1, seq))
+    if name in PAPER_MODELS:
+        return make_paper(name, small)
     raise SystemExit(f"unknown zoo model '{name}'")
 
 
@@ -440,12 +448,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out_dir")
     parser.add_argument("--models", default="resnet18,resnet50,mobilenet_v2,bert_encoder",
-                        help="comma-separated names; 'wider' for the wider zoo's " + str(len(WIDER_ZOO)))
+                        help=f"comma-separated names; 'wider' for the wider zoo's {len(WIDER_ZOO)}, 'papers' for "
+                             f"paper_models.py's {len(PAPER_MODELS)}")
     parser.add_argument("--small", action="store_true", help="the reduced variants used by the tests")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     torch.set_num_threads(max(1, os.cpu_count() or 1))
-    names = [n for entry in args.models.split(",") for n in (WIDER_ZOO if entry == "wider" else [entry])]
+    groups = {"wider": WIDER_ZOO, "papers": PAPER_MODELS}
+    names = [n for entry in args.models.split(",") for n in groups.get(entry, [entry])]
     for name in names:
         export(name, args.out_dir, args.small, args.seed)
 
