@@ -177,6 +177,10 @@ struct GraphOptions {
   // changes their readers' inputs and so the layouts chosen around them. A manifest from
   // before it was recorded reads as false.
   bool remove_whole_slices = false;
+  // BatchNormalization of f32 matrices [N, C] (LeViT's BatchNorm1d over its tokens) runs as
+  // Mul and Add (passes.h: batch_norm_as_mul_add), which changes those nodes. A manifest
+  // from before it was recorded reads as false.
+  bool batch_norms_of_matrices = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -202,7 +206,7 @@ struct GraphOptions {
            requantize_conv_outputs == o.requantize_conv_outputs &&
            convs_read_shared_pairs == o.convs_read_shared_pairs &&
            layouts_as_transposes == o.layouts_as_transposes && compose_transposes == o.compose_transposes &&
-           remove_whole_slices == o.remove_whole_slices;
+           remove_whole_slices == o.remove_whole_slices && batch_norms_of_matrices == o.batch_norms_of_matrices;
   }
 };
 

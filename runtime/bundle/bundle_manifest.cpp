@@ -90,6 +90,7 @@ nlohmann::json BundleManifest::to_json() const {
             {"layouts_as_transposes", graph.layouts_as_transposes},
             {"compose_transposes", graph.compose_transposes},
             {"remove_whole_slices", graph.remove_whole_slices},
+            {"batch_norms_of_matrices", graph.batch_norms_of_matrices},
             {"quantize_pairs_as_elementwise", graph.quantize_pairs_as_elementwise}}},
           {"variants", variants_json}};
 }
@@ -146,6 +147,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.layouts_as_transposes = j.at("graph").value("layouts_as_transposes", false);
   m.graph.compose_transposes = j.at("graph").value("compose_transposes", false);
   m.graph.remove_whole_slices = j.at("graph").value("remove_whole_slices", false);
+  m.graph.batch_norms_of_matrices = j.at("graph").value("batch_norms_of_matrices", false);
   m.graph.quantize_pairs_as_elementwise = j.at("graph").value("quantize_pairs_as_elementwise", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;

@@ -34,7 +34,7 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   if (options.fuse_group_norms) fuse_group_norm(graph);
   // After the GELU and layer-norm fusions: GELU's closing Mul by 0.5 feeds the next matmul.
   if (options.fold_operand_scales) fold_matmul_operand_scales(graph);
-  if (options.block_elementwise) batch_norm_as_mul_add(graph);
+  if (options.block_elementwise) batch_norm_as_mul_add(graph, options.batch_norms_of_matrices);
   // Before fuse_elementwise, which would fuse the pair's steps into one kernel.
   if (options.requantize_conv_outputs) requantize_conv_outputs(graph);
   fuse_elementwise(graph);

@@ -205,8 +205,11 @@ void elementwise_over_rows(Graph& graph, bool group_norms);
 // constants [C, 1, 1], which fuse_elementwise joins with the ops around them and
 // block_activations can run channel-blocked (DenseNet's BatchNormalization and Relu before
 // each conv). Runs before fuse_elementwise, with the block_elementwise option only: on
-// NCHW tensors the reference kernel was faster (DESIGN-NOTES, session 26).
-void batch_norm_as_mul_add(Graph& graph);
+// NCHW tensors the reference kernel was faster (DESIGN-NOTES, session 26). With `matrices`
+// (GraphOptions::batch_norms_of_matrices) also of f32 matrices [N, C], by constants [C]:
+// LeViT's BatchNorm1d over its tokens took 37% of its run on the reference kernel, which
+// steps one element at a time where the channels are the innermost dim.
+void batch_norm_as_mul_add(Graph& graph, bool matrices);
 
 // torch.nn.GroupNorm as PyTorch exports it (Reshape [N, C, S...] -> [N, G, rest],
 // InstanceNormalization with constant scale and bias of G, Reshape back, then Mul and Add

@@ -208,6 +208,7 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"layouts_as_transposes", &GraphOptions::layouts_as_transposes},
       {"compose_transposes", &GraphOptions::compose_transposes},
       {"remove_whole_slices", &GraphOptions::remove_whole_slices},
+      {"batch_norms_of_matrices", &GraphOptions::batch_norms_of_matrices},
       {"quantize_pairs_as_elementwise", &GraphOptions::quantize_pairs_as_elementwise},
       {"split_matmul_columns", &GraphOptions::split_matmul_columns},
       {"pad_matmul_panels", &GraphOptions::pad_matmul_panels},

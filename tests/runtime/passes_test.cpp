@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 #include <utility>
@@ -248,6 +249,37 @@ TEST(Passes, ASliceOfEverythingIsRemovedAndRealOnesStay) {
   // Without the option (bundles from before it) the whole slice stays.
   EXPECT_EQ(expect_fusion_preserves_outputs(sliced({0, 0, 0, 0}, {1, 1, 1, 1}, 4)),
             (Ops{"NeeElementwise", "Slice", "NeeElementwise"}));
+}
+
+// With batch_norms_of_matrices a BatchNormalization of a matrix [N, C] (LeViT's BatchNorm1d
+// over its tokens) runs as Mul and Add, fused with the Relu after it; one of [N, C, L]
+// stays a BatchNormalization, as the matrix's does without the option.
+TEST(Passes, BatchNormsOfMatricesRunAsMulAndAdd) {
+  const auto normed = [](const std::vector<int64_t>& shape) {
+    Graph g;
+    g.add_value("x", f32(shape));
+    g.add_input("x");
+    const int64_t channels = shape[1];
+    g.add_constant("scale", random_tensor(f32({channels}), 61));
+    g.add_constant("bias", random_tensor(f32({channels}), 62));
+    g.add_constant("mean", random_tensor(f32({channels}), 63));
+    Tensor variance = random_tensor(f32({channels}), 64);
+    for (int64_t c = 0; c < channels; ++c) variance.data_as<float>()[c] = 0.5f + std::abs(variance.data_as<float>()[c]);
+    g.add_constant("variance", variance);
+    Attributes epsilon;
+    epsilon.set("epsilon", 1e-3f);
+    add_node(g, "BatchNormalization", "bn", {"x", "scale", "bias", "mean", "variance"}, "n", f32(shape), epsilon);
+    add_node(g, "Relu", "relu", {"n"}, "y", f32(shape));
+    g.add_output("y");
+    return g;
+  };
+  GraphOptions options;
+  options.block_elementwise = true;
+  options.batch_norms_of_matrices = true;
+  EXPECT_EQ(expect_fusion_preserves_outputs(normed({6, 24}), options), Ops{"NeeElementwise"});
+  EXPECT_EQ(expect_fusion_preserves_outputs(normed({2, 24, 5}), options), (Ops{"BatchNormalization", "NeeElementwise"}));
+  options.batch_norms_of_matrices = false;
+  EXPECT_EQ(expect_fusion_preserves_outputs(normed({6, 24}), options), (Ops{"BatchNormalization", "NeeElementwise"}));
 }
 
 // x [1,3,6,6] -> Pad `pads` with `fill` -> `pool` 3x3, stride 1, `pool_pads`,
