@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Exports the small variants of a zoo group (make_zoo.py --models GROUP --small, cached under
-# the build folder; `wider` unless given, or `papers`) and checks each with nee-run against PyTorch's outputs (within 1e-4 of
-# the largest output): on the reference kernels, and from a bundle of default schedules
-# (one ISA level, SSE4.1, which every x86-64 CPU here runs, to keep the builds short),
-# where at least 99% of the model's FLOPs must run in bundle kernels (speech_rnn: all but
-# its recurrences', which run on NeeRecurrence's own kernel, its input projections in the
-# bundle; conv_tasnet: all but its global layer norms', NeeGroupNorm's). wavenet's gated
-# halves and causal pads must leave no Slice or Pad, denoising_unet's GroupNorms must run
-# as NeeGroupNorm, and conv_tasnet's PReLUs and transposed 1-D conv must leave no PRelu
-# or ConvTranspose. Of the papers' models, espcn's PixelShuffle must leave no DepthToSpace
-# (a Transpose of views) and ghostnet's ghost modules no Slice.
+# Exports the small variants of a zoo group (make_zoo.py --models GROUP --small, cached
+# under the build folder; `wider` unless given, or `papers`) and checks each with nee-run
+# against PyTorch's outputs (within 1e-4 of the largest output): on the reference kernels,
+# and from a bundle of default schedules (one ISA level, SSE4.1, which every x86-64 CPU
+# here runs, to keep the builds short), where at least 99% of the model's FLOPs must run
+# in bundle kernels (speech_rnn: all but its recurrences', which run on NeeRecurrence's
+# own kernel, its input projections in the bundle; conv_tasnet: all but its global layer
+# norms', NeeGroupNorm's). wavenet's gated halves and causal pads must leave no Slice or
+# Pad, denoising_unet's GroupNorms must run as NeeGroupNorm, and conv_tasnet's PReLUs and
+# transposed 1-D conv must leave no PRelu or ConvTranspose. Of the papers' models, espcn's
+# PixelShuffle must leave no DepthToSpace (a Transpose of views) and ghostnet's ghost
+# modules no Slice.
 # Usage: check_wider_zoo.sh SOURCE_DIR BUILD_DIR [wider|papers]
 set -euo pipefail
 src=$1 build=$2 group=${3:-wider}

@@ -264,7 +264,8 @@ TEST(Passes, BatchNormsOfMatricesRunAsMulAndAdd) {
     g.add_constant("bias", random_tensor(f32({channels}), 62));
     g.add_constant("mean", random_tensor(f32({channels}), 63));
     Tensor variance = random_tensor(f32({channels}), 64);
-    for (int64_t c = 0; c < channels; ++c) variance.data_as<float>()[c] = 0.5f + std::abs(variance.data_as<float>()[c]);
+    float* v = variance.data_as<float>();
+    for (int64_t c = 0; c < channels; ++c) v[c] = 0.5f + std::abs(v[c]);
     g.add_constant("variance", variance);
     Attributes epsilon;
     epsilon.set("epsilon", 1e-3f);
@@ -277,7 +278,8 @@ TEST(Passes, BatchNormsOfMatricesRunAsMulAndAdd) {
   options.block_elementwise = true;
   options.batch_norms_of_matrices = true;
   EXPECT_EQ(expect_fusion_preserves_outputs(normed({6, 24}), options), Ops{"NeeElementwise"});
-  EXPECT_EQ(expect_fusion_preserves_outputs(normed({2, 24, 5}), options), (Ops{"BatchNormalization", "NeeElementwise"}));
+  EXPECT_EQ(expect_fusion_preserves_outputs(normed({2, 24, 5}), options),
+            (Ops{"BatchNormalization", "NeeElementwise"}));
   options.batch_norms_of_matrices = false;
   EXPECT_EQ(expect_fusion_preserves_outputs(normed({6, 24}), options), (Ops{"BatchNormalization", "NeeElementwise"}));
 }
