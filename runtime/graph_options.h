@@ -181,6 +181,10 @@ struct GraphOptions {
   // Mul and Add (passes.h: batch_norm_as_mul_add), which changes those nodes. A manifest
   // from before it was recorded reads as false.
   bool batch_norms_of_matrices = false;
+  // Products of a transposed X by a constant, transposed back, run as the constant's
+  // product from the left (passes.h: fold_transposes_into_products), which changes those
+  // nodes. A manifest from before it was recorded reads as false.
+  bool fold_transposes_into_products = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -206,7 +210,8 @@ struct GraphOptions {
            requantize_conv_outputs == o.requantize_conv_outputs &&
            convs_read_shared_pairs == o.convs_read_shared_pairs &&
            layouts_as_transposes == o.layouts_as_transposes && compose_transposes == o.compose_transposes &&
-           remove_whole_slices == o.remove_whole_slices && batch_norms_of_matrices == o.batch_norms_of_matrices;
+           remove_whole_slices == o.remove_whole_slices && batch_norms_of_matrices == o.batch_norms_of_matrices &&
+           fold_transposes_into_products == o.fold_transposes_into_products;
   }
 };
 

@@ -91,6 +91,7 @@ nlohmann::json BundleManifest::to_json() const {
             {"compose_transposes", graph.compose_transposes},
             {"remove_whole_slices", graph.remove_whole_slices},
             {"batch_norms_of_matrices", graph.batch_norms_of_matrices},
+            {"fold_transposes_into_products", graph.fold_transposes_into_products},
             {"quantize_pairs_as_elementwise", graph.quantize_pairs_as_elementwise}}},
           {"variants", variants_json}};
 }
@@ -148,6 +149,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.compose_transposes = j.at("graph").value("compose_transposes", false);
   m.graph.remove_whole_slices = j.at("graph").value("remove_whole_slices", false);
   m.graph.batch_norms_of_matrices = j.at("graph").value("batch_norms_of_matrices", false);
+  m.graph.fold_transposes_into_products = j.at("graph").value("fold_transposes_into_products", false);
   m.graph.quantize_pairs_as_elementwise = j.at("graph").value("quantize_pairs_as_elementwise", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;

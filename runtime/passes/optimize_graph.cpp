@@ -29,6 +29,8 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   fold_matmul_scale(graph);
   fuse_matmul_relu(graph);
   fuse_matmul_gelu(graph);
+  // After the bias, scale and activation fusions, whose NeeMatMul it takes.
+  if (options.fold_transposes_into_products) fold_transposes_into_products(graph);
   // Before fuse_elementwise, which would otherwise take the chain's Sub, Pow, Sqrt and Div.
   fuse_layer_norm(graph, options.fuse_rms_norms);
   if (options.fuse_group_norms) fuse_group_norm(graph);

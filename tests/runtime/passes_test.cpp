@@ -1144,5 +1144,42 @@ TEST(Passes, AttentionProductsAndSoftmaxFuseIntoOneNode) {
   const std::vector<std::string> plain = expect_fusion_preserves_outputs(heads);
   EXPECT_EQ(std::count(plain.begin(), plain.end(), "NeeAttention"), 0);
 }
+
+// gMLP's token mixing: X [2, 5, 7] transposed to [2, 7, 5], times a constant W [5, 3], plus
+// a bias of `bias` shape, transposed back to [2, 3, 7], then a Relu.
+Graph token_mixing(const std::vector<int64_t>& bias) {
+  Graph g;
+  g.add_value("x", f32({2, 5, 7}));
+  g.add_input("x");
+  g.add_constant("w", random_tensor(f32({5, 3}), 71));
+  g.add_constant("bias", random_tensor(f32(bias), 72));
+  add_node(g, "Transpose", "to_tokens", {"x"}, "xt", f32({2, 7, 5}), perm_attrs({0, 2, 1}));
+  add_node(g, "MatMul", "mix", {"xt", "w"}, "m", f32({2, 7, 3}));
+  add_node(g, "Add", "biased", {"m", "bias"}, "mb", f32({2, 7, 3}));
+  add_node(g, "Transpose", "back", {"mb"}, "t", f32({2, 3, 7}), perm_attrs({0, 2, 1}));
+  add_node(g, "Relu", "relu", {"t"}, "y", f32({2, 3, 7}));
+  g.add_output("y");
+  return g;
+}
+
+// With fold_transposes_into_products the two Transposes go: W^T times X, the bias over
+// rows. A bias that is not over the product's columns alone keeps them, as the option off
+// does.
+TEST(Passes, TransposesAroundAProductByAConstantFoldIntoIt) {
+  GraphOptions options;
+  options.fold_transposes_into_products = true;
+  EXPECT_EQ(expect_fusion_preserves_outputs(token_mixing({3}), options), (Ops{"NeeMatMul", "NeeElementwise"}));
+  Graph folded = token_mixing({3});
+  optimize_graph(folded, options);
+  const Node& product = folded.nodes()[0];
+  EXPECT_EQ(product.inputs[1], "x");
+  EXPECT_EQ(folded.type_of(product.inputs[0]).shape, (std::vector<int64_t>{3, 5}));
+  EXPECT_EQ(folded.type_of(product.inputs[2]).shape, (std::vector<int64_t>{3, 1}));
+  EXPECT_EQ(expect_fusion_preserves_outputs(token_mixing({7, 3}), options),
+            (Ops{"Transpose", "NeeMatMul", "Transpose", "NeeElementwise"}));
+  // Without the option the product's batch folds into rows (fold_matmul_batch) between them.
+  EXPECT_EQ(expect_fusion_preserves_outputs(token_mixing({3})),
+            (Ops{"Transpose", "Reshape", "NeeMatMul", "Reshape", "Transpose", "NeeElementwise"}));
+}
 }  // namespace
 }  // namespace nee

@@ -1,0 +1,86 @@
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/passes/constant_operands.h"
+#include "runtime/passes/node_fusion.h"
+#include "runtime/passes/passes.h"
+#include "runtime/passes/sole_consumer.h"
+
+namespace nee {
+
+namespace {
+
+// A Transpose that swaps its input's last two dims and keeps the others in place.
+bool swaps_last_two(const Graph& graph, const Node& node) {
+  if (node.op != "Transpose") return false;
+  const size_t rank = graph.type_of(node.inputs[0]).shape.size();
+  if (rank < 2) return false;
+  std::vector<int64_t> swap(rank);
+  for (size_t d = 0; d < rank; ++d) swap[d] = static_cast<int64_t>(d);
+  std::swap(swap[rank - 2], swap[rank - 1]);
+  return node.attrs.get_ints("perm", {}) == swap;
+}
+
+// The bias of a product [..., C, S'] as the product from the left reads it, [S', 1], from a
+// constant over its columns ([S'] or [1..., S']); empty for any other bias.
+std::vector<int64_t> bias_over_rows(const Graph& graph, const std::string& bias, int64_t columns) {
+  const Tensor* c = f32_constant(graph, bias);
+  if (!c || c->elements() != columns || c->shape().empty() || c->shape().back() != columns) return {};
+  return {columns, 1};
+}
+
+}  // namespace
+
+void fold_transposes_into_products(Graph& graph) {
+  std::vector<Node>& nodes = graph.nodes();
+  std::vector<bool> fused_away(nodes.size(), false);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node& product = nodes[i];
+    if (product.op != "NeeMatMul" || product.attrs.get_int("trans_a", 0) || product.attrs.get_int("trans_b", 0)) {
+      continue;
+    }
+    const Tensor* w = f32_constant(graph, product.inputs[1]);
+    if (!w || w->shape().size() != 2) continue;
+    const std::optional<size_t> after = sole_consumer(graph, product.outputs[0]);
+    if (!after || fused_away[*after] || !swaps_last_two(graph, nodes[*after])) continue;
+    size_t before = nodes.size();
+    for (size_t j = 0; j < i; ++j) {
+      if (!fused_away[j] && nodes[j].outputs[0] == product.inputs[0]) before = j;
+    }
+    if (before == nodes.size() || !swaps_last_two(graph, nodes[before]) ||
+        sole_consumer(graph, product.inputs[0]) != i) {
+      continue;
+    }
+    const bool biased = product.inputs.size() > 2 && !product.inputs[2].empty();
+    const int64_t rows = w->shape()[0], columns = w->shape()[1];
+    std::vector<int64_t> bias_shape;
+    if (biased) {
+      bias_shape = bias_over_rows(graph, product.inputs[2], columns);
+      if (bias_shape.empty()) continue;
+    }
+
+    // W^T [S', S] times X [..., S, C]: the product's transpose, with no copy of X or of it.
+    Tensor wt(DType::f32, {columns, rows});
+    const float* from = w->data_as<float>();
+    float* to = wt.data_as<float>();
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < columns; ++c) to[c * rows + r] = from[r * columns + c];
+    }
+    Node fused = product;
+    fused.inputs[0] = add_named_constant(graph, product.inputs[1] + ".from_the_left", wt);
+    fused.inputs[1] = nodes[before].inputs[0];
+    fused.outputs = nodes[*after].outputs;
+    if (biased) {
+      Tensor bias(DType::f32, bias_shape);
+      const Tensor* c = f32_constant(graph, product.inputs[2]);
+      std::copy(c->data_as<float>(), c->data_as<float>() + columns, bias.data_as<float>());
+      fused.inputs[2] = add_named_constant(graph, product.inputs[2] + ".over_rows", bias);
+    }
+    fuse_chain(graph, fused_away, {&nodes[before], &nodes[i], &nodes[*after]}, std::move(fused));
+  }
+  erase_fused(graph, fused_away);
+}
+
+}  // namespace nee
