@@ -23,12 +23,11 @@ bool swaps_last_two(const Graph& graph, const Node& node) {
   return node.attrs.get_ints("perm", {}) == swap;
 }
 
-// The bias of a product [..., C, S'] as the product from the left reads it, [S', 1], from a
-// constant over its columns ([S'] or [1..., S']); empty for any other bias.
-std::vector<int64_t> bias_over_rows(const Graph& graph, const std::string& bias, int64_t columns) {
+// The constant bias of a product [..., C, S'] over its columns alone ([S'] or [1..., S']),
+// or null.
+const Tensor* bias_over_columns(const Graph& graph, const std::string& bias, int64_t columns) {
   const Tensor* c = f32_constant(graph, bias);
-  if (!c || c->elements() != columns || c->shape().empty() || c->shape().back() != columns) return {};
-  return {columns, 1};
+  return c && c->elements() == columns && !c->shape().empty() && c->shape().back() == columns ? c : nullptr;
 }
 
 }  // namespace
@@ -45,21 +44,15 @@ void fold_transposes_into_products(Graph& graph) {
     if (!w || w->shape().size() != 2) continue;
     const std::optional<size_t> after = sole_consumer(graph, product.outputs[0]);
     if (!after || fused_away[*after] || !swaps_last_two(graph, nodes[*after])) continue;
-    size_t before = nodes.size();
-    for (size_t j = 0; j < i; ++j) {
-      if (!fused_away[j] && nodes[j].outputs[0] == product.inputs[0]) before = j;
-    }
-    if (before == nodes.size() || !swaps_last_two(graph, nodes[before]) ||
-        sole_consumer(graph, product.inputs[0]) != i) {
+    const Node* transpose = graph.producer(product.inputs[0]);
+    if (!transpose || fused_away[static_cast<size_t>(transpose - nodes.data())] ||
+        !swaps_last_two(graph, *transpose) || sole_consumer(graph, product.inputs[0]) != i) {
       continue;
     }
     const bool biased = product.inputs.size() > 2 && !product.inputs[2].empty();
     const int64_t rows = w->shape()[0], columns = w->shape()[1];
-    std::vector<int64_t> bias_shape;
-    if (biased) {
-      bias_shape = bias_over_rows(graph, product.inputs[2], columns);
-      if (bias_shape.empty()) continue;
-    }
+    const Tensor* bias_in = biased ? bias_over_columns(graph, product.inputs[2], columns) : nullptr;
+    if (biased && !bias_in) continue;
 
     // W^T [S', S] times X [..., S, C]: the product's transpose, with no copy of X or of it.
     Tensor wt(DType::f32, {columns, rows});
@@ -70,15 +63,14 @@ void fold_transposes_into_products(Graph& graph) {
     }
     Node fused = product;
     fused.inputs[0] = add_named_constant(graph, product.inputs[1] + ".from_the_left", wt);
-    fused.inputs[1] = nodes[before].inputs[0];
+    fused.inputs[1] = transpose->inputs[0];
     fused.outputs = nodes[*after].outputs;
     if (biased) {
-      Tensor bias(DType::f32, bias_shape);
-      const Tensor* c = f32_constant(graph, product.inputs[2]);
-      std::copy(c->data_as<float>(), c->data_as<float>() + columns, bias.data_as<float>());
+      Tensor bias(DType::f32, {columns, 1});
+      std::copy(bias_in->data_as<float>(), bias_in->data_as<float>() + columns, bias.data_as<float>());
       fused.inputs[2] = add_named_constant(graph, product.inputs[2] + ".over_rows", bias);
     }
-    fuse_chain(graph, fused_away, {&nodes[before], &nodes[i], &nodes[*after]}, std::move(fused));
+    fuse_chain(graph, fused_away, {transpose, &nodes[i], &nodes[*after]}, std::move(fused));
   }
   erase_fused(graph, fused_away);
 }
