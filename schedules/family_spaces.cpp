@@ -59,7 +59,7 @@ constexpr FamilySpaces kSpaces[] = {
     {FamilyId::elementwise, plain<ElementwiseCpuSpace>, gpu<ElementwiseGpuSpace>},
     {FamilyId::pool2d, plain<Pool2dCpuSpace>, gpu<Pool2dGpuSpace>},
     {FamilyId::softmax, fitted<SoftmaxCpuSpace>, gpu<SoftmaxGpuSpace>},
-    {FamilyId::layernorm, plain<LayernormCpuSpace>, gpu<LayernormGpuSpace>},
+    {FamilyId::layernorm, fitted<LayernormCpuSpace>, gpu<LayernormGpuSpace>},
     {FamilyId::strided_copy, fitted<StridedCopyCpuSpace>, gpu<StridedCopyGpuSpace>},
     {FamilyId::attention, fitted<AttentionCpuSpace>, gpu<AttentionGpuSpace>},
     {FamilyId::resize, fitted<ResizeCpuSpace>, gpu<ResizeGpuSpace>},

@@ -1,5 +1,6 @@
 #pragma once
 #include "kernels/layernorm_algorithm.h"
+#include "schedules/cpu_vector_isa.h"
 #include "schedules/schedule_space.h"
 
 namespace nee {
@@ -7,7 +8,7 @@ namespace nee {
 // CPU schedule space of the layernorm family (see the .cpp for the loop nest).
 class LayernormCpuSpace : public ScheduleSpace {
  public:
-  explicit LayernormCpuSpace(const Workload& workload);
+  LayernormCpuSpace(const Workload& workload, CpuVectorIsa isa);
   std::string name() const override { return "layernorm-cpu"; }
   ScheduleConfig default_config() const override;
 
@@ -17,6 +18,7 @@ class LayernormCpuSpace : public ScheduleSpace {
 
  private:
   Workload workload_;
+  CpuVectorIsa isa_;
   int64_t rows_;
 };
 

@@ -8,7 +8,8 @@
 
 namespace nee {
 
-// Loop structure shared by the row-wise families (softmax, layernorm): the output's dims
+// Loop structure shared by the row-wise families (softmax, layernorm, strided copies of
+// rows): the output's dims
 // from `first_row_dim` on index rows; the dims below it are one row's elements. The
 // statistics of a row (Funcs over the row-index dims, with update definitions reducing
 // over the row) are computed at the level these functions return.
@@ -16,11 +17,24 @@ namespace nee {
 // Rows of every dim from first_row_dim on, as one count (1 when there are none).
 int64_t row_count(const std::vector<int64_t>& extents, int first_row_dim);
 
-// CPU: fuses the row dims into one loop, splits it into tasks of `rows` rows (parallel
-// when asked) and vectorizes dims[0] by `vec`. Returns the per-row level, or root when
-// the tensor is a single row.
+// CPU, for rows without stages of their own (strided copies): fuses the row dims into
+// one loop, splits it into tasks of exactly `rows` rows (parallel when asked) and
+// vectorizes dims[0] by `vec`. Returns the per-row level, or root when the tensor is a
+// single row.
 Halide::LoopLevel schedule_cpu_rows(Halide::Func& out, const std::vector<Halide::Var>& dims, int first_row_dim,
                                     int vec, int rows, bool parallel);
+
+// CPU, for families that compute stages per row (statistics, staged values): tasks of
+// about `rows` rows split from the innermost row dim (or, where it holds fewer, from the
+// one above it, whole runs of the innermost), parallel when asked; dims[0] vectorized by
+// `vec`. Every row dim is then a single value at the returned per-row level, so a row's
+// stages are allocated for one row. (Fused row dims, as schedule_cpu_rows makes, leave
+// Halide bounding the inner one by its whole extent: the [6,197,197] softmax allocated
+// 155 KB on the heap for each row, malloc and free a quarter of its profile.) Root when
+// the tensor is a single row.
+Halide::LoopLevel schedule_cpu_row_tasks(Halide::Func& out, const std::vector<Halide::Var>& dims,
+                                         const std::vector<int64_t>& extents, int first_row_dim, int vec, int rows,
+                                         bool parallel);
 
 // GPU: one thread per row, `threads` rows per block. A single row runs on one GPU
 // thread, its statistics then computed on the host (root).

@@ -7,9 +7,9 @@ namespace nee {
 
 using namespace Halide;
 
-// The loop nest, outermost first: tasks of `rows` rows (the dims above the axis, fused;
-// parallel), then per row the statistics (max, sum of exps) and the output over the
-// axis and the dims below it, vectorized over the innermost dim. When the axis is the
+// The loop nest, outermost first: tasks of about `rows` rows (the dims above the axis;
+// parallel; schedule_cpu_row_tasks), then per row the statistics (max, sum of exps) and
+// the output over the axis and the dims below it, vectorized over the innermost dim. When the axis is the
 // innermost dim the row reductions can be split into vector lanes (rfactor); otherwise
 // the statistics are vectorized over the innermost dim directly.
 SoftmaxCpuSpace::SoftmaxCpuSpace(const Workload& workload, CpuVectorIsa isa) : workload_(workload), isa_(isa) {
@@ -52,8 +52,8 @@ ScheduledKernel SoftmaxCpuSpace::apply(const ScheduleConfig& c) const {
   SoftmaxPipeline p = define_softmax(workload_);
   constrain_dense_output(p.out, workload_.output.shape);
   const int vec = static_cast<int>(c.at("vec"));
-  const LoopLevel level = schedule_cpu_rows(p.out, p.dims, p.axis_dim + 1, vec, static_cast<int>(c.at("rows")),
-                                            c.at("parallel") != 0);
+  const LoopLevel level = schedule_cpu_row_tasks(p.out, p.dims, p.extents, p.axis_dim + 1, vec,
+                                                 static_cast<int>(c.at("rows")), c.at("parallel") != 0);
   const int split = c.at("split_reduce") ? vec : 1;
   compute_row_statistic(p.row_max, level, p.r.x, p.dims[0], !axis_innermost_, vec, split, false);
   compute_row_statistic(p.row_sum, level, p.r.x, p.dims[0], !axis_innermost_, vec, split, false);

@@ -94,6 +94,16 @@ class PoolSoftmaxLayernormKernel : public test::CompiledKernelsTest<PoolSoftmaxL
       staged.knobs["vec"] = 4;
       kernels.add(std::string(name) + "/staged", Candidate{w, cpu, staged, "staged", 0, {}});
     }
+    // Row tasks (schedule_cpu_row_tasks) that overlap at the end of a dim: 11 rows in tasks
+    // of 4, and tasks of 3 runs of 3 rows (8 rows asked for) over 5 runs.
+    kernels.add_changed_default("row_tasks", "softmax_split_rows", make_softmax_workload(f32({3, 11, 9}), -1), cpu,
+                                {{"rows", 4}});
+    kernels.add_changed_default("row_tasks", "softmax_split_runs", make_softmax_workload(f32({5, 3, 8}), -1), cpu,
+                                {{"rows", 8}});
+    const TensorType scale8 = f32({8});
+    kernels.add_changed_default("row_tasks", "layernorm_split_runs",
+                                make_layernorm_workload(f32({5, 3, 8}), scale8, &scale8, -1, 1e-5), cpu,
+                                {{"rows", 8}, {"stage", 1}});
     for (const char* name : kOpenClCases) {
       kernels.add_default(std::string("opencl/") + name, all.at(name), host_target(TargetKind::opencl));
     }
@@ -162,6 +172,12 @@ TEST_F(PoolSoftmaxLayernormKernel, RmsNorm) { kernels().check_points("rmsnorm");
 TEST_F(PoolSoftmaxLayernormKernel, StagedRowsWithVectorTails) {
   kernels().check_against_reference("layernorm_two_dims/staged");
   kernels().check_against_reference("softmax_middle/staged");
+}
+
+TEST_F(PoolSoftmaxLayernormKernel, RowTasksOverlappingAtTheEndOfADim) {
+  kernels().check_against_reference("row_tasks/softmax_split_rows");
+  kernels().check_against_reference("row_tasks/softmax_split_runs");
+  kernels().check_against_reference("row_tasks/layernorm_split_runs");
 }
 
 TEST_F(PoolSoftmaxLayernormKernel, PoolOutputShapes) {
