@@ -34,9 +34,19 @@ int64_t AttentionCpuSpace::output_block_registers(int64_t rows, int64_t vec) con
 
 ScheduleConfig AttentionCpuSpace::default_config() const {
   ScheduleConfig c;
-  c.knobs["vec"] = largest_value_up_to(knobs_, "vec", isa_.lanes);
-  // Tasks of 16 rows, as the softmax family's (its measured best on the shapes tried).
-  c.knobs["rows"] = largest_value_up_to(knobs_, "rows", 16);
+  // A native vector, or the widest that divides Dv: a ragged last vector of the output's
+  // accumulators is masked, and masked loads and stores keep them in memory
+  // (MobileViT-XS's [16, 256, 256, 24]: `nee-tune --op attention --trials 40`, 4.93 ms at
+  // 16 lanes, 1.14 ms at 8).
+  int64_t vec = isa_.lanes;
+  while (vec > 4 && dims_.value_depth % vec != 0) vec /= 2;
+  c.knobs["vec"] = largest_value_up_to(knobs_, "vec", vec);
+  // Tasks of 16 rows, as the softmax family's (its measured best on the shapes tried);
+  // a group of up to 64 queries is one task where there are groups enough for the cores
+  // (GPT's causal [4, 64, 64, 64]: 46.0 us in 16-row tasks with K^T packed once, 26.9 as
+  // one task per group with K^T packed by it).
+  const bool task_per_group = dims_.queries <= 64 && dims_.groups >= 4;
+  c.knobs["rows"] = largest_value_up_to(knobs_, "rows", task_per_group ? dims_.queries : 16);
   c.knobs["mr"] = largest_value_up_to(knobs_, "mr", std::min<int64_t>(c.knobs["rows"], isa_.wide() ? 4 : 2));
   c.knobs["nr_vecs"] = 2;
   // The most rows of a task whose accumulators fill at most 3/4 of the registers.
@@ -47,8 +57,10 @@ ScheduleConfig AttentionCpuSpace::default_config() const {
   }
   c.knobs["pv_rows"] = pv_rows;
   // Packed per task, K^T took ViT's [6, 197, 197, 64] kernel to 1.2 ms, most of it
-  // gathering K's columns 13 times per group (`nee-tune --op attention --trials 30`).
-  c.knobs["keys_per_task"] = 0;
+  // gathering K's columns 13 times per group (`nee-tune --op attention --trials 30`);
+  // packed by each of a group's 5 tasks, CLIP's causal [8, 77, 77, 64] took 106.7 us
+  // against 121.6 packed once (the packing's own parallel loop and its trip through memory).
+  c.knobs["keys_per_task"] = ceil_div(dims_.queries, c.knobs["rows"]) <= 5 ? 1 : 0;
   return c;
 }
 
