@@ -1,5 +1,6 @@
 #pragma once
 #include "kernels/elementwise_algorithm.h"
+#include "schedules/cpu_vector_isa.h"
 #include "schedules/schedule_space.h"
 
 namespace nee {
@@ -7,7 +8,7 @@ namespace nee {
 // CPU schedule space of the elementwise family (see the .cpp for the loop nest).
 class ElementwiseCpuSpace : public ScheduleSpace {
  public:
-  explicit ElementwiseCpuSpace(const Workload& workload);
+  ElementwiseCpuSpace(const Workload& workload, CpuVectorIsa isa);
   std::string name() const override { return "elementwise-cpu"; }
   ScheduleConfig default_config() const override;
 
@@ -22,6 +23,7 @@ class ElementwiseCpuSpace : public ScheduleSpace {
   int64_t outer_iterations(int64_t dims, int64_t block) const;
 
   Workload workload_;
+  CpuVectorIsa isa_;
   std::vector<int64_t> extents_;  // innermost first
 };
 

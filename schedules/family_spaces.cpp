@@ -56,7 +56,7 @@ std::unique_ptr<ScheduleSpace> gpu(const Workload& w) {
 constexpr FamilySpaces kSpaces[] = {
     {FamilyId::matmul, fitted<MatmulCpuSpace>, gpu<MatmulGpuSpace>},
     {FamilyId::conv2d, make_conv2d_cpu_space, make_conv2d_gpu_space},
-    {FamilyId::elementwise, plain<ElementwiseCpuSpace>, gpu<ElementwiseGpuSpace>},
+    {FamilyId::elementwise, fitted<ElementwiseCpuSpace>, gpu<ElementwiseGpuSpace>},
     {FamilyId::pool2d, plain<Pool2dCpuSpace>, gpu<Pool2dGpuSpace>},
     {FamilyId::softmax, fitted<SoftmaxCpuSpace>, gpu<SoftmaxGpuSpace>},
     {FamilyId::layernorm, fitted<LayernormCpuSpace>, gpu<LayernormGpuSpace>},
