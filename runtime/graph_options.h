@@ -185,6 +185,10 @@ struct GraphOptions {
   // product from the left (passes.h: fold_transposes_into_products), which changes those
   // nodes. A manifest from before it was recorded reads as false.
   bool fold_transposes_into_products = false;
+  // BatchNormalization of a product by a constant folds into it (passes.h:
+  // fold_batch_norms_into_products), which changes those nodes. A manifest from before it
+  // was recorded reads as false.
+  bool fold_batch_norms_into_products = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -211,7 +215,8 @@ struct GraphOptions {
            convs_read_shared_pairs == o.convs_read_shared_pairs &&
            layouts_as_transposes == o.layouts_as_transposes && compose_transposes == o.compose_transposes &&
            remove_whole_slices == o.remove_whole_slices && batch_norms_of_matrices == o.batch_norms_of_matrices &&
-           fold_transposes_into_products == o.fold_transposes_into_products;
+           fold_transposes_into_products == o.fold_transposes_into_products &&
+           fold_batch_norms_into_products == o.fold_batch_norms_into_products;
   }
 };
 

@@ -31,6 +31,8 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   fuse_matmul_gelu(graph);
   // After the bias, scale and activation fusions, whose NeeMatMul it takes.
   if (options.fold_transposes_into_products) fold_transposes_into_products(graph);
+  // After the bias fusion, whose bias it scales; before batch_norm_as_mul_add.
+  if (options.fold_batch_norms_into_products) fold_batch_norms_into_products(graph);
   // Before fuse_elementwise, which would otherwise take the chain's Sub, Pow, Sqrt and Div.
   fuse_layer_norm(graph, options.fuse_rms_norms);
   if (options.fuse_group_norms) fuse_group_norm(graph);

@@ -1181,5 +1181,85 @@ TEST(Passes, TransposesAroundAProductByAConstantFoldIntoIt) {
   EXPECT_EQ(expect_fusion_preserves_outputs(token_mixing({3})),
             (Ops{"Transpose", "Reshape", "NeeMatMul", "Reshape", "Transpose", "NeeElementwise"}));
 }
+
+// x [2, 5, 4] -> MatMul by a constant [4, 6] (+ a bias [6] with `biased`) -> `view` (a
+// Reshape or a Flatten) to rows [10, 6] -> BatchNormalization -> Relu -> y; with no view
+// x is [10, 4]. With `shared` the product is an output too.
+Graph product_then_batch_norm(const std::string& view, bool biased, bool shared) {
+  Graph g;
+  const bool flat = view.empty();
+  const std::vector<int64_t> x_shape = flat ? std::vector<int64_t>{10, 4} : std::vector<int64_t>{2, 5, 4};
+  const std::vector<int64_t> p_shape = flat ? std::vector<int64_t>{10, 6} : std::vector<int64_t>{2, 5, 6};
+  g.add_value("x", f32(x_shape));
+  g.add_input("x");
+  g.add_constant("w", random_tensor(f32({4, 6}), 81));
+  std::string product = "p";
+  add_node(g, "MatMul", "linear", {"x", "w"}, "p", f32(p_shape));
+  if (biased) {
+    g.add_constant("linear_bias", random_tensor(f32({6}), 82));
+    add_node(g, "Add", "linear_add", {"p", "linear_bias"}, "pb", f32(p_shape));
+    product = "pb";
+  }
+  std::string rows = product;
+  if (view == "Reshape") {
+    Tensor shape(DType::i64, {2});
+    shape.data_as<int64_t>()[0] = 10;
+    shape.data_as<int64_t>()[1] = 6;
+    g.add_constant("rows_shape", shape);
+    add_node(g, "Reshape", "to_rows", {product, "rows_shape"}, "rows", f32({10, 6}));
+    rows = "rows";
+  } else if (view == "Flatten") {
+    Attributes axis;
+    axis.set("axis", int64_t{2});
+    add_node(g, "Flatten", "to_rows", {product}, "rows", f32({10, 6}), axis);
+    rows = "rows";
+  }
+  g.add_constant("scale", random_tensor(f32({6}), 83));
+  g.add_constant("shift", random_tensor(f32({6}), 84));
+  g.add_constant("mean", random_tensor(f32({6}), 85));
+  Tensor variance = random_tensor(f32({6}), 86);
+  float* v = variance.data_as<float>();
+  for (int64_t c = 0; c < 6; ++c) v[c] = 0.5f + std::abs(v[c]);
+  g.add_constant("variance", variance);
+  Attributes epsilon;
+  epsilon.set("epsilon", 1e-3f);
+  add_node(g, "BatchNormalization", "bn", {rows, "scale", "shift", "mean", "variance"}, "n", f32({10, 6}),
+           epsilon);
+  add_node(g, "Relu", "relu", {"n"}, "y", f32({10, 6}));
+  g.add_output("y");
+  if (shared) g.add_output(product);
+  return g;
+}
+
+// The operands of the one NeeElementwise left in `g` optimized with `options`: the
+// product alone when the norm folded into it, with the norm's scale and shift otherwise.
+size_t elementwise_operands(Graph g, const GraphOptions& options) {
+  optimize_graph(g, options);
+  size_t operands = 0;
+  for (const Node& n : g.nodes()) {
+    if (n.op == "NeeElementwise") operands += n.inputs.size();
+  }
+  return operands;
+}
+
+// With fold_batch_norms_into_products the norm goes into the product's weights and bias,
+// through the Reshapes or without them, with or without a bias; a product read by another
+// node too keeps it, as the option off does. The outputs stay those of the unfused graph.
+TEST(Passes, BatchNormsFoldIntoTheProductsBeforeThem) {
+  GraphOptions options;
+  options.block_elementwise = true;
+  options.batch_norms_of_matrices = true;
+  options.fold_batch_norms_into_products = true;
+  for (const std::string view : {"", "Reshape", "Flatten"}) {
+    for (const bool biased : {false, true}) {
+      expect_fusion_preserves_outputs(product_then_batch_norm(view, biased, false), options);
+      EXPECT_EQ(elementwise_operands(product_then_batch_norm(view, biased, false), options), 1u) << view << biased;
+    }
+  }
+  expect_fusion_preserves_outputs(product_then_batch_norm("", false, true), options);
+  EXPECT_EQ(elementwise_operands(product_then_batch_norm("", false, true), options), 3u);
+  options.fold_batch_norms_into_products = false;
+  EXPECT_EQ(elementwise_operands(product_then_batch_norm("Flatten", false, false), options), 3u);
+}
 }  // namespace
 }  // namespace nee
