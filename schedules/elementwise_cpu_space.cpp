@@ -73,16 +73,18 @@ ScheduleConfig ElementwiseCpuSpace::default_config() const {
   c.knobs["fuse_dims"] = dims;
   const int64_t inner = fused_extent(dims);
   // A native vector, and tasks of about 32K elements, at least 4 of them; parallel from
-  // 64K elements, or 32K where the program calls a transcendental function. Timed with
-  // `nee-tune --op elementwise --shape S --trials 30` (Emerald Rapids, 2 threads) against
-  // the former default of 8 lanes, 8K-element tasks and parallel from 16K elements: UNet's
-  // SiLU on 1x12x64x64x16 187.3 us against 154.0 (the best point found 138.3);
-  // Conv-TasNet's sigmoid on 1x512x1x999 165.3 against 102.0 (94.3); a bias add on
-  // 1x4x64x64x16 37.7 against 25.8 (27.0); ViT's residual add on 1x197x384 11.1 against
-  // 8.8, serially. In the models (`nee-run --profile`, twice each) the elementwise kernels
-  // of UNet took 0.72 ms against 0.82, of Conv-TasNet 0.94 against 0.96. Serial below 128K
-  // elements, as timed alone, took DenseNet-121's from 2.15 to 2.26 ms: its BatchNorms of
-  // 100K elements read what parallel convs wrote, half of it in the other core's cache.
+  // 64K elements, or 32K where the program calls a transcendental function. `nee-tune --op
+  // elementwise --shape S --trials 30` (Emerald Rapids, 2 threads) found 16 lanes and tasks
+  // of 32K elements best on most of 12 shapes from UNet, Conv-TasNet, DenseNet, EfficientNet
+  // and ViT. This default against the former (8 lanes, tasks of 8K elements, parallel from
+  // 16K), timed two or three times: UNet's SiLU on 1x12x64x64x16 142-162 us against 187;
+  // Conv-TasNet's sigmoid on 1x512x1x999 102-135 against 165; a bias add on 1x4x64x64x16
+  // 26-34 against 38. In the models (`nee-run --profile`, alternating) UNet's elementwise
+  // kernels took 0.72 ms against 0.82, Conv-TasNet's 0.94 against 0.96, DenseNet-121's 2.20
+  // against 2.19. Cheap programs timed alone ran faster serially up to 128K elements
+  // (DenseNet's BatchNorm and Relu on 1x32x14x14x16: 10.2 us against 14.8), but that bound
+  // took DenseNet-121's from 2.15 to 2.26 ms: they read what parallel convs wrote, half of
+  // it in the other core's cache.
   constexpr int64_t kTaskElements = 32768;
   c.knobs["vec"] = largest_value_up_to(knobs_, "vec", std::min<int64_t>(isa_.lanes, inner));
   c.knobs["unroll"] = inner >= 2 * c.knobs["vec"] ? 2 : 1;
