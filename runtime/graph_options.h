@@ -189,6 +189,10 @@ struct GraphOptions {
   // fold_batch_norms_into_products), which changes those nodes. A manifest from before it
   // was recorded reads as false.
   bool fold_batch_norms_into_products = false;
+  // A NeeGroupNorm read by an elementwise kernel leaves its affine step to it (passes.h:
+  // group_norm_affine_into_elementwise), which changes those nodes. A manifest from before
+  // it was recorded reads as false.
+  bool group_norm_affine_into_elementwise = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -216,7 +220,8 @@ struct GraphOptions {
            layouts_as_transposes == o.layouts_as_transposes && compose_transposes == o.compose_transposes &&
            remove_whole_slices == o.remove_whole_slices && batch_norms_of_matrices == o.batch_norms_of_matrices &&
            fold_transposes_into_products == o.fold_transposes_into_products &&
-           fold_batch_norms_into_products == o.fold_batch_norms_into_products;
+           fold_batch_norms_into_products == o.fold_batch_norms_into_products &&
+           group_norm_affine_into_elementwise == o.group_norm_affine_into_elementwise;
   }
 };
 

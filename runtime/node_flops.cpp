@@ -33,7 +33,7 @@ bool reads_every_input_element_once(const std::string& op) {
   static const std::set<std::string> ops = {
       "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ArgMax", "Softmax", "LogSoftmax",
       "LayerNormalization", "BatchNormalization", "GlobalAveragePool", "GlobalMaxPool", "InstanceNormalization",
-      "NeeGroupNorm", "DynamicQuantizeLinear"};
+      "NeeGroupNorm", "NeeGroupNormAffine", "DynamicQuantizeLinear"};
   return ops.count(op) != 0;
 }
 

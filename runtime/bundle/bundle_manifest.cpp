@@ -93,6 +93,7 @@ nlohmann::json BundleManifest::to_json() const {
             {"batch_norms_of_matrices", graph.batch_norms_of_matrices},
             {"fold_transposes_into_products", graph.fold_transposes_into_products},
             {"fold_batch_norms_into_products", graph.fold_batch_norms_into_products},
+            {"group_norm_affine_into_elementwise", graph.group_norm_affine_into_elementwise},
             {"quantize_pairs_as_elementwise", graph.quantize_pairs_as_elementwise}}},
           {"variants", variants_json}};
 }
@@ -152,6 +153,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.batch_norms_of_matrices = j.at("graph").value("batch_norms_of_matrices", false);
   m.graph.fold_transposes_into_products = j.at("graph").value("fold_transposes_into_products", false);
   m.graph.fold_batch_norms_into_products = j.at("graph").value("fold_batch_norms_into_products", false);
+  m.graph.group_norm_affine_into_elementwise = j.at("graph").value("group_norm_affine_into_elementwise", false);
   m.graph.quantize_pairs_as_elementwise = j.at("graph").value("quantize_pairs_as_elementwise", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;

@@ -58,6 +58,8 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   if (options.fold_channel_gates) fold_channel_gates(graph);
   if (options.block_activations) block_activations(graph, options);
   if (options.compose_transposes) compose_transposes(graph);
+  // After the layouts are chosen, whose NeeGroupNorm and NeeElementwise it takes as they are.
+  if (options.group_norm_affine_into_elementwise) group_norm_affine_into_elementwise(graph);
   if (options.winograd) use_winograd(graph, options.winograd_weight_bound);
   if (options.convs_read_frames) convs_read_frames(graph);
   graph.forget_origins();

@@ -239,6 +239,13 @@ void batch_norm_as_mul_add(Graph& graph, bool matrices);
 // of a style-transfer CNN's time. Runs before fuse_elementwise, which would take the Mul
 // and Add; with GraphOptions::fuse_group_norms.
 void fuse_group_norm(Graph& graph);
+// A NeeGroupNorm read only by a NeeElementwise (the activation after a U-Net's or wav2vec's
+// GroupNorm) -> NeeGroupNormAffine, the norm's scale and shift for each channel of each
+// image (a and b of y = x * a + b, in the input's layout), and the elementwise kernel
+// computing x * a + b first: the norm's output pass and the activation's read of it become
+// one bundle kernel. Runs after block_activations, so either layout. With
+// GraphOptions::group_norm_affine_into_elementwise.
+void group_norm_affine_into_elementwise(Graph& graph);
 
 // LayerNormalization with only its Y output -> NeeLayerNorm; and the chain exporters emit
 // for torch.nn.LayerNorm before opset 17 -> NeeLayerNorm: ReduceMean(X) over trailing

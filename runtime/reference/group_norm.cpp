@@ -102,7 +102,7 @@ NEE_VECTOR_CLONES void affine_block(const float* x, float* y, int64_t plane, con
 }
 
 GroupNormShape shape_of(const Graph& graph, const Node& node) {
-  const auto fail = [&](const std::string& why) { return Error("NeeGroupNorm '" + node.name + "': " + why); };
+  const auto fail = [&](const std::string& why) { return Error(node.op + " '" + node.name + "': " + why); };
   const std::vector<int64_t>& x = graph.type_of(node.inputs.at(0)).shape;
   GroupNormShape s{};
   s.blocked = node.attrs.get_int("input_block", 0) != 0;
@@ -123,60 +123,69 @@ GroupNormShape shape_of(const Graph& graph, const Node& node) {
   return s;
 }
 
+// Each channel's affine y = x * a + b of a NeeGroupNorm: a = scale[c] / sqrt(var + epsilon),
+// b = bias[c] - mean * a, mean and biased var over each image's group of channels, indexed
+// image * channels + channel. One read gathers each channel's sums of x - K and (x - K)^2,
+// K the first element of its group (so the variance, E[(x-K)^2] - E[x-K]^2, loses little
+// to cancellation), channel planes (or block planes) split among a thread per core.
+void channel_affine(const GroupNormShape& s, int64_t workers, const float* x, const float* scale, const float* bias,
+                    float* a, float* b) {
+  const int64_t per_group = s.group_channels();
+  // Each channel's shift K, its group's first element.
+  std::vector<float> shifts(static_cast<size_t>(s.images * s.channels));
+  for (int64_t n = 0; n < s.images; ++n) {
+    for (int64_t c = 0; c < s.channels; ++c) {
+      shifts[n * s.channels + c] = x[s.channel_offset(n, c - c % per_group)];
+    }
+  }
+  std::vector<double> s1(shifts.size()), s2(shifts.size());
+  const int64_t unit_channels = s.blocked ? kFloatLanes : 1;
+  run_in_parallel(s.units(), workers, [&](int64_t begin, int64_t end) {
+    for (int64_t u = begin; u < end; ++u) {
+      const int64_t c = u * unit_channels;  // image * channels + channel
+      const float* plane = x + s.channel_offset(c / s.channels, c % s.channels);
+      if (s.blocked) {
+        shifted_block_sums(plane, s.plane, &shifts[c], &s1[c], &s2[c]);
+      } else {
+        shifted_plane_sums(plane, s.plane, shifts[c], s1[c], s2[c]);
+      }
+    }
+  });
+  const double count = static_cast<double>(per_group * s.plane);
+  for (int64_t first = 0; first < s.images * s.channels; first += per_group) {
+    double sum = 0, squares = 0;
+    for (int64_t c = first; c < first + per_group; ++c) {
+      sum += s1[c];
+      squares += s2[c];
+    }
+    const double offset = sum / count;
+    const double inv_std = 1.0 / std::sqrt(std::max(0.0, squares / count - offset * offset) + s.epsilon);
+    const double mean = shifts[first] + offset;
+    for (int64_t c = first; c < first + per_group; ++c) {
+      const double channel_scale = inv_std * scale[c % s.channels];
+      a[c] = static_cast<float>(channel_scale);
+      b[c] = static_cast<float>(bias[c % s.channels] - mean * channel_scale);
+    }
+  }
+}
+
+int64_t workers_of(const GroupNormShape& s) {
+  return workers_for(s.images * s.channels * s.plane * 4, int64_t{1} << 20, s.units());
+}
+
 }  // namespace
 
-// NeeGroupNorm (runtime/passes/passes.h: fuse_group_norm): y = (x - mean) / sqrt(var +
-// epsilon) * scale[c] + bias[c], mean and biased var over each image's group of channels.
-// One read gathers each channel's sums of x - K and (x - K)^2, K the first element of its
-// group (so the variance, E[(x-K)^2] - E[x-K]^2, loses little to cancellation); a second
-// writes y. Both passes split channel planes (or block planes) among a thread per core.
+// NeeGroupNorm (runtime/passes/passes.h: fuse_group_norm): y = x * a + b per channel
+// (channel_affine), a second pass over x, split like the first.
 ReferenceFn make_reference_nee_group_norm(const Graph& graph, const Node& node) {
   const GroupNormShape s = shape_of(graph, node);
-  const int64_t workers = workers_for(s.images * s.channels * s.plane * 4, int64_t{1} << 20, s.units());
+  const int64_t workers = workers_of(s);
   return [s, workers](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
     const float* x = in[0]->data_as<float>();
-    const float* scale = in[1]->data_as<float>();
-    const float* bias = in[2]->data_as<float>();
     float* y = out[0]->data_as<float>();
-    const int64_t per_group = s.group_channels();
-    // Each channel's shift K, its group's first element.
-    std::vector<float> shifts(static_cast<size_t>(s.images * s.channels));
-    for (int64_t n = 0; n < s.images; ++n) {
-      for (int64_t c = 0; c < s.channels; ++c) {
-        shifts[n * s.channels + c] = x[s.channel_offset(n, c - c % per_group)];
-      }
-    }
-    std::vector<double> s1(shifts.size()), s2(shifts.size());
+    std::vector<float> a(static_cast<size_t>(s.images * s.channels)), b(a.size());
+    channel_affine(s, workers, x, in[1]->data_as<float>(), in[2]->data_as<float>(), a.data(), b.data());
     const int64_t unit_channels = s.blocked ? kFloatLanes : 1;
-    run_in_parallel(s.units(), workers, [&](int64_t begin, int64_t end) {
-      for (int64_t u = begin; u < end; ++u) {
-        const int64_t c = u * unit_channels;  // image * channels + channel
-        const float* plane = x + s.channel_offset(c / s.channels, c % s.channels);
-        if (s.blocked) {
-          shifted_block_sums(plane, s.plane, &shifts[c], &s1[c], &s2[c]);
-        } else {
-          shifted_plane_sums(plane, s.plane, shifts[c], s1[c], s2[c]);
-        }
-      }
-    });
-    // Per channel, y = x * a + b.
-    std::vector<float> a(shifts.size()), b(shifts.size());
-    const double count = static_cast<double>(per_group * s.plane);
-    for (int64_t first = 0; first < s.images * s.channels; first += per_group) {
-      double sum = 0, squares = 0;
-      for (int64_t c = first; c < first + per_group; ++c) {
-        sum += s1[c];
-        squares += s2[c];
-      }
-      const double offset = sum / count;
-      const double inv_std = 1.0 / std::sqrt(std::max(0.0, squares / count - offset * offset) + s.epsilon);
-      const double mean = shifts[first] + offset;
-      for (int64_t c = first; c < first + per_group; ++c) {
-        const double channel_scale = inv_std * scale[c % s.channels];
-        a[c] = static_cast<float>(channel_scale);
-        b[c] = static_cast<float>(bias[c % s.channels] - mean * channel_scale);
-      }
-    }
     run_in_parallel(s.units(), workers, [&](int64_t begin, int64_t end) {
       for (int64_t u = begin; u < end; ++u) {
         const int64_t c = u * unit_channels;
@@ -188,6 +197,22 @@ ReferenceFn make_reference_nee_group_norm(const Graph& graph, const Node& node) 
         }
       }
     });
+  };
+}
+
+// NeeGroupNormAffine (passes.h: group_norm_affine_into_elementwise): the a and b of
+// channel_affine as two outputs of one value a channel, [N, C, 1...] or blocked [N, C/16,
+// 1, 1, 16], both laid out image * channels + channel.
+ReferenceFn make_reference_nee_group_norm_affine(const Graph& graph, const Node& node) {
+  const GroupNormShape s = shape_of(graph, node);
+  if (node.outputs.size() != 2 || graph.type_of(node.outputs[0]).elements() != s.images * s.channels ||
+      graph.type_of(node.outputs[1]).elements() != s.images * s.channels) {
+    throw Error("NeeGroupNormAffine '" + node.name + "': needs two outputs of one value a channel of each image");
+  }
+  const int64_t workers = workers_of(s);
+  return [s, workers](const std::vector<const Tensor*>& in, const std::vector<Tensor*>& out) {
+    channel_affine(s, workers, in[0]->data_as<float>(), in[1]->data_as<float>(), in[2]->data_as<float>(),
+                   out[0]->data_as<float>(), out[1]->data_as<float>());
   };
 }
 

@@ -125,6 +125,7 @@ ReferenceFn make_reference_nee_conv(const Graph&, const Node&);  // nee_conv.cpp
 ReferenceFn make_reference_nee_layout(const Graph&, const Node&);   // activation_layout.cpp
 ReferenceFn make_reference_nee_frame_gather(const Graph&, const Node&);  // frame_gather.cpp
 ReferenceFn make_reference_nee_group_norm(const Graph&, const Node&);    // group_norm.cpp
+ReferenceFn make_reference_nee_group_norm_affine(const Graph&, const Node&);  // group_norm.cpp
 ReferenceFn make_reference_nee_elementwise(const Graph&, const Node&);  // nee_elementwise.cpp
 ReferenceFn make_reference_conv_transpose(const Graph&, const Node&);  // conv_transpose.cpp
 ReferenceFn make_reference_conv_integer(const Graph&, const Node&);    // quantized_conv.cpp

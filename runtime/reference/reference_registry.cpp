@@ -156,6 +156,7 @@ const std::unordered_map<std::string, ReferenceFactory>& reference_kernels() {
       {"NeeLayout", make_reference_nee_layout},
       {"NeeFrameGather", make_reference_nee_frame_gather},
       {"NeeGroupNorm", make_reference_nee_group_norm},
+      {"NeeGroupNormAffine", make_reference_nee_group_norm_affine},
       {"NeeElementwise", make_reference_nee_elementwise},
       {"ConvTranspose", make_reference_conv_transpose},
       {"ConvInteger", make_reference_conv_integer},

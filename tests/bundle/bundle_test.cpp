@@ -211,6 +211,7 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"batch_norms_of_matrices", &GraphOptions::batch_norms_of_matrices},
       {"fold_transposes_into_products", &GraphOptions::fold_transposes_into_products},
       {"fold_batch_norms_into_products", &GraphOptions::fold_batch_norms_into_products},
+      {"group_norm_affine_into_elementwise", &GraphOptions::group_norm_affine_into_elementwise},
       {"quantize_pairs_as_elementwise", &GraphOptions::quantize_pairs_as_elementwise},
       {"split_matmul_columns", &GraphOptions::split_matmul_columns},
       {"pad_matmul_panels", &GraphOptions::pad_matmul_panels},

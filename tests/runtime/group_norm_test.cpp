@@ -253,5 +253,59 @@ TEST(FuseGroupNorm, RunsOverTheRowsOfOneDimensionalConvs) {
   }
 }
 
+// conv, GroupNorm (16 groups of 3 channels), then `after`: SiLU and a conv, or the conv
+// alone.
+Graph conv_norm_conv(bool silu) {
+  Graph net;
+  net.add_value("x", f32({1, 16, 6, 5}));
+  net.add_input("x");
+  Attributes pads;
+  pads.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  pads.set("kernel_shape", std::vector<int64_t>{3, 3});
+  pads.set("strides", std::vector<int64_t>{1, 1});
+  pads.set("dilations", std::vector<int64_t>{1, 1});
+  pads.set("group", int64_t{1});
+  net.add_constant("w1", random_tensor(f32({48, 16, 3, 3}), 21));
+  add_node(net, "Conv", "conv1", {"x", "w1"}, "c1", f32({1, 48, 6, 5}), pads);
+  add_group_norm_chain(net, "c1", "normed", {1, 48, 6, 5}, 16, Affine::per_channel_mul_and_add);
+  std::string into_conv = "normed";
+  if (silu) {
+    add_node(net, "Sigmoid", "gate", {"normed"}, "gated", f32({1, 48, 6, 5}));
+    add_node(net, "Mul", "silu", {"normed", "gated"}, "act", f32({1, 48, 6, 5}));
+    into_conv = "act";
+  }
+  net.add_constant("w2", random_tensor(f32({32, 48, 3, 3}), 22));
+  add_node(net, "Conv", "conv2", {into_conv, "w2"}, "y", f32({1, 32, 6, 5}), pads);
+  net.add_output("y");
+  return net;
+}
+
+// With group_norm_affine_into_elementwise a norm whose output only the SiLU reads leaves
+// its scale and shift per channel to the SiLU's kernel, in NCHW and blocked; a norm a conv
+// reads stays whole.
+TEST(FuseGroupNorm, LeavesItsAffineStepToTheElementwiseKernelAfterIt) {
+  for (const bool blocked : {false, true}) {
+    GraphOptions options = group_norm_options();
+    options.group_norm_affine_into_elementwise = true;
+    options.block_activations = options.block_elementwise = blocked;
+    const Graph fused = expect_same_outputs(conv_norm_conv(true), options);
+    const std::map<std::string, int> ops = op_counts(fused);
+    EXPECT_EQ(ops.count("NeeGroupNorm"), 0u) << blocked;
+    const Node& affine = only(fused, "NeeGroupNormAffine");
+    const std::vector<int64_t> per_channel = blocked ? std::vector<int64_t>{1, 3, 1, 1, 16}
+                                                     : std::vector<int64_t>{1, 48, 1, 1};
+    EXPECT_EQ(fused.type_of(affine.outputs[0]).shape, per_channel);
+    EXPECT_EQ(fused.type_of(affine.outputs[1]).shape, per_channel);
+    const Node& elementwise = only(fused, "NeeElementwise");
+    EXPECT_EQ(elementwise.inputs[0], affine.inputs[0]) << "the elementwise kernel reads the norm's input";
+    EXPECT_EQ(elementwise.attrs.get_string("program").rfind("mul(x0,x1); add(t0,x2);", 0), 0u)
+        << elementwise.attrs.get_string("program");
+
+    const Graph kept = expect_same_outputs(conv_norm_conv(false), options);
+    EXPECT_EQ(op_counts(kept).count("NeeGroupNormAffine"), 0u) << blocked;
+    EXPECT_EQ(op_counts(kept).at("NeeGroupNorm"), 1) << blocked;
+  }
+}
+
 }  // namespace
 }  // namespace nee

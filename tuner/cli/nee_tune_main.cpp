@@ -404,6 +404,7 @@ int main(int argc, char** argv) {
     graph_options.batch_norms_of_matrices = true;
     graph_options.fold_transposes_into_products = true;
     graph_options.fold_batch_norms_into_products = true;
+    graph_options.group_norm_affine_into_elementwise = true;
     graph_options.convs_read_frames = target.kind() == nee::TargetKind::cpu;
     graph_options.pack_matmul_weights = target.kind() == nee::TargetKind::cpu;
     graph_options.pad_matmul_panels = graph_options.pack_matmul_weights;
