@@ -7,7 +7,8 @@
 # in bundle kernels (speech_rnn: all but its recurrences', which run on NeeRecurrence's
 # own kernel, its input projections in the bundle; conv_tasnet: all but its global layer
 # norms', NeeGroupNorm's). wavenet's gated halves and causal pads must leave no Slice or
-# Pad, denoising_unet's GroupNorms must run as NeeGroupNorm, and conv_tasnet's PReLUs and
+# Pad, denoising_unet's GroupNorms must leave their affine step to the SiLU's kernel
+# (NeeGroupNormAffine), and conv_tasnet's PReLUs and
 # transposed 1-D conv must leave no PRelu or ConvTranspose. Of the papers' models, espcn's
 # PixelShuffle must leave no DepthToSpace (a Transpose of views) and ghostnet's ghost
 # modules no Slice.
@@ -38,8 +39,8 @@ for model in $models; do
     --inputs "$dir/test_data_set_0" --expect "$dir/test_data_set_0" --peak-rtol 1e-4) || fail "$model from its bundle"
   echo "$report" | grep -E "^(FLOPs|check)"
   if [[ $model == wavenet ]] && echo "$report" | grep -qE " (Slice|Pad) "; then fail "$model: a Slice or Pad left"; fi
-  if [[ $model == denoising_unet ]] && ! echo "$report" | grep -q " NeeGroupNorm "; then
-    fail "$model: no NeeGroupNorm"
+  if [[ $model == denoising_unet ]] && ! echo "$report" | grep -q " NeeGroupNormAffine "; then
+    fail "$model: no NeeGroupNormAffine"
   fi
   if [[ $model == conv_tasnet ]] && echo "$report" | grep -qE " (PRelu|ConvTranspose) "; then
     fail "$model: a PRelu or ConvTranspose left"
