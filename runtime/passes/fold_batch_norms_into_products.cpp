@@ -34,6 +34,7 @@ bool scales_by_column(const Graph& graph, const Node& node) {
 void fold_batch_norms_into_products(Graph& graph) {
   std::vector<Node>& nodes = graph.nodes();
   std::vector<bool> fused_away(nodes.size(), false);
+  std::vector<std::string> replaced;  // constants the folded nodes read
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node& bn = nodes[i];
     if (bn.op != "BatchNormalization" || bn.inputs.empty()) continue;
@@ -75,6 +76,8 @@ void fold_batch_norms_into_products(Graph& graph) {
     const float* old_bias = biased ? f32_constant(graph, product.inputs[2])->data_as<float>() : nullptr;
     float* b = bias.data_as<float>();
     for (int64_t c = 0; c < channels; ++c) b[c] = (old_bias ? old_bias[c] * affine->scale[c] : 0.0f) + affine->shift[c];
+    replaced.insert(replaced.end(), bn.inputs.begin() + 1, bn.inputs.end());
+    replaced.insert(replaced.end(), product.inputs.begin() + 1, product.inputs.end());
     product.inputs.resize(3);
     product.inputs[1] = add_named_constant(graph, product.inputs[1] + ".bn_folded", scaled);
     product.inputs[2] = add_named_constant(graph, bn.name + ".bn_folded_bias", bias);
@@ -88,6 +91,7 @@ void fold_batch_norms_into_products(Graph& graph) {
     }
   }
   erase_fused(graph, fused_away);
+  for (const std::string& name : replaced) remove_if_unread(graph, name);
 }
 
 }  // namespace nee

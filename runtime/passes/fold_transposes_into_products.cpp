@@ -35,6 +35,7 @@ const Tensor* bias_over_columns(const Graph& graph, const std::string& bias, int
 void fold_transposes_into_products(Graph& graph) {
   std::vector<Node>& nodes = graph.nodes();
   std::vector<bool> fused_away(nodes.size(), false);
+  std::vector<std::string> replaced;  // constants the folded products read
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node& product = nodes[i];
     if (product.op != "NeeMatMul" || product.attrs.get_int("trans_a", 0) || product.attrs.get_int("trans_b", 0)) {
@@ -61,6 +62,7 @@ void fold_transposes_into_products(Graph& graph) {
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t c = 0; c < columns; ++c) to[c * rows + r] = from[r * columns + c];
     }
+    replaced.insert(replaced.end(), product.inputs.begin() + 1, product.inputs.end());
     Node fused = product;
     fused.inputs[0] = add_named_constant(graph, product.inputs[1] + ".from_the_left", wt);
     fused.inputs[1] = transpose->inputs[0];
@@ -73,6 +75,7 @@ void fold_transposes_into_products(Graph& graph) {
     fuse_chain(graph, fused_away, {transpose, &nodes[i], &nodes[*after]}, std::move(fused));
   }
   erase_fused(graph, fused_away);
+  for (const std::string& name : replaced) remove_if_unread(graph, name);
 }
 
 }  // namespace nee

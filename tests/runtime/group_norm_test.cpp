@@ -166,10 +166,9 @@ TEST(FuseGroupNorm, InstanceNormsBecomeGroupNormsOfOneChannelEach) {
   }
 }
 
-// A diffusion model's block: conv, GroupNorm, SiLU, conv. With blocked activations the
-// norm and the SiLU take the first conv's blocked output and hand the second conv a
-// blocked input, with no layout copy between; groups of 3 channels straddle blocks.
-TEST(FuseGroupNorm, RunsChannelBlockedBetweenBlockedConvs) {
+// A diffusion model's block: conv, GroupNorm (16 groups of 3 channels, straddling
+// channel blocks), SiLU (with `silu`) and conv.
+Graph conv_norm_conv(bool silu) {
   Graph net;
   net.add_value("x", f32({1, 16, 6, 5}));
   net.add_input("x");
@@ -182,12 +181,22 @@ TEST(FuseGroupNorm, RunsChannelBlockedBetweenBlockedConvs) {
   net.add_constant("w1", random_tensor(f32({48, 16, 3, 3}), 8));
   add_node(net, "Conv", "conv1", {"x", "w1"}, "c1", f32({1, 48, 6, 5}), pads);
   add_group_norm_chain(net, "c1", "normed", {1, 48, 6, 5}, 16, Affine::per_channel_mul_and_add);
-  add_node(net, "Sigmoid", "gate", {"normed"}, "gated", f32({1, 48, 6, 5}));
-  add_node(net, "Mul", "silu", {"normed", "gated"}, "act", f32({1, 48, 6, 5}));
+  std::string into_conv = "normed";
+  if (silu) {
+    add_node(net, "Sigmoid", "gate", {"normed"}, "gated", f32({1, 48, 6, 5}));
+    add_node(net, "Mul", "silu", {"normed", "gated"}, "act", f32({1, 48, 6, 5}));
+    into_conv = "act";
+  }
   net.add_constant("w2", random_tensor(f32({32, 48, 3, 3}), 9));
-  add_node(net, "Conv", "conv2", {"act", "w2"}, "y", f32({1, 32, 6, 5}), pads);
+  add_node(net, "Conv", "conv2", {into_conv, "w2"}, "y", f32({1, 32, 6, 5}), pads);
   net.add_output("y");
+  return net;
+}
 
+// With blocked activations the norm and the SiLU take the first conv's blocked output and
+// hand the second conv a blocked input, with no layout copy between.
+TEST(FuseGroupNorm, RunsChannelBlockedBetweenBlockedConvs) {
+  const Graph net = conv_norm_conv(true);
   GraphOptions options = group_norm_options();
   options.block_activations = options.block_elementwise = true;
   const Graph fused = expect_same_outputs(net, options);
@@ -251,33 +260,6 @@ TEST(FuseGroupNorm, RunsOverTheRowsOfOneDimensionalConvs) {
       EXPECT_EQ(before.type_of(n.inputs[0]).shape.size(), 3u) << n.name;
     }
   }
-}
-
-// conv, GroupNorm (16 groups of 3 channels), then `after`: SiLU and a conv, or the conv
-// alone.
-Graph conv_norm_conv(bool silu) {
-  Graph net;
-  net.add_value("x", f32({1, 16, 6, 5}));
-  net.add_input("x");
-  Attributes pads;
-  pads.set("pads", std::vector<int64_t>{1, 1, 1, 1});
-  pads.set("kernel_shape", std::vector<int64_t>{3, 3});
-  pads.set("strides", std::vector<int64_t>{1, 1});
-  pads.set("dilations", std::vector<int64_t>{1, 1});
-  pads.set("group", int64_t{1});
-  net.add_constant("w1", random_tensor(f32({48, 16, 3, 3}), 21));
-  add_node(net, "Conv", "conv1", {"x", "w1"}, "c1", f32({1, 48, 6, 5}), pads);
-  add_group_norm_chain(net, "c1", "normed", {1, 48, 6, 5}, 16, Affine::per_channel_mul_and_add);
-  std::string into_conv = "normed";
-  if (silu) {
-    add_node(net, "Sigmoid", "gate", {"normed"}, "gated", f32({1, 48, 6, 5}));
-    add_node(net, "Mul", "silu", {"normed", "gated"}, "act", f32({1, 48, 6, 5}));
-    into_conv = "act";
-  }
-  net.add_constant("w2", random_tensor(f32({32, 48, 3, 3}), 22));
-  add_node(net, "Conv", "conv2", {into_conv, "w2"}, "y", f32({1, 32, 6, 5}), pads);
-  net.add_output("y");
-  return net;
 }
 
 // With group_norm_affine_into_elementwise a norm whose output only the SiLU reads leaves

@@ -1175,6 +1175,8 @@ TEST(Passes, TransposesAroundAProductByAConstantFoldIntoIt) {
   EXPECT_EQ(product.inputs[1], "x");
   EXPECT_EQ(folded.type_of(product.inputs[0]).shape, (std::vector<int64_t>{3, 5}));
   EXPECT_EQ(folded.type_of(product.inputs[2]).shape, (std::vector<int64_t>{3, 1}));
+  EXPECT_FALSE(folded.has_value("w")) << "W is read by nothing once transposed";
+  EXPECT_FALSE(folded.has_value("bias"));
   EXPECT_EQ(expect_fusion_preserves_outputs(token_mixing({7, 3}), options),
             (Ops{"Transpose", "NeeMatMul", "Transpose", "NeeElementwise"}));
   // Without the option the product's batch folds into rows (fold_matmul_batch) between them.
@@ -1255,6 +1257,11 @@ TEST(Passes, BatchNormsFoldIntoTheProductsBeforeThem) {
       expect_fusion_preserves_outputs(product_then_batch_norm(view, biased, false), options);
       EXPECT_EQ(elementwise_operands(product_then_batch_norm(view, biased, false), options), 1u) << view << biased;
     }
+  }
+  Graph folded = product_then_batch_norm("Flatten", true, false);
+  optimize_graph(folded, options);
+  for (const char* name : {"w", "linear_bias", "scale", "shift", "mean", "variance"}) {
+    EXPECT_FALSE(folded.has_value(name)) << name << " is read by nothing and goes";
   }
   expect_fusion_preserves_outputs(product_then_batch_norm("", false, true), options);
   EXPECT_EQ(elementwise_operands(product_then_batch_norm("", false, true), options), 3u);
