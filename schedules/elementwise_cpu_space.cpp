@@ -74,12 +74,12 @@ ScheduleConfig ElementwiseCpuSpace::default_config() const {
   const int64_t inner = fused_extent(dims);
   // A native vector, and tasks of about 32K elements, at least 4 of them; parallel from
   // 64K elements, or 32K where the program calls a transcendental function. `nee-tune --op
-  // elementwise --shape S --trials 30` (Emerald Rapids, 2 threads) found 16 lanes and tasks
-  // of 32K elements best on most of 12 shapes from UNet, Conv-TasNet, DenseNet, EfficientNet
-  // and ViT. This default against the former (8 lanes, tasks of 8K elements, parallel from
-  // 16K), timed two or three times: UNet's SiLU on 1x12x64x64x16 142-162 us against 187;
-  // Conv-TasNet's sigmoid on 1x512x1x999 102-135 against 165; a bias add on 1x4x64x64x16
-  // 26-34 against 38. In the models (`nee-run --profile`, alternating) UNet's elementwise
+  // elementwise --shape S --trials 30` (Emerald Rapids, 2 threads) on 12 shapes from UNet,
+  // Conv-TasNet, DenseNet, EfficientNet and ViT found 16 lanes best on 8 of them and tasks
+  // of 1024 blocks (16K-32K elements) on 7. This default against the former (8 lanes,
+  // tasks of 8K elements, parallel from 16K), timed two or three times: UNet's SiLU on
+  // 1x12x64x64x16 142-162 us against 187; Conv-TasNet's sigmoid on 1x512x1x999 102-135
+  // against 165; a bias add on 1x4x64x64x16 26-34 against 38. In the models (`nee-run --profile`, alternating) UNet's elementwise
   // kernels took 0.72 ms against 0.82, Conv-TasNet's 0.94 against 0.96, DenseNet-121's 2.20
   // against 2.19. Cheap programs timed alone ran faster serially up to 128K elements
   // (DenseNet's BatchNorm and Relu on 1x32x14x14x16: 10.2 us against 14.8), but that bound
