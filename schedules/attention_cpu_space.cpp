@@ -48,7 +48,12 @@ ScheduleConfig AttentionCpuSpace::default_config() const {
   const bool task_per_group = dims_.queries <= 64 && dims_.groups >= 4;
   c.knobs["rows"] = largest_value_up_to(knobs_, "rows", task_per_group ? dims_.queries : 16);
   c.knobs["mr"] = largest_value_up_to(knobs_, "mr", std::min<int64_t>(c.knobs["rows"], isa_.wide() ? 4 : 2));
-  c.knobs["nr_vecs"] = 2;
+  // Three vectors of keys a block where there are more than 64 keys: 12 accumulators hide
+  // the FMAs' latency better than 8 (`nee-tune --op attention --trials 40`, best points:
+  // ViT's [6,197,197,64] 344 us against 364 at two, CLIP's causal [8,77,77,64] 74 against
+  // 100, MobileViT's [16,256,256,24] 870 against 994); at 64 keys or fewer two vectors
+  // round up least (GPT's [4,64,64,64] and SegFormer's [1,4096,64,32] were best at two).
+  c.knobs["nr_vecs"] = dims_.keys > 64 ? 3 : 2;
   // The most rows of a task whose accumulators fill at most 3/4 of the registers.
   int64_t pv_rows = 1;
   const auto pv_knob = std::find_if(knobs_.begin(), knobs_.end(), [](const Knob& k) { return k.name == "pv_rows"; });
@@ -126,6 +131,10 @@ ScheduledKernel AttentionCpuSpace::apply(const ScheduleConfig& c) const {
   p.exps.compute_at(per_task).vectorize(p.t, vec);
 
   p.weighted.compute_at(p.out, sb).vectorize(p.dv, vec, TailStrategy::GuardWithIf).unroll(p.s);
+  // Halide sizes the block from the shifted last block's bounds, an expression it does
+  // not reduce to pv_rows, so it was a heap allocation per block (halide_malloc and free
+  // 6% of ViT's [6,197,197,64] in Halide's profiler).
+  p.weighted.bound_storage(p.s, pv_rows);
   {
     Var wo("wo"), wi("wi");
     p.weighted.update()
