@@ -40,14 +40,14 @@ AttentionPipeline define_attention(const Workload& w) {
   // Halide order reverses ONNX's: Q [S, G, D] is q(d, g, s), K [T, G, D] is k(d, g, t).
   // Every read clamps its query, key and value column to the operands' extents, so a
   // schedule may compute any Func over a region rounded up past them (the keys past the
-  // last are zeros in `keys`; the other clamped reads only fill rows and columns that no
-  // output reads).
+  // last are zeros in `keys`, the value columns past the last zeros in `values`; the
+  // other clamped reads only fill rows that no output reads).
   const Expr last_key = static_cast<int>(n.keys - 1);
   const Expr tc = min(t, last_key);
   const Expr sc = min(s, static_cast<int>(n.queries - 1));
   const auto query = [&](Expr dd) { return p.sequence_major ? p.q(dd, g, sc) : p.q(dd, sc, g); };
-  const Expr dvc = min(dv, static_cast<int>(n.value_depth - 1));
-  const auto value = [&](Expr tt) { return p.sequence_major ? p.v(dvc, g, tt) : p.v(dvc, tt, g); };
+  const Expr last_column = static_cast<int>(n.value_depth - 1);
+  const Expr dvc = min(dv, last_column);
   const Expr key = p.sequence_major ? p.k(d, g, tc) : p.k(tc, d, g);
   p.keys = Func("keys");
   p.keys(t, d, g) = select(t <= last_key, key, 0.0f);
@@ -77,7 +77,9 @@ AttentionPipeline define_attention(const Workload& w) {
 
   p.weighted = Func("weighted");
   p.weighted(dv, s, g) = 0.0f;
-  p.weighted(dv, s, g) += p.exps(p.rt.x, s, g) * value(p.rt.x);
+  p.values = Func("values");
+  p.values(dv, t, g) = select(dv <= last_column, p.sequence_major ? p.v(dvc, g, tc) : p.v(dvc, tc, g), 0.0f);
+  p.weighted(dv, s, g) += p.exps(p.rt.x, s, g) * p.values(dv, p.rt.x, g);
   p.out = Func("out");
   p.out(p.out_args()) = p.weighted(dv, s, g) * (1.0f / p.row_sum(s, g));
   return p;

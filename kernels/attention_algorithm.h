@@ -16,7 +16,8 @@ struct AttentionPipeline {
   Halide::Func dot;     // dot(t, s, g) += Q x K^T over d
   Halide::Func logits;  // scale * dot + mask_scale * mask
   Halide::Func row_max, exps, row_sum;  // over t: the softmax's max, exp(logit - max), sum
-  Halide::Func weighted;  // weighted(dv, s, g) += exps x V over t
+  Halide::Func values;    // values(dv, t, g): V, 0 past the last column (a schedule may round dv up)
+  Halide::Func weighted;  // weighted(dv, s, g) += exps x values over t
   Halide::Func out;       // weighted / row_sum, in the output's layout
   Halide::Var t{"t"}, d{"d"}, s{"s"}, g{"g"}, dv{"dv"};
   Halide::RDom rd, rt;  // over D and over T

@@ -34,13 +34,9 @@ int64_t AttentionCpuSpace::output_block_registers(int64_t rows, int64_t vec) con
 
 ScheduleConfig AttentionCpuSpace::default_config() const {
   ScheduleConfig c;
-  // A native vector, or the widest that divides Dv: a ragged last vector of the output's
-  // accumulators is masked, and masked loads and stores keep them in memory
-  // (MobileViT-XS's [16, 256, 256, 24]: `nee-tune --op attention --trials 40`, 4.93 ms at
-  // 16 lanes, 1.14 ms at 8).
-  int64_t vec = isa_.lanes;
-  while (vec > 4 && dims_.value_depth % vec != 0) vec /= 2;
-  c.knobs["vec"] = largest_value_up_to(knobs_, "vec", vec);
+  // A native vector: where it does not divide Dv, V is copied once into columns padded
+  // with zeros to whole vectors (apply), so the output's accumulators are never masked.
+  c.knobs["vec"] = largest_value_up_to(knobs_, "vec", isa_.lanes);
   // Tasks of 16 rows, as the softmax family's (its measured best on the shapes tried);
   // a group of up to 64 queries is one task where there are groups enough for the cores
   // (GPT's causal [4, 64, 64, 64]: 46.0 us in 16-row tasks with K^T packed once, 26.9 as
@@ -84,10 +80,12 @@ ScheduledKernel AttentionCpuSpace::apply(const ScheduleConfig& c) const {
   AttentionPipeline p = define_attention(workload_);
   constrain_dense_output(p.out, workload_.output.shape);
   const int vec = static_cast<int>(c.at("vec"));
-  const int rows = static_cast<int>(c.at("rows"));
+  // The queries' splits shift their last task and block inwards, which needs them no
+  // longer than S (the knobs' smallest values are 4 and 1, so S < 4 cuts rows to S).
+  const int rows = static_cast<int>(std::min<int64_t>(c.at("rows"), dims_.queries));
   const int mr = static_cast<int>(c.at("mr"));
   const int nr = vec * static_cast<int>(c.at("nr_vecs"));
-  const int pv_rows = static_cast<int>(c.at("pv_rows"));
+  const int pv_rows = std::min(static_cast<int>(c.at("pv_rows")), rows);
 
   // Every read of an input is clamped (define_attention), so the Funcs inside a task may
   // round their regions up. The output's row splits shift a ragged last task or block
@@ -105,6 +103,11 @@ ScheduledKernel AttentionCpuSpace::apply(const ScheduleConfig& c) const {
       .unroll(sr);
   const LoopLevel per_task(p.out, task);
 
+  // K^T over every key the score blocks read, zeros past T: Halide bounds it by the keys
+  // the softmax needs, not the blocks rounded up to nr, so the blocks' last columns read
+  // K^T where it was never written, and with fewer keys than a vector (MobileViT's
+  // [8, 1, 24]) the vector shifted inwards read K at t = -15.
+  p.keys.bound(p.t, 0, static_cast<int>(ceil_div(dims_.keys, nr) * nr));
   if (c.at("keys_per_task")) {
     p.keys.compute_at(per_task).vectorize(p.t, vec);
   } else {
@@ -128,9 +131,18 @@ ScheduledKernel AttentionCpuSpace::apply(const ScheduleConfig& c) const {
 
   compute_row_statistic(p.row_max, per_task, p.rt.x, p.t, false, vec, vec, false);
   compute_row_statistic(p.row_sum, per_task, p.rt.x, p.t, false, vec, vec, false);
-  p.exps.compute_at(per_task).vectorize(p.t, vec);
+  // Rounded up, not shifted inwards (fewer keys than a vector would shift it before t = 0):
+  // the logits past T are computed.
+  p.exps.compute_at(per_task).vectorize(p.t, vec, TailStrategy::RoundUp);
 
-  p.weighted.compute_at(p.out, sb).vectorize(p.dv, vec, TailStrategy::GuardWithIf).unroll(p.s);
+  // Dv not a multiple of the vector: the output's accumulators span whole vectors, over V
+  // copied into zero-padded columns first (once, in parallel over groups). Guarded instead,
+  // the ragged last vector was masked, and masked loads and stores kept the accumulators in
+  // memory (MobileViT-XS's [16, 256, 256, 24]: 4.93 ms at 16 lanes, 1.14 at 8; `nee-tune
+  // --op attention --trials 40`). In MobileViT-XS (`nee-run --profile`), 8 lanes guarded
+  // against 16 padded: [16, 256, 256, 24] 1065 -> 887 us, [16, 64, 64, 30] 307 -> 73 us.
+  if (dims_.value_depth % vec != 0) p.values.compute_root().parallel(p.g).vectorize(p.dv, vec);
+  p.weighted.compute_at(p.out, sb).vectorize(p.dv, vec, TailStrategy::RoundUp).unroll(p.s);
   // Halide sizes the block from the shifted last block's bounds, an expression it does
   // not reduce to pv_rows, so it was a heap allocation per block (halide_malloc and free
   // 6% of ViT's [6,197,197,64] in Halide's profiler).
@@ -138,7 +150,7 @@ ScheduledKernel AttentionCpuSpace::apply(const ScheduleConfig& c) const {
   {
     Var wo("wo"), wi("wi");
     p.weighted.update()
-        .split(p.dv, wo, wi, vec, TailStrategy::GuardWithIf)
+        .split(p.dv, wo, wi, vec, TailStrategy::RoundUp)
         .reorder(wi, wo, p.s, p.rt.x)
         .vectorize(wi)
         .unroll(wo)

@@ -32,6 +32,9 @@ std::map<std::string, Workload> cases() {
   // Cross attention: fewer queries than keys, a value depth of its own, a padding mask
   // per group scaled by 0.5.
   all["cross_padding_mask"] = attention_workload_from_shape("2x7x33x12,dv=20,mask=rows,mask_scale=0.5");
+  // MobileViT's last stage in small: one query and one key, fewer than any task, block or
+  // vector (its default had read K before its start), values padded from 24 columns.
+  all["one_query_one_key"] = attention_workload_from_shape("8x1x1x24");
   return all;
 }
 
@@ -53,6 +56,7 @@ class AttentionKernel : public test::CompiledKernelsTest<AttentionKernel> {
 TEST_F(AttentionKernel, GroupMajorOfRaggedExtents) { kernels().check_points("group_major"); }
 TEST_F(AttentionKernel, SequenceMajorWithACausalMask) { kernels().check_points("sequence_major_causal"); }
 TEST_F(AttentionKernel, CrossAttentionWithAPaddingMask) { kernels().check_points("cross_padding_mask"); }
+TEST_F(AttentionKernel, OneQueryOverOneKey) { kernels().check_points("one_query_one_key"); }
 
 TEST_F(AttentionKernel, OpenClKernelVerifiedByNeeMeasure) {
   const MeasureResult r = kernels().measure("opencl/sequence_major_causal");
