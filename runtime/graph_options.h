@@ -193,6 +193,10 @@ struct GraphOptions {
   // group_norm_affine_into_elementwise), which changes those nodes. A manifest from before
   // it was recorded reads as false.
   bool group_norm_affine_into_elementwise = false;
+  // With fuse_attention, also attention over [B, H, S, D] operands (passes.h:
+  // fuse_attention), which changes those nodes. A manifest from before it was recorded
+  // reads as false.
+  bool fuse_attention_over_heads = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -221,7 +225,8 @@ struct GraphOptions {
            remove_whole_slices == o.remove_whole_slices && batch_norms_of_matrices == o.batch_norms_of_matrices &&
            fold_transposes_into_products == o.fold_transposes_into_products &&
            fold_batch_norms_into_products == o.fold_batch_norms_into_products &&
-           group_norm_affine_into_elementwise == o.group_norm_affine_into_elementwise;
+           group_norm_affine_into_elementwise == o.group_norm_affine_into_elementwise &&
+           fuse_attention_over_heads == o.fuse_attention_over_heads;
   }
 };
 

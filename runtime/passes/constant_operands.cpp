@@ -52,6 +52,17 @@ std::string add_shape_constant(Graph& graph, const std::string& name, const std:
   return name;
 }
 
+Node reshape_node(Graph& graph, const std::string& from, const std::string& to, const std::vector<int64_t>& shape) {
+  const std::string shape_name = add_shape_constant(graph, to + ".shape", shape);
+  if (!graph.has_value(to)) graph.add_value(to, TensorType{graph.type_of(from).dtype, shape});
+  Node node;
+  node.op = "Reshape";
+  node.name = to;
+  node.inputs = {from, shape_name};
+  node.outputs = {to};
+  return node;
+}
+
 std::string unique_value_name(const Graph& graph, const std::string& base) {
   std::string name = base;
   for (int i = 1; graph.has_value(name); ++i) name = base + "_" + std::to_string(i);

@@ -45,6 +45,10 @@ int byte_integer_at(const Tensor& t, int64_t i);
 // Adds `shape` as the i64 constant `name` (a Reshape's second input) and returns `name`.
 std::string add_shape_constant(Graph& graph, const std::string& name, const std::vector<int64_t>& shape);
 
+// A Reshape node from `from` to the value `to` of `shape` (added to the graph where it is
+// missing), with its shape constant `to`.shape; the caller adds the node.
+Node reshape_node(Graph& graph, const std::string& from, const std::string& to, const std::vector<int64_t>& shape);
+
 // A node of `op` reading `inputs` and writing the one value `output`, after which it is
 // named.
 Node single_output_node(const std::string& op, const std::vector<std::string>& inputs, const std::string& output);

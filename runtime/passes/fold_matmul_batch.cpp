@@ -6,22 +6,6 @@
 
 namespace nee {
 
-namespace {
-
-// A Reshape node from `from` to a new value `to` of `shape`, with its shape constant.
-Node reshape_node(Graph& graph, const std::string& from, const std::string& to, const std::vector<int64_t>& shape) {
-  const std::string shape_name = add_shape_constant(graph, to + ".shape", shape);
-  if (!graph.has_value(to)) graph.add_value(to, TensorType{graph.type_of(from).dtype, shape});
-  Node node;
-  node.op = "Reshape";
-  node.name = to;
-  node.inputs = {from, shape_name};
-  node.outputs = {to};
-  return node;
-}
-
-}  // namespace
-
 void fold_matmul_batch(Graph& graph) {
   std::vector<Node> added;
   for (Node& node : graph.nodes()) {

@@ -274,8 +274,11 @@ void fold_matmul_batch(Graph& graph);
 // (core/attention_workload.h). "sgd" when each product operand is a Transpose read only
 // there, by (1,0,2) for Q and V and (1,2,0) for K, and the output's sole reader a
 // Transpose by (1,0,2): those Transposes go, the kernel reading and writing through them.
-// With GraphOptions::fuse_attention.
-void fuse_attention(Graph& graph);
+// With `over_heads` (GraphOptions::fuse_attention_over_heads) also products of rank 4 over
+// [B, H, S, D] as models written with heads as a dim export them (CLIP's, MobileViT's,
+// Hugging Face's): Reshape views to [B H, S, D], a mask whose dims before its last two are
+// 1 viewed as those two, "gsd", and the output viewed back. With GraphOptions::fuse_attention.
+void fuse_attention(Graph& graph, bool over_heads);
 
 // Widens conv outputs whose channels C (above 1) are not a multiple of 16 to a multiple
 // C', so block_activations can block them: a NeeConv of one group with constant weights

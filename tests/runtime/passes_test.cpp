@@ -1268,5 +1268,61 @@ TEST(Passes, BatchNormsFoldIntoTheProductsBeforeThem) {
   options.fold_batch_norms_into_products = false;
   EXPECT_EQ(elementwise_operands(product_then_batch_norm("Flatten", false, false), options), 3u);
 }
+
+// Attention with the heads as a dim (CLIP's, Hugging Face's): Q [B, H, S, D], K^T [B, H, D,
+// T], V [B, H, T, Dv], a scaling and an additive mask of `mask` between the products and
+// the softmax over the last axis.
+Graph attention_over_heads(const std::vector<int64_t>& mask) {
+  Graph g;
+  g.add_value("q", f32({2, 3, 5, 4}));
+  g.add_value("kt", f32({2, 3, 4, 6}));
+  g.add_value("v", f32({2, 3, 6, 7}));
+  for (const char* in : {"q", "kt", "v"}) g.add_input(in);
+  g.add_constant("half", test_scalar(0.5f));
+  g.add_constant("mask", random_tensor(f32(mask), 22));
+  add_node(g, "MatMul", "scores", {"q", "kt"}, "s", f32({2, 3, 5, 6}));
+  add_node(g, "Mul", "scale", {"s", "half"}, "ss", f32({2, 3, 5, 6}));
+  add_node(g, "Add", "masked", {"ss", "mask"}, "sm", f32({2, 3, 5, 6}));
+  Attributes last_axis;
+  last_axis.set("axis", int64_t{3});
+  add_node(g, "Softmax", "softmax", {"sm"}, "p", f32({2, 3, 5, 6}), last_axis);
+  add_node(g, "MatMul", "weighted", {"p", "v"}, "y", f32({2, 3, 5, 7}));
+  g.add_output("y");
+  return g;
+}
+
+// With fuse_attention_over_heads the products over [B, H, ...] fuse through Reshape views
+// (the mask [1, 1, S, T] viewed as [S, T], one per head [B, H, S, T] as [B H, S, T]); a
+// mask per batch [B, 1, 1, T] cannot be read over B H groups and stays unfused, as
+// everything does without the option.
+TEST(Passes, AttentionOverHeadsFusesThroughViews) {
+  GraphOptions options;
+  options.fuse_attention = true;
+  options.fuse_attention_over_heads = true;
+  EXPECT_EQ(expect_fusion_preserves_outputs(attention_over_heads({1, 1, 5, 6}), options),
+            (Ops{"Reshape", "Reshape", "Reshape", "Reshape", "NeeAttention", "Reshape"}));
+  Graph fused = attention_over_heads({5, 6});
+  optimize_graph(fused, options);
+  const auto attention = std::find_if(fused.nodes().begin(), fused.nodes().end(),
+                                      [](const Node& n) { return n.op == "NeeAttention"; });
+  ASSERT_NE(attention, fused.nodes().end());
+  EXPECT_EQ(attention->attrs.get_string("layout"), "gsd");
+  EXPECT_EQ(attention->inputs[3], "mask");
+  EXPECT_EQ(fused.type_of(attention->inputs[0]).shape, (std::vector<int64_t>{6, 5, 4}));
+  EXPECT_FLOAT_EQ(attention->attrs.get_float("scale"), 0.5f);
+  Graph per_head = attention_over_heads({2, 3, 5, 6});
+  EXPECT_EQ(expect_fusion_preserves_outputs(per_head, options),
+            (Ops{"Reshape", "Reshape", "Reshape", "Reshape", "NeeAttention", "Reshape"}));
+  optimize_graph(per_head, options);
+  for (const Node& node : per_head.nodes()) {
+    if (node.op == "NeeAttention") EXPECT_EQ(per_head.type_of(node.inputs[3]).shape, (std::vector<int64_t>{6, 5, 6}));
+  }
+  const std::vector<std::string> per_batch = expect_fusion_preserves_outputs(attention_over_heads({2, 1, 1, 6}),
+                                                                             options);
+  EXPECT_EQ(std::count(per_batch.begin(), per_batch.end(), "NeeAttention"), 0);
+  options.fuse_attention_over_heads = false;
+  const std::vector<std::string> plain = expect_fusion_preserves_outputs(attention_over_heads({1, 1, 5, 6}), options);
+  EXPECT_EQ(std::count(plain.begin(), plain.end(), "NeeAttention"), 0);
+}
 }  // namespace
 }  // namespace nee

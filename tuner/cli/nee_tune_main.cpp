@@ -220,10 +220,11 @@ int main(int argc, char** argv) {
   app.add_flag("--no-pad-channels", no_pad_channels,
                "CPU: keep conv outputs whose channels are not a multiple of 16 at their own width, in NCHW, instead "
                "of widening them with zero channels to block them");
-  bool fuse_attention = false;
-  app.add_flag("--fuse-attention", fuse_attention,
-               "CPU: run attention's two products and softmax as one kernel (the attention family); off by default, "
-               "since the zoo's transformers ran at 0.98-1.04x of their unfused default bundles (docs/DESIGN-NOTES.md)");
+  bool fuse_attention = true;
+  app.add_flag("--fuse-attention,!--no-fuse-attention", fuse_attention,
+               "CPU: run attention's two products and softmax as one kernel (the attention family), also over "
+               "[batch, heads, ...] operands; on by default (ten transformers ran at 1.00-1.09x of their unfused "
+               "default bundles, docs/DESIGN-NOTES.md); --no-fuse-attention runs them as separate kernels");
   int64_t winograd_tile = -1;
   app.add_option("--winograd-tile", winograd_tile,
                  "--op conv2d on the CPU: 0 direct sums, 2 or 4 Winograd F(m x m, 3x3) (default: the runtime's choice)")
@@ -418,6 +419,7 @@ int main(int argc, char** argv) {
     graph_options.fold_operand_scales = true;
     graph_options.split_matmul_columns = true;
     graph_options.fuse_attention = target.kind() == nee::TargetKind::cpu && fuse_attention;
+    graph_options.fuse_attention_over_heads = graph_options.fuse_attention;
     graph_options.winograd = target.kind() == nee::TargetKind::cpu && !no_winograd;
     graph_options.winograd_weight_bound = graph_options.winograd;
     const std::vector<nee::WorkloadCount> counted =
