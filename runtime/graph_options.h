@@ -197,6 +197,10 @@ struct GraphOptions {
   // fuse_attention), which changes those nodes. A manifest from before it was recorded
   // reads as false.
   bool fuse_attention_over_heads = false;
+  // With fuse_attention_over_heads, attention at batch 1 read through the Transposes of its
+  // heads, sequence-major (passes.h: fuse_attention), which changes those nodes. A manifest
+  // from before it was recorded reads as false.
+  bool attention_through_head_transposes = false;
 
   bool operator==(const GraphOptions& o) const {
     return block_activations == o.block_activations && fold_matmul_batch == o.fold_matmul_batch &&
@@ -226,7 +230,8 @@ struct GraphOptions {
            fold_transposes_into_products == o.fold_transposes_into_products &&
            fold_batch_norms_into_products == o.fold_batch_norms_into_products &&
            group_norm_affine_into_elementwise == o.group_norm_affine_into_elementwise &&
-           fuse_attention_over_heads == o.fuse_attention_over_heads;
+           fuse_attention_over_heads == o.fuse_attention_over_heads &&
+           attention_through_head_transposes == o.attention_through_head_transposes;
   }
 };
 

@@ -95,6 +95,7 @@ nlohmann::json BundleManifest::to_json() const {
             {"fold_batch_norms_into_products", graph.fold_batch_norms_into_products},
             {"group_norm_affine_into_elementwise", graph.group_norm_affine_into_elementwise},
             {"fuse_attention_over_heads", graph.fuse_attention_over_heads},
+            {"attention_through_head_transposes", graph.attention_through_head_transposes},
             {"quantize_pairs_as_elementwise", graph.quantize_pairs_as_elementwise}}},
           {"variants", variants_json}};
 }
@@ -156,6 +157,7 @@ BundleManifest BundleManifest::from_json(const nlohmann::json& j) {
   m.graph.fold_batch_norms_into_products = j.at("graph").value("fold_batch_norms_into_products", false);
   m.graph.group_norm_affine_into_elementwise = j.at("graph").value("group_norm_affine_into_elementwise", false);
   m.graph.fuse_attention_over_heads = j.at("graph").value("fuse_attention_over_heads", false);
+  m.graph.attention_through_head_transposes = j.at("graph").value("attention_through_head_transposes", false);
   m.graph.quantize_pairs_as_elementwise = j.at("graph").value("quantize_pairs_as_elementwise", false);
   for (const auto& v : j.at("variants")) {
     BundleVariant variant;

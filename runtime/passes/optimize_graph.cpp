@@ -45,7 +45,9 @@ void optimize_graph(Graph& graph, const GraphOptions& options) {
   if (options.elementwise_over_rows) elementwise_over_rows(graph, options.group_norms_over_rows);
   if (options.split_matmul_columns) split_matmul_columns(graph);
   if (options.fold_matmul_batch) fold_matmul_batch(graph);
-  if (options.fuse_attention) fuse_attention(graph, options.fuse_attention_over_heads);
+  if (options.fuse_attention) {
+    fuse_attention(graph, options.fuse_attention_over_heads, options.attention_through_head_transposes);
+  }
   if (options.pad_channels) pad_channels(graph);
   if (options.widen_conv_groups || options.merge_conv_groups) {
     widen_conv_groups(graph, options.widen_conv_groups, options.merge_conv_groups, options.record_group_widths);

@@ -277,8 +277,13 @@ void fold_matmul_batch(Graph& graph);
 // With `over_heads` (GraphOptions::fuse_attention_over_heads) also products of rank 4 over
 // [B, H, S, D] as models written with heads as a dim export them (CLIP's, MobileViT's,
 // Hugging Face's): Reshape views to [B H, S, D], a mask whose dims before its last two are
-// 1 viewed as those two, "gsd", and the output viewed back. With GraphOptions::fuse_attention.
-void fuse_attention(Graph& graph, bool over_heads);
+// 1 viewed as those two (one per head [B, H, S, T] as [B H, S, T]), "gsd", and the output
+// viewed back; with `through_head_transposes` (GraphOptions::attention_through_head_transposes)
+// at B = 1 "sgd" where Transposes by (0,2,1,3) make Q and V of [1, S, H, D] projections (K^T
+// by (0,2,3,1), or (0,2,1,3) then (0,1,3,2)) and one turns the output back (Hugging Face's
+// attention): those Transposes go, the kernel reading the projections viewed as [S, H, D].
+// With GraphOptions::fuse_attention.
+void fuse_attention(Graph& graph, bool over_heads, bool through_head_transposes);
 
 // Widens conv outputs whose channels C (above 1) are not a multiple of 16 to a multiple
 // C', so block_activations can block them: a NeeConv of one group with constant weights

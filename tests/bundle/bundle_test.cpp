@@ -213,6 +213,7 @@ TEST_F(Bundle, ManifestRecordsTheGraphRewrites) {
       {"fold_batch_norms_into_products", &GraphOptions::fold_batch_norms_into_products},
       {"group_norm_affine_into_elementwise", &GraphOptions::group_norm_affine_into_elementwise},
       {"fuse_attention_over_heads", &GraphOptions::fuse_attention_over_heads},
+      {"attention_through_head_transposes", &GraphOptions::attention_through_head_transposes},
       {"quantize_pairs_as_elementwise", &GraphOptions::quantize_pairs_as_elementwise},
       {"split_matmul_columns", &GraphOptions::split_matmul_columns},
       {"pad_matmul_panels", &GraphOptions::pad_matmul_panels},

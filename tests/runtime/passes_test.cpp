@@ -1324,5 +1324,67 @@ TEST(Passes, AttentionOverHeadsFusesThroughViews) {
   const std::vector<std::string> plain = expect_fusion_preserves_outputs(attention_over_heads({1, 1, 5, 6}), options);
   EXPECT_EQ(std::count(plain.begin(), plain.end(), "NeeAttention"), 0);
 }
+
+// Hugging Face's attention at batch 1: projections [1, S, H, D] turned head-major by
+// Transposes (0, 2, 1, 3), K^T by one Transpose (0, 2, 3, 1) or, with `key_in_two`, by the
+// heads' Transpose and then the last two dims' (`key.transpose(-1, -2)`), a padding mask
+// [1, 1, 1, T], and the output turned back to [1, S, H, Dv].
+Graph attention_through_head_transposes(bool key_in_two) {
+  Graph g;
+  g.add_value("qp", f32({1, 5, 3, 4}));
+  g.add_value("kp", f32({1, 6, 3, 4}));
+  g.add_value("vp", f32({1, 6, 3, 7}));
+  for (const char* in : {"qp", "kp", "vp"}) g.add_input(in);
+  g.add_constant("half", test_scalar(0.5f));
+  g.add_constant("mask", random_tensor(f32({1, 1, 1, 6}), 23));
+  add_node(g, "Transpose", "to_q", {"qp"}, "q", f32({1, 3, 5, 4}), perm_attrs({0, 2, 1, 3}));
+  if (key_in_two) {
+    add_node(g, "Transpose", "to_k", {"kp"}, "k", f32({1, 3, 6, 4}), perm_attrs({0, 2, 1, 3}));
+    add_node(g, "Transpose", "to_kt", {"k"}, "kt", f32({1, 3, 4, 6}), perm_attrs({0, 1, 3, 2}));
+  } else {
+    add_node(g, "Transpose", "to_kt", {"kp"}, "kt", f32({1, 3, 4, 6}), perm_attrs({0, 2, 3, 1}));
+  }
+  add_node(g, "Transpose", "to_v", {"vp"}, "v", f32({1, 3, 6, 7}), perm_attrs({0, 2, 1, 3}));
+  add_node(g, "MatMul", "scores", {"q", "kt"}, "s", f32({1, 3, 5, 6}));
+  add_node(g, "Mul", "scale", {"s", "half"}, "ss", f32({1, 3, 5, 6}));
+  add_node(g, "Add", "masked", {"ss", "mask"}, "sm", f32({1, 3, 5, 6}));
+  Attributes last_axis;
+  last_axis.set("axis", int64_t{3});
+  add_node(g, "Softmax", "softmax", {"sm"}, "p", f32({1, 3, 5, 6}), last_axis);
+  add_node(g, "MatMul", "weighted", {"p", "v"}, "o", f32({1, 3, 5, 7}));
+  add_node(g, "Transpose", "back", {"o"}, "y", f32({1, 5, 3, 7}), perm_attrs({0, 2, 1, 3}));
+  g.add_output("y");
+  return g;
+}
+
+// With attention_through_head_transposes the kernel reads the projections sequence-major
+// through those Transposes: every Transpose goes, the operands and the output are views.
+TEST(Passes, AttentionOverHeadsReadsThroughTheHeadTransposes) {
+  GraphOptions options;
+  options.fuse_attention = true;
+  options.fuse_attention_over_heads = true;
+  options.attention_through_head_transposes = true;
+  for (const bool key_in_two : {false, true}) {
+    SCOPED_TRACE(key_in_two ? "K^T by two Transposes" : "K^T by one Transpose");
+    const std::vector<std::string> ops = expect_fusion_preserves_outputs(attention_through_head_transposes(key_in_two),
+                                                                         options);
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "Transpose"), 0);
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "NeeAttention"), 1);
+    Graph fused = attention_through_head_transposes(key_in_two);
+    optimize_graph(fused, options);
+    for (const Node& node : fused.nodes()) {
+      if (node.op != "NeeAttention") continue;
+      EXPECT_EQ(node.attrs.get_string("layout"), "sgd");
+      EXPECT_EQ(fused.type_of(node.inputs[1]).shape, (std::vector<int64_t>{6, 3, 4}));
+      EXPECT_EQ(fused.type_of(node.outputs[0]).shape, (std::vector<int64_t>{5, 3, 7}));
+    }
+  }
+  // Without the option (older manifests) the kernel reads the Transposes' results.
+  options.attention_through_head_transposes = false;
+  const std::vector<std::string> ops = expect_fusion_preserves_outputs(attention_through_head_transposes(false),
+                                                                       options);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "NeeAttention"), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "Transpose"), 4);
+}
 }  // namespace
 }  // namespace nee

@@ -420,6 +420,7 @@ int main(int argc, char** argv) {
     graph_options.split_matmul_columns = true;
     graph_options.fuse_attention = target.kind() == nee::TargetKind::cpu && fuse_attention;
     graph_options.fuse_attention_over_heads = graph_options.fuse_attention;
+    graph_options.attention_through_head_transposes = graph_options.fuse_attention;
     graph_options.winograd = target.kind() == nee::TargetKind::cpu && !no_winograd;
     graph_options.winograd_weight_bound = graph_options.winograd;
     const std::vector<nee::WorkloadCount> counted =
