@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 
+#include "core/attention_workload.h"
 #include "core/conv2d_workload.h"
 #include "core/error.h"
 #include "core/isa_level.h"
@@ -245,6 +246,12 @@ TEST(ScheduleSpace, DefaultPointsAreValidAtEveryIsaLevel) {
       strided_copy_workload_from_shape("1x128x4x64,perm=0x2x3x1"),
       resize_workload_from_shape("1x21x28x28,size=224x224"),
       resize_workload_from_shape("1x256x1x1,size=14x14,mode=nearest"),
+      // Attention whose output rows fill more than SSE4.1's and AVX2's 16 registers: a
+      // block of one row spills there, and the default takes it (ViT's at SSE4.1 failed
+      // to build once nee-tune fused attention by default).
+      attention_workload_from_shape("6x197x197x64,layout=sgd"),
+      attention_workload_from_shape("16x256x256x24"),
+      attention_workload_from_shape("4x64x64x64,dv=256,mask=causal"),
   };
   // Each conv as given and in the runtime's forms: blocked activations, and Winograd.
   for (const char* conv : {"1x64x56x56,64x3x3,s1,p1", "1x256x14x14,1024x1x1", "1x256x4x4,512x1x1,s2",
