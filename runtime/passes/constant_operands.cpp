@@ -52,17 +52,6 @@ std::string add_shape_constant(Graph& graph, const std::string& name, const std:
   return name;
 }
 
-Node reshape_node(Graph& graph, const std::string& from, const std::string& to, const std::vector<int64_t>& shape) {
-  const std::string shape_name = add_shape_constant(graph, to + ".shape", shape);
-  if (!graph.has_value(to)) graph.add_value(to, TensorType{graph.type_of(from).dtype, shape});
-  Node node;
-  node.op = "Reshape";
-  node.name = to;
-  node.inputs = {from, shape_name};
-  node.outputs = {to};
-  return node;
-}
-
 std::string unique_value_name(const Graph& graph, const std::string& base) {
   std::string name = base;
   for (int i = 1; graph.has_value(name); ++i) name = base + "_" + std::to_string(i);
@@ -138,7 +127,7 @@ std::string append_node(Graph& graph, std::vector<Node>& added, const std::strin
 }
 
 Node reshape_view(Graph& graph, const std::string& value, const std::string& name, const std::vector<int64_t>& shape) {
-  graph.add_value(name, TensorType{graph.type_of(value).dtype, shape});
+  if (!graph.has_value(name)) graph.add_value(name, TensorType{graph.type_of(value).dtype, shape});
   return single_output_node("Reshape", {value, add_shape_constant(graph, name + ".shape", shape)}, name);
 }
 

@@ -45,10 +45,6 @@ int byte_integer_at(const Tensor& t, int64_t i);
 // Adds `shape` as the i64 constant `name` (a Reshape's second input) and returns `name`.
 std::string add_shape_constant(Graph& graph, const std::string& name, const std::vector<int64_t>& shape);
 
-// A Reshape node from `from` to the value `to` of `shape` (added to the graph where it is
-// missing), with its shape constant `to`.shape; the caller adds the node.
-Node reshape_node(Graph& graph, const std::string& from, const std::string& to, const std::vector<int64_t>& shape);
-
 // A node of `op` reading `inputs` and writing the one value `output`, after which it is
 // named.
 Node single_output_node(const std::string& op, const std::vector<std::string>& inputs, const std::string& output);
@@ -58,8 +54,9 @@ Node single_output_node(const std::string& op, const std::vector<std::string>& i
 std::string append_node(Graph& graph, std::vector<Node>& added, const std::string& op, const std::string& base,
                         const std::vector<std::string>& inputs, const TensorType& type);
 
-// A Reshape node named `name` viewing `value` as `shape`: adds the value `name` and the
-// shape constant, and returns the node for the caller to add.
+// A Reshape node named `name` viewing `value` as `shape`: adds the value `name` (unless the
+// graph has it: a view back to an existing value) and the shape constant, and returns the
+// node for the caller to add.
 Node reshape_view(Graph& graph, const std::string& value, const std::string& name, const std::vector<int64_t>& shape);
 
 // Removes the value `name` (a constant a rewrite stopped reading; "" for none) where nothing

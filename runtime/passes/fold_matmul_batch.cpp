@@ -20,12 +20,12 @@ void fold_matmul_batch(Graph& graph) {
     int64_t rows = 1;
     for (size_t i = 0; i + 1 < a.shape.size(); ++i) rows *= a.shape[i];
     const std::string a_rows = node.inputs[0] + ".rows";
-    if (!graph.has_value(a_rows)) added.push_back(reshape_node(graph, node.inputs[0], a_rows, {rows, a.shape.back()}));
+    if (!graph.has_value(a_rows)) added.push_back(reshape_view(graph, node.inputs[0], a_rows, {rows, a.shape.back()}));
     node.inputs[0] = a_rows;
     const std::string y_rows = y + ".rows";
     graph.add_value(y_rows, TensorType{y_type.dtype, {rows, y_type.shape.back()}});
     node.outputs[0] = y_rows;
-    added.push_back(reshape_node(graph, y_rows, y, y_type.shape));
+    added.push_back(reshape_view(graph, y_rows, y, y_type.shape));
   }
   for (Node& n : added) graph.add_node(std::move(n));
   graph.sort_topologically();

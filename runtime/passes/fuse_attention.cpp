@@ -197,7 +197,7 @@ class AttentionFusion {
     fused.name = scores.name + "_attention";
     const auto view = [&](const std::string& value, const std::vector<int64_t>& shape) {
       if (graph_.type_of(value).shape == shape) return value;
-      views_.push_back(reshape_node(graph_, value, unique_value_name(graph_, value + ".groups"), shape));
+      views_.push_back(reshape_view(graph_, value, unique_value_name(graph_, value + ".groups"), shape));
       return views_.back().outputs[0];
     };
     const auto operand = [&](const std::string& value, std::optional<size_t> transpose) {
@@ -212,7 +212,7 @@ class AttentionFusion {
     const std::string grouped = unique_value_name(graph_, out + ".groups");
     graph_.add_value(grouped, TensorType{DType::f32, out3});
     fused.outputs = {grouped};
-    views_.push_back(reshape_node(graph_, grouped, out, out_shape));
+    views_.push_back(reshape_view(graph_, grouped, out, out_shape));
     fused.attrs.set("layout", std::string(sequence_major ? "sgd" : "gsd"));
     fused.attrs.set("scale", static_cast<float>(attrs.scale));
     if (masked) fused.attrs.set("mask_scale", static_cast<float>(attrs.mask_scale));
