@@ -1269,6 +1269,23 @@ TEST(Passes, BatchNormsFoldIntoTheProductsBeforeThem) {
   EXPECT_EQ(elementwise_operands(product_then_batch_norm("Flatten", false, false), options), 3u);
 }
 
+// Attention over [B, H, ...] from Q "q", K^T "kt" and V "v" (values of the graph) to `out`:
+// the scores [B, H, S, T] scaled by 0.5 plus a constant mask of `mask` (seeded `seed`),
+// the softmax over the last axis, times V ([B, H, S, Dv]).
+void add_attention_over_heads(Graph& g, const std::vector<int64_t>& mask, uint64_t seed, const std::string& out) {
+  const std::vector<int64_t>& q = g.type_of("q").shape;
+  const std::vector<int64_t> scores = {q[0], q[1], q[2], g.type_of("kt").shape[3]};
+  g.add_constant("half", test_scalar(0.5f));
+  g.add_constant("mask", random_tensor(f32(mask), seed));
+  add_node(g, "MatMul", "scores", {"q", "kt"}, "s", f32(scores));
+  add_node(g, "Mul", "scale", {"s", "half"}, "ss", f32(scores));
+  add_node(g, "Add", "masked", {"ss", "mask"}, "sm", f32(scores));
+  Attributes last_axis;
+  last_axis.set("axis", int64_t{3});
+  add_node(g, "Softmax", "softmax", {"sm"}, "p", f32(scores), last_axis);
+  add_node(g, "MatMul", "weighted", {"p", "v"}, out, f32({q[0], q[1], q[2], g.type_of("v").shape[3]}));
+}
+
 // Attention with the heads as a dim (CLIP's, Hugging Face's): Q [B, H, S, D], K^T [B, H, D,
 // T], V [B, H, T, Dv], a scaling and an additive mask of `mask` between the products and
 // the softmax over the last axis.
@@ -1278,15 +1295,7 @@ Graph attention_over_heads(const std::vector<int64_t>& mask) {
   g.add_value("kt", f32({2, 3, 4, 6}));
   g.add_value("v", f32({2, 3, 6, 7}));
   for (const char* in : {"q", "kt", "v"}) g.add_input(in);
-  g.add_constant("half", test_scalar(0.5f));
-  g.add_constant("mask", random_tensor(f32(mask), 22));
-  add_node(g, "MatMul", "scores", {"q", "kt"}, "s", f32({2, 3, 5, 6}));
-  add_node(g, "Mul", "scale", {"s", "half"}, "ss", f32({2, 3, 5, 6}));
-  add_node(g, "Add", "masked", {"ss", "mask"}, "sm", f32({2, 3, 5, 6}));
-  Attributes last_axis;
-  last_axis.set("axis", int64_t{3});
-  add_node(g, "Softmax", "softmax", {"sm"}, "p", f32({2, 3, 5, 6}), last_axis);
-  add_node(g, "MatMul", "weighted", {"p", "v"}, "y", f32({2, 3, 5, 7}));
+  add_attention_over_heads(g, mask, 22, "y");
   g.add_output("y");
   return g;
 }
@@ -1335,8 +1344,6 @@ Graph attention_through_head_transposes(bool key_in_two) {
   g.add_value("kp", f32({1, 6, 3, 4}));
   g.add_value("vp", f32({1, 6, 3, 7}));
   for (const char* in : {"qp", "kp", "vp"}) g.add_input(in);
-  g.add_constant("half", test_scalar(0.5f));
-  g.add_constant("mask", random_tensor(f32({1, 1, 1, 6}), 23));
   add_node(g, "Transpose", "to_q", {"qp"}, "q", f32({1, 3, 5, 4}), perm_attrs({0, 2, 1, 3}));
   if (key_in_two) {
     add_node(g, "Transpose", "to_k", {"kp"}, "k", f32({1, 3, 6, 4}), perm_attrs({0, 2, 1, 3}));
@@ -1345,13 +1352,7 @@ Graph attention_through_head_transposes(bool key_in_two) {
     add_node(g, "Transpose", "to_kt", {"kp"}, "kt", f32({1, 3, 4, 6}), perm_attrs({0, 2, 3, 1}));
   }
   add_node(g, "Transpose", "to_v", {"vp"}, "v", f32({1, 3, 6, 7}), perm_attrs({0, 2, 1, 3}));
-  add_node(g, "MatMul", "scores", {"q", "kt"}, "s", f32({1, 3, 5, 6}));
-  add_node(g, "Mul", "scale", {"s", "half"}, "ss", f32({1, 3, 5, 6}));
-  add_node(g, "Add", "masked", {"ss", "mask"}, "sm", f32({1, 3, 5, 6}));
-  Attributes last_axis;
-  last_axis.set("axis", int64_t{3});
-  add_node(g, "Softmax", "softmax", {"sm"}, "p", f32({1, 3, 5, 6}), last_axis);
-  add_node(g, "MatMul", "weighted", {"p", "v"}, "o", f32({1, 3, 5, 7}));
+  add_attention_over_heads(g, {1, 1, 1, 6}, 23, "o");
   add_node(g, "Transpose", "back", {"o"}, "y", f32({1, 5, 3, 7}), perm_attrs({0, 2, 1, 3}));
   g.add_output("y");
   return g;
